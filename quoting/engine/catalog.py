@@ -1,0 +1,49 @@
+"""What the engine knows about a catalog product: its typed specs, nothing about prices or rows.
+
+`catalog.selectors.product_specs()` builds these from the database; engine tests build them from
+`catalog/data/nvidia_catalog.csv`. The engine must read every switch, NIC and optic property from
+here, never from constants, so that a product added to the catalog is designable at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ProductSpec:
+    part_number: str
+    name: str
+    category: str  # switch, adapter, dpu, transceiver, cable, server, software, service, support
+    family: str = ""  # Quantum-2, Spectrum-4, ConnectX-7, LinkX, UFM ...
+    generation: str = ""  # HDR, NDR, NDR200, XDR, 1GbE ... 800GbE; "" when not a network port
+    protocol: str = ""  # infiniband, ethernet, or "" for both / not applicable
+    lifecycle: str = "active"  # active, preview, eol
+    unit: str = "each"  # each, endpoint, day, year, project
+    # Ports: port_count logical ports of port_speed_gbps through cage_count cages of cage_type.
+    # A QM9700 is 64 x 400G through 32 OSFP cages: two ports per cage (twin-port optics).
+    port_count: int | None = None
+    port_speed_gbps: int | None = None
+    cage_type: str = ""  # OSFP, QSFP112, QSFP56, QSFP28, SFP28, RJ45
+    cage_count: int | None = None
+    managed: bool | None = None  # switch runs its own management and an on-switch subnet manager
+    rack_units: int | None = None
+    power_typical_w: float | None = None
+    power_max_w: float | None = None
+    # Optics and cables.
+    media: str = ""  # dac, acc, aoc, multimode, singlemode
+    reach_m: float | None = None  # longest supported run (transceivers, AOC, DAC)
+    length_m: float | None = None  # a cable's own length (its length class)
+    form_factor: str = ""  # finned (switch cages) or flat-top (NIC / DGX cages)
+    ports_per_module: int | None = None  # transceivers: 2 for twin-port, 1 for single-port
+    breakout: int | None = None  # cables: far ends per near end (1 straight, 2 for a 1:2 splitter)
+    # Servers.
+    gpu_model: str = ""
+    gpu_count: int | None = None
+    gpu_peak_tflops: float | None = None  # dense BF16 per GPU
+
+    @property
+    def ports_per_cage(self) -> int:
+        if not self.port_count or not self.cage_count:
+            return 1
+        return max(1, self.port_count // self.cage_count)
