@@ -1,0 +1,24 @@
+# One image for web, worker and beat (docker-compose.yml picks the command).
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    DJANGO_SETTINGS_MODULE=portal.settings.production
+# Pango for WeasyPrint; Noto CJK so Chinese proposals show real glyphs; gettext for messages.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libpango-1.0-0 libpangoft2-1.0-0 \
+    fonts-noto-cjk fonts-dejavu-core gettext \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY portal/ portal/
+COPY catalog/ catalog/
+COPY quoting/ quoting/
+RUN pip install --no-cache-dir .
+COPY . .
+RUN SECRET_KEY=build-only-$(python -c 'import secrets;print(secrets.token_hex(32))') \
+    ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
+ && useradd --system --uid 1000 fabricquote && mkdir -p /app/var && chown fabricquote /app/var
+USER fabricquote
+EXPOSE 8000
+CMD ["gunicorn", "portal.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--access-logfile", "-"]

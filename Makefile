@@ -1,0 +1,64 @@
+# FabricQuote: `make run` serves the portal, `make test` runs the whole suite.
+# Both create .venv with the machine's python3 (3.11+) and install what they need.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: run test lint check-system install install-dev migrate demo worker beat clean messages
+
+run: install migrate demo  ## set up (idempotent) and serve on http://127.0.0.1:8000
+	@echo "Serving FabricQuote on http://$(HOST):$(PORT)/  (Ctrl-C stops)"
+	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+
+test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: install-dev
+	$(BIN)/ruff check .
+
+check-system:
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \
+	  { echo "FabricQuote needs Python 3.11 or newer as '$(PYTHON)' (make PYTHON=python3.12 ...)."; exit 1; }
+	@$(PYTHON) -c 'import ensurepip' 2>/dev/null || \
+	  { echo "Python's venv module is missing: on Debian/Ubuntu run 'apt-get install python3-venv'."; exit 1; }
+	@ldconfig -p 2>/dev/null | grep -q libpango-1.0 || \
+	  echo "note: Pango is missing, PDF proposals will not render: apt-get install libpango-1.0-0 libpangoft2-1.0-0"
+	@command -v fc-list >/dev/null && fc-list :lang=zh | grep -q . || \
+	  echo "note: no Chinese font found, Chinese PDFs would show boxes: apt-get install fonts-noto-cjk"
+
+$(VENV)/.installed: pyproject.toml | check-system
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(BIN)/pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo: install  ## catalog and demo sign-ins; running it twice changes nothing
+	$(BIN)/python manage.py load_catalog
+	$(BIN)/python manage.py setup_demo
+
+worker: install  ## a Celery worker (needs REDIS_URL)
+	$(BIN)/celery -A portal worker --loglevel INFO
+
+beat: install
+	$(BIN)/celery -A portal beat --loglevel INFO
+
+messages: install  ## refresh the Chinese UI catalog after changing strings
+	$(BIN)/python manage.py makemessages --locale zh_Hans --ignore '.venv/*' --ignore 'var/*'
+	$(BIN)/python manage.py compilemessages --locale zh_Hans --ignore '.venv/*'
+
+clean:
+	rm -rf $(VENV) var

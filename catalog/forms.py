@@ -1,0 +1,35 @@
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .models import SPEC_FIELDS, Product
+
+PRODUCT_CSV_FIELDS = (
+    "part_number", "name", "category", "family", "generation", "protocol", "lifecycle", "unit",
+    *SPEC_FIELDS, "description_en", "description_zh",
+)
+
+
+class ProductRowForm(forms.ModelForm):
+    """One CSV row, validated exactly as the admin validates a product."""
+
+    class Meta:
+        model = Product
+        fields = PRODUCT_CSV_FIELDS
+
+
+class PriceCellForm(forms.Form):
+    list_price = forms.DecimalField(max_digits=14, decimal_places=2, min_value=0, required=False)
+    cost = forms.DecimalField(max_digits=14, decimal_places=2, min_value=0, required=False)
+
+    def clean(self):
+        data = super().clean()
+        if data.get("cost") is not None and data.get("list_price") is None:
+            raise forms.ValidationError(_("A cost needs a list price beside it."))
+        return data
+
+
+class CatalogImportForm(forms.Form):
+    file = forms.FileField(
+        label=_("CSV file"),
+        help_text=_("UTF-8, the columns of an export. Nothing changes unless every row is valid."),
+    )

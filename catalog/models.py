@@ -1,0 +1,294 @@
+"""Products with typed specs, and price lists per currency.
+
+Specs are real columns, not a JSON blob: the design engine reads them, admins edit them with
+validation, and a switch without a port count is refused when it is saved, not when a design
+crashes on it later.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.core.validators import MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+PART_NUMBER_VALIDATOR = RegexValidator(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
+    _("Use letters, digits and . _ - only, starting with a letter or digit."),
+)
+CURRENCY_VALIDATOR = RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO 4217 code."))
+
+
+class Category(models.TextChoices):
+    SWITCH = "switch", _("Switch")
+    ADAPTER = "adapter", _("Adapter (NIC)")
+    DPU = "dpu", _("DPU")
+    TRANSCEIVER = "transceiver", _("Transceiver")
+    CABLE = "cable", _("Cable")
+    SERVER = "server", _("Server")
+    SOFTWARE = "software", _("Software / licence")
+    SERVICE = "service", _("Service")
+    SUPPORT = "support", _("Support")
+
+
+class Generation(models.TextChoices):
+    HDR = "HDR", "HDR 200G"
+    NDR200 = "NDR200", "NDR200"
+    NDR = "NDR", "NDR 400G"
+    XDR = "XDR", "XDR 800G"
+    GBE1 = "1GbE", "1GbE"
+    GBE10 = "10GbE", "10GbE"
+    GBE25 = "25GbE", "25GbE"
+    GBE100 = "100GbE", "100GbE"
+    GBE200 = "200GbE", "200GbE"
+    GBE400 = "400GbE", "400GbE"
+    GBE800 = "800GbE", "800GbE"
+
+
+class Protocol(models.TextChoices):
+    INFINIBAND = "infiniband", "InfiniBand"
+    ETHERNET = "ethernet", _("Ethernet")
+
+
+class Lifecycle(models.TextChoices):
+    ACTIVE = "active", _("Active")
+    PREVIEW = "preview", _("Preview (verify before quoting)")
+    EOL = "eol", _("End of life")
+
+
+class Unit(models.TextChoices):
+    EACH = "each", _("each")
+    ENDPOINT = "endpoint", _("per endpoint")
+    DAY = "day", _("per day")
+    YEAR = "year", _("per year")
+    PROJECT = "project", _("per project")
+
+
+class CageType(models.TextChoices):
+    OSFP = "OSFP", "OSFP"
+    QSFP112 = "QSFP112", "QSFP112"
+    QSFP56 = "QSFP56", "QSFP56"
+    QSFP28 = "QSFP28", "QSFP28"
+    SFP28 = "SFP28", "SFP28"
+    RJ45 = "RJ45", "RJ45"
+
+
+class Media(models.TextChoices):
+    DAC = "dac", _("Passive copper (DAC)")
+    ACC = "acc", _("Active copper (ACC)")
+    AOC = "aoc", _("Active optical cable (AOC)")
+    MULTIMODE = "multimode", _("Multimode fibre")
+    SINGLEMODE = "singlemode", _("Single-mode fibre")
+
+
+class FormFactor(models.TextChoices):
+    FINNED = "finned", _("Finned top (switch cages)")
+    FLAT_TOP = "flat-top", _("Flat top (NIC / DGX cages)")
+
+
+# The specs each category must carry. Keys are model field names.
+REQUIRED_SPECS: dict[str, tuple[str, ...]] = {
+    Category.SWITCH: ("generation", "protocol", "port_count", "port_speed_gbps", "cage_type",
+                      "cage_count", "managed", "rack_units", "power_typical_w", "power_max_w"),
+    Category.ADAPTER: ("generation", "port_count", "port_speed_gbps", "cage_type",
+                       "power_typical_w"),
+    Category.DPU: ("generation", "port_count", "port_speed_gbps", "cage_type", "power_typical_w"),
+    Category.TRANSCEIVER: ("generation", "port_speed_gbps", "cage_type", "media", "reach_m",
+                           "form_factor", "ports_per_module", "power_typical_w"),
+    Category.CABLE: ("generation", "media", "length_m", "breakout"),
+    Category.SERVER: ("gpu_model", "gpu_count", "gpu_peak_tflops", "power_max_w"),
+}
+
+SPEC_FIELDS = (
+    "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
+    "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
+    "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops",
+)
+
+
+def _positive_small(verbose: str, help_text: str = "") -> models.PositiveSmallIntegerField:
+    return models.PositiveSmallIntegerField(
+        verbose, null=True, blank=True, validators=[MinValueValidator(1)], help_text=help_text
+    )
+
+
+def _decimal(verbose: str, digits: int = 8, places: int = 1) -> models.DecimalField:
+    return models.DecimalField(
+        verbose, max_digits=digits, decimal_places=places, null=True, blank=True,
+        validators=[MinValueValidator(0)],
+    )
+
+
+class Product(models.Model):
+    part_number = models.CharField(
+        _("part number"), max_length=64, unique=True, validators=[PART_NUMBER_VALIDATOR],
+        help_text=_("The manufacturer's orderable part number (OPN), e.g. MQM9700-NS2F."),
+    )
+    name = models.CharField(_("name"), max_length=200)
+    category = models.CharField(_("category"), max_length=16, choices=Category.choices)
+    family = models.CharField(_("family"), max_length=64, blank=True)
+    generation = models.CharField(
+        _("generation"), max_length=8, choices=Generation.choices, blank=True
+    )
+    protocol = models.CharField(
+        _("protocol"), max_length=12, choices=Protocol.choices, blank=True,
+        help_text=_("Empty for products that work with both, or with neither."),
+    )
+    lifecycle = models.CharField(
+        _("lifecycle"), max_length=8, choices=Lifecycle.choices, default=Lifecycle.ACTIVE
+    )
+    unit = models.CharField(_("unit"), max_length=10, choices=Unit.choices, default=Unit.EACH)
+    description_en = models.TextField(_("description (English)"), max_length=2000, blank=True)
+    description_zh = models.TextField(_("description (Chinese)"), max_length=2000, blank=True)
+
+    port_count = models.PositiveSmallIntegerField(
+        _("ports"), null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("Logical ports at the port speed (a QM9700 has 64 x 400G)."),
+    )
+    port_speed_gbps = models.PositiveIntegerField(
+        _("port speed (Gb/s)"), null=True, blank=True, validators=[MinValueValidator(1)]
+    )
+    cage_type = models.CharField(_("cage type"), max_length=8, choices=CageType.choices,
+                                 blank=True)
+    cage_count = _positive_small(_("cages"))
+    managed = models.BooleanField(
+        _("managed"), null=True, blank=True,
+        help_text=_("Switches: runs its own management and can host the subnet manager."),
+    )
+    rack_units = _positive_small(_("rack units"))
+    power_typical_w = _decimal(_("typical power (W)"))
+    power_max_w = _decimal(_("maximum power (W)"))
+    media = models.CharField(_("media"), max_length=12, choices=Media.choices, blank=True)
+    reach_m = _decimal(_("reach (m)"))
+    length_m = _decimal(_("length (m)"), digits=6)
+    form_factor = models.CharField(
+        _("form factor"), max_length=10, choices=FormFactor.choices, blank=True
+    )
+    ports_per_module = _positive_small(
+        _("ports per module"), _("Transceivers: 2 for a twin-port module, 1 for single-port.")
+    )
+    breakout = _positive_small(
+        _("breakout"), _("Cables: far ends per near end (1 straight, 2 for a 1:2 splitter).")
+    )
+    gpu_model = models.CharField(_("GPU model"), max_length=32, blank=True)
+    gpu_count = _positive_small(_("GPUs"))
+    gpu_peak_tflops = _decimal(_("peak dense BF16 TFLOP/s per GPU"))
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["category", "part_number"]
+        verbose_name = _("product")
+        verbose_name_plural = _("products")
+        indexes = [models.Index(fields=["category", "generation"])]
+
+    def __str__(self) -> str:
+        return f"{self.part_number} — {self.name}"
+
+    def clean(self) -> None:
+        errors: dict[str, list[str]] = {}
+        label = self.get_category_display()
+        for field in REQUIRED_SPECS.get(self.category, ()):
+            if getattr(self, field) in (None, ""):
+                verbose = self._meta.get_field(field).verbose_name
+                errors.setdefault(field, []).append(
+                    _("A %(category)s needs a value for %(field)s.")
+                    % {"category": label.lower(), "field": verbose}
+                )
+        if (self.power_typical_w is not None and self.power_max_w is not None
+                and self.power_max_w < self.power_typical_w):
+            errors.setdefault("power_max_w", []).append(
+                _("Maximum power cannot be below typical power.")
+            )
+        if self.port_count and self.cage_count and self.port_count % self.cage_count:
+            errors.setdefault("cage_count", []).append(
+                _("Ports must divide evenly into cages (%(ports)s ports, %(cages)s cages).")
+                % {"ports": self.port_count, "cages": self.cage_count}
+            )
+        if self.ports_per_module is not None and self.ports_per_module > 2:
+            errors.setdefault("ports_per_module", []).append(
+                _("A transceiver carries one or two ports.")
+            )
+        if errors:
+            raise ValidationError(errors)
+
+    @property
+    def description(self) -> str:
+        """The description in the active language, falling back to English."""
+        from django.utils.translation import get_language
+
+        if (get_language() or "").startswith("zh") and self.description_zh:
+            return self.description_zh
+        return self.description_en
+
+    def specs(self) -> dict:
+        """The spec fields that carry a value, for display and the API."""
+        return {f: getattr(self, f) for f in SPEC_FIELDS if getattr(self, f) not in (None, "")}
+
+
+class PriceList(models.Model):
+    """Prices in one currency. One default list per currency serves quoting and CSV import."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    currency = models.CharField(_("currency"), max_length=3, validators=[CURRENCY_VALIDATOR])
+    is_default = models.BooleanField(
+        _("default for its currency"), default=False,
+        help_text=_("Quotes in this currency look prices up here first."),
+    )
+    is_reference = models.BooleanField(
+        _("reference prices"), default=False,
+        help_text=_("Indicative prices, not a supplier's list: verify before quoting."),
+    )
+    valid_from = models.DateField(_("valid from"), null=True, blank=True)
+    valid_until = models.DateField(_("valid until"), null=True, blank=True)
+    notes = models.TextField(_("notes"), max_length=2000, blank=True)
+
+    class Meta:
+        ordering = ["currency", "name"]
+        verbose_name = _("price list")
+        verbose_name_plural = _("price lists")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["currency"], condition=Q(is_default=True),
+                name="one_default_price_list_per_currency",
+            ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_from__isnull=True)
+                | Q(valid_until__gte=models.F("valid_from")),
+                name="price_list_validity_ordered",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.currency})"
+
+    def clean(self) -> None:
+        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
+            raise ValidationError({"valid_until": _("The end date is before the start date.")})
+
+
+class PriceListItem(models.Model):
+    price_list = models.ForeignKey(PriceList, on_delete=models.CASCADE, related_name="items")
+    product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="prices")
+    list_price = models.DecimalField(
+        _("list price"), max_digits=14, decimal_places=2, validators=[MinValueValidator(0)]
+    )
+    cost = models.DecimalField(
+        _("cost"), max_digits=14, decimal_places=2, null=True, blank=True,
+        validators=[MinValueValidator(0)],
+    )
+
+    class Meta:
+        verbose_name = _("price")
+        verbose_name_plural = _("prices")
+        constraints = [
+            models.UniqueConstraint(fields=["price_list", "product"], name="one_price_per_list"),
+            models.CheckConstraint(condition=Q(list_price__gte=0), name="list_price_not_negative"),
+            models.CheckConstraint(condition=Q(cost__isnull=True) | Q(cost__gte=0),
+                                   name="cost_not_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.product.part_number} {self.list_price} {self.price_list.currency}"

@@ -1,0 +1,235 @@
+"""Writes to the catalog: CSV import (all-or-nothing) and export.
+
+The CSV is the catalog's exchange format: the seed catalog ships as one
+(`catalog/data/nvidia_catalog.csv`), `load_catalog` imports it, admins import and export it.
+Price columns `list_price_<CUR>` / `cost_<CUR>` write to the default price list of <CUR>.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from .forms import PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
+from .models import PriceList, PriceListItem, Product
+from .selectors import product_list
+
+SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
+PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
+MAX_IMPORT_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f" [{self.field}]" if self.field else ""
+        return f"line {self.line}{where}: {self.message}"
+
+
+class CatalogImportError(Exception):
+    def __init__(self, errors: list[RowError]):
+        self.errors = errors
+        super().__init__("\n".join(str(e) for e in errors))
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    prices_written: int = 0
+    currencies: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
+                f"{self.prices_written} prices written")
+
+
+def _price_columns(header: list[str]) -> dict[str, dict[str, str]]:
+    """{"USD": {"list_price": "list_price_usd", "cost": "cost_usd"}, ...}"""
+    columns: dict[str, dict[str, str]] = {}
+    for name in header:
+        match = PRICE_COLUMN.match(name)
+        if match:
+            columns.setdefault(match.group(2).upper(), {})[match.group(1)] = name
+    return columns
+
+
+def _check_header(header: list[str]) -> list[RowError]:
+    errors = []
+    missing = [c for c in ("part_number", "name", "category") if c not in header]
+    if missing:
+        errors.append(RowError(1, "", _("Missing column(s): %s.") % ", ".join(missing)))
+    unknown = [c for c in header if c not in PRODUCT_CSV_FIELDS and not PRICE_COLUMN.match(c)]
+    if unknown:
+        errors.append(RowError(1, "", _("Unknown column(s): %s.") % ", ".join(unknown)))
+    duplicated = sorted({c for c in header if header.count(c) > 1})
+    if duplicated:
+        errors.append(RowError(1, "", _("Repeated column(s): %s.") % ", ".join(duplicated)))
+    return errors
+
+
+def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportResult:
+    """Validate every row, then write all of them in one transaction, or none.
+
+    Raises CatalogImportError listing every bad row with its line number and reason.
+    Rows equal to what is stored are left alone, so importing the same file twice changes nothing.
+    """
+    reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")), restkey="__extra__")
+    header = [h.strip() for h in (reader.fieldnames or [])]
+    if not header:
+        raise CatalogImportError([RowError(1, "", _("The file is empty."))])
+    reader.fieldnames = header
+    errors = _check_header(header)
+    if errors:
+        raise CatalogImportError(errors)
+    price_columns = _price_columns(header)
+    product_columns = [c for c in header if c in PRODUCT_CSV_FIELDS]
+
+    rows = list(reader)
+    if len(rows) > MAX_IMPORT_ROWS:
+        raise CatalogImportError(
+            [RowError(1, "", _("At most %d rows per import.") % MAX_IMPORT_ROWS)])
+    existing = Product.objects.in_bulk(
+        [(r.get("part_number") or "").strip() for r in rows], field_name="part_number"
+    )
+    seen: dict[str, int] = {}
+    planned: list[tuple[ProductRowForm, dict[str, PriceCellForm]]] = []
+    for index, row in enumerate(rows):
+        line = index + 2  # the header is line 1
+        if row.get("__extra__"):
+            errors.append(RowError(line, "", _("More cells than columns.")))
+            continue
+        data = {c: (row.get(c) or "").strip() for c in product_columns}
+        part_number = data.get("part_number", "")
+        if part_number in seen:
+            errors.append(RowError(line, "part_number",
+                                   _("%(pn)s already appears on line %(line)d.")
+                                   % {"pn": part_number, "line": seen[part_number]}))
+            continue
+        seen[part_number] = line
+        instance = existing.get(part_number)
+        # Columns absent from the file keep their stored values (or take the defaults).
+        blank_form = ProductRowForm(instance=instance)
+        for column in PRODUCT_CSV_FIELDS:
+            if column not in data:
+                value = blank_form.get_initial_for_field(blank_form.fields[column], column)
+                data[column] = "" if value is None else value
+        form = ProductRowForm(data=data, instance=instance)
+        if not form.is_valid():
+            for name, messages in form.errors.items():
+                for message in messages:
+                    errors.append(RowError(line, "" if name == "__all__" else name, message))
+        prices = {}
+        for currency, cols in price_columns.items():
+            cell = PriceCellForm(data={k: (row.get(col) or "").strip() for k, col in cols.items()})
+            if not cell.is_valid():
+                for name, messages in cell.errors.items():
+                    column = cols.get(name, "") if name != "__all__" else cols.get("cost", "")
+                    errors.extend(RowError(line, column, m) for m in messages)
+            elif cell.cleaned_data.get("list_price") is not None:
+                prices[currency] = cell
+        planned.append((form, prices))
+    if errors:
+        raise CatalogImportError(errors)
+
+    result = ImportResult(currencies=sorted(price_columns))
+    with transaction.atomic():
+        wanted: list[tuple[PriceList, Product, PriceCellForm]] = []
+        price_lists = {
+            currency: price_list_default(currency=currency, reference=reference_prices)
+            for currency in price_columns
+        }
+        for form, prices in planned:
+            if form.instance.pk is None:
+                result.created += 1
+                product = form.save()
+            elif form.has_changed():
+                result.updated += 1
+                product = form.save()
+            else:
+                result.unchanged += 1
+                product = form.instance
+            wanted += [(price_lists[cur], product, cell) for cur, cell in prices.items()]
+        result.prices_written = _prices_write(wanted)
+    return result
+
+
+def price_list_default(*, currency: str, reference: bool = False) -> PriceList:
+    """The default list of this currency, created on first use."""
+    price_list = PriceList.objects.filter(currency=currency, is_default=True).first()
+    if price_list is None:
+        name = (_("Reference prices %s") if reference else _("Default prices %s")) % currency
+        price_list, _created = PriceList.objects.get_or_create(
+            name=name, defaults={"currency": currency, "is_default": True,
+                                 "is_reference": reference}
+        )
+    return price_list
+
+
+def _prices_write(wanted: list[tuple[PriceList, Product, PriceCellForm]]) -> int:
+    """Write prices in bulk; returns how many changed, so a re-import reports 0."""
+    existing = {
+        (item.price_list_id, item.product_id): item
+        for item in PriceListItem.objects.filter(
+            price_list__in={pl.pk for pl, _p, _c in wanted},
+            product__in={p.pk for _pl, p, _c in wanted},
+        )
+    }
+    new, changed = [], []
+    for price_list, product, cell in wanted:
+        list_price, cost = cell.cleaned_data["list_price"], cell.cleaned_data["cost"]
+        item = existing.get((price_list.pk, product.pk))
+        if item is None:
+            new.append(PriceListItem(price_list=price_list, product=product,
+                                     list_price=list_price, cost=cost))
+        elif (item.list_price, item.cost) != (list_price, cost):
+            item.list_price, item.cost = list_price, cost
+            changed.append(item)
+    PriceListItem.objects.bulk_create(new)
+    PriceListItem.objects.bulk_update(changed, ["list_price", "cost"])
+    return len(new) + len(changed)
+
+
+def catalog_export_csv() -> str:
+    """Every product with its default prices per currency, in the import's own format."""
+    currencies = list(
+        PriceList.objects.filter(is_default=True).order_by("currency")
+        .values_list("currency", flat=True)
+    )
+    header = [*PRODUCT_CSV_FIELDS]
+    for currency in currencies:
+        header += [f"list_price_{currency.lower()}", f"cost_{currency.lower()}"]
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    for product in product_list():
+        row = []
+        for column in PRODUCT_CSV_FIELDS:
+            value = getattr(product, column)
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            row.append("" if value is None else value)
+        by_currency = {p.price_list.currency: p for p in product.default_prices}
+        for currency in currencies:
+            price = by_currency.get(currency)
+            row += ["", ""] if price is None else [price.list_price,
+                                                   "" if price.cost is None else price.cost]
+        writer.writerow(row)
+    return out.getvalue()
+
+
+def catalog_load_seed() -> ImportResult:
+    """The shipped NVIDIA catalog with reference prices; safe to run any number of times."""
+    return catalog_import_csv(text=SEED_CATALOG.read_text(encoding="utf-8"),
+                              reference_prices=True)

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+app_name = "catalog"
+urlpatterns = [
+    path("", views.product_index, name="product-index"),
+    path("<str:part_number>/", views.product_detail, name="product-detail"),
+]

@@ -1,0 +1,24 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
+
+
+def _ensure_roles(sender, using="default", **kwargs):
+    from django.apps import apps
+    from django.contrib.auth.management import create_permissions
+
+    from .services import role_groups_ensure
+
+    # Other apps' permissions may not exist yet when our own post_migrate runs.
+    for app_config in apps.get_app_configs():
+        create_permissions(app_config, verbosity=0, using=using)
+    role_groups_ensure()
+
+
+class PortalConfig(AppConfig):
+    name = "portal"
+    verbose_name = _("Portal")
+
+    def ready(self):
+        # Permissions exist only after migrate, so the role groups are (re)made then.
+        post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="portal.ensure_roles")

@@ -1,0 +1,9 @@
+from rest_framework.pagination import PageNumberPagination
+
+
+class PortalPagination(PageNumberPagination):
+    """Page numbers with a client-chosen size, bounded so one call cannot ask for everything."""
+
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200

@@ -1,0 +1,14 @@
+"""Test settings: the base settings with fast hashing and no real e-mail."""
+
+from .base import *  # noqa: F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+# Tasks run in-process unless a test starts a real worker (tests/service_helpers.py) and turns
+# this off for its own duration.
+CELERY_TASK_ALWAYS_EAGER = True

@@ -1,0 +1,7 @@
+from celery import shared_task
+
+
+@shared_task(name="portal.ping")
+def ping() -> str:
+    """Round trip through the broker and a worker: what the service tests and ops probes use."""
+    return "pong"

@@ -1,0 +1,155 @@
+"""The cable schedule an installer works from: every link, end to end, generated lazily.
+
+Device names: node-017, leaf-r3-02 (rail 3 of rail group 2; leaf-007 when not rail-optimized),
+spine-07 (spine-p02-07 in pod 2 of a three-tier fabric), core-01; with two planes each switch
+name starts with plane1- or plane2-. Switch ports are cage/port ("6/2" is the second port of
+cage 6; "p12" on single-port cages), with a third figure for a split NDR200 port ("6/2/1").
+A cable id names the lower switch end the cable plugs into: whole cage for copper, port for fibre.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import astuple, dataclass, fields
+
+from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.fabric.parts import Media
+
+
+@dataclass(frozen=True, slots=True)
+class CableRun:
+    tier: str  # server-leaf, leaf-spine, spine-core
+    a_device: str  # the lower end: node, leaf or spine
+    a_port: str
+    b_device: str
+    b_port: str
+    media: str
+    cable_part: str
+    cable_id: str
+    length_m: float | None
+    a_module: str  # transceiver part at each end; empty for copper and AOC
+    b_module: str
+
+
+class _Names:
+    def __init__(self, design: FabricDesign, plane: int) -> None:
+        t = design.topology
+        self.t = t
+        self.prefix = f"plane{plane}-" if design.planes > 1 else ""
+        self.nic_suffix = f"/{plane}" if design.planes > 1 else ""
+        self.node_width = max(3, len(str(t.servers)))
+        self.group_width = max(2, len(str(t.leaf_count // max(1, t.rails))))
+        self.wide = max(2, len(str(max(t.leaf_count, t.spines_per_pod, t.core_count, t.pods))))
+
+    def node(self, server: int) -> str:
+        return f"node-{server + 1:0{self.node_width}d}"
+
+    def nic(self, nic: int) -> str:
+        return f"nic{nic + 1}{self.nic_suffix}"
+
+    def leaf(self, leaf: int) -> str:
+        t = self.t
+        if t.tiers == 1:
+            return f"{self.prefix}switch-01"
+        if t.rail_optimized:
+            group, rail = divmod(leaf, t.rails)
+            return f"{self.prefix}leaf-r{rail + 1}-{group + 1:0{self.group_width}d}"
+        return f"{self.prefix}leaf-{leaf + 1:0{max(3, self.wide)}d}"
+
+    def spine(self, pod: int, spine: int) -> str:
+        if self.t.tiers == 3:
+            return f"{self.prefix}spine-p{pod + 1:0{self.wide}d}-{spine + 1:0{self.wide}d}"
+        return f"{self.prefix}spine-{spine + 1:0{self.wide}d}"
+
+    def core(self, core: int) -> str:
+        return f"{self.prefix}core-{core + 1:0{self.wide}d}"
+
+    def port(self, index: int, lane: int | None = None) -> str:
+        ppc = self.t.ports_per_cage
+        name = f"p{index + 1}" if ppc == 1 else f"{index // ppc + 1}/{index % ppc + 1}"
+        return name if lane is None else f"{name}/{lane + 1}"
+
+    def cage(self, index: int) -> str:
+        return f"c{index // self.t.ports_per_cage + 1}"
+
+
+def _trunk(
+    tier: str, media: Media, names: _Names, a: tuple[str, int], b: tuple[str, int]
+) -> CableRun:
+    (a_device, a_index), (b_device, b_index) = a, b
+    module = media.switch_module.part_number if media.optical else ""
+    at = names.port(a_index) if media.optical else names.cage(a_index)
+    return CableRun(
+        tier,
+        a_device,
+        names.port(a_index),
+        b_device,
+        names.port(b_index),
+        media.kind,
+        media.cable.part_number,
+        f"{a_device}/{at}",
+        media.cable.length_m,
+        module,
+        module,
+    )
+
+
+def cable_schedule(design: FabricDesign) -> Iterator[CableRun]:
+    """Every link of the design, one CableRun each, in installation order."""
+    t = design.topology
+    host, trunk, core = design.host_media, design.trunk_media, design.core_media
+    for plane in range(1, design.planes + 1):
+        names = _Names(design, plane)
+        for server in range(t.servers):
+            for nic in range(t.rails):
+                leaf, slot = t.leaf_of(server, nic)
+                port, lane = divmod(slot, t.split)
+                leaf_name = names.leaf(leaf)
+                at = names.port(port) if host.optical else names.cage(port)
+                yield CableRun(
+                    "server-leaf",
+                    names.node(server),
+                    names.nic(nic),
+                    leaf_name,
+                    names.port(port, lane if t.split > 1 else None),
+                    host.kind,
+                    host.cable.part_number,
+                    f"{leaf_name}/{at}",
+                    host.cable.length_m,
+                    host.host_module.part_number if host.optical else "",
+                    host.switch_module.part_number if host.optical else "",
+                )
+        lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
+        for leaf in range(t.leaf_count if trunk else 0):
+            pod, in_pod = divmod(leaf, t.leaves_per_pod)
+            for spine in range(t.spines_per_pod):
+                for link in range(lpp):
+                    yield _trunk(
+                        "leaf-spine",
+                        trunk,
+                        names,
+                        (names.leaf(leaf), up_start + spine * lpp + link),
+                        (names.spine(pod, spine), in_pod * lpp + link),
+                    )
+        lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
+        for pod in range(t.pods if core else 0):
+            for spine in range(t.spines_per_pod):
+                for core_switch in range(t.core_per_plane):
+                    for link in range(lpc):
+                        yield _trunk(
+                            "spine-core",
+                            core,
+                            names,
+                            (names.spine(pod, spine), up_start + core_switch * lpc + link),
+                            (names.core(spine * t.core_per_plane + core_switch), pod * lpc + link),
+                        )
+
+
+def cable_schedule_csv(design: FabricDesign) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f.name for f in fields(CableRun)])
+    writer.writerows(astuple(run) for run in cable_schedule(design))
+    return out.getvalue()

@@ -1,0 +1,581 @@
+"""design_fabric: from a customer's cluster to a buildable fabric, its BOM and its warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import parts
+from quoting.engine.fabric.bom import (
+    BomLine,
+    Tally,
+    host_links,
+    leaf_spine_links,
+    spine_core_links,
+)
+from quoting.engine.fabric.parts import Media
+from quoting.engine.fabric.requirements import FabricRequirements, check_requirements, distance_m
+from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
+
+# Rule 8: "UFM is recommended from a few hundred endpoints, effectively required in the
+# thousands". The doc gives no exact figures; these are the points where we say so.
+UFM_RECOMMENDED_FROM = 300
+UFM_REQUIRED_FROM = 2000
+# A subnet manager runs as a master and a standby: two switches, two appliances, two hosts.
+HA_PAIR = 2
+# Management ports kept free on each in-band switch to reach the customer's network.
+INBAND_UPLINKS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class NextStep:
+    """The next building block past the headroom, in counts (re-cabling is needed to get there)."""
+
+    gpus: int
+    servers: int
+    leaf_count: int
+    spine_count: int
+    core_count: int
+    added_switches: int
+    added_transceivers: int
+    added_cables: int
+
+
+@dataclass(frozen=True, slots=True)
+class PreProvisioned:
+    """What a growth target adds today so that growing needs no re-cabling."""
+
+    for_gpus: int
+    spines: int
+    core: int
+    leaf_spine_links: int
+
+
+@dataclass(frozen=True, slots=True)
+class Management:
+    inband_switches: int = 0
+    inband_cables: int = 0
+    outofband_switches: int = 0
+    outofband_cables: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FabricDesign:
+    requirements: FabricRequirements
+    topology: Topology  # one plane
+    switch: ProductSpec
+    nic: ProductSpec
+    host_media: Media
+    trunk_media: Media | None  # leaf to spine
+    core_media: Media | None  # spine to core
+    sm_switch: ProductSpec | None  # a managed model swapped in at the top tier to run the SM
+    sm_switch_count: int
+    subnet_manager: str  # on-switch, ufm-appliance, ufm-licence, opensm-host; "" for Ethernet
+    bom: tuple[BomLine, ...]
+    power_typical_w: float
+    power_max_w: float
+    rack_units: int
+    management: Management
+    pre_provisioned: PreProvisioned | None
+    next_step: NextStep | None
+    warnings: tuple[str, ...]
+    advice: tuple[str, ...]
+
+    # Counts over all planes.
+    @property
+    def planes(self) -> int:
+        return self.requirements.planes
+
+    @property
+    def gpu_count(self) -> int:
+        return self.topology.servers * self.requirements.gpus_per_server
+
+    @property
+    def endpoint_ports(self) -> int:
+        return self.topology.endpoints * self.planes
+
+    @property
+    def leaf_count(self) -> int:
+        return self.topology.leaf_count * self.planes
+
+    @property
+    def spine_count(self) -> int:
+        return self.topology.spine_count * self.planes
+
+    @property
+    def core_count(self) -> int:
+        return self.topology.core_count * self.planes
+
+    @property
+    def nic_speed_gbps(self) -> int:
+        return self.switch.port_speed_gbps // self.topology.split
+
+    def ports_by_tier(self) -> dict[str, dict[str, int]]:
+        t, k, planes = self.topology, self.topology.radix, self.planes
+        leaf = sum(n * (ceil_div(e, t.split) + t.leaf_up) for n, e in t.leaf_fill())
+        spine = sum(
+            pods * t.spines_per_pod * (leaves * t.links_per_leaf_per_spine + t.spine_up)
+            for pods, leaves in t.pod_fill()
+        )
+        core = t.core_count * t.pods * t.links_per_spine_per_core
+        tiers = {
+            "leaf": (leaf, t.leaf_count),
+            "spine": (spine, t.spine_count),
+            "core": (core, t.core_count),
+        }
+        return {
+            name: {"used": used * planes, "free": (switches * k - used) * planes}
+            for name, (used, switches) in tiers.items()
+            if switches
+        }
+
+    def links_by_tier(self) -> dict[str, int]:
+        t = self.topology
+        links = {
+            "server-leaf": t.endpoints,
+            "leaf-spine": t.leaf_count * t.leaf_up,
+            "spine-core": t.spine_count * t.spine_up,
+        }
+        return {name: n * self.planes for name, n in links.items() if n}
+
+    @property
+    def oversubscription(self) -> float:
+        """Achieved at the busiest leaf: its servers' bandwidth over its uplink bandwidth."""
+        t = self.topology
+        if t.tiers == 1:
+            return 1.0
+        busiest = max(e for n, e in t.leaf_fill() if n)
+        return round(busiest * self.nic_speed_gbps / (t.leaf_up * self.switch.port_speed_gbps), 2)
+
+    @property
+    def injection_gbps(self) -> int:
+        return self.endpoint_ports * self.nic_speed_gbps
+
+    @property
+    def bisection_gbps(self) -> int:
+        """Half the narrowest cut across the tiers: injection, leaf uplinks, spine uplinks."""
+        t, speed = self.topology, self.switch.port_speed_gbps
+        cuts = [t.endpoints * self.nic_speed_gbps]
+        if t.tiers > 1:
+            cuts.append(t.leaf_count * t.leaf_up * speed)
+        if t.tiers > 2:
+            cuts.append(t.spine_count * t.spine_up * speed)
+        return min(cuts) * self.planes // 2
+
+    @property
+    def headroom_gpus(self) -> int:
+        return self.topology.headroom_servers * self.requirements.gpus_per_server
+
+    def as_dict(self) -> dict[str, Any]:
+        t = self.topology
+        ports = self.ports_by_tier()
+        return {
+            "tiers": t.tiers,
+            "gpu_count": self.gpu_count,
+            "node_count": t.servers,
+            "endpoint_ports": self.endpoint_ports,
+            "planes": self.planes,
+            "switch_sku": self.switch.part_number,
+            "nic_sku": self.nic.part_number,
+            "leaf_count": self.leaf_count,
+            "spine_count": self.spine_count,
+            "core_count": self.core_count,
+            "pods": t.pods if t.tiers == 3 else 0,
+            "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
+            "ports": {
+                "used": sum(p["used"] for p in ports.values()),
+                "free": sum(p["free"] for p in ports.values()),
+            },
+            "ports_by_tier": ports,
+            "links": self.links_by_tier(),
+            "links_per_leaf_per_spine": t.links_per_leaf_per_spine,
+            "links_per_spine_per_core": t.links_per_spine_per_core,
+            "oversubscription": self.oversubscription,
+            "media": {
+                tier: {
+                    "media": m.kind,
+                    "cable": m.cable.part_number,
+                    "length_m": m.cable.length_m,
+                }
+                for tier, m in (
+                    ("server-leaf", self.host_media),
+                    ("leaf-spine", self.trunk_media),
+                    ("spine-core", self.core_media),
+                )
+                if m
+            },
+            "bom": [
+                {
+                    "sku": b.sku,
+                    "category": b.category,
+                    "quantity": b.quantity,
+                    "role": b.role,
+                    "name": b.name,
+                }
+                for b in self.bom
+            ],
+            "power_w": {"typical": round(self.power_typical_w), "max": round(self.power_max_w)},
+            "rack_units": self.rack_units,
+            "injection_gbps": self.injection_gbps,
+            "bisection_gbps": self.bisection_gbps,
+            "max_hops": t.max_hops,
+            "subnet_manager": self.subnet_manager,
+            "headroom": {"gpus": self.headroom_gpus, "servers": t.headroom_servers},
+            "pre_provisioned": _fields(self.pre_provisioned),
+            "next_step": _fields(self.next_step),
+            "management": _fields(self.management),
+            "warnings": list(self.warnings),
+            "advice": list(self.advice),
+        }
+
+
+def _fields(obj: Any) -> dict[str, Any] | None:
+    return None if obj is None else {name: getattr(obj, name) for name in obj.__slots__}
+
+
+def design_fabric(requirements: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
+    """Design the fabric, or raise InvalidInput naming the field at fault."""
+    return _design(requirements, catalog, look_ahead=True)
+
+
+def _design(
+    req: FabricRequirements, catalog: list[ProductSpec], *, look_ahead: bool
+) -> FabricDesign:
+    check_requirements(req)
+    warnings: list[str] = []
+    nic_speed = parts.generation_speed(catalog, req.nic_generation)
+    if nic_speed is None:
+        raise InvalidInput.field("nic_generation", f"no catalog product runs {req.nic_generation}.")
+    infiniband = req.family == "infiniband"
+    target_endpoints = req.growth_servers * req.nics
+    prefer_managed = req.subnet_manager == "on-switch" or (
+        req.subnet_manager == "auto" and target_endpoints < UFM_RECOMMENDED_FROM
+    )
+    switch, split = parts.pick_switch(
+        catalog,
+        family=req.family,
+        nic_generation=req.nic_generation,
+        part_number=req.switch_part_number,
+        prefer_managed=prefer_managed,
+    )
+    nic = parts.pick_nic(
+        catalog,
+        family=req.family,
+        nic_generation=req.nic_generation,
+        nic_speed=nic_speed,
+        planes=req.planes,
+        part_number=req.nic_part_number,
+    )
+    topology = plan_topology(
+        radix=switch.port_count,
+        ports_per_cage=switch.ports_per_cage,
+        split=split,
+        rails=req.nics,
+        rail_optimized=req.rail_optimized,
+        ratio=req.ratio,
+        servers=req.servers,
+        target_servers=req.growth_servers,
+    )
+    t, ppc = topology, switch.ports_per_cage
+    host_media = parts.pick_host_media(
+        catalog,
+        switch=switch,
+        nic=nic,
+        nic_generation=req.nic_generation,
+        split=split,
+        distance=distance_m(req.server_to_leaf),
+        field="server_to_leaf",
+    )
+    trunk_media = core_media = None
+    if t.tiers > 1:
+        trunk_media = parts.pick_trunk_media(
+            catalog,
+            switch=switch,
+            distance=distance_m(req.leaf_to_spine),
+            copper_ok=t.links_per_leaf_per_spine % ppc == 0,
+            field="leaf_to_spine",
+        )
+    if t.tiers > 2:
+        core_media = parts.pick_trunk_media(
+            catalog,
+            switch=switch,
+            distance=distance_m(req.spine_to_core),
+            copper_ok=t.links_per_spine_per_core % ppc == 0,
+            field="spine_to_core",
+        )
+
+    tally = Tally()
+    subnet_manager, sm_switch, sm_switch_count = "", None, 0
+    if infiniband:
+        subnet_manager, sm_switch, sm_switch_count = _subnet_manager(
+            req, catalog, switch, t, tally, warnings
+        )
+    counts = {"leaf": t.leaf_count, "spine": t.spine_count, "core": t.core_count}
+    top_tier = "core" if t.core_count else "spine" if t.spine_count else "leaf"
+    counts[top_tier] -= sm_switch_count
+    for role, count in counts.items():
+        tally.add(switch, count * req.planes, role)
+    if sm_switch:
+        tally.add(sm_switch, sm_switch_count, top_tier)
+    tally.add_links(host_media, host_links(t), "server-leaf", req.planes)
+    if trunk_media:
+        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes)
+    if core_media:
+        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
+    if req.include_nics:
+        tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
+    management = _management(req, catalog, t, tally, warnings)
+    tally.add_spares(req.spares_percent)
+
+    fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
+    _general_warnings(req, t, switch, tally, warnings)
+    design = FabricDesign(
+        requirements=req,
+        topology=t,
+        switch=switch,
+        nic=nic,
+        host_media=host_media,
+        trunk_media=trunk_media,
+        core_media=core_media,
+        sm_switch=sm_switch,
+        sm_switch_count=sm_switch_count,
+        subnet_manager=subnet_manager,
+        bom=tally.bom(),
+        power_typical_w=tally.power_typical_w,
+        power_max_w=tally.power_max_w,
+        rack_units=tally.rack_units,
+        management=management,
+        pre_provisioned=_pre_provisioned(req, t, warnings),
+        next_step=None,
+        warnings=(),
+        advice=_advice(req, t, switch, fabric_switches),
+    )
+    if look_ahead:
+        design = replace(design, next_step=_next_step(design, catalog, warnings))
+    return replace(design, warnings=tuple(warnings))
+
+
+def _subnet_manager(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    t: Topology,
+    tally: Tally,
+    warnings: list[str],
+) -> tuple[str, ProductSpec | None, int]:
+    """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option."""
+    endpoints = t.endpoints
+    choice = req.subnet_manager
+    if choice == "auto":
+        choice = (
+            "on-switch" if switch.managed and endpoints < UFM_RECOMMENDED_FROM else "ufm-licence"
+        )
+    sm_switch, sm_switch_count = None, 0
+    if choice == "on-switch" and not switch.managed:
+        sm_switch = parts.managed_sibling(catalog, switch)
+        if sm_switch is None:
+            raise InvalidInput.field(
+                "subnet_manager",
+                f"{switch.part_number} is unmanaged and the catalog has no "
+                "managed model of it: choose UFM or an OpenSM host.",
+            )
+        top = t.core_count or t.spine_count or t.leaf_count
+        sm_switch_count = min(HA_PAIR, top)
+        warnings.append(
+            f"{switch.part_number} is unmanaged: {sm_switch_count} of the top-tier switches are "
+            f"{sm_switch.part_number} (managed) to run the subnet manager."
+        )
+    elif choice in ("ufm-licence", "ufm-appliance"):
+        unit, quantity = ("endpoint", endpoints) if choice == "ufm-licence" else ("each", HA_PAIR)
+        item = parts.pick_software(catalog, "UFM", unit)
+        if item is None:
+            raise InvalidInput.field("subnet_manager", f"the catalog has no {choice}.")
+        tally.add(item, quantity, "subnet manager")
+        if not switch.managed:
+            warnings.append(
+                f"{switch.part_number} is unmanaged: a subnet manager was added "
+                f"({quantity} x {item.part_number})."
+            )
+    elif choice == "opensm-host":
+        warnings.append(
+            f"The subnet manager is OpenSM on {HA_PAIR} customer hosts (master and "
+            "standby): they are not in the bill of materials."
+        )
+    if not choice.startswith("ufm") and endpoints >= UFM_REQUIRED_FROM:
+        warnings.append(f"UFM is effectively required at {endpoints} endpoints.")
+    elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM:
+        warnings.append(
+            f"UFM is recommended from a few hundred endpoints; this fabric has {endpoints}."
+        )
+    return choice, sm_switch, sm_switch_count
+
+
+def _management(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    t: Topology,
+    tally: Tally,
+    warnings: list[str],
+) -> Management:
+    """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC and per switch.
+    Counted simply; the cables are not catalog items, so they are reported, not quoted."""
+    inband_switches = inband_cables = oob_switches = oob_cables = 0
+    if req.inband_management:
+        part = parts.pick_management_switch(catalog, "100GbE")
+        if part is None:
+            raise InvalidInput.field("inband_management", "the catalog has no 100GbE switch.")
+        inband_cables = t.servers
+        inband_switches = ceil_div(inband_cables, part.port_count - INBAND_UPLINKS)
+        tally.add(part, inband_switches, "in-band management")
+    if req.outofband_management:
+        part = parts.pick_management_switch(catalog, "1GbE")
+        if part is None:
+            raise InvalidInput.field("outofband_management", "the catalog has no 1GbE switch.")
+        fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
+        oob_cables = t.servers + fabric_switches + inband_switches
+        oob_switches = ceil_div(oob_cables, part.port_count)
+        oob_cables += oob_switches  # the management switches' own management ports
+        tally.add(part, oob_switches, "out-of-band management")
+    if inband_cables or oob_cables:
+        warnings.append(
+            f"Management cabling is not in the catalog: {inband_cables} in-band "
+            f"100GbE cables and {oob_cables} RJ45 patch cords to quote separately."
+        )
+    return Management(inband_switches, inband_cables, oob_switches, oob_cables)
+
+
+def _pre_provisioned(
+    req: FabricRequirements, t: Topology, warnings: list[str]
+) -> PreProvisioned | None:
+    if req.growth_servers == req.servers:
+        return None
+    now = plan_topology(
+        radix=t.radix,
+        ports_per_cage=t.ports_per_cage,
+        split=t.split,
+        rails=t.rails,
+        rail_optimized=t.rail_optimized,
+        ratio=t.ratio,
+        servers=t.servers,
+        target_servers=t.servers,
+    )
+    target_gpus = req.growth_servers * req.gpus_per_server
+    extra = PreProvisioned(
+        for_gpus=target_gpus,
+        spines=(t.spine_count - now.spine_count) * req.planes,
+        core=(t.core_count - now.core_count) * req.planes,
+        leaf_spine_links=(t.leaf_count * t.leaf_up - now.leaf_count * now.leaf_up) * req.planes,
+    )
+    if extra.spines or extra.core:
+        warnings.append(
+            f"Spines and core pre-provisioned for {target_gpus} GPUs: "
+            f"{extra.spines} more spines, {extra.core} more core switches and "
+            f"{extra.leaf_spine_links} more leaf-spine links than today's size needs."
+        )
+    return extra
+
+
+def _general_warnings(
+    req: FabricRequirements, t: Topology, switch: ProductSpec, tally: Tally, warnings: list[str]
+) -> None:
+    gpus = t.servers * req.gpus_per_server
+    if req.gpu_count is not None and req.gpu_count != gpus:
+        warnings.append(
+            f"{req.gpu_count} GPUs need {t.servers} servers of {req.gpus_per_server} "
+            f"GPUs: designed for {gpus} GPUs."
+        )
+    if t.tiers == 1 and req.ratio > 1:
+        warnings.append("One switch is non-blocking: the oversubscription does not apply.")
+    for part in {p.part_number: p for p, _ in tally.lines.values()}.values():
+        if part.lifecycle == "preview":
+            warnings.append(f"{part.part_number} is a preview product: confirm availability.")
+        elif part.lifecycle == "eol":
+            warnings.append(f"{part.part_number} is end of life.")
+    if t.headroom_servers <= t.servers:
+        warnings.append("This design is full: growing needs re-cabling.")
+
+
+def _next_step(
+    design: FabricDesign, catalog: list[ProductSpec], warnings: list[str]
+) -> NextStep | None:
+    t, req = design.topology, design.requirements
+    servers = (t.headroom_servers // t.step_servers + 1) * t.step_servers
+    bigger = replace(
+        req,
+        gpu_count=None,
+        server_count=servers,
+        growth_gpus=None,
+        spares_percent=0,
+        switch_part_number=design.switch.part_number,
+        nic_part_number=design.nic.part_number,
+        inband_management=False,
+        outofband_management=False,
+        include_nics=False,
+    )
+    try:
+        step = _design(bigger, catalog, look_ahead=False)
+    except InvalidInput:
+        warnings.append(
+            f"This is near the largest fabric {design.switch.part_number} can build: "
+            f"growing past {design.headroom_gpus} GPUs needs a larger switch."
+        )
+        return None
+
+    def totals(d: FabricDesign, category: str) -> int:
+        return sum(b.quantity for b in d.bom if b.category == category and b.role != "spare")
+
+    return NextStep(
+        gpus=servers * req.gpus_per_server,
+        servers=servers,
+        leaf_count=step.leaf_count,
+        spine_count=step.spine_count,
+        core_count=step.core_count,
+        # The step is designed without management networks: leave them out of the difference.
+        added_switches=totals(step, "switch")
+        - totals(design, "switch")
+        + design.management.inband_switches
+        + design.management.outofband_switches,
+        added_transceivers=totals(step, "transceiver") - totals(design, "transceiver"),
+        added_cables=totals(step, "cable") - totals(design, "cable"),
+    )
+
+
+def _advice(
+    req: FabricRequirements, t: Topology, switch: ProductSpec, switches: int
+) -> tuple[str, ...]:
+    """The seed's sizing advice, and what the chosen shape means for traffic."""
+    gpus = t.servers * req.gpus_per_server
+    advice = []
+    if t.servers == 1 and gpus <= 8:
+        advice.append(
+            "One server: NVLink carries GPU-to-GPU traffic inside it; 10 GbE between "
+            "machines is enough and no InfiniBand is needed."
+        )
+    elif gpus <= 64:
+        advice.append(
+            "Up to 64 GPUs across servers: InfiniBand is the norm, a ConnectX-7 NDR "
+            "400G per GPU and a QM9700 / QM9790 leaf-spine."
+        )
+    else:
+        advice.append(
+            "Above 64 GPUs: a multi-tier leaf-spine with hundreds of ports; plan port "
+            "density, optics power, cabling and expansion up front."
+        )
+    if t.tiers > 1 and req.ratio > 1:
+        advice.append(
+            f"Leaves split {t.leaf_down} ports down and {t.leaf_up} up for "
+            f"{float(req.ratio):g}:1 (down = floor(k.r/(r+1)), up = ceil(down/r))."
+        )
+    if t.tiers > 1 and req.rail_optimized:
+        advice.append(
+            f"Rail-optimized: same-rail traffic crosses one switch, cross-rail traffic "
+            f"up to {t.max_hops}."
+        )
+    advice.append(
+        f"{switches} {switch.generation} switch{'es' * (switches > 1)} in {t.tiers} "
+        f"tier{'s' * (t.tiers > 1)}; room for "
+        f"{t.headroom_servers * req.gpus_per_server} GPUs before re-cabling."
+    )
+    return tuple(advice)

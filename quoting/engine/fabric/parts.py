@@ -1,0 +1,347 @@
+"""Choosing catalog parts by their specs: switch, NIC, optics and cables (rules 1, 9, 10).
+
+No part number is written here: every choice filters the catalog by generation, cage, media,
+reach and length, so a product added to the catalog is used at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.errors import InvalidInput
+
+# Cheapest and coolest first: copper, then cables with optics built in, then pluggable optics.
+CABLE_MEDIA = ("dac", "acc", "aoc")
+OPTICAL_MEDIA = ("multimode", "singlemode")
+LIFECYCLE_RANK = {"active": 0, "preview": 1}  # end-of-life parts are never picked on their own
+
+
+@dataclass(frozen=True, slots=True)
+class Media:
+    """How one class of links is built: a cable, and a transceiver at each end when optical."""
+
+    kind: str  # dac, acc, aoc, multimode, singlemode
+    cable: ProductSpec
+    links_per_cable: int  # a twin-port DAC carries two links; a splitter fibre two NDR200 links
+    switch_module: ProductSpec | None = None
+    host_module: ProductSpec | None = None  # host links only
+
+    @property
+    def optical(self) -> bool:
+        return self.switch_module is not None
+
+
+def _best(
+    items: Iterable[ProductSpec], ok: Callable[[ProductSpec], bool], key: Callable
+) -> ProductSpec | None:
+    found = [p for p in items if p.lifecycle in LIFECYCLE_RANK and ok(p)]
+    return min(
+        found, key=lambda p: (*key(p), LIFECYCLE_RANK[p.lifecycle], p.part_number), default=None
+    )
+
+
+def find_part(catalog: list[ProductSpec], part_number: str) -> ProductSpec | None:
+    return next((p for p in catalog if p.part_number == part_number), None)
+
+
+def generation_speed(catalog: list[ProductSpec], generation: str) -> int | None:
+    """A generation's port speed, as the catalog's switches and NICs of that generation state it."""
+    return next(
+        (
+            p.port_speed_gbps
+            for p in catalog
+            if p.generation == generation
+            and p.port_speed_gbps
+            and p.category in ("switch", "adapter", "dpu")
+        ),
+        None,
+    )
+
+
+def split_for(catalog: list[ProductSpec], switch: ProductSpec, nic_generation: str) -> int | None:
+    """Endpoints per switch port: 1 when the switch runs the NIC generation; 2 for NDR200 hosts on
+    an NDR switch through 1:2 splitter fibres (only if the catalog sells such a splitter)."""
+    if switch.generation == nic_generation:
+        return 1
+    nic_speed = generation_speed(catalog, nic_generation)
+    for cable in catalog:
+        if cable.category != "cable" or cable.generation != nic_generation or not nic_speed:
+            continue
+        # A copper cable's near end fills a whole cage; a fibre's plugs into one module port.
+        near_ports = switch.ports_per_cage if cable.media in CABLE_MEDIA else 1
+        per_port, rest = divmod(cable.breakout or 1, near_ports)
+        if per_port > 1 and not rest and switch.port_speed_gbps == nic_speed * per_port:
+            return per_port
+    return None
+
+
+def pick_switch(
+    catalog: list[ProductSpec],
+    *,
+    family: str,
+    nic_generation: str,
+    part_number: str | None,
+    prefer_managed: bool,
+) -> tuple[ProductSpec, int]:
+    """The fabric switch and the split it runs at."""
+    if part_number:
+        switch = find_part(catalog, part_number)
+        if switch is None or switch.category != "switch":
+            raise InvalidInput.field(
+                "switch_part_number", f"{part_number} is not a catalog switch."
+            )
+        if switch.protocol != family:
+            raise InvalidInput.field(
+                "switch_part_number",
+                f"{part_number} is a {switch.protocol} switch; the fabric family is {family}.",
+            )
+        split = split_for(catalog, switch, nic_generation)
+        if split is None:
+            raise InvalidInput.field(
+                "nic_generation",
+                f"{nic_generation} NICs do not match the {switch.generation} switch {part_number}.",
+            )
+        return switch, split
+    # Unmanaged switches are cheaper where UFM or OpenSM runs the fabric anyway; managed ones
+    # let a small fabric run its subnet manager on-switch with nothing else to buy.
+    switch = _best(
+        catalog,
+        lambda p: (
+            p.category == "switch"
+            and p.protocol == family
+            and bool(p.port_count)
+            and split_for(catalog, p, nic_generation) is not None
+        ),
+        key=lambda p: (
+            split_for(catalog, p, nic_generation) > 1,
+            bool(p.managed) != prefer_managed,
+            -p.port_count,
+        ),
+    )
+    if switch is None:
+        raise InvalidInput.field(
+            "nic_generation", f"the catalog has no {family} switch for {nic_generation} NICs."
+        )
+    return switch, split_for(catalog, switch, nic_generation)
+
+
+def managed_sibling(catalog: list[ProductSpec], switch: ProductSpec) -> ProductSpec | None:
+    """The managed model of the same switch (QM9700 for a QM9790), keeping the airflow variant:
+    the catalog has no airflow field, and NVIDIA part numbers differ only in the model digits."""
+
+    def differing_characters(p: ProductSpec) -> int:
+        return sum(a != b for a, b in zip(p.part_number, switch.part_number, strict=False))
+
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "switch"
+            and p.managed is True
+            and p.family == switch.family
+            and p.generation == switch.generation
+            and p.port_count == switch.port_count
+            and p.cage_type == switch.cage_type
+        ),
+        key=lambda p: (differing_characters(p),),
+    )
+
+
+def nic_fits(nic: ProductSpec, *, family: str, nic_generation: str, nic_speed: int) -> bool:
+    if nic.protocol not in ("", family):
+        return False
+    if family == "ethernet":  # Ethernet runs on VPI adapters named by their InfiniBand generation
+        return nic.port_speed_gbps == nic_speed
+    return nic.generation == nic_generation
+
+
+def pick_nic(
+    catalog: list[ProductSpec],
+    *,
+    family: str,
+    nic_generation: str,
+    nic_speed: int,
+    planes: int,
+    part_number: str | None,
+) -> ProductSpec:
+    """The NIC whose cage decides the host-side optics, in the BOM only when asked."""
+    if part_number:
+        nic = find_part(catalog, part_number)
+        if nic is None or nic.category not in ("adapter", "dpu"):
+            raise InvalidInput.field("nic_part_number", f"{part_number} is not a catalog NIC.")
+        if not nic_fits(nic, family=family, nic_generation=nic_generation, nic_speed=nic_speed):
+            raise InvalidInput.field(
+                "nic_part_number",
+                f"{part_number} is a {nic.generation} {nic.port_speed_gbps}G "
+                f"NIC; the fabric runs {nic_generation}.",
+            )
+        if (nic.port_count or 1) < planes:
+            raise InvalidInput.field(
+                "nic_part_number", f"{part_number} has fewer ports than the {planes} planes."
+            )
+        return nic
+    # A DPU only when no adapter fits (two 400G planes need a two-port card such as a B3240).
+    nic = _best(
+        catalog,
+        lambda p: (
+            p.category in ("adapter", "dpu")
+            and (p.port_count or 1) >= planes
+            and nic_fits(p, family=family, nic_generation=nic_generation, nic_speed=nic_speed)
+        ),
+        key=lambda p: (p.category != "adapter", (p.port_count or 1) != planes),
+    )
+    if nic is None:
+        raise InvalidInput.field("nic_generation", f"the catalog has no {nic_generation} NIC.")
+    return nic
+
+
+def _no_media(field: str, distance: float, what: str) -> InvalidInput:
+    return InvalidInput.field(
+        field,
+        f"no catalog cable or optic reaches {distance:g} m for {what}; shorten the run or "
+        "add the part to the catalog.",
+    )
+
+
+def _fibre(
+    catalog: list[ProductSpec], kind: str, generation: str, breakout: int, distance: float
+) -> ProductSpec | None:
+    """The shortest fibre of the length class that covers the run."""
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "cable"
+            and p.media == kind
+            and p.generation == generation
+            and (p.breakout or 1) == breakout
+            and (p.length_m or 0) >= distance
+            and (p.reach_m is None or p.reach_m >= distance)
+        ),
+        key=lambda p: (p.length_m,),
+    )
+
+
+def _switch_module(
+    catalog: list[ProductSpec], switch: ProductSpec, kind: str, distance: float
+) -> ProductSpec | None:
+    # Switch cages want finned modules (no riding heat sink); QSFP cages have no such variant.
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "transceiver"
+            and p.media == kind
+            and p.cage_type == switch.cage_type
+            and p.port_speed_gbps == switch.port_speed_gbps
+            and (p.ports_per_module or 1) == switch.ports_per_cage
+            and (p.reach_m or 0) >= distance
+        ),
+        key=lambda p: (p.form_factor != "finned", p.reach_m),
+    )
+
+
+def _copper(
+    catalog: list[ProductSpec],
+    kind: str,
+    cage_type: str,
+    speed: int,
+    breakout: int,
+    distance: float,
+) -> ProductSpec | None:
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "cable"
+            and p.media == kind
+            and p.cage_type == cage_type
+            and p.port_speed_gbps == speed
+            and (p.breakout or 1) == breakout
+            and (p.length_m or 0) >= distance
+        ),
+        key=lambda p: (p.length_m,),
+    )
+
+
+def pick_host_media(
+    catalog: list[ProductSpec],
+    *,
+    switch: ProductSpec,
+    nic: ProductSpec,
+    nic_generation: str,
+    split: int,
+    distance: float,
+    field: str,
+) -> Media:
+    """NIC port to leaf port. A copper splitter serves every host port of one switch cage."""
+    nic_speed = switch.port_speed_gbps // split
+    per_cage = switch.ports_per_cage * split
+    if nic.cage_type == switch.cage_type:
+        for kind in CABLE_MEDIA:
+            cable = _copper(catalog, kind, switch.cage_type, nic_speed, per_cage, distance)
+            if cable:
+                return Media(kind, cable, per_cage)
+    for kind in OPTICAL_MEDIA:
+        switch_module = _switch_module(catalog, switch, kind, distance)
+        # Host side: one single-port flat-top module per NIC port (a 400G module also runs NDR200).
+        host_module = _best(
+            catalog,
+            lambda p, kind=kind: (
+                p.category == "transceiver"
+                and p.media == kind
+                and p.cage_type == nic.cage_type
+                and (p.ports_per_module or 1) == 1
+                and p.port_speed_gbps in (nic_speed, switch.port_speed_gbps)
+                and (p.reach_m or 0) >= distance
+            ),
+            key=lambda p: (p.form_factor != "flat-top", p.port_speed_gbps != nic_speed, p.reach_m),
+        )
+        if switch_module and host_module:
+            generation = nic_generation if split > 1 else switch_module.generation
+            fibre = _fibre(catalog, kind, generation, split, distance)
+            if fibre:
+                return Media(kind, fibre, split, switch_module, host_module)
+    raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
+
+
+def pick_trunk_media(
+    catalog: list[ProductSpec],
+    *,
+    switch: ProductSpec,
+    distance: float,
+    copper_ok: bool,
+    field: str,
+) -> Media:
+    """Switch to switch. A twin-port copper cable joins two whole cages, so it is only possible
+    when every switch pair gets whole cages (`copper_ok`)."""
+    if copper_ok:
+        for kind in CABLE_MEDIA:
+            cable = _copper(catalog, kind, switch.cage_type, switch.port_speed_gbps, 1, distance)
+            if cable:
+                return Media(kind, cable, switch.ports_per_cage)
+    for kind in OPTICAL_MEDIA:
+        module = _switch_module(catalog, switch, kind, distance)
+        fibre = module and _fibre(catalog, kind, module.generation, 1, distance)
+        if fibre:
+            return Media(kind, fibre, 1, module)
+    raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
+
+
+def pick_software(catalog: list[ProductSpec], family: str, unit: str) -> ProductSpec | None:
+    return _best(
+        catalog,
+        lambda p: p.category == "software" and p.family == family and p.unit == unit,
+        key=lambda p: (),
+    )
+
+
+def pick_management_switch(catalog: list[ProductSpec], generation: str) -> ProductSpec | None:
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "switch"
+            and p.protocol == "ethernet"
+            and p.generation == generation
+            and bool(p.port_count)
+        ),
+        key=lambda p: (-p.port_count,),
+    )

@@ -1,0 +1,238 @@
+"""Every number the TCO stands on, with its unit and source, for the proposal to print beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from decimal import Decimal
+
+from quoting.engine.tco.inputs import TcoRequest
+from quoting.engine.tco.model import (
+    BACKWARD_SHARE,
+    BUCKET_PARAMS,
+    HOURS_PER_YEAR,
+    bucket_count,
+    node_bandwidth,
+    plain,
+)
+from quoting.engine.tco.presets import NVLINK_LATENCY_US, TRANSPORTS
+
+QUOTE = "the request"
+
+
+@dataclass(frozen=True, slots=True)
+class Assumption:
+    key: str
+    label: str
+    value: str | float | int | Decimal
+    unit: str
+    source: str
+
+    def as_dict(self) -> dict:
+        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+
+
+def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
+    w, c = request.workload, request.costs
+    bucket = (
+        QUOTE
+        if w.bucket_mb is not None
+        else f"{BUCKET_PARAMS / 1e6:.0f}M parameters each, Megatron-Core's minimum bucket"
+    )
+    rows = [
+        Assumption(
+            "gpu.peak_tflops",
+            f"Peak dense BF16 per GPU {request.gpu}".strip(),
+            request.peak_tflops,
+            "TFLOP/s",
+            "catalog",
+        ),
+        Assumption("cluster.nodes", "Nodes", request.nodes, "", QUOTE),
+        Assumption("cluster.gpus_per_node", "GPUs per node", request.gpus_per_node, "", QUOTE),
+        Assumption(
+            "workload.params_billion",
+            "Parameters (gradients reduced)",
+            w.params_billion,
+            "billion",
+            QUOTE,
+        ),
+        Assumption(
+            "workload.compute_params_billion",
+            "Parameters active per token",
+            w.compute_params_billion,
+            "billion",
+            QUOTE,
+        ),
+        Assumption(
+            "workload.tokens_per_node_per_step",
+            "Tokens per node per step",
+            w.tokens_per_node_per_step,
+            "tokens",
+            QUOTE,
+        ),
+        Assumption("workload.mfu", "Single-node model-FLOPs utilisation", w.mfu, "", QUOTE),
+        Assumption(
+            "workload.sharding_factor",
+            f"Gradient traffic factor ({w.sharding})",
+            w.sharding_factor,
+            "x",
+            "DDP/ZeRO-1/2 = 1, ZeRO-3/FSDP ~ 1.5 (tco-model §2)",
+        ),
+        Assumption(
+            "workload.overlap", "Gradient traffic hidden behind backward", w.overlap, "", QUOTE
+        ),
+        Assumption(
+            "model.backward_share",
+            "Backward share of step compute",
+            round(BACKWARD_SHARE, 4),
+            "",
+            "backward ~ 2x forward FLOPs",
+        ),
+        Assumption(
+            "workload.bytes_per_grad", "Bytes per gradient element", w.bytes_per_grad, "B", QUOTE
+        ),
+        Assumption(
+            "workload.cross_node_bytes_per_token",
+            "Tensor/expert-parallel bytes per token",
+            w.cross_node_bytes_per_token,
+            "B",
+            QUOTE,
+        ),
+        Assumption(
+            "workload.buckets",
+            "Gradient buckets per step (each pays the latency term)",
+            bucket_count(w),
+            "",
+            bucket,
+        ),
+        Assumption(
+            "model.nvlink_latency_us",
+            "NVLink hop latency",
+            NVLINK_LATENCY_US,
+            "us",
+            "NCCL ring/simple tuning table",
+        ),
+    ]
+    for name in dict.fromkeys(f.transport for f in request.fabrics):
+        t = TRANSPORTS[name]
+        rows.append(
+            Assumption(
+                f"transport.{name}.efficiency",
+                f"{t.label}: achieved share of line rate",
+                t.efficiency,
+                "",
+                t.source,
+            )
+        )
+        rows.append(
+            Assumption(
+                f"transport.{name}.latency_us",
+                f"{t.label}: latency per inter-node step",
+                t.latency_us,
+                "us",
+                t.source,
+            )
+        )
+        if t.nic_ceiling_gbytes is not None:
+            rows.append(
+                Assumption(
+                    f"transport.{name}.nic_ceiling",
+                    f"{t.label}: ceiling per NIC",
+                    t.nic_ceiling_gbytes,
+                    "GB/s",
+                    t.source,
+                )
+            )
+    for f in request.fabrics:
+        if f.measured_busbw_gbps is not None or f.efficiency is not None:
+            source = (
+                "nccl-tests AllReduce busbw across the quoted cluster"
+                if f.measured_busbw_gbps is not None
+                else "stated efficiency"
+            )
+            bandwidth = node_bandwidth(f, nodes=request.nodes, gpus_per_node=request.gpus_per_node)
+            rows.append(
+                Assumption(
+                    f"fabric.{f.name}.node_bandwidth",
+                    f"{f.name}: achieved bandwidth per node",
+                    round(bandwidth / 1e9, 2),
+                    "GB/s",
+                    source,
+                )
+            )
+    money = c.currency
+    rows += [
+        Assumption(
+            "costs.server_capex",
+            "Server capex",
+            c.server_capex,
+            money,
+            QUOTE if c.server_capex else "not quoted: enter it for a full TCO",
+        ),
+        Assumption("costs.services_capex", "Services capex", c.services_capex, money, QUOTE),
+        Assumption(
+            "costs.server_power_kw",
+            "Server power at load",
+            c.server_power_kw,
+            "kW",
+            "8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max",
+        ),
+        Assumption("costs.pue", "PUE", c.pue, "", "1.3 new large sites in China, 1.5 average"),
+        Assumption(
+            "costs.tariff_per_kwh",
+            "Electricity tariff",
+            c.tariff_per_kwh,
+            f"{money}/kWh",
+            "Shenzhen industrial 0.61-0.82 CNY/kWh: verify",
+        ),
+        Assumption("costs.hours_per_year", "Hours per year", HOURS_PER_YEAR, "h", ""),
+        Assumption(
+            "costs.life_years",
+            "Depreciation life",
+            c.life_years,
+            "years",
+            "4-6 years; hyperscalers use 5-6",
+        ),
+        Assumption(
+            "costs.discount_rate",
+            "Discount rate",
+            c.discount_rate,
+            "",
+            "cost of capital for the capital recovery factor and NPV",
+        ),
+        Assumption(
+            "costs.support_percent",
+            "Support per year",
+            c.support_percent,
+            "% of hardware",
+            "~20 % for a DGX-class contract",
+        ),
+        Assumption(
+            "costs.space_per_year",
+            "Space per year",
+            c.space_per_year,
+            money,
+            QUOTE if c.space_per_year else "not given",
+        ),
+        Assumption(
+            "costs.availability",
+            "Availability",
+            c.availability,
+            "",
+            "share of the year the cluster is up",
+        ),
+        Assumption(
+            "costs.utilisation",
+            "Utilisation",
+            c.utilisation,
+            "",
+            "share of up time with jobs scheduled",
+        ),
+        Assumption(
+            "costs.gpu_hour_value",
+            "Value of one effective GPU-hour",
+            c.gpu_hour_value,
+            money,
+            "H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere",
+        ),
+    ]
+    return tuple(rows)

@@ -1,0 +1,311 @@
+"""The effective-compute TCO model (docs/tco-model.md): step time, network efficiency, money.
+
+Physics in floats, money in Decimal. No loss percentage is stored: the loss of each fabric comes
+out of its step time for the customer's cluster and workload.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from decimal import Decimal
+
+from quoting.engine.money import round_money
+from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
+from quoting.engine.tco.presets import NVLINK_LATENCY_US, TRANSPORTS
+
+HOURS_PER_YEAR = 8760
+BACKWARD_SHARE = 2 / 3  # backward pass ~ 2/3 of a step's FLOPs: the window gradients can hide in
+# Megatron-Core buckets max(40M, 1M x data-parallel size) parameters. We keep the 40M floor:
+# the size-scaled part would shrink the latency term as nodes are added and make a bigger
+# cluster look more efficient, which the model must never do.
+BUCKET_PARAMS = 40e6
+CURVE_NODE_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
+
+
+# --- Communication and step time --------------------------------------------------------------
+
+
+def node_bandwidth(fabric: FabricOption, *, nodes: int, gpus_per_node: int) -> float:
+    """Bytes per second one node's NICs achieve together in a large hierarchical AllReduce."""
+    if fabric.measured_busbw_gbps is not None:
+        # nccl-tests: busbw = algbw * 2(n-1)/n over n = g*k ranks, and algbw = S/t. Our model
+        # says t = 2(k-1)/k * S / B_node. Solving gives B_node = busbw * g(k-1)/(gk-1): the
+        # measurement is taken to be across the quoted cluster, then held as the per-node rate.
+        ranks = nodes * gpus_per_node
+        return fabric.measured_busbw_gbps * 1e9 * gpus_per_node * (nodes - 1) / (ranks - 1)
+    line_rate = fabric.nic_gbps * 1e9 / 8
+    if fabric.efficiency is not None:
+        # A stated efficiency is what the customer measured or promises: no further ceiling.
+        return fabric.nics_per_node * line_rate * fabric.efficiency
+    transport = TRANSPORTS[fabric.transport]
+    per_nic = line_rate * transport.efficiency
+    if transport.nic_ceiling_gbytes is not None:
+        per_nic = min(per_nic, transport.nic_ceiling_gbytes * 1e9)
+    return fabric.nics_per_node * per_nic
+
+
+def collective_latency_s(*, nodes: int, gpus_per_node: int, net_latency_us: float) -> float:
+    """Alpha term of one AllReduce: 2 network steps per level between nodes, NVLink inside.
+
+    A ring pays 2(k-1) network steps; NCCL switches to its double binary tree (2 log2 k steps)
+    when that is cheaper, which keeps a 1,000-node job from looking latency-bound.
+    """
+    net_steps = 2 * min(nodes - 1, math.ceil(math.log2(nodes)))
+    nvlink_steps = 2 * (gpus_per_node - 1)
+    return (net_steps * net_latency_us + nvlink_steps * NVLINK_LATENCY_US) * 1e-6
+
+
+def bucket_count(workload: Workload) -> int:
+    """Gradient buckets per step; each is one AllReduce that pays the latency term."""
+    if workload.bucket_mb is not None:
+        bucket_bytes = workload.bucket_mb * 1e6
+    else:
+        bucket_bytes = BUCKET_PARAMS * workload.bytes_per_grad
+    return math.ceil(workload.params_billion * 1e9 * workload.bytes_per_grad / bucket_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    compute_s: float
+    comm_s: float
+    exposed_comm_s: float
+
+    @property
+    def network_efficiency(self) -> float:
+        return self.compute_s / (self.compute_s + self.exposed_comm_s)
+
+
+def step_time(
+    workload: Workload,
+    *,
+    nodes: int,
+    gpus_per_node: int,
+    peak_tflops: float,
+    node_bandwidth: float,
+    net_latency_us: float,
+) -> StepTime:
+    """One training step on one node: compute, network time, and the part compute cannot hide."""
+    tokens = workload.tokens_per_node_per_step
+    compute_s = (
+        6 * workload.compute_params_billion * 1e9 * tokens
+        / (gpus_per_node * peak_tflops * 1e12 * workload.mfu)
+    )  # fmt: skip
+    if nodes == 1:
+        return StepTime(compute_s, 0.0, 0.0)  # NVLink only: nothing leaves the node
+    leaving_share = (nodes - 1) / nodes
+    gradient_bytes = (
+        2 * leaving_share * workload.bytes_per_grad * workload.params_billion * 1e9
+        * workload.sharding_factor
+    )  # fmt: skip
+    parallel_bytes = workload.cross_node_bytes_per_token * tokens * leaving_share
+    latency_s = bucket_count(workload) * collective_latency_s(
+        nodes=nodes, gpus_per_node=gpus_per_node, net_latency_us=net_latency_us
+    )
+    comm_s = (gradient_bytes + parallel_bytes) / node_bandwidth + latency_s
+    exposed_s = max(0.0, comm_s - workload.overlap * BACKWARD_SHARE * compute_s)
+    return StepTime(compute_s, comm_s, exposed_s)
+
+
+def fabric_step_time(request: TcoRequest, fabric: FabricOption, *, nodes: int) -> StepTime:
+    """Step time of `fabric` at `nodes`, its per-node bandwidth fixed at the quoted cluster."""
+    return step_time(
+        request.workload,
+        nodes=nodes,
+        gpus_per_node=request.gpus_per_node,
+        peak_tflops=request.peak_tflops,
+        node_bandwidth=node_bandwidth(
+            fabric, nodes=request.nodes, gpus_per_node=request.gpus_per_node
+        ),
+        net_latency_us=TRANSPORTS[fabric.transport].latency_us,
+    )
+
+
+def predicted_busbw_gbytes(
+    fabric: FabricOption, *, nodes: int, gpus_per_node: int, size_bytes: float = 4 * 2**30
+) -> float | None:
+    """What nccl-tests all_reduce_perf would print as busbw (GB/s) for one S-byte AllReduce.
+
+    Lets a sales engineer hold the model against a measurement taken on the customer's floor.
+    """
+    if nodes == 1:
+        return None  # NVLink only: the network is not part of the measurement
+    seconds = 2 * (nodes - 1) / nodes * size_bytes / node_bandwidth(
+        fabric, nodes=nodes, gpus_per_node=gpus_per_node
+    ) + collective_latency_s(
+        nodes=nodes,
+        gpus_per_node=gpus_per_node,
+        net_latency_us=TRANSPORTS[fabric.transport].latency_us,
+    )
+    ranks = nodes * gpus_per_node
+    return size_bytes / seconds * 2 * (ranks - 1) / ranks / 1e9
+
+
+# --- Money ------------------------------------------------------------------------------------
+
+
+def capital_recovery_factor(rate: Decimal, years: int) -> Decimal:
+    """Share of the capex to pay each year so a loan at `rate` is repaid over `years`."""
+    if rate == 0:
+        return Decimal(1) / years
+    growth = (1 + rate) ** years
+    return rate * growth / (growth - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class AnnualCost:
+    capital: Decimal  # capex x capital recovery factor
+    support: Decimal
+    energy: Decimal
+    space: Decimal
+
+    @property
+    def total(self) -> Decimal:
+        return self.capital + self.support + self.energy + self.space
+
+    @property
+    def operating(self) -> Decimal:
+        return self.support + self.energy + self.space
+
+
+def option_capex(costs: Costs, fabric: FabricOption) -> Decimal:
+    return costs.server_capex + costs.services_capex + fabric.network_capex
+
+
+def annual_cost(request: TcoRequest, fabric: FabricOption) -> AnnualCost:
+    costs = request.costs
+    hardware = costs.server_capex + fabric.network_capex  # support contracts cover hardware
+    it_kw = request.nodes * costs.server_power_kw + fabric.network_power_w / 1000
+    return AnnualCost(
+        capital=option_capex(costs, fabric)
+        * capital_recovery_factor(costs.discount_rate, costs.life_years),
+        support=hardware * costs.support_percent / 100,
+        energy=it_kw * costs.pue * HOURS_PER_YEAR * costs.tariff_per_kwh,
+        space=costs.space_per_year,
+    )
+
+
+def effective_gpu_hours(request: TcoRequest, network_efficiency: float) -> Decimal:
+    costs = request.costs
+    # The efficiency is physics (a float); str() keeps its printed digits exact in Decimal.
+    efficiency = Decimal(str(network_efficiency))
+    return request.gpu_count * HOURS_PER_YEAR * costs.availability * costs.utilisation * efficiency
+
+
+# --- Results ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OptionResult:
+    name: str
+    transport: str
+    network_efficiency: float
+    compute_time_s: float
+    comm_time_s: float
+    exposed_comm_time_s: float
+    predicted_busbw_gbytes: float | None  # nccl-tests 4 GiB AllReduce busbw to check on site
+    effective_gpu_hours_per_year: Decimal
+    capex: Decimal
+    annual_cost: Decimal
+    annual_cost_breakdown: AnnualCost
+    cost_per_effective_gpu_hour: Decimal
+    currency: str
+    value_lost_per_year: Decimal  # effective GPU-hours lost vs the best option, at their value
+    payback_years: Decimal | None  # of this option's capex premium over the cheapest option
+    tco_n_years: Decimal  # capex plus life-years of operating cost, undiscounted
+    npv: Decimal  # value of the effective GPU-hours minus all costs, discounted
+
+    def as_dict(self) -> dict:
+        data = {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+        data["annual_cost_breakdown"] = {
+            f.name: plain(getattr(self.annual_cost_breakdown, f.name)) for f in fields(AnnualCost)
+        }
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class EfficiencyCurve:
+    name: str
+    points: tuple[tuple[int, float], ...]  # (nodes, network efficiency) at the same tokens/node
+
+    def as_dict(self) -> dict:
+        return {
+            "name": self.name,
+            "points": [{"nodes": n, "network_efficiency": e} for n, e in self.points],
+        }
+
+
+def plain(value):
+    """JSON-ready: Decimal as a string so no amount passes through a float on its way out."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
+    """Every fabric option side by side: efficiency, cost per effective GPU-hour, value, payback."""
+    costs = request.costs
+    steps = [fabric_step_time(request, f, nodes=request.nodes) for f in request.fabrics]
+    hours = [effective_gpu_hours(request, s.network_efficiency) for s in steps]
+    capexes = [option_capex(costs, f) for f in request.fabrics]
+    best_hours = max(hours)
+    baseline = min(range(len(capexes)), key=capexes.__getitem__)  # the cheapest build
+    value = costs.gpu_hour_value
+    discount = [(1 + costs.discount_rate) ** -year for year in range(1, costs.life_years + 1)]
+
+    results = []
+    for fabric, step, effective_hours, capex in zip(
+        request.fabrics, steps, hours, capexes, strict=True
+    ):
+        # Round the parts and add them, so the printed breakdown sums to the printed total.
+        yearly = AnnualCost(
+            *(
+                round_money(getattr(annual_cost(request, fabric), f.name))
+                for f in fields(AnnualCost)
+            )
+        )
+        premium = capex - capexes[baseline]
+        recovered = (effective_hours - hours[baseline]) * value
+        net_yearly = effective_hours * value - yearly.operating
+        results.append(
+            OptionResult(
+                name=fabric.name,
+                transport=fabric.transport,
+                network_efficiency=step.network_efficiency,
+                compute_time_s=step.compute_s,
+                comm_time_s=step.comm_s,
+                exposed_comm_time_s=step.exposed_comm_s,
+                predicted_busbw_gbytes=predicted_busbw_gbytes(
+                    fabric, nodes=request.nodes, gpus_per_node=request.gpus_per_node
+                ),
+                effective_gpu_hours_per_year=effective_hours.to_integral_value(),
+                capex=round_money(capex),
+                annual_cost=yearly.total,
+                annual_cost_breakdown=yearly,
+                cost_per_effective_gpu_hour=round_money(yearly.total / effective_hours, 4),
+                currency=costs.currency,
+                value_lost_per_year=round_money((best_hours - effective_hours) * value),
+                payback_years=(
+                    round_money(premium / recovered) if premium > 0 and recovered > 0 else None
+                ),
+                tco_n_years=round_money(capex + costs.life_years * yearly.operating),
+                npv=round_money(sum(net_yearly * d for d in discount) - capex),
+            )
+        )
+    return tuple(results)
+
+
+def efficiency_curves(request: TcoRequest) -> tuple[EfficiencyCurve, ...]:
+    """Efficiency versus cluster size at the same tokens per node (the buyer's scaling view)."""
+    counts = sorted(set(CURVE_NODE_COUNTS) | {request.nodes})
+    return tuple(
+        EfficiencyCurve(
+            name=f.name,
+            points=tuple(
+                (k, fabric_step_time(request, f, nodes=k).network_efficiency) for k in counts
+            ),
+        )
+        for f in request.fabrics
+    )

@@ -1,0 +1,130 @@
+"""Editable defaults for the TCO model, each with the evidence behind it.
+
+The achieved fractions below were calibrated once against the worked table in
+docs/tco-model.md §2 and the validation points in §4 (see tests/quoting/engine/test_tco_model.py);
+no loss percentage is stored anywhere, it always comes out of the step-time model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Transport:
+    label: str
+    efficiency: float  # achieved fraction of NIC line rate in a large AllReduce
+    latency_us: float  # alpha per inter-node ring step
+    nic_ceiling_gbytes: float | None  # throughput one NIC cannot exceed, whatever its line rate
+    source: str
+
+
+TRANSPORTS: dict[str, Transport] = {
+    "infiniband": Transport(
+        label="InfiniBand with GPUDirect RDMA",
+        efficiency=0.80,
+        latency_us=10.0,
+        nic_ceiling_gbytes=None,
+        source="nccl-tests 46-48 GB/s per 400G NIC; 73 % of spec on 4x8 B200; fits §2 table",
+    ),
+    "roce": Transport(
+        label="RoCE, tuned (adaptive routing, QP scaling)",
+        efficiency=0.80,
+        latency_us=10.0,
+        nic_ceiling_gbytes=None,
+        source="64xH20: RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107); fits §2 100G rows",
+    ),
+    "roce_untuned": Transport(
+        label="RoCE, untuned ECMP",
+        efficiency=0.55,
+        latency_us=10.0,
+        nic_ceiling_gbytes=None,
+        source="up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)",
+    ),
+    "tcp": Transport(
+        label="TCP sockets, no RDMA",
+        efficiency=0.60,
+        # Kernel sockets pay syscalls and copies on every hop: tens of microseconds, not ~10.
+        latency_us=50.0,
+        # Copies through the CPU cap a 100G NIC at 4-6 GB/s, so faster NICs do not help TCP.
+        nic_ceiling_gbytes=5.6,
+        source="4-6 GB/s on 100 Gb/s TCP (NCCL issue 450); 25G TCP reaches ~60 % of line rate",
+    ),
+}
+
+NVLINK_LATENCY_US = 3.4  # NCCL's ring/simple NVLink hop latency (src/graph/tuning.cc)
+
+# ZeRO-3 / FSDP gathers parameters in forward and backward as well as reducing gradients.
+SHARDING_FACTORS: dict[str, float] = {
+    "ddp": 1.0,
+    "zero1": 1.0,
+    "zero2": 1.0,
+    "zero3": 1.5,
+    "fsdp": 1.5,
+}
+
+# Defaults that only make sense in one currency (a tariff or a rental price is not a number
+# without its currency): a request in another currency must state them.
+DEFAULT_CURRENCY = "CNY"
+CNY_TARIFF_PER_KWH = Decimal("0.7")
+CNY_GPU_HOUR_VALUE = Decimal("12")
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadPreset:
+    label: str
+    workload: dict  # the REST `workload` body, so a picked preset fills the form as-is
+    note: str
+
+
+WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
+    "llm_pretrain_7b": WorkloadPreset(
+        label="LLM pre-training, 7B",
+        workload={
+            "params_billion": 7,
+            "tokens_per_node_per_step": 131_072,
+            "sharding": "zero1",
+            "overlap": 0.5,
+            "mfu": 0.45,
+        },
+        note="Llama-2-7B-like: 4M-token global batch over 32 nodes = 128K tokens per node.",
+    ),
+    "llm_pretrain_70b": WorkloadPreset(
+        label="LLM pre-training, 70B",
+        workload={
+            "params_billion": 70,
+            "tokens_per_node_per_step": 131_072,
+            "sharding": "fsdp",
+            "overlap": 0.7,
+            "mfu": 0.40,
+        },
+        note="Llama-2-70B-like: 4M-token batch over 32 nodes, sharded parameters (FSDP).",
+    ),
+    "fine_tune_8b": WorkloadPreset(
+        label="Full fine-tuning, 8B",
+        workload={
+            "params_billion": 8,
+            "tokens_per_node_per_step": 32_768,
+            "sharding": "fsdp",
+            "overlap": 0.3,
+            "mfu": 0.35,
+        },
+        note="Small batches of short sequences: 2 x 2,048 tokens per GPU per step.",
+    ),
+    "moe_47b": WorkloadPreset(
+        label="Mixture-of-experts pre-training, 47B (13B active)",
+        workload={
+            "params_billion": 46.7,
+            "active_params_billion": 12.9,
+            "tokens_per_node_per_step": 65_536,
+            "sharding": "zero1",
+            "overlap": 0.5,
+            "mfu": 0.35,
+            # Experts spread over the nodes: every MoE layer sends each token's hidden state to
+            # its top-2 experts and back, forward and backward: 4 x 2 x 4096 x 2 B x 32 layers.
+            "cross_node_bytes_per_token": 2_097_152,
+        },
+        note="Mixtral-8x7B-like; expert-parallel all-to-all crosses nodes on every MoE layer.",
+    ),
+}

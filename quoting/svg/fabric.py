@@ -1,0 +1,197 @@
+"""An SVG drawing of a fabric design: servers by block, leaves, spines, core, with link bundles.
+
+One box per building block (a rail group, a leaf, or a pod in three tiers) and a counted bundle
+per block instead of one line per link; past a handful of boxes a row shows its first and last
+few around a "×N more" box, so 8 switches and 5,000 switches both stay readable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from xml.sax.saxutils import escape
+
+from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.fabric.topology import ceil_div
+
+BOX_W, BOX_H, GAP, ROW_GAP, MARGIN = 170, 56, 24, 90, 30
+SHOWN_HEAD, SHOWN_TAIL = 5, 2  # boxes kept on each side of an elided row
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    title: str
+    detail: str
+    servers: str
+    down_links: int
+    up_links: int
+
+
+def _blocks(design: FabricDesign) -> list[_Block]:
+    t, node = design.topology, _node_namer(design.topology.servers)
+    if t.tiers == 1:
+        return [_Block("switch-01", f"{t.radix} ports", _range(node, 0, t.servers), t.endpoints, 0)]
+    if t.tiers == 3:
+        size, title, noun = t.leaves_per_pod, "pod {n}", "leaves, {s} spines"
+    elif t.rail_optimized:
+        size, title, noun = t.rails, "rail group {n}", "leaves (one per rail)"
+    else:
+        size, title, noun = 1, "leaf-{n:03d}", "leaf"
+    blocks = []
+    for number, first_leaf in enumerate(range(0, t.leaf_count, size), start=1):
+        leaves = min(size, t.leaf_count - first_leaf)
+        if t.rail_optimized:
+            first = first_leaf // t.rails * t.leaf_capacity
+            last = min(t.servers, (first_leaf + leaves) // t.rails * t.leaf_capacity)
+            endpoints = (last - first) * t.rails
+        else:
+            start = first_leaf * t.leaf_capacity
+            end = min(t.endpoints, (first_leaf + leaves) * t.leaf_capacity)
+            first, last, endpoints = start // t.rails, ceil_div(end, t.rails), end - start
+        up = leaves * t.leaf_up if t.tiers == 2 else t.spines_per_pod * t.spine_up
+        blocks.append(
+            _Block(
+                title.format(n=number),
+                f"{leaves} " + noun.format(s=t.spines_per_pod),
+                _range(node, first, last),
+                endpoints,
+                up,
+            )
+        )
+    return blocks
+
+
+def _node_namer(servers: int):
+    width = max(3, len(str(servers)))
+    return lambda n: f"node-{n + 1:0{width}d}"
+
+
+def _range(node, first: int, last: int) -> str:
+    count = last - first
+    names = node(first) if count == 1 else f"{node(first)} … {node(last - 1)}"
+    return f"{count} servers: {names}" if count != 1 else f"1 server: {names}"
+
+
+def _elide(items: list) -> tuple[list, int]:
+    """The items drawn, with None where the hidden ones go, and how many are hidden."""
+    if len(items) <= SHOWN_HEAD + SHOWN_TAIL + 1:
+        return items, 0
+    hidden = len(items) - SHOWN_HEAD - SHOWN_TAIL
+    return items[:SHOWN_HEAD] + [None] + items[-SHOWN_TAIL:], hidden
+
+
+def _text(x: float, y: float, lines: list[str], css: str = "") -> str:
+    spans = "".join(
+        f'<tspan x="{x:.0f}" dy="{0 if i == 0 else 14}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    return f'<text class="{css}" x="{x:.0f}" y="{y:.0f}" text-anchor="middle">{spans}</text>'
+
+
+def _box(x: float, y: float, lines: list[str], css: str) -> str:
+    return (
+        f'<rect class="{css}" x="{x:.0f}" y="{y:.0f}" width="{BOX_W}" height="{BOX_H}" '
+        f'rx="6"/>' + _text(x + BOX_W / 2, y + 20, lines)
+    )
+
+
+def _row(
+    y: float, labels: list[list[str] | None], hidden: int, css: str, width: float
+) -> tuple[list[str], list[float]]:
+    """Boxes centred in the drawing; returns the SVG parts and each box's centre x."""
+    total = len(labels) * BOX_W + (len(labels) - 1) * GAP
+    x = (width - total) / 2
+    parts, centres = [], []
+    for lines in labels:
+        parts.append(_box(x, y, lines or [f"… ×{hidden} more"], css if lines else "more"))
+        centres.append(x + BOX_W / 2)
+        x += BOX_W + GAP
+    return parts, centres
+
+
+def _bundle(x1: float, y1: float, x2: float, y2: float, label: str) -> str:
+    return (
+        f'<line class="bundle" x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}"/>'
+        + _text((x1 + x2) / 2 + 4, (y1 + y2) / 2 + 4, [label], "count")
+    )
+
+
+def fabric_svg(design: FabricDesign) -> str:
+    t = design.topology
+    blocks, hidden = _elide(_blocks(design))
+    spines: list = []
+    if t.tiers == 2:
+        spines, spine_hidden = _elide([f"spine-{n:02d}" for n in range(1, t.spine_count + 1)])
+    tops = {3: f"core: {t.core_count} switches", 2: f"spines: {t.spine_count} switches"}
+    columns = max(len(blocks), len(spines), 1)
+    width = max(columns * (BOX_W + GAP) + 2 * MARGIN, 640)
+    rows_y = [MARGIN + 60 + i * (BOX_H + ROW_GAP) for i in range(3)]
+    parts = []
+
+    title = design.requirements.label or "Fabric design"
+    counts = (
+        [(design.leaf_count, "leaves"), (design.spine_count, "spines"), (design.core_count, "core")]
+        if t.tiers > 1
+        else [(1, "switch")]
+    )
+    summary = " · ".join(
+        [
+            f"{design.gpu_count} GPUs",
+            f"{design.endpoint_ports} endpoint ports",
+            design.switch.part_number,
+            f"{t.tiers} tier" + "s" * (t.tiers > 1),
+        ]
+        + [f"{n} {noun}" for n, noun in counts if n]
+    )
+    if design.planes > 1:
+        summary += f" · {design.planes} identical planes, one drawn"
+    parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
+    parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))
+
+    top_y, leaf_y, server_y = rows_y
+    if t.tiers == 1:
+        leaf_y, server_y = rows_y[0], rows_y[1]
+    leaf_labels = [[b.title, b.detail] if b else None for b in blocks]
+    server_labels = [
+        [b.servers.split(": ")[0], b.servers.split(": ")[1]] if b else None for b in blocks
+    ]
+    leaf_parts, centres = _row(leaf_y, leaf_labels, hidden, "leaf", width)
+    server_parts, _ = _row(server_y, server_labels, hidden, "servers", width)
+    for block, x in zip(blocks, centres, strict=True):
+        if block:
+            parts.append(_bundle(x, server_y, x, leaf_y + BOX_H, f"{block.down_links} links"))
+    if t.tiers > 1:
+        if t.tiers == 2:
+            labels = [[name] if name else None for name in spines]
+            top_parts, _ = _row(top_y, labels, spine_hidden, "spine", width)
+            per_pair = f" · {t.links_per_leaf_per_spine} per leaf per spine"
+        else:
+            core = [f"{t.core_count} core", f"{t.links_per_spine_per_core} per spine per core"]
+            top_parts, _ = _row(top_y, [core], 0, "core", width)
+            per_pair = ""
+        parts.append(
+            f'<rect class="band" x="{MARGIN / 2:.0f}" y="{top_y - 8:.0f}" '
+            f'width="{width - MARGIN:.0f}" height="{BOX_H + 16}" rx="8"/>'
+        )
+        parts.append(_text(MARGIN, top_y - 14, [tops[t.tiers]], "tier"))
+        parts.extend(top_parts)
+        for block, x in zip(blocks, centres, strict=True):
+            if block:
+                parts.append(
+                    _bundle(x, leaf_y, x, top_y + BOX_H + 8, f"{block.up_links} links{per_pair}")
+                )
+    parts.extend(leaf_parts)
+    parts.extend(server_parts)
+    height = server_y + BOX_H + MARGIN
+    style = (
+        "text{font:12px sans-serif;fill:#1b1f24}.title{font-size:16px;font-weight:bold}"
+        ".summary,.tier{fill:#57606a}.tier{text-anchor:start}"
+        ".count{font-size:11px;fill:#0b5cad;text-anchor:start}"
+        "rect{stroke:#57606a;fill:#fff}.leaf{fill:#e8f1fb}.spine,.core{fill:#dff3e4}"
+        ".servers{fill:#f6f8fa}.more{fill:#fff;stroke-dasharray:4 3}.band{fill:#f3faf5}"
+        ".bundle{stroke:#0b5cad;stroke-width:4;opacity:.5}"
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
+        f"<title>{escape(title)}</title><style>{style}</style>" + "".join(parts) + "</svg>"
+    )

@@ -1,0 +1,194 @@
+"""TCO charts as plain SVG strings: the same pictures go into the browser and the PDF.
+
+No JavaScript and no external assets (WeasyPrint renders them as they are). Every text and
+attribute value goes through escape()/quoteattr(), since fabric names come from users. Each
+fabric option is one `<g class="series" data-name="...">`, so tests and styles can find it.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+from xml.sax.saxutils import escape, quoteattr
+
+from quoting.engine.tco import TcoResult
+
+WIDTH, HEIGHT = 720, 360
+LEFT, RIGHT, TOP, BOTTOM = 64, 190, 36, 52  # plot margins; the legend sits on the right
+PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+# Colour-blind-safe (Okabe-Ito) and 8 long: the request allows at most 8 fabric options.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+DASHES = ("", "7 4", "2 3", "10 3 2 3")  # lines of equal fabrics lie on top of each other
+COST_PARTS = (
+    ("capital", "Capital (capex x CRF)", "#0072B2"),
+    ("support", "Support", "#56B4E9"),
+    ("energy", "Energy", "#E69F00"),
+    ("space", "Space", "#999999"),
+)
+
+
+def efficiency_chart(result: TcoResult) -> str:
+    """Network efficiency versus node count, one line per fabric, at the same tokens per node."""
+    counts = sorted({n for curve in result.efficiency_curve for n, _ in curve.points})
+    span = math.log2(counts[-1]) or 1.0
+
+    def x(nodes: int) -> float:
+        return LEFT + PLOT_W * math.log2(nodes) / span
+
+    def y(efficiency: float) -> float:
+        return TOP + PLOT_H * (1 - efficiency)
+
+    title = "Network efficiency vs cluster size (same tokens per node)"
+    parts = []
+    for share in (0, 0.25, 0.5, 0.75, 1):
+        parts.append(_hline(y(share)))
+        parts.append(_text(LEFT - 8, y(share) + 4, f"{share:.0%}", anchor="end"))
+    for nodes in counts:
+        if nodes & (nodes - 1) == 0:  # powers of two only: a quoted 100 would crowd 128
+            parts.append(_text(x(nodes), TOP + PLOT_H + 18, str(nodes), anchor="middle"))
+    parts.append(_text(LEFT + PLOT_W / 2, HEIGHT - 12, "nodes (log scale)", anchor="middle"))
+    for i, curve in enumerate(result.efficiency_curve):
+        colour = PALETTE[i % len(PALETTE)]
+        path = " ".join(f"{x(n):.1f},{y(e):.1f}" for n, e in curve.points)
+        dots = "".join(
+            f'<circle cx="{x(n):.1f}" cy="{y(e):.1f}" r="2.5" fill="{colour}">'
+            f"<title>{escape(curve.name)}: {n} nodes, {e:.1%}</title></circle>"
+            for n, e in curve.points
+        )
+        parts.append(
+            f'<g class="series" data-name={quoteattr(curve.name)}>'
+            f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="2" '
+            f'stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
+            f"{dots}</g>"
+        )
+        parts.append(_legend(i, curve.name, colour))
+    return _svg("tco-efficiency", title, parts)
+
+
+def cost_breakdown_chart(result: TcoResult) -> str:
+    """Annual cost of each option stacked by what it pays for."""
+    top = _nice_max(max(o.annual_cost for o in result.options))
+    width = _bar_width(len(result.options))
+    title = f"Annual cost by component ({result.currency})"
+    parts = _money_axis(top)
+    for i, option in enumerate(result.options):
+        x = _bar_x(i, len(result.options), width)
+        base = TOP + PLOT_H
+        segments = []
+        for key, label, colour in COST_PARTS:
+            amount = getattr(option.annual_cost_breakdown, key)
+            height = PLOT_H * float(amount / top)
+            base -= height
+            segments.append(
+                f'<rect x="{x:.1f}" y="{base:.1f}" width="{width:.1f}" height="{height:.1f}" '
+                f'fill="{colour}"><title>{escape(option.name)}: {escape(label)} '
+                f"{_amount(amount)} {escape(result.currency)}</title></rect>"
+            )
+        parts.append(_bar_group(option.name, segments))
+        parts.append(_bar_label(x + width / 2, option.name, len(result.options)))
+    for i, (_, label, colour) in enumerate(COST_PARTS):
+        parts.append(_legend(i, label, colour))
+    return _svg("tco-cost-breakdown", title, parts)
+
+
+def cost_per_hour_chart(result: TcoResult) -> str:
+    """Cost per effective GPU-hour: what the buyer really pays for work done."""
+    top = _nice_max(max(o.cost_per_effective_gpu_hour for o in result.options))
+    width = _bar_width(len(result.options))
+    title = f"Cost per effective GPU-hour ({result.currency})"
+    parts = _money_axis(top)
+    for i, option in enumerate(result.options):
+        x = _bar_x(i, len(result.options), width)
+        cost = option.cost_per_effective_gpu_hour
+        height = PLOT_H * float(cost / top)
+        y = TOP + PLOT_H - height
+        bar = (
+            f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
+            f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(option.name)}: '
+            f"{_amount(cost, 2)} {escape(result.currency)} at "
+            f"{option.network_efficiency:.0%} network efficiency</title></rect>"
+        )
+        value = _text(x + width / 2, y - 6, _amount(cost, 2), anchor="middle")
+        parts.append(_bar_group(option.name, [bar, value]))
+        parts.append(_bar_label(x + width / 2, option.name, len(result.options)))
+    return _svg("tco-cost-per-hour", title, parts)
+
+
+# --- Drawing helpers ---------------------------------------------------------------------------
+
+
+def _svg(css_class: str, title: str, parts: list[str]) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" width="{WIDTH}" '
+        f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" '
+        f'font-size="11"><title>{escape(title)}</title>'
+        + _text(LEFT, 20, title, size=13)
+        + "".join(parts)
+        + "</svg>"
+    )
+
+
+def _text(x: float, y: float, text: str, *, anchor: str = "start", size: int = 11) -> str:
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}">'
+        f"{escape(text)}</text>"
+    )
+
+
+def _hline(y: float) -> str:
+    return f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#ddd"/>'
+
+
+def _legend(i: int, label: str, colour: str) -> str:
+    x, y = LEFT + PLOT_W + 16, TOP + 8 + 18 * i
+    return f'<rect x="{x}" y="{y - 9}" width="12" height="10" fill="{colour}"/>' + _text(
+        x + 18, y, _short(label, 24)
+    )
+
+
+def _money_axis(top: Decimal) -> list[str]:
+    lines = []
+    places = 0 if top >= 100 else 2  # a 12.50 gridline must not read as 12
+    for share in (0, 0.25, 0.5, 0.75, 1):
+        y = TOP + PLOT_H * (1 - share)
+        lines.append(_hline(y))
+        label = _amount(top * Decimal(str(share)), places)
+        lines.append(_text(LEFT - 8, y + 4, label, anchor="end"))
+    return lines
+
+
+def _bar_width(count: int) -> float:
+    return min(60.0, PLOT_W / count * 0.6)
+
+
+def _bar_x(i: int, count: int, width: float) -> float:
+    slot = PLOT_W / count
+    return LEFT + slot * i + (slot - width) / 2
+
+
+def _bar_group(name: str, shapes: list[str]) -> str:
+    return f'<g class="series" data-name={quoteattr(name)}>{"".join(shapes)}</g>'
+
+
+def _bar_label(x: float, name: str, count: int) -> str:
+    fits = max(6, int(PLOT_W / count / 6.5))  # ~6.5 px per character at 11 px
+    return _text(x, TOP + PLOT_H + 16, _short(name, fits), anchor="middle")
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+def _nice_max(value: Decimal) -> Decimal:
+    """Round the axis top up to 1, 2 or 5 x 10^n so the gridlines read as round numbers."""
+    if value <= 0:
+        return Decimal(1)
+    magnitude = Decimal(10) ** math.floor(math.log10(float(value)))
+    for step in (1, 2, 5):
+        if value <= step * magnitude:
+            return step * magnitude
+    return 10 * magnitude
+
+
+def _amount(value: Decimal, places: int = 0) -> str:
+    return f"{value:,.{places}f}"

@@ -1,0 +1,54 @@
+import pytest
+
+
+@pytest.fixture
+def api(client, make_user, seeded):
+    client.force_login(make_user("crm"))
+    return client
+
+
+def test_the_product_api_needs_authentication(client, seeded):
+    assert client.get("/api/v1/products/").status_code == 403
+
+
+def test_products_are_paginated_with_specs_and_prices(api):
+    body = api.get("/api/v1/products/").json()
+    assert body["count"] >= 40 and len(body["results"]) == 50 and body["next"]
+    switch = api.get("/api/v1/products/MQM9700-NS2F/").json()
+    assert switch["specs"]["port_count"] == 64
+    assert switch["specs"]["managed"] is True
+    assert switch["specs"]["power_typical_w"] == "747.0"
+    assert {p["currency"] for p in switch["prices"]} == {"CNY", "USD"}
+    assert "cost" not in switch["prices"][0], "cost is internal"
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("category=switch&generation=NDR", {"MQM9700-NS2F", "MQM9700-NS2R", "MQM9790-NS2F",
+                                        "MQM9790-NS2R"}),
+    ("q=qm87", {"MQM8700-HS2F", "MQM8790-HS2F"}),
+    ("category=support", {"SUP-STD-1Y", "SUP-PREM-1Y"}),
+])
+def test_products_filter_by_category_generation_and_text(api, query, expected):
+    body = api.get(f"/api/v1/products/?{query}").json()
+    assert {p["part_number"] for p in body["results"]} == expected
+
+
+def test_a_bad_filter_value_is_a_400_with_the_field(api):
+    response = api.get("/api/v1/products/?category=toaster")
+    assert response.status_code == 400
+    assert "category" in response.json()
+
+
+def test_an_unknown_part_number_is_a_404(api):
+    assert api.get("/api/v1/products/NOPE-123/").status_code == 404
+
+
+def test_the_list_costs_a_fixed_number_of_queries(api, django_assert_max_num_queries):
+    with django_assert_max_num_queries(6):
+        api.get("/api/v1/products/?page_size=50")
+
+
+def test_the_schema_documents_the_product_endpoints(api):
+    schema = api.get("/api/schema/?format=json").json()
+    assert "/api/v1/products/" in schema["paths"]
+    assert "/api/v1/products/{part_number}/" in schema["paths"]

@@ -1,0 +1,64 @@
+"""Fixtures shared by the whole suite.
+
+Services: tests that need Redis or a Celery worker take the `redis_url` fixture. Locally, with no
+Redis, they are skipped with the reason; in CI (CI=true) a missing service is a failure, never a
+silent skip.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+IN_CI = os.environ.get("CI") == "true"
+
+
+def service_missing(message: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{message} (CI must provide it: see .ci/run)")
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    import redis
+
+    url = os.environ.get("REDIS_URL", "")
+    if not url:
+        service_missing("REDIS_URL is not set")
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        service_missing(f"Redis at {url} is not answering: {exc}")
+    return url
+
+
+@pytest.fixture
+def make_user(db, django_user_model):
+    from django.contrib.auth.models import Group
+
+    def make(username: str = "alice", *, role: str | None = "sales", **extra):
+        user = django_user_model.objects.create_user(username=username, password="pw", **extra)
+        if role:
+            group, _ = Group.objects.get_or_create(name=role)
+            user.groups.add(group)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def sales_client(client, make_user):
+    client.force_login(make_user("sales-user"))
+    return client
+
+
+@pytest.fixture(autouse=True)
+def english_outside_requests():
+    """A request in Chinese must not leave later code in the test thread speaking Chinese."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.deactivate()

@@ -1,0 +1,75 @@
+"""Shared helpers for the fabric tests: BOM totals and cable-schedule invariants."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from quoting.engine.fabric import FabricDesign, cable_schedule
+
+
+def bom_total(design: FabricDesign, sku: str | None = None, category: str | None = None) -> int:
+    return sum(
+        line.quantity
+        for line in design.bom
+        if line.role != "spare"
+        and (sku is None or line.sku == sku)
+        and (category is None or line.category == category)
+    )
+
+
+def port_index(port: str, ports_per_cage: int) -> int:
+    """0-based switch port from "p12", "6/2" or "6/2/1" (a split lane of port 6/2)."""
+    if port.startswith("p"):
+        return int(port[1:]) - 1
+    cage, number = port.split("/")[:2]
+    return (int(cage) - 1) * ports_per_cage + int(number) - 1
+
+
+def check_schedule(design: FabricDesign) -> None:
+    """Every rule the issue asks of the link list, checked against the BOM."""
+    t, ppc = design.topology, design.topology.ports_per_cage
+    runs = list(cable_schedule(design))
+    hosts = [r for r in runs if r.tier == "server-leaf"]
+    # Every endpoint port is connected exactly once.
+    endpoints = Counter((r.a_device, r.a_port) for r in hosts)
+    assert len(endpoints) == design.endpoint_ports
+    assert set(endpoints.values()) == {1}
+    # No switch port is used twice (split lanes count once per lane), none beyond the radix.
+    ends = Counter()
+    ports_per_switch: dict[str, set[int]] = {}
+    for r in runs:
+        switch_ends = (
+            [(r.b_device, r.b_port)]
+            if r.tier == "server-leaf"
+            else [(r.a_device, r.a_port), (r.b_device, r.b_port)]
+        )
+        for device, port in switch_ends:
+            ends[(device, port)] += 1
+            ports_per_switch.setdefault(device, set()).add(port_index(port, ppc))
+    assert set(ends.values()) == {1}
+    assert all(0 <= p < t.radix for used in ports_per_switch.values() for p in used)
+    assert len(ports_per_switch) == design.leaf_count + design.spine_count + design.core_count
+    # Every leaf sends the same whole number of links to every spine of its pod.
+    pairs = Counter((r.a_device, r.b_device) for r in runs if r.tier == "leaf-spine")
+    assert set(pairs.values()) <= {t.links_per_leaf_per_spine}
+    assert len(pairs) == design.leaf_count * t.spines_per_pod
+    cores = Counter((r.a_device, r.b_device) for r in runs if r.tier == "spine-core")
+    assert set(cores.values()) <= {t.links_per_spine_per_core}
+    # Transceivers and cables in the BOM are exactly those the link list needs.
+    modules = Counter()
+    for cage in {
+        (r.b_device, port_index(r.b_port, ppc) // ppc, r.b_module) for r in runs if r.b_module
+    } | {
+        (r.a_device, port_index(r.a_port, ppc) // ppc, r.a_module)
+        for r in runs
+        if r.a_module and r.tier != "server-leaf"
+    }:
+        modules[cage[2]] += 1
+    for r in hosts:
+        if r.a_module:
+            modules[r.a_module] += 1
+    cables = Counter(part for _, part in {(r.cable_id, r.cable_part) for r in runs})
+    assert modules == Counter({s: bom_total(design, s) for s in modules}), "transceivers"
+    assert sum(modules.values()) == bom_total(design, category="transceiver")
+    assert cables == Counter({s: bom_total(design, s) for s in cables}), "cables"
+    assert sum(cables.values()) == bom_total(design, category="cable")

@@ -1,0 +1,48 @@
+"""The drawing: well-formed, grouped, counted, escaped, and readable at any size."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from quoting.engine.fabric import FabricRequirements, design_fabric
+from quoting.svg import fabric_svg
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def drawing(catalog, **fields) -> ET.Element:
+    return ET.fromstring(fabric_svg(design_fabric(FabricRequirements(**fields), catalog)))  # noqa: S314 (our own output)
+
+
+def texts(root: ET.Element) -> str:
+    return " ".join("".join(t.itertext()) for t in root.iter(f"{SVG}text"))
+
+
+def test_a_small_fabric_draws_every_spine_and_its_rail_group_with_bundle_counts(catalog):
+    root = drawing(catalog, gpu_count=256)
+    words = texts(root)
+    assert all(f"spine-0{n}" in words for n in range(1, 5))
+    assert "rail group 1" in words and "8 leaves (one per rail)" in words
+    assert "32 servers" in words and "node-001 … node-032" in words
+    assert "256 links" in words and "8 per leaf per spine" in words
+
+
+def test_a_500_switch_fabric_elides_boxes_but_keeps_the_counts(catalog):
+    root = drawing(catalog, gpu_count=16384)  # 16 pods, 256 leaves, 512 spines, 256 core
+    words = texts(root)
+    assert "pod 1" in words and "pod 16" in words and "×9 more" in words
+    assert "256 core" in words
+    assert len(list(root.iter(f"{SVG}rect"))) < 40
+    assert float(root.get("width")) < 2000
+
+
+def test_one_switch_draws_without_spines(catalog):
+    words = texts(drawing(catalog, gpu_count=32))
+    assert "switch-01" in words and "spines" not in words
+
+
+def test_free_text_is_escaped(catalog):
+    label = 'Lab <script>alert("x")</script> & "Co" ]]>'
+    svg = fabric_svg(design_fabric(FabricRequirements(gpu_count=64, label=label), catalog))
+    assert "<script>" not in svg
+    assert label in texts(ET.fromstring(svg))  # noqa: S314 (our own output)
