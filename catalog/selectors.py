@@ -100,3 +100,10 @@ def catalog_summary() -> list[dict]:
     )
     return [{"category": c, "label": label, "count": counts.get(c, 0)}
             for c, label in Category.choices]
+
+
+def gpu_peak_tflops() -> dict[str, float]:
+    """Peak dense BF16 TFLOP/s per GPU model, from the catalog's servers (for the TCO model)."""
+    rows = (Product.objects.filter(category=Category.SERVER, gpu_peak_tflops__isnull=False)
+            .exclude(gpu_model="").values_list("gpu_model", "gpu_peak_tflops"))
+    return {model: float(tflops) for model, tflops in rows}

@@ -1,0 +1,1 @@
+"""Writes and computations of the quoting app, one module per concern (designs, tco, quotes)."""
