@@ -3,8 +3,10 @@
 from rest_framework.routers import DefaultRouter
 
 from catalog.api import ProductViewSet
+from quoting.api.designs import DesignViewSet
 
 router = DefaultRouter()
 router.register("products", ProductViewSet, basename="product")
+router.register("designs", DesignViewSet, basename="design")
 
 urlpatterns = router.urls

@@ -62,3 +62,11 @@ def english_outside_requests():
     translation.activate("en")
     yield
     translation.deactivate()
+
+
+@pytest.fixture
+def seeded(db):
+    """The shipped NVIDIA catalog with its reference prices."""
+    from catalog.services import catalog_load_seed
+
+    return catalog_load_seed()

@@ -5,12 +5,26 @@ generated lazily by `cable_schedule(design)` and exported by `cable_schedule_csv
 """
 
 from quoting.engine.fabric.bom import BomLine
-from quoting.engine.fabric.cabling import CableRun, cable_schedule, cable_schedule_csv
+from quoting.engine.fabric.cabling import (
+    CableRun,
+    cable_schedule,
+    cable_schedule_csv,
+    cable_schedule_csv_lines,
+)
 from quoting.engine.fabric.design import FabricDesign, NextStep, PreProvisioned, design_fabric
-from quoting.engine.fabric.requirements import DISTANCE_CLASSES, FabricRequirements
+from quoting.engine.fabric.requirements import (
+    DISTANCE_CLASSES,
+    FAMILIES,
+    SUBNET_MANAGERS,
+    FabricRequirements,
+    distance_parse,
+)
 
 __all__ = [
     "DISTANCE_CLASSES",
+    "FAMILIES",
+    "SUBNET_MANAGERS",
+    "distance_parse",
     "BomLine",
     "CableRun",
     "FabricDesign",
@@ -19,5 +33,6 @@ __all__ = [
     "PreProvisioned",
     "cable_schedule",
     "cable_schedule_csv",
+    "cable_schedule_csv_lines",
     "design_fabric",
 ]

@@ -147,9 +147,21 @@ def cable_schedule(design: FabricDesign) -> Iterator[CableRun]:
                         )
 
 
-def cable_schedule_csv(design: FabricDesign) -> str:
+def cable_schedule_csv_lines(design: FabricDesign) -> Iterator[str]:
+    """The schedule as CSV, a line at a time, so a 100,000-GPU schedule can be streamed."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    rows = iter(cable_schedule(design))
     writer.writerow([f.name for f in fields(CableRun)])
-    writer.writerows(astuple(run) for run in cable_schedule(design))
-    return out.getvalue()
+    while True:
+        yield out.getvalue()
+        out.seek(0)
+        out.truncate()
+        run = next(rows, None)
+        if run is None:
+            return
+        writer.writerow(astuple(run))
+
+
+def cable_schedule_csv(design: FabricDesign) -> str:
+    return "".join(cable_schedule_csv_lines(design))

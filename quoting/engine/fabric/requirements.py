@@ -150,3 +150,21 @@ def check_requirements(req: FabricRequirements) -> None:
         fail("label", "must be text of at most 200 characters.")
     if errors:
         raise InvalidInput(errors)
+
+
+def distance_parse(text: str | float | int) -> Distance:
+    """A form or API value: a named class ("same-row") or metres ("12", "12.5", 12).
+
+    Raises ValueError with a readable message for anything else.
+    """
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return text
+    value = str(text).strip().lower()
+    if value in DISTANCE_CLASSES:
+        return value
+    try:
+        return float(value.removesuffix("m").strip())
+    except ValueError:
+        raise ValueError(
+            f"use metres or one of {', '.join(DISTANCE_CLASSES)}."
+        ) from None
