@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from celery.schedules import crontab
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -184,3 +185,16 @@ LOGGING = {
 
 # Demo sign-in created by `make run` (manage.py setup_demo); never in production.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
+
+# Quoting rules (discount approval thresholds, VAT, FX fallback, numbering, validity) have
+# documented defaults in quoting/selectors.py QUOTING_DEFAULTS; a setting of the same name here
+# replaces one.
+
+# Periodic jobs run by `celery -A portal beat` (one beat process per deployment).
+# Quotes expire shortly after midnight local time (CELERY_TIMEZONE): the task is idempotent.
+CELERY_BEAT_SCHEDULE = {
+    "quotes-expire-overdue": {
+        "task": "quoting.quotes_expire_overdue",
+        "schedule": crontab(hour=0, minute=10),
+    },
+}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
@@ -24,6 +24,11 @@ from quoting.services.designs import design_compute
 from quoting.svg.fabric import fabric_svg
 
 
+@extend_schema_field({
+    "oneOf": [{"type": "number", "minimum": 0, "maximum": 10000},
+              {"type": "string", "enum": list(DISTANCE_CLASSES)}],
+    "description": "Metres, or a named distance class.",
+})
 class DistanceField(serializers.Field):
     """Metres (a number) or a named class such as "same-row"."""
 

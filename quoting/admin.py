@@ -1,0 +1,188 @@
+"""Admin for support and data fixes; day-to-day work goes through the services (the admin
+does not run the quote rules, so quotes, revisions and lines are read-only here)."""
+
+from django.contrib import admin
+
+from .models import (
+    Approval,
+    Contact,
+    Customer,
+    FxRate,
+    Project,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    SavedDesign,
+    TcoScenario,
+    Team,
+)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ["name"]
+    search_fields = ["name"]
+    filter_horizontal = ["members"]
+
+
+class ContactInline(admin.TabularInline):
+    model = Contact
+    extra = 0
+
+
+@admin.register(Customer)
+class CustomerAdmin(admin.ModelAdmin):
+    list_display = [
+        "company",
+        "industry",
+        "region",
+        "team",
+        "owner",
+        "default_currency",
+        "updated_at",
+    ]
+    list_filter = ["team", "vat_zone", "language", "default_currency"]
+    search_fields = ["company", "industry", "region"]
+    list_select_related = ["team", "owner"]
+    autocomplete_fields = ["team"]
+    raw_id_fields = ["owner"]
+    inlines = [ContactInline]
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["name", "customer", "owner", "updated_at"]
+    search_fields = ["name", "customer__company"]
+    list_select_related = ["customer", "owner"]
+    raw_id_fields = ["customer", "owner"]
+
+
+@admin.register(SavedDesign)
+class SavedDesignAdmin(ReadOnlyAdmin):
+    list_display = ["name", "project", "created_by", "created_at"]
+    search_fields = ["name", "project__name", "project__customer__company"]
+    list_select_related = ["project__customer", "created_by"]
+
+
+@admin.register(TcoScenario)
+class TcoScenarioAdmin(ReadOnlyAdmin):
+    list_display = ["name", "project", "created_by", "created_at"]
+    list_select_related = ["project__customer", "created_by"]
+
+
+@admin.register(FxRate)
+class FxRateAdmin(admin.ModelAdmin):
+    list_display = ["source", "target", "rate", "as_of"]
+    list_filter = ["source", "target"]
+    date_hierarchy = "as_of"
+
+
+class RevisionInline(ReadOnlyInline):
+    model = QuoteRevision
+    fields = ["number", "created_by", "sent_at", "discount_percent", "tax_percent", "total"]
+    readonly_fields = fields
+
+
+class EventInline(ReadOnlyInline):
+    model = QuoteEvent
+    fields = ["at", "actor", "verb", "details"]
+    readonly_fields = fields
+    show_change_link = False
+
+
+@admin.register(Quote)
+class QuoteAdmin(ReadOnlyAdmin):
+    list_display = [
+        "number",
+        "customer",
+        "project",
+        "owner",
+        "status",
+        "currency",
+        "valid_until",
+        "updated_at",
+    ]
+    list_filter = ["status", "currency", "year"]
+    search_fields = ["number", "customer__company", "project__name"]
+    list_select_related = ["customer", "project", "owner"]
+    date_hierarchy = "created_at"
+    inlines = [RevisionInline, EventInline]
+
+
+class LineInline(ReadOnlyInline):
+    model = QuoteLine
+    fields = [
+        "position",
+        "section",
+        "alternative_group",
+        "sku",
+        "description",
+        "quantity",
+        "unit_price",
+        "discount_percent",
+        "role",
+        "price_source",
+    ]
+    readonly_fields = fields
+    show_change_link = False
+
+
+class ApprovalInline(ReadOnlyInline):
+    model = Approval
+    fields = [
+        "requested_by",
+        "requested_at",
+        "discount_percent",
+        "decision",
+        "decided_by",
+        "decided_at",
+        "reason",
+    ]
+    readonly_fields = fields
+    show_change_link = False
+
+
+@admin.register(QuoteRevision)
+class QuoteRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["__str__", "created_by", "created_at", "sent_at", "fx_rate", "total"]
+    list_select_related = ["quote", "created_by"]
+    search_fields = ["quote__number"]
+    inlines = [LineInline, ApprovalInline]
+
+
+@admin.register(Approval)
+class ApprovalAdmin(ReadOnlyAdmin):
+    list_display = [
+        "revision",
+        "requested_by",
+        "discount_percent",
+        "decision",
+        "decided_by",
+        "decided_at",
+    ]
+    list_filter = ["decision"]
+    list_select_related = ["revision__quote", "requested_by", "decided_by"]

@@ -1,0 +1,42 @@
+"""Quoting models, one module per concern; import them from here."""
+
+from .audit import QuoteEvent
+from .customers import Contact, Customer, Project, Team, VatZone
+from .designs import SavedDesign, TcoScenario
+from .quotes import (
+    TOTALLED_SECTIONS,
+    TRANSITIONS,
+    Approval,
+    ApprovalDecision,
+    FxRate,
+    LineKind,
+    Quote,
+    QuoteCounter,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    Section,
+)
+
+__all__ = [
+    "TOTALLED_SECTIONS",
+    "TRANSITIONS",
+    "Approval",
+    "ApprovalDecision",
+    "Contact",
+    "Customer",
+    "FxRate",
+    "LineKind",
+    "Project",
+    "Quote",
+    "QuoteCounter",
+    "QuoteEvent",
+    "QuoteLine",
+    "QuoteRevision",
+    "QuoteStatus",
+    "SavedDesign",
+    "Section",
+    "TcoScenario",
+    "Team",
+    "VatZone",
+]

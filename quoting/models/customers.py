@@ -1,0 +1,121 @@
+"""Who we sell to: teams of sales staff, their customers, contacts and projects."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import CURRENCY_VALIDATOR
+
+
+class Team(models.Model):
+    """A sales team. Sales users see the customers of their teams; managers see all."""
+
+    name = models.CharField(_("name"), max_length=100, unique=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="teams", blank=True, verbose_name=_("members")
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("team")
+        verbose_name_plural = _("teams")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class VatZone(models.TextChoices):
+    # The VAT rate of each zone is a setting (QUOTING_VAT_PERCENT), not code.
+    CHINA = "china", _("Mainland China (VAT)")
+    EXPORT = "export", _("Export (no VAT)")
+
+
+class Customer(models.Model):
+    company = models.CharField(_("company"), max_length=200)
+    industry = models.CharField(_("industry"), max_length=100, blank=True)
+    region = models.CharField(
+        _("region"),
+        max_length=100,
+        blank=True,
+        help_text=_("Where the customer is, e.g. Guangdong."),
+    )
+    vat_zone = models.CharField(
+        _("VAT zone"), max_length=8, choices=VatZone.choices, default=VatZone.CHINA
+    )
+    language = models.CharField(
+        _("language"), max_length=10, choices=settings.LANGUAGES, default="zh-hans"
+    )
+    default_currency = models.CharField(
+        _("default currency"), max_length=3, default="CNY", validators=[CURRENCY_VALIDATOR]
+    )
+    # PROTECT: a team's customers move to another team before the team goes.
+    team = models.ForeignKey(
+        Team, on_delete=models.PROTECT, related_name="customers", verbose_name=_("team")
+    )
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_customers",
+        verbose_name=_("owner"),
+    )
+    notes = models.TextField(_("notes"), max_length=5000, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["company"]
+        verbose_name = _("customer")
+        verbose_name_plural = _("customers")
+        constraints = [
+            models.UniqueConstraint(fields=["team", "company"], name="one_company_per_team"),
+        ]
+
+    def __str__(self) -> str:
+        return self.company
+
+
+class Contact(models.Model):
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="contacts")
+    name = models.CharField(_("name"), max_length=100)
+    title = models.CharField(_("title"), max_length=100, blank=True)
+    email = models.EmailField(_("e-mail"), blank=True)
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
+
+    class Meta:
+        ordering = ["customer", "name"]
+        verbose_name = _("contact")
+        verbose_name_plural = _("contacts")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.customer})"
+
+
+class Project(models.Model):
+    customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="projects")
+    name = models.CharField(_("name"), max_length=200)
+    # The FabricRequirements fields, as the sales engineer last entered them.
+    requirements = models.JSONField(_("cluster requirements"), default=dict, blank=True)
+    notes = models.TextField(_("notes"), max_length=5000, blank=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_projects",
+        verbose_name=_("owner"),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["customer", "name"]
+        verbose_name = _("project")
+        verbose_name_plural = _("projects")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["customer", "name"], name="one_project_name_per_customer"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.customer} / {self.name}"

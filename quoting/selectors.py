@@ -1,0 +1,336 @@
+"""Reads of the quoting app: who sees what, totals, the revision page, diffs and the audit trail.
+
+Object scoping lives here, once: every view and API endpoint starts from `*_visible_to(user=)`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.conf import settings
+from django.db.models import Prefetch, QuerySet
+
+from portal.models import SALES, SALES_MANAGER, User
+from quoting.engine.money import round_money
+
+from .models import (
+    TOTALLED_SECTIONS,
+    Customer,
+    Project,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
+
+# --- settings ------------------------------------------------------------------------------------
+
+# Defaults of the QUOTING_* settings; a project setting of the same name replaces one entirely.
+QUOTING_DEFAULTS: dict[str, object] = {
+    # The largest line or quote discount (%) each role may send without a manager's approval.
+    # A user with several roles gets the highest; superusers have no limit; no role means 0.
+    "QUOTING_DISCOUNT_APPROVAL_THRESHOLDS": {SALES: Decimal("10"), SALES_MANAGER: Decimal("25")},
+    # VAT per customer VAT zone (Customer.vat_zone); a revision copies it and staff may change it.
+    "QUOTING_VAT_PERCENT": {"china": Decimal("13"), "export": Decimal("0")},
+    # Where to look for a price when the quote currency has none, in this order; the first
+    # currency with a price and an FxRate to the quote currency is locked on the revision.
+    "QUOTING_FX_FALLBACK_CURRENCIES": ("USD", "CNY"),
+    "QUOTING_NUMBER_SERIES": "Q",
+    "QUOTING_VALIDITY_DAYS": 30,
+}
+
+
+def quoting_setting(name: str):
+    return getattr(settings, name, QUOTING_DEFAULTS[name])
+
+
+# --- scoping -------------------------------------------------------------------------------------
+
+
+def _sees_everything(user: User) -> bool:
+    return user.is_superuser or user.has_role(SALES_MANAGER)
+
+
+def customers_visible_to(*, user: User) -> QuerySet[Customer]:
+    """Sales users see their teams' customers; managers and superusers see all."""
+    if not user.is_authenticated or not user.is_active:
+        return Customer.objects.none()
+    customers = Customer.objects.select_related("team", "owner")
+    if _sees_everything(user):
+        return customers
+    return customers.filter(team__members=user)
+
+
+def projects_visible_to(*, user: User) -> QuerySet[Project]:
+    return Project.objects.filter(
+        customer__in=customers_visible_to(user=user).values("pk")
+    ).select_related("customer", "owner")
+
+
+def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
+    return Quote.objects.filter(
+        customer__in=customers_visible_to(user=user).values("pk")
+    ).select_related("customer", "project", "owner", "current_revision")
+
+
+# --- money: the rounding rule and totals --------------------------------------------------------
+
+# Printed on every quote; the two functions below are its only implementation.
+ROUNDING_RULE = (
+    "Each line is rounded to 0.01 (half up) after its discount; the subtotal is the sum of "
+    "rounded lines; the quote discount and tax are each rounded to 0.01 (half up)."
+)
+HUNDRED = Decimal(100)
+
+
+def line_amount(*, quantity: int, unit_price: Decimal, discount_percent: Decimal) -> Decimal:
+    return round_money(Decimal(quantity) * unit_price * (HUNDRED - discount_percent) / HUNDRED)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    subtotal: Decimal
+    discount: Decimal
+    net: Decimal
+    tax: Decimal
+    total: Decimal
+
+
+def totals_compute(
+    *, line_amounts: Iterable[Decimal], discount_percent: Decimal, tax_percent: Decimal
+) -> Totals:
+    subtotal = sum(line_amounts, Decimal("0.00"))
+    discount = round_money(subtotal * discount_percent / HUNDRED)
+    net = subtotal - discount
+    tax = round_money(net * tax_percent / HUNDRED)
+    return Totals(subtotal, discount, net, tax, net + tax)
+
+
+def _amount(line: QuoteLine) -> Decimal:
+    return line_amount(
+        quantity=line.quantity, unit_price=line.unit_price, discount_percent=line.discount_percent
+    )
+
+
+def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None) -> Totals:
+    """Stored totals of a frozen revision; computed from the lines of a draft."""
+    if revision.is_frozen and revision.total is not None:
+        return Totals(
+            revision.subtotal,
+            revision.discount_amount,
+            revision.net,
+            revision.tax_amount,
+            revision.total,
+        )
+    lines = revision.lines.all() if lines is None else lines
+    return totals_compute(
+        line_amounts=(_amount(line) for line in lines if line.section in TOTALLED_SECTIONS),
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    )
+
+
+# --- approvals -----------------------------------------------------------------------------------
+
+
+def discount_threshold(*, user: User) -> Decimal | None:
+    """The largest discount (%) this user may send alone; None means no limit."""
+    if user.is_superuser:
+        return None
+    thresholds = quoting_setting("QUOTING_DISCOUNT_APPROVAL_THRESHOLDS")
+    mine = [Decimal(limit) for role, limit in thresholds.items() if user.has_role(role)]
+    return max(mine, default=Decimal(0))
+
+
+def revision_largest_discount(*, revision: QuoteRevision) -> Decimal:
+    """The quote discount or the largest line discount, whichever is higher.
+
+    Each is checked on its own (not compounded) because that is how the customer reads them.
+    """
+    line_max = max((line.discount_percent for line in revision.lines.all()), default=Decimal(0))
+    return max(line_max, revision.discount_percent)
+
+
+def revision_needs_approval(*, revision: QuoteRevision, user: User) -> bool:
+    limit = discount_threshold(user=user)
+    return limit is not None and revision_largest_discount(revision=revision) > limit
+
+
+# --- the revision page ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LineView:
+    line: QuoteLine
+    amount: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class AlternativeDelta:
+    group: str
+    subtotal: Decimal  # the alternative's lines, each rounded
+    delta_subtotal: Decimal  # against the chosen design's network section
+    total_if_chosen: Decimal  # the quote total with this option instead of the network section
+    delta_total: Decimal
+
+
+@dataclass(frozen=True)
+class RevisionDisplay:
+    revision: QuoteRevision
+    sections: dict[str, list[LineView]]
+    totals: Totals
+    alternatives: list[AlternativeDelta]
+    rounding_rule: str = ROUNDING_RULE
+    revisions: list[str] = field(default_factory=list)
+
+    @property
+    def quote(self) -> Quote:
+        return self.revision.quote
+
+
+def _revisions_with_lines() -> QuerySet[QuoteRevision]:
+    return QuoteRevision.objects.select_related(
+        "quote__customer", "quote__project", "quote__owner", "created_by"
+    ).prefetch_related(
+        Prefetch("lines", queryset=QuoteLine.objects.select_related("product").order_by("position"))
+    )
+
+
+def revision_alternatives(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> list[AlternativeDelta]:
+    """Each good / better / best option priced as a delta against the chosen design."""
+    lines = list(revision.lines.all() if lines is None else lines)
+    amounts = {line.pk: _amount(line) for line in lines}
+    network = sum(
+        (amounts[ln.pk] for ln in lines if ln.section == Section.NETWORK), Decimal("0.00")
+    )
+    others = [
+        amounts[ln.pk]
+        for ln in lines
+        if ln.section in TOTALLED_SECTIONS and ln.section != Section.NETWORK
+    ]
+    groups: dict[str, list[Decimal]] = defaultdict(list)
+    for line in lines:
+        if line.section == Section.ALTERNATIVES:
+            groups[line.alternative_group].append(amounts[line.pk])
+    current = totals_compute(
+        line_amounts=[network, *others],
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    )
+    result = []
+    for group, group_amounts in groups.items():
+        subtotal = sum(group_amounts, Decimal("0.00"))
+        chosen = totals_compute(
+            line_amounts=[subtotal, *others],
+            discount_percent=revision.discount_percent,
+            tax_percent=revision.tax_percent,
+        )
+        result.append(
+            AlternativeDelta(
+                group, subtotal, subtotal - network, chosen.total, chosen.total - current.total
+            )
+        )
+    return result
+
+
+def revision_for_display(
+    *, user: User, quote_id: int, number: int | None = None
+) -> RevisionDisplay:
+    """One revision (the current one unless `number` is given) with its lines, totals and
+    alternatives, in a constant number of queries however many lines it has.
+
+    Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
+    """
+    quote = quotes_visible_to(user=user).get(pk=quote_id)
+    revisions = _revisions_with_lines().filter(quote=quote)
+    if number is None:
+        revision = revisions.get(pk=quote.current_revision_id)
+    else:
+        revision = revisions.get(number=number)
+    lines = list(revision.lines.all())
+    sections: dict[str, list[LineView]] = {s: [] for s in Section.values}
+    for line in lines:
+        sections[line.section].append(LineView(line, _amount(line)))
+    labels = [f"R{n}" for n in quote.revisions.order_by("number").values_list("number", flat=True)]
+    return RevisionDisplay(
+        revision=revision,
+        sections={s: rows for s, rows in sections.items() if rows},
+        totals=revision_totals(revision=revision, lines=lines),
+        alternatives=revision_alternatives(revision=revision, lines=lines),
+        revisions=labels,
+    )
+
+
+# --- revision diff -------------------------------------------------------------------------------
+
+DIFF_FIELDS = ("quantity", "unit_price", "discount_percent")
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    old: QuoteLine
+    new: QuoteLine
+    changes: dict[str, tuple]  # field -> (before, after)
+
+
+@dataclass(frozen=True)
+class RevisionDiff:
+    added: list[QuoteLine]
+    removed: list[QuoteLine]
+    changed: list[LineChange]
+    terms: dict[str, tuple]  # quote discount and VAT, when they changed
+    totals_before: Totals
+    totals_after: Totals
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.removed or self.changed or self.terms)
+
+
+def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
+    """Line by line, paired by the key each line keeps when a revision is copied."""
+    old_lines = {ln.key: ln for ln in old.lines.order_by("position")}
+    new_lines = {ln.key: ln for ln in new.lines.order_by("position")}
+    changed = []
+    for key, new_line in new_lines.items():
+        old_line = old_lines.get(key)
+        if old_line is None:
+            continue
+        changes = {
+            f: (getattr(old_line, f), getattr(new_line, f))
+            for f in DIFF_FIELDS
+            if getattr(old_line, f) != getattr(new_line, f)
+        }
+        if changes:
+            changed.append(LineChange(old_line, new_line, changes))
+    terms = {
+        f: (getattr(old, f), getattr(new, f))
+        for f in ("discount_percent", "tax_percent")
+        if getattr(old, f) != getattr(new, f)
+    }
+    return RevisionDiff(
+        added=[ln for k, ln in new_lines.items() if k not in old_lines],
+        removed=[ln for k, ln in old_lines.items() if k not in new_lines],
+        changed=changed,
+        terms=terms,
+        totals_before=revision_totals(revision=old, lines=old_lines.values()),
+        totals_after=revision_totals(revision=new, lines=new_lines.values()),
+    )
+
+
+# --- audit ---------------------------------------------------------------------------------------
+
+
+def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
+    """Everything that happened to the quote, oldest first."""
+    return (
+        QuoteEvent.objects.filter(quote=quote)
+        .select_related("actor", "revision")
+        .order_by("at", "pk")
+    )

@@ -1,0 +1,915 @@
+"""Writes to quotes: numbering, pricing, revisions, approvals and the lifecycle.
+
+Rules every function here keeps:
+- Each edit takes `expected_version` and claims the quote with UPDATE ... WHERE version = it,
+  so two people editing the same draft cannot silently overwrite each other (StaleVersion).
+- A sent revision is frozen. Editing a sent (declined, expired) quote opens the next revision,
+  a copy of the last one; lines of an older revision are refused with RevisionFrozen.
+- Every state change and every price, quantity or discount change writes a QuoteEvent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from catalog.models import Category, Product
+from catalog.selectors import price_lookup
+from portal.models import SALES_MANAGER, User
+from quoting.engine.money import round_money
+from quoting.models import (
+    TRANSITIONS,
+    Approval,
+    ApprovalDecision,
+    FxRate,
+    LineKind,
+    Project,
+    Quote,
+    QuoteCounter,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    SavedDesign,
+    Section,
+    TcoScenario,
+)
+from quoting.selectors import (
+    discount_threshold,
+    quoting_setting,
+    revision_largest_discount,
+    revision_needs_approval,
+    revision_totals,
+)
+
+from .errors import (
+    ApprovalRequired,
+    IllegalTransition,
+    InvalidValue,
+    MissingPrices,
+    NotAllowed,
+    QuoteExpired,
+    RevisionFrozen,
+    StaleVersion,
+)
+
+S = QuoteStatus
+MAX_QUANTITY = 1_000_000
+MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+
+def _plain(value):
+    """JSON-safe audit details: Decimal and dates as text, exactly as they were."""
+    if isinstance(value, Decimal | dt.date):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _event(
+    quote: Quote, verb: str, *, actor: User | None, revision: QuoteRevision | None = None, **details
+) -> None:
+    QuoteEvent.objects.create(
+        quote=quote,
+        revision=revision or quote.current_revision,
+        actor=actor,
+        verb=verb,
+        details=_plain(details),
+    )
+
+
+def _percent(value, field: str) -> Decimal:
+    try:
+        percent = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise InvalidValue("Enter a percentage such as 5 or 12.5.", field=field) from None
+    if not percent.is_finite() or not Decimal(0) <= percent <= Decimal(100):
+        raise InvalidValue("A percentage must be between 0 and 100.", field=field)
+    if percent != percent.quantize(Decimal("0.01")):
+        raise InvalidValue("Use at most two decimal places for a percentage.", field=field)
+    return percent.quantize(Decimal("0.01"))  # as the NUMERIC(5, 2) column gives it back
+
+
+def _quantity(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_QUANTITY:
+        raise InvalidValue(
+            f"The quantity must be a whole number from 0 to {MAX_QUANTITY:,}.", field="quantity"
+        )
+    return value
+
+
+def _money(value, field: str) -> Decimal:
+    try:
+        amount = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise InvalidValue("Enter an amount such as 1200.00.", field=field) from None
+    if not amount.is_finite() or amount < 0 or amount >= Decimal("1e12"):
+        raise InvalidValue("The amount must be between 0 and 999,999,999,999.99.", field=field)
+    if amount != round_money(amount):
+        raise InvalidValue("Use at most two decimal places for an amount.", field=field)
+    return round_money(amount)
+
+
+# --- concurrency and the state machine ----------------------------------------------------------
+
+
+def _claim(quote: Quote, *, expected_version: int | None) -> Quote:
+    """Bump the version (locking the row until commit) and reload the quote.
+
+    With an expected version the UPDATE only matches that version: a race-safe check, with no
+    window between reading and writing. Without one (the expiry job, the customer's link) the
+    row is still locked so two transitions cannot interleave.
+    """
+    rows = Quote.objects.filter(pk=quote.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    if not rows.update(version=F("version") + 1, updated_at=timezone.now()):
+        current = Quote.objects.filter(pk=quote.pk).values_list("version", flat=True).first()
+        raise StaleVersion(expected=expected_version, current=current)
+    quote.refresh_from_db()
+    return quote
+
+
+def _edits_quote(service: Callable) -> Callable:
+    """Run a service on a private copy of `quote`, in one transaction.
+
+    The caller's object takes the new state (version, status, current revision) only when the
+    service succeeds, so a refused edit leaves it as it was and a retry sends the right version.
+    """
+
+    @functools.wraps(service)
+    def run(*, quote: Quote, **kwargs):
+        with transaction.atomic():
+            working = Quote.objects.get(pk=quote.pk)
+            result = service(quote=working, **kwargs)
+        for f in Quote._meta.concrete_fields:
+            setattr(quote, f.attname, getattr(working, f.attname))
+        quote._state.fields_cache.pop("current_revision", None)
+        return result
+
+    return run
+
+
+def _transition(quote: Quote, to: str, *, actor: User | None, **details) -> None:
+    if to not in TRANSITIONS[quote.status]:
+        raise IllegalTransition(
+            f"A quote that is {quote.get_status_display().lower()} cannot become "
+            f"{S(to).label.lower()}.",
+            field="status",
+        )
+    before = quote.status
+    quote.status = to
+    quote.save(update_fields=["status", "updated_at"])
+    _event(quote, "status_changed", actor=actor, before=before, after=to, **details)
+
+
+def _assert_not_frozen(revision: QuoteRevision) -> None:
+    # The last defence: whatever path a write takes, a sent revision never changes.
+    if revision.is_frozen:
+        raise RevisionFrozen(
+            f"{revision.label} of {revision.quote.number} was sent and can no longer change; "
+            f"edit the quote to open the next revision."
+        )
+
+
+def _current(quote: Quote) -> QuoteRevision:
+    return QuoteRevision.objects.select_related("quote").get(pk=quote.current_revision_id)
+
+
+def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
+    """A draft copy of the current revision: same lines (keys kept for the diff), prices, rate,
+    tax, discount and snapshots. Prices are not looked up again: what was offered stays offered.
+    """
+    old = _current(quote)
+    new = QuoteRevision.objects.create(
+        quote=quote,
+        number=old.number + 1,
+        created_by=user,
+        fx_source_currency=old.fx_source_currency,
+        fx_rate=old.fx_rate,
+        fx_rate_date=old.fx_rate_date,
+        tax_percent=old.tax_percent,
+        discount_percent=old.discount_percent,
+        design=old.design,
+        design_snapshot=old.design_snapshot,
+        tco=old.tco,
+        tco_snapshot=old.tco_snapshot,
+    )
+    copies = list(old.lines.all())
+    for line in copies:
+        line.pk = None
+        line.revision = new
+    QuoteLine.objects.bulk_create(copies)
+    quote.current_revision = new
+    quote.save(update_fields=["current_revision", "updated_at"])
+    _event(quote, "revision_created", actor=user, revision=new, source=old.label, created=new.label)
+    return new
+
+
+def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:
+    """The revision an edit goes to, after making the quote a draft again if it has to be."""
+    if quote.status == S.ACCEPTED:
+        raise IllegalTransition(
+            "The customer accepted this quote; it can no longer change.", field="status"
+        )
+    revision = _current(quote)
+    if revision.is_frozen:
+        revision = _revision_next(quote, user=user)
+        _transition(quote, S.DRAFT, actor=user, reason="edited after it was sent")
+    elif quote.status in (S.AWAITING_APPROVAL, S.APPROVED):
+        # The approval was for the lines as they were; a change needs a new look.
+        revision.approvals.filter(decision=ApprovalDecision.PENDING).update(
+            decision=ApprovalDecision.WITHDRAWN, decided_at=timezone.now()
+        )
+        _transition(quote, S.DRAFT, actor=user, reason="edited; the approval no longer applies")
+    _assert_not_frozen(revision)
+    return revision
+
+
+def _line_in(revision: QuoteRevision, line: QuoteLine, *, looked_at: int) -> QuoteLine:
+    """The line of `revision` that `line` stands for.
+
+    `looked_at` is the revision that was current before this edit: when the edit just opened
+    the next revision, its lines are copies with the same keys. A line of any older revision
+    is frozen history.
+    """
+    if line.revision_id == revision.pk:
+        return QuoteLine.objects.get(pk=line.pk)
+    if line.revision_id != looked_at:
+        if not revision.quote.revisions.filter(pk=line.revision_id).exists():
+            raise InvalidValue("This line is not on this quote.", field="line")
+        raise RevisionFrozen(
+            f"This line belongs to an older revision than {revision.label}, and a sent "
+            f"revision never changes; edit the current revision instead.",
+            field="line",
+        )
+    try:
+        return revision.lines.get(key=line.key)
+    except QuoteLine.DoesNotExist:
+        raise InvalidValue("This line is not on the quote any more.", field="line") from None
+
+
+# --- numbering -----------------------------------------------------------------------------------
+
+
+def _quote_number_take(*, series: str, year: int) -> int:
+    """The next number of the series, gapless: the counter row is locked until the creating
+    transaction ends, and rolls back with it if the quote is never created."""
+    QuoteCounter.objects.get_or_create(series=series, year=year)
+    counter = QuoteCounter.objects.select_for_update().get(series=series, year=year)
+    counter.last += 1
+    counter.save(update_fields=["last"])
+    return counter.last
+
+
+# --- pricing -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class FxLock:
+    source: str
+    rate: Decimal
+    as_of: dt.date
+
+
+@dataclass(frozen=True, slots=True)
+class PricedSku:
+    unit_price: Decimal
+    source: str  # printed on the line: which list, or which conversion
+
+
+def _fx_rate(*, source: str, target: str, on: dt.date) -> FxLock | None:
+    rate = (
+        FxRate.objects.filter(source=source, target=target, as_of__lte=on)
+        .order_by("-as_of")
+        .first()
+    )
+    return FxLock(source, rate.rate, rate.as_of) if rate else None
+
+
+def _price_skus(
+    *, skus: set[str], currency: str, on: dt.date, fx: FxLock | None
+) -> tuple[dict[str, PricedSku], FxLock | None]:
+    """Prices in the quote currency; the ones missing there converted from one other currency
+    at one rate, which the revision then keeps. Raises MissingPrices naming every SKU left."""
+    priced = {
+        sku: PricedSku(p.list_price, f"{p.price_list}" + (" (reference)" if p.is_reference else ""))
+        for sku, p in price_lookup(part_numbers=skus, currency=currency, on=on).items()
+    }
+    missing = skus - priced.keys()
+    sources = (
+        [fx.source]
+        if fx
+        else [c for c in quoting_setting("QUOTING_FX_FALLBACK_CURRENCIES") if c != currency]
+    )
+    for source in sources if missing else ():
+        found = price_lookup(part_numbers=missing, currency=source, on=on)
+        lock = fx or _fx_rate(source=source, target=currency, on=on)
+        if not found or lock is None:
+            continue
+        for sku, p in found.items():
+            priced[sku] = PricedSku(
+                round_money(p.list_price * lock.rate),
+                f"{p.price_list}: {source} {p.list_price} x {lock.rate} ({lock.as_of})",
+            )
+        missing -= found.keys()
+        fx = lock
+        break
+    if missing:
+        raise MissingPrices(sorted(missing), currency)
+    return priced, fx
+
+
+def _lock_fx(revision: QuoteRevision, fx: FxLock | None) -> None:
+    if fx and not revision.fx_rate:
+        revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date = (
+            fx.source,
+            fx.rate,
+            fx.as_of,
+        )
+        revision.save(update_fields=["fx_source_currency", "fx_rate", "fx_rate_date"])
+
+
+def _revision_fx(revision: QuoteRevision) -> FxLock | None:
+    if not revision.fx_rate:
+        return None
+    return FxLock(revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date)
+
+
+SECTION_OF_CATEGORY = {Category.SERVICE: Section.SERVICES, Category.SUPPORT: Section.SUPPORT}
+
+
+def _kind_of(product: Product | None) -> str:
+    if product is None:
+        return LineKind.FREE_TEXT
+    return LineKind.SERVICE if product.category == Category.SERVICE else LineKind.PRODUCT
+
+
+def _bom_lines(
+    *,
+    revision: QuoteRevision,
+    bom: list[dict],
+    currency: str,
+    start: int,
+    section: str | None = None,
+    group: str = "",
+) -> list[QuoteLine]:
+    """Unsaved lines for a design's bill of materials, priced now."""
+    skus = {row["sku"] for row in bom}
+    priced, fx = _price_skus(
+        skus=skus, currency=currency, on=timezone.localdate(), fx=_revision_fx(revision)
+    )
+    _lock_fx(revision, fx)
+    products = Product.objects.in_bulk(skus, field_name="part_number")
+    lines = []
+    for position, row in enumerate(bom, start=start):
+        product = products.get(row["sku"])
+        lines.append(
+            QuoteLine(
+                revision=revision,
+                position=position,
+                section=section or SECTION_OF_CATEGORY.get(row.get("category"), Section.NETWORK),
+                alternative_group=group,
+                kind=_kind_of(product),
+                product=product,
+                sku=row["sku"],
+                description=(row.get("name") or (product.name if product else row["sku"]))[:500],
+                quantity=_quantity(row["quantity"]),
+                unit_price=priced[row["sku"]].unit_price,
+                role=row.get("role", "")[:40],
+                price_source=priced[row["sku"]].source[:300],
+            )
+        )
+    return lines
+
+
+def _next_position(revision: QuoteRevision) -> int:
+    count = revision.lines.count()
+    if count >= MAX_LINES_PER_REVISION:
+        raise InvalidValue(f"A quote holds at most {MAX_LINES_PER_REVISION} lines.", field="lines")
+    return (revision.lines.aggregate(m=Max("position"))["m"] or 0) + 1
+
+
+# --- creating quotes -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def quote_create(
+    *, project: Project, user: User, currency: str | None = None, valid_until: dt.date | None = None
+) -> Quote:
+    """An empty draft quote, R1, numbered `<series>-<year>-<00042>`."""
+    customer = project.customer
+    currency = (currency or customer.default_currency).upper()
+    if len(currency) != 3 or not currency.isalpha():
+        raise InvalidValue("Use a three-letter currency code such as CNY.", field="currency")
+    today = timezone.localdate()
+    valid_until = valid_until or today + dt.timedelta(days=quoting_setting("QUOTING_VALIDITY_DAYS"))
+    if valid_until < today:
+        raise InvalidValue("The validity date is in the past.", field="valid_until")
+    series, year = quoting_setting("QUOTING_NUMBER_SERIES"), today.year
+    seq = _quote_number_take(series=series, year=year)
+    quote = Quote.objects.create(
+        number=f"{series}-{year}-{seq:05d}",
+        series=series,
+        year=year,
+        seq=seq,
+        customer=customer,
+        project=project,
+        owner=user,
+        currency=currency,
+        valid_until=valid_until,
+    )
+    vat = quoting_setting("QUOTING_VAT_PERCENT").get(customer.vat_zone, Decimal(0))
+    revision = QuoteRevision.objects.create(
+        quote=quote, number=1, created_by=user, tax_percent=Decimal(vat)
+    )
+    quote.current_revision = revision
+    quote.save(update_fields=["current_revision"])
+    _event(
+        quote,
+        "created",
+        actor=user,
+        number=quote.number,
+        currency=currency,
+        valid_until=valid_until,
+        tax_percent=revision.tax_percent,
+    )
+    return quote
+
+
+@transaction.atomic
+def quote_create_from_design(
+    *,
+    project: Project,
+    design: SavedDesign,
+    user: User,
+    currency: str | None = None,
+    tco: TcoScenario | None = None,
+) -> Quote:
+    """A draft whose lines are the design's bill of materials, priced in the quote currency."""
+    if design.project_id != project.pk:
+        raise InvalidValue("This design belongs to another project.", field="design")
+    if tco is not None and tco.project_id != project.pk:
+        raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
+    quote = quote_create(project=project, user=user, currency=currency)
+    revision = quote.current_revision
+    revision.design, revision.design_snapshot = design, design.result
+    revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)
+    revision.save(update_fields=["design", "design_snapshot", "tco", "tco_snapshot"])
+    # A missing price raises here and rolls the whole quote back, number included.
+    lines = QuoteLine.objects.bulk_create(
+        _bom_lines(revision=revision, bom=design.bom, currency=quote.currency, start=1)
+    )
+    _event(
+        quote,
+        "lines_from_design",
+        actor=user,
+        design=design.name,
+        lines=len(lines),
+        fx_rate=revision.fx_rate,
+        fx_source_currency=revision.fx_source_currency,
+    )
+    return quote
+
+
+# --- editing -------------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_revise(*, quote: Quote, user: User, expected_version: int) -> QuoteRevision:
+    """Open the quote for editing: the next revision if the current one was sent."""
+    _claim(quote, expected_version=expected_version)
+    return _editable_revision(quote, user=user)
+
+
+@_edits_quote
+def quote_add_product(
+    *,
+    quote: Quote,
+    sku: str,
+    quantity: int,
+    user: User,
+    expected_version: int,
+    section: str | None = None,
+    discount_percent: Decimal | int | str = 0,
+) -> QuoteLine:
+    """A catalog product (hardware, service or support tier) priced from the price lists."""
+    quantity, discount = _quantity(quantity), _percent(discount_percent, "discount_percent")
+    product = Product.objects.filter(part_number=sku).first()
+    if product is None:
+        raise InvalidValue(f"There is no product {sku} in the catalog.", field="sku")
+    if section is not None and section not in Section.values:
+        raise InvalidValue("Unknown section.", field="section")
+    if section == Section.ALTERNATIVES:
+        raise InvalidValue("Alternatives come from a saved design.", field="section")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    priced, fx = _price_skus(
+        skus={sku}, currency=quote.currency, on=timezone.localdate(), fx=_revision_fx(revision)
+    )
+    _lock_fx(revision, fx)
+    line = QuoteLine.objects.create(
+        revision=revision,
+        position=_next_position(revision),
+        section=section or SECTION_OF_CATEGORY.get(product.category, Section.NETWORK),
+        kind=_kind_of(product),
+        product=product,
+        sku=sku,
+        description=product.name[:500],
+        quantity=quantity,
+        unit_price=priced[sku].unit_price,
+        discount_percent=discount,
+        price_source=priced[sku].source[:300],
+    )
+    _event(
+        quote,
+        "line_added",
+        actor=user,
+        revision=revision,
+        sku=sku,
+        quantity=quantity,
+        unit_price=line.unit_price,
+        discount_percent=discount,
+        section=line.section,
+    )
+    return line
+
+
+@_edits_quote
+def quote_add_free_text(
+    *,
+    quote: Quote,
+    description: str,
+    quantity: int,
+    unit_price,
+    user: User,
+    expected_version: int,
+    section: str = Section.SERVICES,
+    discount_percent: Decimal | int | str = 0,
+) -> QuoteLine:
+    """A line the catalog does not have (a site survey, freight), priced by hand."""
+    description = (description or "").strip()
+    if not description or len(description) > 500:
+        raise InvalidValue("Describe the line in 1 to 500 characters.", field="description")
+    if section not in Section.values or section == Section.ALTERNATIVES:
+        raise InvalidValue("Unknown section.", field="section")
+    quantity, price = _quantity(quantity), _money(unit_price, "unit_price")
+    discount = _percent(discount_percent, "discount_percent")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    line = QuoteLine.objects.create(
+        revision=revision,
+        position=_next_position(revision),
+        section=section,
+        kind=LineKind.FREE_TEXT,
+        description=description,
+        quantity=quantity,
+        unit_price=price,
+        discount_percent=discount,
+        price_source="entered by hand",
+    )
+    _event(
+        quote,
+        "line_added",
+        actor=user,
+        revision=revision,
+        description=description,
+        quantity=quantity,
+        unit_price=price,
+        discount_percent=discount,
+        section=section,
+    )
+    return line
+
+
+@_edits_quote
+def quote_update_line(
+    *,
+    quote: Quote,
+    line: QuoteLine,
+    user: User,
+    expected_version: int,
+    quantity: int | None = None,
+    discount_percent=None,
+    unit_price=None,
+) -> QuoteLine:
+    """Change a line's quantity, discount or (by hand) unit price."""
+    changes = {}
+    if quantity is not None:
+        changes["quantity"] = _quantity(quantity)
+    if discount_percent is not None:
+        changes["discount_percent"] = _percent(discount_percent, "discount_percent")
+    if unit_price is not None:
+        changes["unit_price"] = _money(unit_price, "unit_price")
+    _claim(quote, expected_version=expected_version)
+    looked_at = quote.current_revision_id
+    revision = _editable_revision(quote, user=user)
+    target = _line_in(revision, line, looked_at=looked_at)
+    before = {f: getattr(target, f) for f in changes}
+    for name, value in changes.items():
+        setattr(target, name, value)
+    if "unit_price" in changes and changes["unit_price"] != before["unit_price"]:
+        target.price_source = f"set by hand (was {before['unit_price']})"[:300]
+    target.save()
+    _event(
+        quote,
+        "line_changed",
+        actor=user,
+        revision=revision,
+        line=target.sku or target.description[:60],
+        before=before,
+        after=changes,
+    )
+    return target
+
+
+@_edits_quote
+def quote_remove_line(*, quote: Quote, line: QuoteLine, user: User, expected_version: int) -> None:
+    _claim(quote, expected_version=expected_version)
+    looked_at = quote.current_revision_id
+    revision = _editable_revision(quote, user=user)
+    target = _line_in(revision, line, looked_at=looked_at)
+    target.delete()
+    _event(
+        quote,
+        "line_removed",
+        actor=user,
+        revision=revision,
+        line=target.sku or target.description[:60],
+        quantity=target.quantity,
+        unit_price=target.unit_price,
+    )
+
+
+@_edits_quote
+def quote_set_discount(
+    *, quote: Quote, discount_percent, user: User, expected_version: int
+) -> QuoteRevision:
+    """The quote-level discount, applied to the subtotal of the rounded lines."""
+    discount = _percent(discount_percent, "discount_percent")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    before = revision.discount_percent
+    revision.discount_percent = discount
+    revision.save(update_fields=["discount_percent"])
+    _event(quote, "discount_changed", actor=user, revision=revision, before=before, after=discount)
+    return revision
+
+
+@_edits_quote
+def quote_set_terms(
+    *,
+    quote: Quote,
+    user: User,
+    expected_version: int,
+    valid_until: dt.date | None = None,
+    tax_percent=None,
+) -> Quote:
+    """The validity date and the VAT rate (0 for export)."""
+    tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
+    if valid_until is not None and valid_until < timezone.localdate():
+        raise InvalidValue("The validity date is in the past.", field="valid_until")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    if valid_until is not None and valid_until != quote.valid_until:
+        _event(quote, "validity_changed", actor=user, before=quote.valid_until, after=valid_until)
+        quote.valid_until = valid_until
+        quote.save(update_fields=["valid_until", "updated_at"])
+    if tax is not None and tax != revision.tax_percent:
+        _event(quote, "tax_changed", actor=user, before=revision.tax_percent, after=tax)
+        revision.tax_percent = tax
+        revision.save(update_fields=["tax_percent"])
+    return quote
+
+
+@_edits_quote
+def quote_add_alternative(
+    *, quote: Quote, design: SavedDesign, label: str, user: User, expected_version: int
+) -> list[QuoteLine]:
+    """Another fabric option (good / better / best), priced now, offered beside the chosen one.
+
+    Its lines sit in the alternatives section under `label`, outside the totals; the selector
+    revision_alternatives() prices it as a delta against the chosen design.
+    """
+    label = (label or "").strip()
+    if not label or len(label) > 100:
+        raise InvalidValue("Name the alternative in 1 to 100 characters.", field="label")
+    if design.project_id != quote.project_id:
+        raise InvalidValue("This design belongs to another project.", field="design")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    if revision.lines.filter(alternative_group=label).exists():
+        raise InvalidValue(f"There is already an alternative called {label}.", field="label")
+    lines = QuoteLine.objects.bulk_create(
+        _bom_lines(
+            revision=revision,
+            bom=design.bom,
+            currency=quote.currency,
+            start=_next_position(revision),
+            section=Section.ALTERNATIVES,
+            group=label,
+        )
+    )
+    _event(
+        quote,
+        "alternative_added",
+        actor=user,
+        revision=revision,
+        label=label,
+        design=design.name,
+        lines=len(lines),
+    )
+    return lines
+
+
+# --- approvals -----------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_request_approval(
+    *, quote: Quote, user: User, expected_version: int, note: str = ""
+) -> Approval:
+    _claim(quote, expected_version=expected_version)
+    revision = _current(quote)
+    if not revision_needs_approval(revision=revision, user=user):
+        raise InvalidValue(
+            "No discount here is above your limit: the quote can be sent.", field="discount_percent"
+        )
+    _transition(quote, S.AWAITING_APPROVAL, actor=user)
+    approval = Approval.objects.create(
+        revision=revision,
+        requested_by=user,
+        request_note=note[:2000],
+        discount_percent=revision_largest_discount(revision=revision),
+    )
+    _event(
+        quote,
+        "approval_requested",
+        actor=user,
+        discount_percent=approval.discount_percent,
+        note=note[:2000],
+    )
+    return approval
+
+
+def _decide(
+    quote: Quote, *, user: User, approve: bool, reason: str, expected_version: int | None
+) -> Approval:
+    """Managers decide, never on their own request, and only up to their own limit."""
+    if not user.has_role(SALES_MANAGER):
+        raise NotAllowed("Only a sales manager can approve or reject a discount.")
+    _claim(quote, expected_version=expected_version)
+    approval = Approval.objects.filter(
+        revision_id=quote.current_revision_id, decision=ApprovalDecision.PENDING
+    ).first()
+    if quote.status != S.AWAITING_APPROVAL or approval is None:
+        raise IllegalTransition("This quote is not waiting for an approval.", field="status")
+    if approval.requested_by_id == user.pk:
+        raise NotAllowed("You cannot decide on your own request; ask another manager.")
+    limit = discount_threshold(user=user)
+    if approve and limit is not None and approval.discount_percent > limit:
+        raise NotAllowed(
+            f"A discount of {approval.discount_percent} % is above your own "
+            f"limit of {limit} %; it needs a higher approver."
+        )
+    approval.decision = ApprovalDecision.APPROVED if approve else ApprovalDecision.REJECTED
+    approval.decided_by, approval.decided_at, approval.reason = user, timezone.now(), reason
+    approval.save(update_fields=["decision", "decided_by", "decided_at", "reason"])
+    _transition(quote, S.APPROVED if approve else S.DRAFT, actor=user)
+    _event(
+        quote,
+        "approved" if approve else "rejected",
+        actor=user,
+        discount_percent=approval.discount_percent,
+        reason=reason,
+    )
+    return approval
+
+
+@_edits_quote
+def quote_approve(
+    *, quote: Quote, user: User, reason: str = "", expected_version: int | None = None
+) -> Approval:
+    return _decide(
+        quote, user=user, approve=True, reason=reason[:2000], expected_version=expected_version
+    )
+
+
+@_edits_quote
+def quote_reject(
+    *, quote: Quote, user: User, reason: str, expected_version: int | None = None
+) -> Approval:
+    """Back to draft, with the reason the sales engineer will read."""
+    if not (reason or "").strip():
+        raise InvalidValue("Say why, so the sales engineer knows what to change.", field="reason")
+    return _decide(
+        quote, user=user, approve=False, reason=reason[:2000], expected_version=expected_version
+    )
+
+
+# --- the lifecycle -------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevision:
+    """Freeze the current revision (totals stored) and mark the quote sent."""
+    _claim(quote, expected_version=expected_version)
+    if quote.status == S.AWAITING_APPROVAL:
+        raise ApprovalRequired("A manager has not decided on the discount yet.")
+    if S.SENT not in TRANSITIONS[quote.status]:
+        raise IllegalTransition(
+            f"A quote that is {quote.get_status_display().lower()} cannot be sent.", field="status"
+        )
+    if quote.valid_until < timezone.localdate():
+        raise QuoteExpired(
+            f"The quote was valid until {quote.valid_until}; set a new validity "
+            f"date before sending it.",
+            field="valid_until",
+        )
+    revision = _current(quote)
+    _assert_not_frozen(revision)
+    if not revision.lines.exists():
+        raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
+    if quote.status != S.APPROVED and revision_needs_approval(revision=revision, user=user):
+        raise ApprovalRequired(
+            f"A discount of {revision_largest_discount(revision=revision)} % is above your "
+            f"limit of {discount_threshold(user=user)} %: ask a manager to approve it first.",
+            field="discount_percent",
+        )
+    totals = revision_totals(revision=revision)
+    now = timezone.now()
+    revision.subtotal, revision.discount_amount, revision.net = (
+        totals.subtotal,
+        totals.discount,
+        totals.net,
+    )
+    revision.tax_amount, revision.total = totals.tax, totals.total
+    revision.frozen_at = revision.sent_at = now
+    revision.save()
+    _transition(quote, S.SENT, actor=user, revision_label=revision.label, total=totals.total)
+    return revision
+
+
+@_edits_quote
+def quote_mark_accepted(
+    *, quote: Quote, actor: User | None = None, expected_version: int | None = None, **details
+) -> Quote:
+    """The customer's yes (`details`: their name and title, from the share link)."""
+    _claim(quote, expected_version=expected_version)
+    if quote.status == S.EXPIRED or (
+        quote.status == S.SENT and quote.valid_until < timezone.localdate()
+    ):
+        raise QuoteExpired(
+            f"This quote was valid until {quote.valid_until} and can no longer "
+            f"be accepted; ask for a new revision.",
+            field="status",
+        )
+    _transition(quote, S.ACCEPTED, actor=actor, **details)
+    return quote
+
+
+@_edits_quote
+def quote_mark_declined(
+    *,
+    quote: Quote,
+    actor: User | None = None,
+    reason: str = "",
+    expected_version: int | None = None,
+) -> Quote:
+    _claim(quote, expected_version=expected_version)
+    _transition(quote, S.DECLINED, actor=actor, reason=reason[:2000])
+    return quote
+
+
+def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
+    """Sent quotes past their validity date become expired; returns how many did.
+
+    Idempotent: a second run finds nothing. Each quote is its own transaction, re-checked under
+    its row lock, so a customer accepting at the same moment wins or loses cleanly. Drafts are
+    left alone: quote_send already refuses a draft past its validity.
+    """
+    today = today or timezone.localdate()
+    due = Quote.objects.filter(status=S.SENT, valid_until__lt=today).values_list("pk", flat=True)
+    expired = 0
+    for pk in list(due):
+        with transaction.atomic():
+            quote = Quote.objects.select_for_update().get(pk=pk)
+            if quote.status != S.SENT or quote.valid_until >= today:
+                continue
+            _claim(quote, expected_version=None)
+            _transition(quote, S.EXPIRED, actor=None, valid_until=quote.valid_until)
+            expired += 1
+    return expired
