@@ -110,3 +110,30 @@ class DesignForm(forms.Form):
     def requirements(self) -> FabricRequirements:
         data = {k: v for k, v in self.cleaned_data.items() if v not in ("", None)}
         return FabricRequirements(**data)
+
+
+class DesignSaveForm(forms.Form):
+    """Keep the design on screen in one of the user's projects."""
+
+    project = forms.ModelChoiceField(label=_("Project"), queryset=None)
+    name = forms.CharField(label=_("Design name"), max_length=200)
+
+    def __init__(self, *args, projects, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["project"].queryset = projects
+
+
+def design_form_data(requirements: dict) -> dict:
+    """Stored requirements (FabricRequirements as a dict) as the design form's submitted data."""
+    form = DesignForm()
+    data = {}
+    for name, value in requirements.items():
+        field = form.fields.get(name)
+        if field is None or value is None:
+            continue
+        if isinstance(field, forms.BooleanField):
+            if value:
+                data[name] = "on"
+        else:
+            data[name] = value
+    return data

@@ -7,45 +7,112 @@ sales engineer can bookmark or share it. Saving belongs to projects.
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
-from quoting.forms.designs import CURRENCY_CHOICES, DesignForm
+from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
+from quoting.selectors import projects_visible_to
+from quoting.services.customers import design_save
 from quoting.services.designs import design_bom_priced, design_compute
+from quoting.services.errors import QuoteError
 from quoting.svg.fabric import fabric_svg
 
+# Query parameters that are not cluster requirements.
+PAGE_PARAMS = {"project", "currency"}
 
-def _design_from_query(request):
-    """(form, design or None). Engine errors land on the form's fields, as form errors do."""
-    form = DesignForm(request.GET if request.GET else DesignForm.initial_data())
+
+def _add_engine_errors(form, error: InvalidInput) -> None:
+    for field, messages in error.errors.items():
+        for message in messages:
+            form.add_error(field if field in form.fields else None,
+                           message[:1].upper() + message[1:])
+
+
+def _project(request):
+    """The project named by ?project=, if the user may see it."""
+    project_id = request.GET.get("project", "")
+    if not project_id.isdigit():
+        return None
+    return projects_visible_to(user=request.user).filter(pk=project_id).first()
+
+
+def _design_from_query(request, project=None):
+    """(form, design or None). Engine errors land on the form's fields, as form errors do.
+
+    With no requirements in the URL the form starts from the project's last requirements, or
+    from the defaults, so a first visit shows a design at once.
+    """
+    if set(request.GET) - PAGE_PARAMS:
+        data = request.GET
+    elif project is not None and project.requirements:
+        data = design_form_data(project.requirements)
+    else:
+        data = DesignForm.initial_data()
+    form = DesignForm(data)
     design = None
     if form.is_valid():
         try:
             design = design_compute(requirements=form.requirements())
         except InvalidInput as error:
-            for field, messages in error.errors.items():
-                for message in messages:
-                    form.add_error(field if field in form.fields else None,
-                                   message[:1].upper() + message[1:])
+            _add_engine_errors(form, error)
     return form, design
+
+
+def _requirements_query(form) -> str:
+    """The URL query that reproduces this form's design (for links and the save form)."""
+    query = QueryDict(mutable=True)
+    for name, value in form.data.items():
+        if name not in PAGE_PARAMS and value not in ("", None):
+            query[name] = value
+    return query.urlencode()
 
 
 @login_required
 @require_GET
 def design_new(request):
-    form, design = _design_from_query(request)
+    project = _project(request)
+    form, design = _design_from_query(request, project)
     currency = request.GET.get("currency", "CNY")
     currency = currency if currency in dict(CURRENCY_CHOICES) else "CNY"
-    context = {"form": form, "design": design, "currency": currency,
-               "currencies": CURRENCY_CHOICES, "query": request.GET.urlencode()}
+    projects = projects_visible_to(user=request.user)
+    save_form = DesignSaveForm(projects=projects,
+                               initial={"project": project.pk if project else None})
+    context = {"form": form, "design": design, "currency": currency, "project": project,
+               "currencies": CURRENCY_CHOICES, "query": _requirements_query(form),
+               "save_form": save_form}
     if design is not None:
         context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
                     "priced": design_bom_priced(design=design, currency=currency)}
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
+
+
+@login_required
+@require_POST
+def design_save_view(request):
+    """Save the design described by the URL's query into one of the user's projects."""
+    form, design = _design_from_query(request)
+    save_form = DesignSaveForm(request.POST, projects=projects_visible_to(user=request.user))
+    saved = None
+    if design is None:
+        save_form.add_error(None, _("Correct the design's inputs before saving it."))
+    elif save_form.is_valid():
+        try:
+            saved = design_save(project=save_form.cleaned_data["project"],
+                                name=save_form.cleaned_data["name"],
+                                requirements=form.requirements(), user=request.user)
+        except QuoteError as error:
+            save_form.add_error(error.field if error.field in save_form.fields else None,
+                                error.message)
+        except InvalidInput as error:
+            save_form.add_error(None, str(error))
+    # 200 even with errors: htmx swaps only successful responses, and the errors are the content.
+    return render(request, "quoting/_design_save.html",
+                  {"save_form": save_form, "saved": saved, "query": _requirements_query(form)})
 
 
 @login_required

@@ -41,15 +41,15 @@ def test_migrate_creates_the_three_role_groups_with_catalog_permissions():
     assert "change_product" not in sales_perms and "view_product" in sales_perms
 
 
-@pytest.mark.django_db
-def test_setup_demo_is_idempotent_and_prints_the_login(capsys, settings):
+def test_setup_demo_is_idempotent_and_prints_the_login(capsys, settings, seeded):
     settings.DEBUG = True
     call_command("setup_demo")
     first = capsys.readouterr().out
     call_command("setup_demo")
     second = capsys.readouterr().out
     assert "sales" in first and settings.DEMO_PASSWORD in first
-    assert first.count("created") == 3 and second.count("already there") == 3
+    assert first.count("  created") == 3 and second.count("already there") == 4
+    assert "2 customers created" in first and "Demo data: already there." in second
     from portal.models import User
 
     assert User.objects.get(username="sales").check_password(settings.DEMO_PASSWORD)

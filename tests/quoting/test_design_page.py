@@ -1,3 +1,5 @@
+import pytest
+
 """The design page: inputs on the left, the design updating on the right."""
 
 
@@ -61,3 +63,70 @@ def test_the_cable_schedule_downloads_as_csv(sales_client, seeded):
 
 def test_the_design_page_needs_sign_in(client):
     assert client.get("/designs/new/").status_code == 302
+
+
+DESIGN_QUERY = ("gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infiniband&planes=1"
+                "&oversubscription=1&switch_part_number=MQM9790-NS2F&server_to_leaf=same-row"
+                "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=on-switch"
+                "&spares_percent=0&rail_optimized=on")
+
+
+@pytest.fixture
+def project(seeded, make_user):
+    from tests.quoting.factories import CustomerFactory, ProjectFactory
+
+    owner = make_user("owner")
+    customer = CustomerFactory(owner=owner)
+    customer.team.members.add(owner)
+    return ProjectFactory(customer=customer)
+
+
+def _client_for(client, project):
+    user = project.owner
+    client.force_login(user)
+    return client
+
+
+def test_a_design_is_saved_to_a_project_with_its_requirements(client, project):
+    client = _client_for(client, project)
+    response = client.post(f"/designs/save/?{DESIGN_QUERY}",
+                           {"project": project.pk, "name": "University NDR"})
+    assert "Saved" in response.content.decode()
+    saved = project.designs.get()
+    assert saved.name == "University NDR"
+    assert saved.requirements["gpu_count"] == 256
+    assert (saved.result["leaf_count"], saved.result["spine_count"]) == (8, 4)
+    # Opening the design page for the project starts from what was saved.
+    body = client.get(f"/designs/new/?project={project.pk}").content.decode()
+    assert 'value="256"' in body and "MQM9790-NS2F" in body
+
+
+def test_a_duplicate_design_name_is_an_inline_error_and_saves_nothing(client, project):
+    client = _client_for(client, project)
+    client.post(f"/designs/save/?{DESIGN_QUERY}", {"project": project.pk, "name": "A"})
+    body = client.post(f"/designs/save/?{DESIGN_QUERY}",
+                       {"project": project.pk, "name": "A"}).content.decode()
+    assert "already has a design called A" in body
+    assert project.designs.count() == 1
+
+
+def test_a_broken_design_cannot_be_saved(client, project):
+    client = _client_for(client, project)
+    body = client.post("/designs/save/?gpu_count=0&gpus_per_server=8",
+                       {"project": project.pk, "name": "Broken"}).content.decode()
+    assert "Correct the design" in body and project.designs.count() == 0
+
+
+def test_another_teams_project_is_not_offered_nor_accepted(client, project, make_user):
+    from tests.quoting.factories import CustomerFactory, ProjectFactory
+
+    outsider = make_user("outsider")
+    own_customer = CustomerFactory(owner=outsider)
+    own_customer.team.members.add(outsider)
+    ProjectFactory(customer=own_customer)
+    client.force_login(outsider)
+    body = client.get(f"/designs/new/?project={project.pk}").content.decode()
+    assert str(project) not in body
+    body = client.post(f"/designs/save/?{DESIGN_QUERY}",
+                       {"project": project.pk, "name": "Sneaky"}).content.decode()
+    assert "Select a valid choice" in body and project.designs.count() == 0
