@@ -11,6 +11,7 @@ import re
 from decimal import Decimal
 
 from django import forms
+from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors import gpu_peak_tflops
@@ -220,6 +221,17 @@ class TcoForms:
         self.fabrics = [FabricOptionForm(data, prefix=f"fabrics-{i}") for i in range(FABRIC_ROWS)]
         self.used_rows: list[int] = []  # engine index -> row index, for its "fabrics[i]" errors
 
+    @classmethod
+    def from_query(cls, query) -> TcoForms:
+        """The defaults with the URL's values on top: how other pages open a prefilled page.
+
+        A query that names any fabric row replaces the default rows instead of mixing in.
+        """
+        data = cls.initial_data()
+        if any(key.startswith("fabrics-") for key in query):
+            data = {k: v for k, v in data.items() if not k.startswith("fabrics-")}
+        return cls(data | query.dict())
+
     @staticmethod
     def initial_data() -> dict:
         """The defaults as submitted data, so a first visit shows a full comparison at once."""
@@ -263,3 +275,17 @@ class TcoForms:
                 form.add_error(
                     field if field in form.fields else None, message[:1].upper() + message[1:]
                 )
+
+
+def tco_page_query(body: dict) -> str:
+    """The TCO page's URL query that starts from this request body (see TcoForms.from_query)."""
+    query = QueryDict(mutable=True)
+    for key in ("gpu", "nodes", "gpus_per_node"):
+        query[key] = body[key]
+    for key, value in {**body.get("workload", {}), **body.get("costs", {})}.items():
+        query[key] = value
+    for i, option in enumerate(body["fabrics"][:FABRIC_ROWS]):
+        for key, value in option.items():
+            if key in FabricOptionForm.base_fields and value is not None:
+                query[f"fabrics-{i}-{key}"] = value
+    return query.urlencode()

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
+from catalog.models import Category, Lifecycle, Product
 from catalog.selectors import price_lookup, product_specs
+from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign, FabricRequirements, design_fabric
 from quoting.engine.money import round_money
+from quoting.engine.tco.presets import WORKLOAD_PRESETS
 
 
 def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
@@ -55,3 +58,64 @@ def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
         missing=tuple(sorted({ln.sku for ln in lines if ln.amount is None})),
         has_reference_prices=any(ln.is_reference for ln in lines),
     )
+
+
+TCO_PRESET = "llm_pretrain_7b"  # the job the design page assumes; the TCO page changes it
+# The cheap build the seed's claim is about: two 100G ports per 8-GPU node, commodity Ethernet.
+COMMODITY_OPTION = {"name": "2×100G RoCE (commodity)", "transport": "roce",
+                    "nics_per_node": 2, "nic_gbps": 100}
+# The other fabric family's NIC generation at the same per-port speed.
+ALTERNATIVE_GENERATION = {"NDR": "400GbE", "XDR": "800GbE", "HDR": "200GbE",
+                          "400GbE": "NDR", "800GbE": "XDR", "200GbE": "HDR"}
+
+
+def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
+                    gpu: str = "H100") -> dict:
+    """A TCO request comparing this design with the other fabric family and a commodity build.
+
+    Each designed option carries its own list-priced network capex and power, so the payback
+    of the premium is real; the commodity build has no design and no capex (the model says so).
+    """
+    from quoting.services.tco import tco_option_from_design
+
+    req = design.requirements
+    this = design.as_dict()
+    fabrics = [tco_option_from_design(name=f"This design ({design.switch.family})",
+                                      design_dict=this, network_capex=bom_total)]
+    other_family = "ethernet" if req.family == "infiniband" else "infiniband"
+    other_generation = ALTERNATIVE_GENERATION.get(req.nic_generation)
+    if other_generation:
+        try:
+            other = design_compute(requirements=replace(
+                req, family=other_family, nic_generation=other_generation, planes=1,
+                switch_part_number=None, nic_part_number=None,
+                subnet_manager="auto"))
+        except InvalidInput:
+            other = None  # the catalog cannot build it: compare with what it can
+        if other is not None:
+            other_total = design_bom_priced(design=other, currency=currency).total
+            label = "RoCE" if other_family == "ethernet" else "InfiniBand"
+            fabrics.append(tco_option_from_design(
+                name=f"{label} on {other.switch.family}", design_dict=other.as_dict(),
+                network_capex=other_total))
+            if other_family == "ethernet":
+                fabrics.append({**fabrics[-1], "name": f"{fabrics[-1]['name']} untuned",
+                                "transport": "roce_untuned"})
+    fabrics.append(dict(COMMODITY_OPTION))
+    costs = {"currency": currency}
+    # The servers dominate the cost of compute: without them a cheap network looks cheap.
+    server_price = _server_price(gpu=gpu, gpus_per_server=req.gpus_per_server, currency=currency)
+    if server_price is not None:
+        costs["server_capex"] = str(server_price * this["node_count"])
+    return {"gpu": gpu, "nodes": this["node_count"], "gpus_per_node": req.gpus_per_server,
+            "workload": dict(WORKLOAD_PRESETS[TCO_PRESET].workload), "fabrics": fabrics,
+            "costs": costs}
+
+
+def _server_price(*, gpu: str, gpus_per_server: int, currency: str) -> Decimal | None:
+    """List price of the catalog's cheapest server with these GPUs, or None."""
+    part_numbers = Product.objects.filter(
+        category=Category.SERVER, gpu_model=gpu, gpu_count=gpus_per_server,
+    ).exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
+    prices = price_lookup(part_numbers=list(part_numbers), currency=currency)
+    return min((p.list_price for p in prices.values()), default=None)

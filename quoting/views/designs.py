@@ -14,11 +14,19 @@ from django.views.decorators.http import require_GET, require_POST
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
+from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
+from quoting.forms.tco import tco_page_query
 from quoting.selectors import projects_visible_to
 from quoting.services.customers import design_save
-from quoting.services.designs import design_bom_priced, design_compute
+from quoting.services.designs import (
+    TCO_PRESET,
+    design_bom_priced,
+    design_compute,
+    design_tco_body,
+)
 from quoting.services.errors import QuoteError
+from quoting.services.tco import tco_compute
 from quoting.svg.fabric import fabric_svg
 
 # Query parameters that are not cluster requirements.
@@ -62,6 +70,11 @@ def _design_from_query(request, project=None):
     return form, design
 
 
+def _currency(request) -> str:
+    currency = request.GET.get("currency", "CNY")
+    return currency if currency in dict(CURRENCY_CHOICES) else "CNY"
+
+
 def _requirements_query(form) -> str:
     """The URL query that reproduces this form's design (for links and the save form)."""
     query = QueryDict(mutable=True)
@@ -76,8 +89,7 @@ def _requirements_query(form) -> str:
 def design_new(request):
     project = _project(request)
     form, design = _design_from_query(request, project)
-    currency = request.GET.get("currency", "CNY")
-    currency = currency if currency in dict(CURRENCY_CHOICES) else "CNY"
+    currency = _currency(request)
     projects = projects_visible_to(user=request.user)
     save_form = DesignSaveForm(projects=projects,
                                initial={"project": project.pk if project else None})
@@ -89,6 +101,30 @@ def design_new(request):
                     "priced": design_bom_priced(design=design, currency=currency)}
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
+
+
+@login_required
+@require_GET
+def design_tco_panel(request):
+    """What the network is worth: loaded after the design so designing stays instant."""
+    form, design = _design_from_query(request)
+    context = {"design": design}
+    if design is not None:
+        currency = _currency(request)
+        priced = design_bom_priced(design=design, currency=currency)
+        body = design_tco_body(design=design, bom_total=priced.total, currency=currency)
+        try:
+            result = tco_compute(data=body)
+        except InvalidInput as error:  # e.g. no H100 server in the catalog to take TFLOPS from
+            context["error"] = str(error)
+        else:
+            best = max(o.network_efficiency for o in result.options) or 1.0
+            context |= {
+                "result": result, "preset": WORKLOAD_PRESETS[TCO_PRESET],
+                "rows": [(o, (1 - o.network_efficiency / best) * 100) for o in result.options],
+                "tco_query": tco_page_query(body),
+            }
+    return render(request, "quoting/_design_tco.html", context)
 
 
 @login_required

@@ -24,7 +24,10 @@ TORNADO_BARS = 5  # the inputs that move the answer most; the rest are in the AP
 @login_required
 @require_http_methods(["GET", "POST"])
 def tco_page(request):
-    forms = TcoForms(request.POST if request.method == "POST" else None)
+    if request.method == "POST":
+        forms = TcoForms(request.POST)
+    else:
+        forms = TcoForms.from_query(request.GET) if request.GET else TcoForms()
     result = None
     if forms.is_valid():
         try:

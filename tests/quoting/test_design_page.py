@@ -130,3 +130,36 @@ def test_another_teams_project_is_not_offered_nor_accepted(client, project, make
     body = client.post(f"/designs/save/?{DESIGN_QUERY}",
                        {"project": project.pk, "name": "Sneaky"}).content.decode()
     assert "Select a valid choice" in body and project.designs.count() == 0
+
+
+def test_the_design_page_shows_what_the_network_is_worth(sales_client, seeded):
+    body = sales_client.get(f"/designs/tco/?{DESIGN_QUERY}&currency=CNY").content.decode()
+    assert "This design (Quantum-2)" in body and "RoCE on Spectrum-4" in body
+    assert "2×100G RoCE (commodity)" in body
+    # The starved commodity build loses a third of the compute; the designed ones lose none.
+    assert "36 %" in body and "Open in the TCO page" in body
+
+
+def test_the_tco_comparison_prices_servers_and_each_designed_fabric(seeded):
+    from decimal import Decimal
+
+    from quoting.engine.fabric import FabricRequirements
+    from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
+
+    design = design_compute(requirements=FabricRequirements(gpu_count=256))
+    total = design_bom_priced(design=design, currency="CNY").total
+    body = design_tco_body(design=design, bom_total=total, currency="CNY")
+    assert body["nodes"] == 32 and body["gpus_per_node"] == 8
+    assert Decimal(body["costs"]["server_capex"]) == 32 * Decimal("1872000.00")
+    this, roce, untuned, commodity = body["fabrics"]
+    assert Decimal(this["network_capex"]) == total
+    assert (this["transport"], roce["transport"], untuned["transport"]) == (
+        "infiniband", "roce", "roce_untuned")
+    assert Decimal(roce["network_capex"]) > 0 and "network_capex" not in commodity
+
+
+def test_the_tco_page_opens_prefilled_from_a_query(sales_client, seeded):
+    body = sales_client.get("/tco/?nodes=12&fabrics-0-name=Only+this&fabrics-0-transport=tcp"
+                            "&fabrics-0-nics_per_node=1&fabrics-0-nic_gbps=25").content.decode()
+    assert 'value="12"' in body and "Only this" in body
+    assert "8×400G InfiniBand" not in body, "a query with fabric rows replaces the defaults"
