@@ -1,6 +1,8 @@
 from django.urls import path
 
+from quoting.views import customers as customer_views
 from quoting.views import designs, tco
+from quoting.views import quotes as quote_views
 
 app_name = "quoting"
 urlpatterns = [
@@ -11,4 +13,26 @@ urlpatterns = [
          name="design-cable-schedule"),
     path("designs/drawing.svg", designs.design_drawing_svg, name="design-drawing"),
     path("tco/", tco.tco_page, name="tco"),
+    path("customers/", customer_views.customer_list, name="customer-list"),
+    path("customers/new/", customer_views.customer_new, name="customer-new"),
+    path("customers/<int:pk>/", customer_views.customer_detail, name="customer-detail"),
+    path("customers/<int:pk>/edit/", customer_views.customer_edit, name="customer-edit"),
+    path("customers/<int:customer_pk>/projects/new/", customer_views.project_new,
+         name="project-new"),
+    path("projects/", customer_views.project_list, name="project-list"),
+    path("projects/<int:pk>/", customer_views.project_detail, name="project-detail"),
+    path("projects/<int:pk>/designs/<int:design_pk>/quote/", customer_views.quote_from_design,
+         name="quote-from-design"),
+    path("quotes/", quote_views.quote_list, name="quote-list"),
+    path("quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
+    path("quotes/<int:pk>/diff/", quote_views.quote_diff, name="quote-diff"),
+    path("quotes/<int:pk>/products/", quote_views.quote_product_picker, name="quote-products"),
+    path("quotes/<int:pk>/lines/add/", quote_views.quote_add_product, name="quote-add-product"),
+    path("quotes/<int:pk>/lines/free-text/", quote_views.quote_add_free_text,
+         name="quote-add-free-text"),
+    path("quotes/<int:pk>/lines/<int:line_pk>/", quote_views.quote_line_update, name="quote-line"),
+    path("quotes/<int:pk>/lines/<int:line_pk>/remove/", quote_views.quote_line_remove,
+         name="quote-line-remove"),
+    path("quotes/<int:pk>/terms/", quote_views.quote_terms, name="quote-terms"),
+    path("quotes/<int:pk>/<slug:action>/", quote_views.quote_action, name="quote-action"),
 ]

@@ -1,0 +1,70 @@
+"""Customer, contact and project forms of the browser pages."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from portal.models import SALES_MANAGER
+from quoting.engine.fabric import FabricRequirements
+from quoting.forms.designs import NIC_GENERATIONS
+from quoting.models import Contact, Customer, Team
+
+
+class CustomerForm(forms.ModelForm):
+    class Meta:
+        model = Customer
+        fields = [
+            "company",
+            "team",
+            "industry",
+            "region",
+            "vat_zone",
+            "language",
+            "default_currency",
+            "notes",
+        ]
+        widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A sales user files customers under their own teams only.
+        teams = Team.objects.all() if user.has_role(SALES_MANAGER) else user.teams.all()
+        self.fields["team"].queryset = teams
+        if self.instance.pk is None and len(teams) == 1:
+            self.fields["team"].initial = teams[0].pk
+
+
+ContactFormSet = forms.inlineformset_factory(
+    Customer,
+    Contact,
+    fields=["name", "title", "email", "phone"],
+    extra=1,
+    can_delete=True,
+)
+
+
+class ProjectForm(forms.Form):
+    name = forms.CharField(label=_("Project name"), max_length=200)
+    gpu_count = forms.IntegerField(
+        label=_("GPUs"),
+        min_value=1,
+        max_value=1_000_000,
+        required=False,
+        help_text=_("The cluster as the customer describes it; the design page refines it."),
+    )
+    nic_generation = forms.ChoiceField(
+        label=_("NIC generation"), choices=[("", "—"), *NIC_GENERATIONS], required=False
+    )
+    notes = forms.CharField(
+        label=_("Notes"), max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    def requirements(self) -> dict:
+        """All the requirement fields (the rest at their defaults), so the design page can
+        start from them as they are."""
+        given = {k: self.cleaned_data[k] for k in ("gpu_count", "nic_generation")}
+        given = {k: v for k, v in given.items() if v}
+        return asdict(FabricRequirements(**given)) if given else {}

@@ -1,0 +1,225 @@
+"""Customers, their contacts and projects, and the project page (saved designs → quotes).
+
+Every object comes through customers_visible_to / projects_visible_to: another team's customer
+or project is a 404.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import Count
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from catalog.selectors import price_lookup
+from quoting.engine.money import round_money
+from quoting.filters import CustomerFilter, ProjectFilter
+from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
+from quoting.forms.designs import design_form_data
+from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
+from quoting.services.customers import customer_create, project_create
+from quoting.services.errors import QuoteError
+from quoting.services.quotes import quote_create_from_design
+
+PAGE_SIZE = 25
+
+
+def _list(request, filterset, template: str, partial: str):
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"filter": filterset, "page": page, "query": query.urlencode()}
+    return render(request, partial if request.htmx else template, context)
+
+
+# --- customers -----------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def customer_list(request):
+    customers = (
+        customers_visible_to(user=request.user)
+        .annotate(project_count=Count("projects"))
+        .order_by("company")  # an aggregate drops Meta.ordering
+    )
+    filterset = CustomerFilter(request.GET, queryset=customers, request=request)
+    return _list(request, filterset, "quoting/customer_list.html", "quoting/customer_table.html")
+
+
+def _customer_form_page(request, form, contacts, customer=None, status=200):
+    return render(
+        request,
+        "quoting/customer_form.html",
+        {"form": form, "contacts": contacts, "customer": customer},
+        status=status,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def customer_new(request):
+    form = CustomerForm(request.POST or None, user=request.user)
+    contacts = ContactFormSet(request.POST or None, prefix="contacts")
+    if request.method == "POST" and form.is_valid() and contacts.is_valid():
+        try:
+            with transaction.atomic():
+                customer = customer_create(owner=request.user, **form.cleaned_data)
+                contacts.instance = customer
+                contacts.save()
+        except QuoteError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        else:
+            messages.success(request, _("Customer created."))
+            return redirect("quoting:customer-detail", pk=customer.pk)
+    status = 400 if request.method == "POST" else 200
+    return _customer_form_page(request, form, contacts, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def customer_edit(request, pk: int):
+    customer = get_object_or_404(customers_visible_to(user=request.user), pk=pk)
+    form = CustomerForm(request.POST or None, instance=customer, user=request.user)
+    contacts = ContactFormSet(request.POST or None, instance=customer, prefix="contacts")
+    if request.method == "POST":
+        if form.is_valid() and contacts.is_valid():
+            with transaction.atomic():
+                form.save()
+                contacts.save()
+            messages.success(request, _("Customer saved."))
+            return redirect("quoting:customer-detail", pk=customer.pk)
+        return _customer_form_page(request, form, contacts, customer, status=400)
+    return _customer_form_page(request, form, contacts, customer)
+
+
+@login_required
+@require_GET
+def customer_detail(request, pk: int):
+    customer = get_object_or_404(customers_visible_to(user=request.user), pk=pk)
+    context = {
+        "customer": customer,
+        "contacts": customer.contacts.all(),
+        "projects": projects_visible_to(user=request.user)
+        .filter(customer=customer)
+        .annotate(design_count=Count("designs", distinct=True))
+        .order_by("name"),
+        "quotes": quotes_visible_to(user=request.user).filter(customer=customer)[:20],
+    }
+    return render(request, "quoting/customer_detail.html", context)
+
+
+# --- projects ------------------------------------------------------------------------------------
+
+
+@login_required
+@require_GET
+def project_list(request):
+    projects = (
+        projects_visible_to(user=request.user)
+        .annotate(
+            design_count=Count("designs", distinct=True),
+            quote_count=Count("quotes", distinct=True),
+        )
+        .order_by("customer__company", "name")
+    )
+    filterset = ProjectFilter(request.GET, queryset=projects, request=request)
+    return _list(request, filterset, "quoting/project_list.html", "quoting/project_table.html")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def project_new(request, customer_pk: int):
+    customer = get_object_or_404(customers_visible_to(user=request.user), pk=customer_pk)
+    form = ProjectForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            project = project_create(
+                customer=customer,
+                name=form.cleaned_data["name"],
+                owner=request.user,
+                requirements=form.requirements(),
+                notes=form.cleaned_data["notes"],
+            )
+        except QuoteError as error:
+            form.add_error(error.field if error.field in form.fields else None, error.message)
+        except ValidationError as error:  # from full_clean: a duplicate name...
+            for field, errors in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        else:
+            messages.success(request, _("Project created."))
+            return redirect("quoting:project-detail", pk=project.pk)
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request,
+        "quoting/project_form.html",
+        {"form": form, "customer": customer},
+        status=status,
+    )
+
+
+def _designs_priced(designs, currency: str) -> None:
+    """The list total of each saved design's BOM, one price lookup for them all."""
+    skus = {row["sku"] for d in designs for row in d.bom}
+    prices = price_lookup(part_numbers=skus, currency=currency)
+    for design in designs:
+        rows = design.bom
+        priced = [(row, prices.get(row["sku"])) for row in rows]
+        design.list_total = sum(
+            (round_money(p.list_price * row["quantity"]) for row, p in priced if p),
+            Decimal("0.00"),
+        )
+        design.missing_prices = sorted({row["sku"] for row, p in priced if p is None})
+        design.link = "/designs/new/?" + urlencode(
+            design_form_data(design.requirements) | {"project": design.project_id}
+        )
+
+
+def _project_page(request, project, *, error: str = "", status: int = 200):
+    designs = list(project.designs.all())
+    currency = project.customer.default_currency
+    _designs_priced(designs, currency)
+    # The design page starts from the project's requirements and offers saving to it.
+    new_design = "/designs/new/?" + urlencode({"project": project.pk})
+    context = {
+        "project": project,
+        "requirements": {
+            k: v for k, v in project.requirements.items() if v not in (None, "", False)
+        },
+        "designs": designs,
+        "currency": currency,
+        "quotes": quotes_visible_to(user=request.user).filter(project=project),
+        "new_design_url": new_design,
+        "page_error": error,
+    }
+    return render(request, "quoting/project_detail.html", context, status=status)
+
+
+@login_required
+@require_GET
+def project_detail(request, pk: int):
+    project = get_object_or_404(projects_visible_to(user=request.user), pk=pk)
+    return _project_page(request, project)
+
+
+@login_required
+@require_POST
+def quote_from_design(request, pk: int, design_pk: int):
+    project = get_object_or_404(projects_visible_to(user=request.user), pk=pk)
+    design = get_object_or_404(project.designs, pk=design_pk)
+    try:
+        quote = quote_create_from_design(project=project, design=design, user=request.user)
+    except QuoteError as error:
+        return _project_page(request, project, error=error.message, status=error.status_code)
+    messages.success(
+        request, _("Quote %(number)s created from the design.") % {"number": quote.number}
+    )
+    return redirect("quoting:quote-detail", pk=quote.pk)

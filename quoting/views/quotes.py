@@ -1,0 +1,511 @@
+"""The quote list and the quote builder.
+
+Edits on the builder are htmx posts answered with out-of-band fragments (totals, header,
+actions, the version every form carries): the inputs the user is typing in are never replaced,
+so a refused edit keeps what they typed. Without htmx the same posts redirect back to the page.
+Every quote comes through quotes_visible_to(): a quote of another team is a 404 on every URL.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.db.models import prefetch_related_objects
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from catalog.filters import ProductFilter
+from catalog.selectors import price_lookup, product_list
+from portal.models import SALES_MANAGER
+from quoting.filters import QuoteFilter
+from quoting.forms.designs import design_form_data
+from quoting.forms.quotes import (
+    ActionForm,
+    AddProductForm,
+    FreeTextForm,
+    LineForm,
+    TermsForm,
+)
+from quoting.models import (
+    ApprovalDecision,
+    Quote,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    Section,
+)
+from quoting.selectors import (
+    quote_audit_trail,
+    quotes_visible_to,
+    revision_diff,
+    revision_for_display,
+    revision_needs_approval,
+    revision_totals,
+)
+from quoting.services import quotes as services
+from quoting.services.errors import QuoteError, StaleVersion
+
+S = QuoteStatus
+PAGE_SIZE = 25
+PICKER_SIZE = 10
+EDITABLE_STATUSES = (S.DRAFT, S.AWAITING_APPROVAL, S.APPROVED)
+
+EVENT_LABELS = {
+    "created": gettext_lazy("Created"),
+    "lines_from_design": gettext_lazy("Lines from the design"),
+    "line_added": gettext_lazy("Line added"),
+    "line_changed": gettext_lazy("Line changed"),
+    "line_removed": gettext_lazy("Line removed"),
+    "discount_changed": gettext_lazy("Quote discount changed"),
+    "validity_changed": gettext_lazy("Validity changed"),
+    "tax_changed": gettext_lazy("VAT changed"),
+    "status_changed": gettext_lazy("Status changed"),
+    "approval_requested": gettext_lazy("Approval requested"),
+    "approved": gettext_lazy("Discount approved"),
+    "rejected": gettext_lazy("Discount rejected"),
+    "revision_created": gettext_lazy("New revision"),
+    "alternative_added": gettext_lazy("Alternative added"),
+}
+
+
+def _quote_or_404(request, pk: int) -> Quote:
+    return get_object_or_404(quotes_visible_to(user=request.user), pk=pk)
+
+
+# --- the list ------------------------------------------------------------------------------------
+
+
+def _attach_totals(quotes: list[Quote]) -> None:
+    """Each quote's current total: stored on frozen revisions, computed for drafts from their
+    lines, fetched for the whole page in one query."""
+    revisions = [q.current_revision for q in quotes if q.current_revision_id]
+    prefetch_related_objects([r for r in revisions if not r.is_frozen], "lines")
+    for quote in quotes:
+        quote.list_total = (
+            revision_totals(revision=quote.current_revision).total
+            if quote.current_revision_id
+            else None
+        )
+
+
+@login_required
+@require_GET
+def quote_list(request):
+    filterset = QuoteFilter(
+        request.GET, queryset=quotes_visible_to(user=request.user), request=request
+    )
+    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    _attach_totals(page.object_list)
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {"filter": filterset, "page": page, "query": query.urlencode()}
+    template = "quoting/_quote_table.html" if request.htmx else "quoting/quote_list.html"
+    return render(request, template, context)
+
+
+# --- the builder page ----------------------------------------------------------------------------
+
+
+def _display(request, quote_id: int, number=None):
+    try:
+        number = int(number) if number not in (None, "") else None
+        return revision_for_display(user=request.user, quote_id=quote_id, number=number)
+    except (ValueError, Quote.DoesNotExist, QuoteRevision.DoesNotExist):
+        raise Http404 from None
+
+
+def _design_link(revision: QuoteRevision, quote: Quote) -> str | None:
+    if revision.design_id is None:
+        return None
+    query = design_form_data(revision.design.requirements) | {"project": quote.project_id}
+    return f"/designs/new/?{urlencode(query)}"
+
+
+def _page_context(request, display, **extra) -> dict:
+    revision, quote, user = display.revision, display.quote, request.user
+    is_current = revision.pk == quote.current_revision_id
+    editable = is_current and not revision.is_frozen and quote.status in EDITABLE_STATUSES
+    approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
+    pending = next((a for a in approvals if a.decision == ApprovalDecision.PENDING), None)
+    needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
+    is_manager = user.has_role(SALES_MANAGER)
+    actions = {
+        "request_approval": is_current and quote.status == S.DRAFT and needs_approval,
+        "decide": (
+            quote.status == S.AWAITING_APPROVAL
+            and is_manager
+            and pending is not None
+            and pending.requested_by_id != user.pk
+        ),
+        "send": is_current
+        and (quote.status == S.APPROVED or (quote.status == S.DRAFT and not needs_approval)),
+        "record_answer": quote.status == S.SENT,
+        "revise": quote.status in (S.SENT, S.DECLINED, S.EXPIRED),
+    }
+    events = list(quote_audit_trail(quote=quote))
+    for event in events:
+        event.label = EVENT_LABELS.get(event.verb, event.verb)
+    return {
+        "display": display,
+        # Row URLs are built from this prefix: one reverse() instead of two per line.
+        "lines_url": reverse("quoting:quote-detail", args=[quote.pk]) + "lines/",
+        "sections": [(s, Section(s).label, rows) for s, rows in display.sections.items()],
+        "quote": quote,
+        "revision": revision,
+        "totals": display.totals,
+        "is_current": is_current,
+        "editable": editable,
+        "approvals": approvals,
+        "pending": pending,
+        "needs_approval": needs_approval,
+        "actions": actions,
+        "any_action": any(actions.values()),
+        "events": events,
+        "design": revision.design_snapshot,
+        "design_link": _design_link(revision, quote),
+        "terms_form": TermsForm(
+            initial={
+                "discount_percent": revision.discount_percent,
+                "tax_percent": revision.tax_percent,
+                "valid_until": quote.valid_until,
+            }
+        ),
+        "free_text_form": FreeTextForm(auto_id="ft-%s"),
+    } | extra
+
+
+@login_required
+@require_GET
+def quote_detail(request, pk: int):
+    display = _display(request, pk, request.GET.get("r"))
+    return render(request, "quoting/quote_detail.html", _page_context(request, display))
+
+
+@login_required
+@require_GET
+def quote_diff(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    current = quote.current_revision.number
+    try:
+        b = int(request.GET.get("b") or current)
+        a = int(request.GET.get("a") or max(1, b - 1))
+    except ValueError:
+        raise Http404 from None
+    by_number = {r.number: r for r in quote.revisions.filter(number__in=(a, b))}
+    if a not in by_number or b not in by_number:
+        raise Http404
+    context = {
+        "quote": quote,
+        "a": by_number[a],
+        "b": by_number[b],
+        "diff": revision_diff(old=by_number[a], new=by_number[b]),
+        "numbers": list(quote.revisions.values_list("number", flat=True)),
+    }
+    return render(request, "quoting/quote_diff.html", context)
+
+
+# --- edits (htmx) --------------------------------------------------------------------------------
+
+
+def _error_message(error: QuoteError) -> str:
+    if isinstance(error, StaleVersion):
+        return _("Someone else changed this quote: reload to see their changes.")
+    return error.message
+
+
+def _refused(
+    request,
+    quote: Quote,
+    message: str,
+    *,
+    status: int,
+    error_ids: dict,
+    field=None,
+    full_page: bool = False,
+):
+    """The message beside the field at fault when the form shows one, else in the message box;
+    nothing else on the page changes, so the user's input stays as they typed it."""
+    target = error_ids.get(field) or "quote-message"
+    if full_page or not request.htmx:
+        display = _display(request, quote.pk)
+        context = _page_context(request, display, page_error=message)
+        return render(request, "quoting/quote_detail.html", context, status=status)
+    context = {
+        "message": message,
+        "target": target,
+        "stale": status == StaleVersion.status_code,
+        "clear": [i for i in set(error_ids.values()) if i != target],
+        "quote": quote,
+    }
+    return render(request, "quoting/_quote_refused.html", context, status=status)
+
+
+def _form_refused(request, quote: Quote, form, error_ids: dict):
+    field, errors = next(iter(form.errors.items()))
+    if field == "expected_version":
+        message = _("The page is out of date: reload it.")
+    else:
+        label = f"{form.fields[field].label}: " if field in form.fields else ""
+        message = label + " ".join(errors)
+    return _refused(request, quote, message, status=400, error_ids=error_ids, field=field)
+
+
+def _changed(request, quote: Quote, *, lines: bool = False, line_pk=None, error_ids=None):
+    """After a successful edit: the new figures, out of band."""
+    if not request.htmx:
+        return redirect("quoting:quote-detail", pk=quote.pk)
+    display = _display(request, quote.pk)
+    amount = None
+    if line_pk is not None:
+        amount = next(
+            (
+                row.amount
+                for rows in display.sections.values()
+                for row in rows
+                if row.line.pk == line_pk
+            ),
+            None,
+        )
+    context = _page_context(
+        request,
+        display,
+        oob=True,
+        swap_lines=lines,
+        line_pk=line_pk,
+        line_amount=amount,
+        clear=sorted(set((error_ids or {}).values())),
+    )
+    return render(request, "quoting/_quote_changed.html", context)
+
+
+def _edit(request, quote: Quote, form, error_ids: dict, run, **changed):
+    if not form.is_valid():
+        return _form_refused(request, quote, form, error_ids)
+    try:
+        run(form.cleaned_data["expected_version"])
+    except QuoteError as error:
+        return _refused(
+            request,
+            quote,
+            _error_message(error),
+            status=error.status_code,
+            error_ids=error_ids,
+            field=error.field,
+        )
+    return _changed(request, quote, error_ids=error_ids, **changed)
+
+
+@login_required
+@require_POST
+def quote_line_update(request, pk: int, line_pk: int):
+    quote = _quote_or_404(request, pk)
+    line = get_object_or_404(QuoteLine, pk=line_pk, revision__quote=quote)
+    form = LineForm(request.POST)
+    error_id = f"err-line-{line.pk}"
+    error_ids = {"quantity": error_id, "discount_percent": error_id}
+
+    def run(version):
+        data = form.cleaned_data
+        # Only what the user changed: an event per real change, not per keystroke elsewhere.
+        changes = {}
+        if data["quantity"] != line.quantity:
+            changes["quantity"] = data["quantity"]
+        discount = data.get("discount_percent")
+        if discount is not None and discount != line.discount_percent:
+            changes["discount_percent"] = discount
+        if changes:
+            services.quote_update_line(
+                quote=quote, line=line, user=request.user, expected_version=version, **changes
+            )
+
+    return _edit(request, quote, form, error_ids, run, line_pk=line.pk)
+
+
+@login_required
+@require_POST
+def quote_line_remove(request, pk: int, line_pk: int):
+    quote = _quote_or_404(request, pk)
+    line = get_object_or_404(QuoteLine, pk=line_pk, revision__quote=quote)
+    form = ActionForm(request.POST)
+    return _edit(
+        request,
+        quote,
+        form,
+        {},
+        lambda version: services.quote_remove_line(
+            quote=quote, line=line, user=request.user, expected_version=version
+        ),
+        lines=True,
+    )
+
+
+@login_required
+@require_POST
+def quote_add_product(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    form = AddProductForm(request.POST)
+    sku = request.POST.get("sku", "")
+    error_ids = {"quantity": f"err-add-{sku}", "sku": f"err-add-{sku}", "section": f"err-add-{sku}"}
+    return _edit(
+        request,
+        quote,
+        form,
+        error_ids,
+        lambda version: services.quote_add_product(
+            quote=quote,
+            sku=form.cleaned_data["sku"],
+            quantity=form.cleaned_data["quantity"],
+            user=request.user,
+            expected_version=version,
+        ),
+        lines=True,
+    )
+
+
+@login_required
+@require_POST
+def quote_add_free_text(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    form = FreeTextForm(request.POST)
+    error_ids = {f: f"err-ft-{f}" for f in ("description", "quantity", "unit_price", "section")}
+
+    def run(version):
+        data = form.cleaned_data
+        services.quote_add_free_text(
+            quote=quote,
+            description=data["description"],
+            quantity=data["quantity"],
+            unit_price=data["unit_price"],
+            section=data["section"],
+            user=request.user,
+            expected_version=version,
+        )
+
+    return _edit(request, quote, form, error_ids, run, lines=True)
+
+
+@login_required
+@require_POST
+def quote_terms(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    form = TermsForm(request.POST)
+    error_ids = {f: f"err-{f}" for f in ("discount_percent", "tax_percent", "valid_until")}
+
+    def run(version):
+        data = form.cleaned_data
+        revision = quote.current_revision
+        # One change for the user: both writes stand or fall together.
+        with transaction.atomic():
+            if data["discount_percent"] != revision.discount_percent:
+                services.quote_set_discount(
+                    quote=quote,
+                    discount_percent=data["discount_percent"],
+                    user=request.user,
+                    expected_version=version,
+                )
+                version = quote.version
+            if (
+                data["tax_percent"] != revision.tax_percent
+                or data["valid_until"] != quote.valid_until
+            ):
+                services.quote_set_terms(
+                    quote=quote,
+                    valid_until=data["valid_until"],
+                    tax_percent=data["tax_percent"],
+                    user=request.user,
+                    expected_version=version,
+                )
+
+    return _edit(request, quote, form, error_ids, run)
+
+
+@login_required
+@require_GET
+def quote_product_picker(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    filterset = ProductFilter(request.GET, queryset=product_list())
+    products = list(filterset.qs[:PICKER_SIZE]) if request.GET.get("q", "").strip() else []
+    prices = price_lookup(part_numbers={p.part_number for p in products}, currency=quote.currency)
+    for product in products:
+        product.quote_price = prices.get(product.part_number)
+    return render(request, "quoting/_quote_picker.html", {"quote": quote, "products": products})
+
+
+# --- actions (full page posts) -------------------------------------------------------------------
+
+
+def _run_action(action: str, quote: Quote, user, version: int, note: str) -> str:
+    """Call the service for `action`; returns the message to show."""
+    if action == "request-approval":
+        services.quote_request_approval(quote=quote, user=user, expected_version=version, note=note)
+        return _("Approval requested: a manager will decide on the discount.")
+    if action == "approve":
+        services.quote_approve(quote=quote, user=user, reason=note, expected_version=version)
+        return _("Discount approved: the quote can be sent.")
+    if action == "reject":
+        services.quote_reject(quote=quote, user=user, reason=note, expected_version=version)
+        return _("Discount rejected: the quote is a draft again.")
+    if action == "send":
+        services.quote_send(quote=quote, user=user, expected_version=version)
+        return _("Marked as sent: this revision is now frozen.")
+    if action == "accept":
+        services.quote_mark_accepted(
+            quote=quote, actor=user, expected_version=version, note=note, recorded_by="staff"
+        )
+        return _("The customer's acceptance is recorded.")
+    if action == "decline":
+        services.quote_mark_declined(quote=quote, actor=user, reason=note, expected_version=version)
+        return _("The customer's refusal is recorded.")
+    if action == "revise":
+        revision = services.quote_revise(quote=quote, user=user, expected_version=version)
+        return _("Now editing %(label)s.") % {"label": revision.label}
+    raise Http404
+
+
+ACTIONS = ("request-approval", "approve", "reject", "send", "accept", "decline", "revise")
+
+
+@login_required
+@require_POST
+def quote_action(request, pk: int, action: str):
+    if action not in ACTIONS:
+        raise Http404
+    quote = _quote_or_404(request, pk)
+    form = ActionForm(request.POST)
+    if not form.is_valid():
+        return _refused(
+            request,
+            quote,
+            _("The page is out of date: reload it."),
+            status=400,
+            error_ids={},
+            full_page=True,
+        )
+    try:
+        message = _run_action(
+            action,
+            quote,
+            request.user,
+            form.cleaned_data["expected_version"],
+            form.cleaned_data["note"],
+        )
+    except QuoteError as error:
+        return _refused(
+            request,
+            quote,
+            _error_message(error),
+            status=error.status_code,
+            error_ids={},
+            full_page=True,
+        )
+    messages.success(request, message)
+    return redirect("quoting:quote-detail", pk=quote.pk)
