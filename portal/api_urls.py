@@ -3,12 +3,22 @@
 from rest_framework.routers import DefaultRouter
 
 from catalog.api import ProductViewSet
+from integrations.api import WebhookEndpointViewSet
+from quoting.api.customers import ContactViewSet, CustomerViewSet
 from quoting.api.designs import DesignViewSet
+from quoting.api.projects import ProjectViewSet
+from quoting.api.quotes import ApprovalViewSet, QuoteViewSet
 from quoting.api.tco import TcoViewSet
 
 router = DefaultRouter()
 router.register("products", ProductViewSet, basename="product")
 router.register("designs", DesignViewSet, basename="design")
 router.register("tco", TcoViewSet, basename="tco")
+router.register("customers", CustomerViewSet, basename="customer")
+router.register("contacts", ContactViewSet, basename="contact")
+router.register("projects", ProjectViewSet, basename="project")
+router.register("quotes", QuoteViewSet, basename="quote")
+router.register("approvals", ApprovalViewSet, basename="approval")
+router.register("webhook-endpoints", WebhookEndpointViewSet, basename="webhook-endpoint")
 
 urlpatterns = router.urls

@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "portal",
     "catalog",
     "quoting",
+    "integrations",
 ]
 
 MIDDLEWARE = [
@@ -63,6 +64,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "integrations.middleware.ApiBodyLimitMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -136,14 +138,19 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "integrations.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
+                                   "integrations.auth.TokenScopePermission"],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PAGINATION_CLASS": "portal.pagination.PortalPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "COERCE_DECIMAL_TO_STRING": True,
+    "DEFAULT_THROTTLE_CLASSES": ["integrations.auth.TokenRateThrottle"],
+    "DEFAULT_THROTTLE_RATES": {"api_token": os.environ.get("API_RATE", "3000/hour")},
+    "EXCEPTION_HANDLER": "quoting.api.exceptions.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FabricQuote API",
@@ -156,6 +163,15 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
 }
+SPECTACULAR_SETTINGS["DESCRIPTION"] += (
+    "\n\nAuthentication: `Authorization: Bearer <token>` (read tokens may only GET), or the "
+    "browser session with CSRF.\n\nErrors have one shape: a 400 is an object of field names "
+    "to lists of messages (`{\"company\": [\"This field is required.\"]}`); every other error "
+    "is `{\"detail\": \"message\"}`, or `{\"field\": [\"message\"]}` when a rule names the "
+    "field at fault (a stale `version` for 412). Quote writes need `If-Match` with the quote's "
+    "ETag (428 without, 412 when stale). POSTs accept an `Idempotency-Key`. Bodies over the "
+    "upload limit get 413."
+)
 
 # Celery: with REDIS_URL, real workers share the broker; without it, tasks run in-process at
 # once (the embedded default), which keeps `make run` a single process.
@@ -196,5 +212,9 @@ CELERY_BEAT_SCHEDULE = {
     "quotes-expire-overdue": {
         "task": "quoting.quotes_expire_overdue",
         "schedule": crontab(hour=0, minute=10),
+    },
+    "webhook-deliveries-requeue": {
+        "task": "integrations.webhook_deliveries_requeue",
+        "schedule": crontab(minute="*/15"),
     },
 }

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from catalog.models import Category, Product
 from catalog.selectors import price_lookup
+from integrations.webhooks import webhook_emit
 from portal.models import SALES_MANAGER, User
 from quoting.engine.money import round_money
 from quoting.models import (
@@ -860,6 +861,9 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     revision.frozen_at = revision.sent_at = now
     revision.save()
     _transition(quote, S.SENT, actor=user, revision_label=revision.label, total=totals.total)
+    webhook_emit(event_type="quote.sent", customer_id=quote.customer_id, data={
+        "quote_id": quote.pk, "number": quote.number, "status": quote.status,
+        "revision": revision.label, "total": totals.total, "currency": quote.currency})
     return revision
 
 
@@ -878,6 +882,8 @@ def quote_mark_accepted(
             field="status",
         )
     _transition(quote, S.ACCEPTED, actor=actor, **details)
+    webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
+        "quote_id": quote.pk, "number": quote.number, "status": quote.status, **details})
     return quote
 
 
@@ -891,6 +897,9 @@ def quote_mark_declined(
 ) -> Quote:
     _claim(quote, expected_version=expected_version)
     _transition(quote, S.DECLINED, actor=actor, reason=reason[:2000])
+    webhook_emit(event_type="quote.declined", customer_id=quote.customer_id, data={
+        "quote_id": quote.pk, "number": quote.number, "status": quote.status,
+        "reason": reason[:2000]})
     return quote
 
 
@@ -911,5 +920,8 @@ def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
                 continue
             _claim(quote, expected_version=None)
             _transition(quote, S.EXPIRED, actor=None, valid_until=quote.valid_until)
+            webhook_emit(event_type="quote.expired", customer_id=quote.customer_id, data={
+                "quote_id": quote.pk, "number": quote.number, "status": quote.status,
+                "valid_until": quote.valid_until})
             expired += 1
     return expired

@@ -1,0 +1,70 @@
+"""`Authorization: Bearer <token>` for systems; the browser keeps session auth with CSRF."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.utils import timezone
+from rest_framework import authentication, exceptions, permissions, throttling
+
+from .models import ApiToken, TokenScope
+from .services import token_hash
+
+LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
+
+
+def _bearer(request) -> str | None:
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, value = header.partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else None
+
+
+class ApiTokenAuthentication(authentication.BaseAuthentication):
+    def authenticate(self, request):
+        raw = _bearer(request)
+        if raw is None:
+            return None
+        if not raw or len(raw) > 200:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        token = (
+            ApiToken.objects.select_related("user").filter(token_hash=token_hash(raw)).first()
+        )
+        # Unknown, revoked and disabled-user tokens answer alike: nothing to probe.
+        if token is None or token.revoked_at is not None or not token.user.is_active:
+            raise exceptions.AuthenticationFailed("Invalid token.")
+        now = timezone.now()
+        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
+            # At most one write a minute per token, not one per request.
+            ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+            token.last_used_at = now
+        return token.user, token
+
+    def authenticate_header(self, request):
+        # Only callers that sent a bearer token get 401; anonymous browser calls keep DRF's 403.
+        return 'Bearer realm="api"' if _bearer(request) is not None else None
+
+
+class TokenScopePermission(permissions.BasePermission):
+    """A read token may only GET/HEAD/OPTIONS; sessions and write tokens may do everything."""
+
+    message = "This API token is read-only."
+
+    def has_permission(self, request, view):
+        if isinstance(request.auth, ApiToken) and request.auth.scope != TokenScope.WRITE:
+            return request.method in permissions.SAFE_METHODS
+        return True
+
+
+class TokenRateThrottle(throttling.SimpleRateThrottle):
+    """Per token (each CRM its own budget); session users are throttled per user."""
+
+    scope = "api_token"
+
+    def get_cache_key(self, request, view):
+        if isinstance(request.auth, ApiToken):
+            ident = request.auth.token_hash[:32]
+        elif request.user and request.user.is_authenticated:
+            ident = f"user-{request.user.pk}"
+        else:
+            ident = self.get_ident(request)
+        return self.cache_format % {"scope": self.scope, "ident": ident}

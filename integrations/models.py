@@ -1,0 +1,138 @@
+"""What a CRM needs to talk to the portal: API tokens, idempotent POSTs and webhooks."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class TokenScope(models.TextChoices):
+    READ = "read", _("Read (GET only)")
+    WRITE = "write", _("Read and write")
+
+
+class ApiToken(models.Model):
+    """A bearer token for a system acting as `user`. Only the SHA-256 of the token is kept."""
+
+    name = models.CharField(_("name"), max_length=100)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens",
+        verbose_name=_("acts as"),
+    )
+    token_hash = models.CharField(max_length=64, unique=True, editable=False)
+    # The first characters, so people can tell their tokens apart without the secret.
+    prefix = models.CharField(_("prefix"), max_length=12, editable=False)
+    scope = models.CharField(
+        _("scope"), max_length=5, choices=TokenScope.choices, default=TokenScope.READ
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…)"
+
+
+class IdempotencyStatus(models.TextChoices):
+    IN_PROGRESS = "in_progress", _("In progress")
+    DONE = "done", _("Done")
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST with an Idempotency-Key, replayed for retries."""
+
+    # "token:<id>" or "user:<id>": a key belongs to whoever sent it, never shared.
+    owner = models.CharField(max_length=40)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64)
+    status = models.CharField(
+        max_length=11, choices=IdempotencyStatus.choices, default=IdempotencyStatus.IN_PROGRESS
+    )
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    response_body = models.TextField(blank=True)
+    response_headers = models.JSONField(default=dict, blank=True)
+    created = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("idempotency record")
+        verbose_name_plural = _("idempotency records")
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="one_idempotency_key_per_owner"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.owner} {self.key}"
+
+
+class WebhookEvent(models.TextChoices):
+    QUOTE_SENT = "quote.sent", "quote.sent"
+    QUOTE_ACCEPTED = "quote.accepted", "quote.accepted"
+    QUOTE_DECLINED = "quote.declined", "quote.declined"
+    QUOTE_EXPIRED = "quote.expired", "quote.expired"
+
+
+class WebhookEndpoint(models.Model):
+    url = models.URLField(_("URL"), max_length=500)
+    # Standard Webhooks form: "whsec_" + base64 of the key bytes.
+    secret = models.CharField(_("signing secret"), max_length=100, editable=False)
+    events = models.JSONField(_("events"), default=list)
+    active = models.BooleanField(_("active"), default=True)
+    description = models.CharField(_("description"), max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook_endpoints",
+        verbose_name=_("created by"),
+    )
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("webhook endpoint")
+        verbose_name_plural = _("webhook endpoints")
+
+    def __str__(self) -> str:
+        return self.url
+
+
+class DeliveryStatus(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    DELIVERED = "delivered", _("Delivered")
+    FAILED = "failed", _("Failed")
+
+
+class WebhookDelivery(models.Model):
+    """One event for one endpoint; the row is the truth, the Celery task only carries it."""
+
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event_id = models.CharField(_("event id"), max_length=40, db_index=True)
+    event_type = models.CharField(_("type"), max_length=40)
+    payload = models.JSONField(_("payload"))
+    status = models.CharField(
+        _("status"), max_length=10, choices=DeliveryStatus.choices,
+        default=DeliveryStatus.PENDING, db_index=True,
+    )
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    response_code = models.PositiveSmallIntegerField(_("response code"), null=True, blank=True)
+    response_body = models.TextField(_("response (excerpt)"), blank=True)
+    duration_ms = models.PositiveIntegerField(_("duration (ms)"), null=True, blank=True)
+    # Every attempt: {"at", "code", "error", "duration_ms"}.
+    attempt_log = models.JSONField(_("attempts log"), default=list, blank=True)
+    next_attempt_at = models.DateTimeField(_("next attempt"), null=True, blank=True)
+    delivered_at = models.DateTimeField(_("delivered"), null=True, blank=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
+
+    def __str__(self) -> str:
+        return f"{self.event_type} → {self.endpoint}"

@@ -1,0 +1,94 @@
+"""What every quoting API viewset shares: JSON only, filters and ordering, documented errors,
+and the quote's version as ETag / If-Match."""
+
+from __future__ import annotations
+
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from rest_framework import serializers
+from rest_framework.exceptions import APIException
+from rest_framework.filters import OrderingFilter
+from rest_framework.parsers import JSONParser
+
+from integrations.idempotency import HEADER as IDEMPOTENCY_HEADER
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+
+
+ERROR_TEXT = {
+    400: "Field errors: {field: [message, ...]}.",
+    401: "Missing, unknown or revoked API token.",
+    403: "Not allowed (a read-only token, or a role that may not do this).",
+    404: "Not found, or not visible to you.",
+    409: "The quote's state does not allow this, or an Idempotency-Key is still in use.",
+    412: "If-Match is stale: the quote changed; {\"version\": [message]}.",
+    413: "The request body is too large.",
+    422: "This Idempotency-Key was used with a different body.",
+    428: "If-Match is required: send the quote's ETag.",
+}
+
+
+def errors(*codes: int) -> dict:
+    """Documented error responses; 400 is a field map, the others {"detail": ...}."""
+    return {
+        code: OpenApiResponse(
+            OpenApiTypes.OBJECT if code in (400, 409, 412) else ErrorSerializer,
+            description=ERROR_TEXT[code],
+        )
+        for code in codes
+    }
+
+
+READ_ERRORS = (401, 403, 404)
+LIST_ERRORS = (400, 401, 403, 404)  # 400: a bad filter value; 404: a page past the end
+WRITE_ERRORS = (400, 401, 403, 404, 409, 413)
+IDEMPOTENT_ERRORS = (*WRITE_ERRORS, 422)
+QUOTE_WRITE_ERRORS = (*WRITE_ERRORS, 412, 428)
+
+IDEMPOTENCY_KEY = OpenApiParameter(
+    IDEMPOTENCY_HEADER, OpenApiTypes.STR, OpenApiParameter.HEADER, required=False,
+    description="Any unique string (a UUID): a retry with the same key and body gets the first "
+    "response again; with another body 422; while the first still runs 409. Kept 24 h.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match", OpenApiTypes.STR, OpenApiParameter.HEADER, required=True,
+    description='The quote\'s ETag, e.g. "3" (from its last response).',
+)
+
+
+class PreconditionRequired(APIException):
+    status_code = 428
+    default_detail = 'Send If-Match with the quote\'s ETag (e.g. If-Match: "3").'
+    default_code = "precondition_required"
+
+
+class PreconditionFailed(APIException):
+    status_code = 412
+    default_detail = "If-Match does not name a version of this quote; reload it."
+    default_code = "precondition_failed"
+
+
+def if_match_version(request) -> int:
+    """The version the client edited, from `If-Match: "N"` (or W/"N")."""
+    header = request.headers.get("If-Match")
+    if not header:
+        raise PreconditionRequired()
+    value = header.strip().removeprefix("W/").strip('"')
+    if not value.isdigit() or len(value) > 9:
+        raise PreconditionFailed()
+    return int(value)
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+class ApiViewSetMixin:
+    """JSON bodies only, filters plus `ordering=`, page pagination from the settings."""
+
+    parser_classes = [JSONParser]
+    filter_backends = [DjangoFilterBackend, OrderingFilter]
+    ordering_fields: list[str] = []

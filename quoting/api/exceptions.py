@@ -1,0 +1,41 @@
+"""The API's one error shape, for every endpoint (settings REST_FRAMEWORK["EXCEPTION_HANDLER"]).
+
+- 400: {"field": ["message", ...]}, like DRF's own validation errors;
+- everything else: {"detail": "message"}, or {"field": ["message"]} when a domain error names
+  the field at fault (a stale `version` for 412, a `status` for 409...).
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import ProtectedError
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+from quoting.engine.errors import InvalidInput
+from quoting.services.errors import QuoteError
+
+from .errors import validation_error
+
+
+def quote_error_response(error: QuoteError) -> Response:
+    body = {error.field: [error.message]} if error.field else {"detail": error.message}
+    return Response(body, status=error.status_code)
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, QuoteError):
+        return quote_error_response(exc)
+    if isinstance(exc, InvalidInput):
+        exc = validation_error(exc)
+    elif isinstance(exc, DjangoValidationError):
+        body = exc.message_dict if hasattr(exc, "error_dict") else {"detail": exc.messages}
+        return Response(body, status=400)
+    elif isinstance(exc, ProtectedError):
+        return Response(
+            {"detail": "Other records (quotes, projects) still refer to this one."}, status=409
+        )
+    elif isinstance(exc, RequestDataTooBig):
+        return Response({"detail": "The request body is too large."}, status=413)
+    return exception_handler(exc, context)

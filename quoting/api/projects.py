@@ -1,0 +1,140 @@
+"""Projects and their saved designs: /api/v1/projects/, /api/v1/projects/{id}/designs/."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from integrations.idempotency import idempotent
+from quoting.engine.fabric import FabricRequirements
+from quoting.filters import ProjectFilter
+from quoting.models import Customer, Project, SavedDesign
+from quoting.selectors import customers_visible_to, projects_visible_to
+from quoting.services.customers import design_save, project_create
+
+from .base import (
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_ERRORS,
+    LIST_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ApiViewSetMixin,
+    errors,
+)
+from .customers import model_update
+from .designs import DesignRequestSerializer
+
+
+class ProjectInputSerializer(serializers.Serializer):
+    customer = serializers.PrimaryKeyRelatedField(queryset=Customer.objects.none())
+    name = serializers.CharField(max_length=200)
+    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "request" not in self.context:  # the schema generator
+            return
+        self.fields["customer"].queryset = customers_visible_to(
+            user=self.context["request"].user
+        )
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+
+    class Meta:
+        model = Project
+        fields = ["id", "customer", "name", "notes", "requirements", "owner", "created_at",
+                  "updated_at"]
+        read_only_fields = fields
+
+
+class SavedDesignInputSerializer(DesignRequestSerializer):
+    """The body of POST /api/v1/designs/ plus the name to keep it under."""
+
+    name = serializers.CharField(max_length=200)
+
+    def requirements(self) -> FabricRequirements:
+        values = {k: v for k, v in self.validated_data.items() if k != "name"}
+        return FabricRequirements(**values)
+
+
+@extend_schema_field({"type": "object", "additionalProperties": True,
+                      "description": "The design as computed then (the keys of POST /designs/; "
+                      "a snapshot older than a key lacks it)."})
+class DesignSnapshotField(serializers.JSONField):
+    """Returned as stored: a snapshot never changes after it is saved."""
+
+
+class SavedDesignSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    result = DesignSnapshotField(read_only=True)
+
+    class Meta:
+        model = SavedDesign
+        fields = ["id", "project", "name", "requirements", "result", "created_by", "created_at"]
+        read_only_fields = fields
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List projects you may see", responses={
+        200: ProjectSerializer(many=True), **errors(*LIST_ERRORS)}),
+    retrieve=extend_schema(summary="One project", responses={
+        200: ProjectSerializer, **errors(*READ_ERRORS)}),
+    destroy=extend_schema(summary="Delete a project without quotes", responses={
+        204: None, **errors(*WRITE_ERRORS)}),
+)
+class ProjectViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
+    serializer_class = ProjectSerializer
+    filterset_class = ProjectFilter
+    ordering_fields = ["name", "created_at", "updated_at"]
+    ordering = ["customer", "name"]
+
+    def get_queryset(self):
+        return projects_visible_to(user=self.request.user)
+
+    @extend_schema(summary="Create a project", request=ProjectInputSerializer,
+                   parameters=[IDEMPOTENCY_KEY],
+                   responses={201: ProjectSerializer, **errors(*IDEMPOTENT_ERRORS)})
+    @idempotent
+    def create(self, request):
+        data = ProjectInputSerializer(data=request.data, context={"request": request})
+        data.is_valid(raise_exception=True)
+        project = project_create(owner=request.user, **data.validated_data)
+        return Response(ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
+
+    @extend_schema(summary="Rename a project or change its notes",
+                   request=ProjectInputSerializer,
+                   responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)})
+    def partial_update(self, request, pk=None):
+        project = self.get_object()
+        data = ProjectInputSerializer(data=request.data, partial=True,
+                                      context={"request": request})
+        data.is_valid(raise_exception=True)
+        model_update(project, data.validated_data)
+        return Response(ProjectSerializer(project).data)
+
+    @extend_schema(methods=["GET"], summary="The project's saved designs",
+                   responses={200: SavedDesignSerializer(many=True),
+                              **errors(*LIST_ERRORS)})
+    @extend_schema(methods=["POST"], summary="Design a fabric and save it in the project",
+                   request=SavedDesignInputSerializer, parameters=[IDEMPOTENCY_KEY],
+                   responses={201: SavedDesignSerializer, **errors(*IDEMPOTENT_ERRORS)})
+    @action(detail=True, methods=["get", "post"], filter_backends=[], pagination_class=None)
+    def designs(self, request, pk=None):
+        project = self.get_object()
+        if request.method == "GET":
+            designs = project.designs.select_related("created_by").order_by("-created_at")
+            return Response(SavedDesignSerializer(designs, many=True).data)
+        return self._design_save(request, project)
+
+    @idempotent
+    def _design_save(self, request, project):
+        data = SavedDesignInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        design = design_save(project=project, name=data.validated_data["name"],
+                             requirements=data.requirements(), user=request.user)
+        return Response(SavedDesignSerializer(design).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,501 @@
+"""Quotes through the API: /api/v1/quotes/ with revisions, lines, approvals and audit events.
+
+Every write to a quote takes its version: responses carry `ETag: "<version>"`, writes need
+`If-Match` (missing: 428; stale: 412 from the services' expected_version check, race-free).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from integrations.idempotency import idempotent
+from quoting.filters import QuoteFilter
+from quoting.models import (
+    Approval,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    SavedDesign,
+    Section,
+)
+from quoting.selectors import (
+    line_amount,
+    projects_visible_to,
+    quote_audit_trail,
+    quotes_visible_to,
+    revision_diff,
+    revision_totals,
+)
+from quoting.services import quotes as services
+
+from .base import (
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_ERRORS,
+    IF_MATCH,
+    LIST_ERRORS,
+    QUOTE_WRITE_ERRORS,
+    READ_ERRORS,
+    ApiViewSetMixin,
+    errors,
+    etag,
+    if_match_version,
+)
+
+MONEY_MAX = Decimal("999999999999.99")
+
+
+def _percent(**kwargs) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=5, decimal_places=2, min_value=Decimal(0),
+                                    max_value=Decimal(100), **kwargs)
+
+
+def _amount(**kwargs) -> serializers.DecimalField:
+    return serializers.DecimalField(max_digits=18, decimal_places=2, **kwargs)
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+class TotalsSerializer(serializers.Serializer):
+    subtotal = _amount()
+    discount = _amount()
+    net = _amount()
+    tax = _amount()
+    total = _amount()
+
+
+class QuoteSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    revision = serializers.IntegerField(source="current_revision.number")
+
+    class Meta:
+        model = Quote
+        fields = ["id", "number", "status", "customer", "project", "owner", "currency",
+                  "valid_until", "version", "revision", "created_at", "updated_at"]
+        read_only_fields = fields
+
+
+class QuoteDetailSerializer(QuoteSerializer):
+    tax_percent = _percent(source="current_revision.tax_percent")
+    discount_percent = _percent(source="current_revision.discount_percent")
+    totals = serializers.SerializerMethodField()
+
+    class Meta(QuoteSerializer.Meta):
+        fields = [*QuoteSerializer.Meta.fields, "tax_percent", "discount_percent", "totals"]
+        read_only_fields = fields
+
+    @extend_schema_field(TotalsSerializer)
+    def get_totals(self, quote):
+        return TotalsSerializer(revision_totals(revision=quote.current_revision)).data
+
+
+class LineSerializer(serializers.ModelSerializer):
+    amount = serializers.SerializerMethodField()
+
+    class Meta:
+        model = QuoteLine
+        fields = ["id", "key", "position", "section", "alternative_group", "kind", "sku",
+                  "description", "quantity", "unit_price", "discount_percent", "amount", "role",
+                  "price_source"]
+        read_only_fields = fields
+
+    @extend_schema_field(_amount())
+    def get_amount(self, line) -> str:
+        return str(line_amount(quantity=line.quantity, unit_price=line.unit_price,
+                               discount_percent=line.discount_percent))
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    label = serializers.CharField()
+    created_by = serializers.CharField(source="created_by.username")
+    totals = serializers.SerializerMethodField()
+
+    class Meta:
+        model = QuoteRevision
+        fields = ["number", "label", "created_by", "created_at", "frozen_at", "sent_at",
+                  "fx_source_currency", "fx_rate", "fx_rate_date", "tax_percent",
+                  "discount_percent", "totals"]
+        read_only_fields = fields
+
+    @extend_schema_field(TotalsSerializer)
+    def get_totals(self, revision):
+        return TotalsSerializer(revision_totals(revision=revision)).data
+
+
+class RevisionDetailSerializer(RevisionSerializer):
+    lines = LineSerializer(many=True)
+
+    class Meta(RevisionSerializer.Meta):
+        fields = [*RevisionSerializer.Meta.fields, "lines"]
+        read_only_fields = fields
+
+
+class LineChangeSerializer(serializers.Serializer):
+    key = serializers.UUIDField(source="new.key")
+    sku = serializers.CharField(source="new.sku")
+    description = serializers.CharField(source="new.description")
+    changes = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2),
+        help_text="field: [before, after]",
+    )
+
+
+class RevisionDiffSerializer(serializers.Serializer):
+    added = LineSerializer(many=True)
+    removed = LineSerializer(many=True)
+    changed = LineChangeSerializer(many=True)
+    terms = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    )
+    totals_before = TotalsSerializer()
+    totals_after = TotalsSerializer()
+
+
+class EventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    revision = serializers.IntegerField(source="revision.number", allow_null=True, default=None)
+
+    class Meta:
+        model = QuoteEvent
+        fields = ["id", "verb", "actor", "revision", "details", "at"]
+        read_only_fields = fields
+
+
+class ApprovalSerializer(serializers.ModelSerializer):
+    quote = serializers.IntegerField(source="revision.quote_id")
+    quote_number = serializers.CharField(source="revision.quote.number")
+    revision = serializers.IntegerField(source="revision.number")
+    requested_by = serializers.CharField(source="requested_by.username")
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True,
+                                       default=None)
+
+    class Meta:
+        model = Approval
+        fields = ["id", "quote", "quote_number", "revision", "requested_by", "requested_at",
+                  "discount_percent", "request_note", "decision", "decided_by", "decided_at",
+                  "reason"]
+        read_only_fields = fields
+
+
+# --- input ----------------------------------------------------------------------------------------
+
+
+class QuoteCreateSerializer(serializers.Serializer):
+    design = serializers.PrimaryKeyRelatedField(
+        queryset=SavedDesign.objects.none(), help_text="A saved design (projects/{id}/designs)."
+    )
+    currency = serializers.RegexField(r"^[A-Za-z]{3}$", required=False,
+                                      help_text="Defaults to the customer's currency.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "request" not in self.context:  # the schema generator
+            return
+        self.fields["design"].queryset = SavedDesign.objects.filter(
+            project__in=projects_visible_to(user=self.context["request"].user).values("pk")
+        ).select_related("project")
+
+
+class QuoteTermsSerializer(serializers.Serializer):
+    valid_until = serializers.DateField(required=False)
+    tax_percent = _percent(required=False)
+    discount_percent = _percent(required=False, help_text="The quote-level discount.")
+
+
+class LineAddSerializer(serializers.Serializer):
+    """A catalog product (`sku`) priced from the price lists, or a free-text line with its own
+    `description` and `unit_price`."""
+
+    sku = serializers.CharField(max_length=64, required=False)
+    description = serializers.CharField(max_length=500, required=False)
+    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2, min_value=Decimal(0),
+                                          max_value=MONEY_MAX, required=False)
+    quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY)
+    section = serializers.ChoiceField(
+        choices=[s for s in Section.values if s != Section.ALTERNATIVES], required=False
+    )
+    discount_percent = _percent(required=False)
+
+    def validate(self, attrs):
+        if "sku" in attrs and ("description" in attrs or "unit_price" in attrs):
+            raise serializers.ValidationError(
+                {"sku": ["Give a sku, or a description and unit_price, not both."]})
+        if "sku" not in attrs and not ("description" in attrs and "unit_price" in attrs):
+            raise serializers.ValidationError(
+                {"sku": ["Give a sku, or a description and unit_price for a free-text line."]})
+        return attrs
+
+
+class LineUpdateSerializer(serializers.Serializer):
+    quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY,
+                                        required=False)
+    discount_percent = _percent(required=False)
+    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2, min_value=Decimal(0),
+                                          max_value=MONEY_MAX, required=False)
+
+
+class NoteSerializer(serializers.Serializer):
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+
+class RejectSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class EmptySerializer(serializers.Serializer):
+    pass
+
+
+# --- views ----------------------------------------------------------------------------------------
+
+NUMBER = OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH,
+                          description="The revision number (1 for R1).")
+LINE_ID = OpenApiParameter("line_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+DIFF = [OpenApiParameter(n, OpenApiTypes.INT, required=True, description=d)
+        for n, d in (("a", "The older revision number."), ("b", "The newer revision number."))]
+
+
+def _valid(serializer_class, request, **kwargs) -> dict:
+    serializer = serializer_class(data=request.data, context={"request": request}, **kwargs)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK) -> Response:
+    quote = Quote.objects.select_related("owner", "current_revision").get(pk=quote.pk)
+    return Response(QuoteDetailSerializer(quote).data, status=status_code,
+                    headers={"ETag": etag(quote.version)})
+
+
+def _write_schema(summary: str, request=EmptySerializer, response=QuoteDetailSerializer,
+                  ok: int = 200):
+    return extend_schema(summary=summary, request=request, parameters=[IF_MATCH],
+                         responses={ok: response, **errors(*QUOTE_WRITE_ERRORS)})
+
+
+@extend_schema_view(
+    list=extend_schema(summary="List quotes you may see", responses={
+        200: QuoteSerializer(many=True), **errors(*LIST_ERRORS)}),
+)
+class QuoteViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    serializer_class = QuoteSerializer
+    filterset_class = QuoteFilter
+    ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
+    ordering = ["-year", "-seq"]
+
+    def get_queryset(self):
+        return quotes_visible_to(user=self.request.user)
+
+    def _revision(self, quote: Quote, number) -> QuoteRevision:
+        return get_object_or_404(
+            QuoteRevision.objects.select_related("created_by"), quote=quote, number=number
+        )
+
+    @extend_schema(summary="One quote with its current totals; ETag is its version",
+                   responses={200: QuoteDetailSerializer, **errors(*READ_ERRORS)})
+    def retrieve(self, request, pk=None):
+        return _quote_response(self.get_object())
+
+    @extend_schema(summary="Create a draft quote from a saved design",
+                   request=QuoteCreateSerializer,
+                   parameters=[IDEMPOTENCY_KEY],
+                   responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)})
+    @idempotent
+    def create(self, request):
+        data = _valid(QuoteCreateSerializer, request)
+        design = data["design"]
+        quote = services.quote_create_from_design(
+            project=design.project, design=design, user=request.user,
+            currency=data.get("currency"),
+        )
+        return _quote_response(quote, status.HTTP_201_CREATED)
+
+    @_write_schema("Change the validity date, VAT or quote discount",
+                   request=QuoteTermsSerializer)
+    def partial_update(self, request, pk=None):
+        quote = self.get_object()
+        version = if_match_version(request)
+        data = _valid(QuoteTermsSerializer, request)
+        with transaction.atomic():
+            if "valid_until" in data or "tax_percent" in data:
+                services.quote_set_terms(
+                    quote=quote, user=request.user, expected_version=version,
+                    valid_until=data.get("valid_until"), tax_percent=data.get("tax_percent"),
+                )
+                version = quote.version
+            if "discount_percent" in data:
+                services.quote_set_discount(quote=quote, user=request.user,
+                                            expected_version=version,
+                                            discount_percent=data["discount_percent"])
+        return _quote_response(quote)
+
+    # --- revisions, events ---
+
+    @extend_schema(summary="The quote's revisions", filters=False,
+                   responses={200: RevisionSerializer(many=True), **errors(*LIST_ERRORS)})
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def revisions(self, request, pk=None):
+        quote = self.get_object()
+        revisions = quote.revisions.select_related("created_by").order_by("number")
+        return Response(RevisionSerializer(revisions, many=True).data)
+
+    @extend_schema(summary="One revision with its lines", parameters=[NUMBER],
+                   responses={200: RevisionDetailSerializer, **errors(*READ_ERRORS)})
+    @action(detail=True, methods=["get"], url_path=r"revisions/(?P<number>[0-9]{1,5})",
+            filter_backends=[], pagination_class=None)
+    def revision(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        return Response(RevisionDetailSerializer(revision).data)
+
+    @extend_schema(summary="What changed between two revisions", parameters=DIFF,
+                   responses={200: RevisionDiffSerializer, **errors(400, *READ_ERRORS)})
+    @action(detail=True, methods=["get"], url_path="revisions/diff", filter_backends=[],
+            pagination_class=None)
+    def revisions_diff(self, request, pk=None):
+        quote = self.get_object()
+        numbers = {}
+        for name in ("a", "b"):
+            value = request.query_params.get(name, "")
+            if not value.isdigit() or len(value) > 5:
+                raise serializers.ValidationError({name: ["Give a revision number."]})
+            numbers[name] = int(value)
+        diff = revision_diff(old=self._revision(quote, numbers["a"]),
+                             new=self._revision(quote, numbers["b"]))
+        return Response(RevisionDiffSerializer(diff).data)
+
+    @extend_schema(summary="The quote's audit trail, oldest first",
+                   responses={200: EventSerializer(many=True), **errors(*LIST_ERRORS)})
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def events(self, request, pk=None):
+        page = self.paginate_queryset(quote_audit_trail(quote=self.get_object()))
+        return self.get_paginated_response(EventSerializer(page, many=True).data)
+
+    # --- lines ---
+
+    @extend_schema(methods=["GET"], summary="Lines of the current revision",
+                   responses={200: LineSerializer(many=True), **errors(*LIST_ERRORS)})
+    @extend_schema(methods=["POST"], summary="Add a product or a free-text line",
+                   request=LineAddSerializer, parameters=[IF_MATCH],
+                   responses={201: LineSerializer, **errors(*QUOTE_WRITE_ERRORS)})
+    @action(detail=True, methods=["get", "post"], filter_backends=[], pagination_class=None)
+    def lines(self, request, pk=None):
+        quote = self.get_object()
+        if request.method == "GET":
+            lines = QuoteLine.objects.filter(revision_id=quote.current_revision_id)
+            return Response(LineSerializer(lines.order_by("position"), many=True).data,
+                            headers={"ETag": etag(quote.version)})
+        version = if_match_version(request)
+        data = _valid(LineAddSerializer, request)
+        common = {"quote": quote, "user": request.user, "expected_version": version,
+                  "quantity": data["quantity"],
+                  "discount_percent": data.get("discount_percent", 0)}
+        if "sku" in data:
+            line = services.quote_add_product(sku=data["sku"], section=data.get("section"),
+                                              **common)
+        else:
+            line = services.quote_add_free_text(
+                description=data["description"], unit_price=data["unit_price"],
+                section=data.get("section", Section.SERVICES), **common)
+        return Response(LineSerializer(line).data, status=status.HTTP_201_CREATED,
+                        headers={"ETag": etag(quote.version)})
+
+    @extend_schema(methods=["PATCH"], summary="Change a line's quantity, discount or price",
+                   request=LineUpdateSerializer, parameters=[LINE_ID, IF_MATCH],
+                   responses={200: LineSerializer, **errors(*QUOTE_WRITE_ERRORS)})
+    @extend_schema(methods=["DELETE"], summary="Remove a line", parameters=[LINE_ID, IF_MATCH],
+                   responses={204: None, **errors(*QUOTE_WRITE_ERRORS)})
+    @action(detail=True, methods=["patch", "delete"], url_path=r"lines/(?P<line_id>[0-9]{1,18})",
+            filter_backends=[], pagination_class=None)
+    def line(self, request, pk=None, line_id=None):
+        quote = self.get_object()
+        line = get_object_or_404(QuoteLine, pk=line_id, revision__quote=quote)
+        version = if_match_version(request)
+        if request.method == "DELETE":
+            services.quote_remove_line(quote=quote, line=line, user=request.user,
+                                       expected_version=version)
+            return Response(status=status.HTTP_204_NO_CONTENT,
+                            headers={"ETag": etag(quote.version)})
+        data = _valid(LineUpdateSerializer, request)
+        line = services.quote_update_line(quote=quote, line=line, user=request.user,
+                                          expected_version=version, **data)
+        return Response(LineSerializer(line).data, headers={"ETag": etag(quote.version)})
+
+    # --- the lifecycle ---
+
+    @_write_schema("Ask a manager to approve the discount", request=NoteSerializer)
+    @action(detail=True, methods=["post"], url_path="request-approval")
+    def request_approval(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(NoteSerializer, request)
+        services.quote_request_approval(quote=quote, user=request.user, expected_version=version,
+                                        note=data.get("note", ""))
+        return _quote_response(quote)
+
+    @_write_schema("Approve the pending discount (sales managers)", request=ReasonSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(ReasonSerializer, request)
+        services.quote_approve(quote=quote, user=request.user, expected_version=version,
+                               reason=data.get("reason", ""))
+        return _quote_response(quote)
+
+    @_write_schema("Reject the pending discount, saying why (sales managers)",
+                   request=RejectSerializer)
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(RejectSerializer, request)
+        services.quote_reject(quote=quote, user=request.user, expected_version=version,
+                              reason=data["reason"])
+        return _quote_response(quote)
+
+    @_write_schema("Freeze the current revision and mark the quote sent")
+    @action(detail=True, methods=["post"])
+    def send(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        services.quote_send(quote=quote, user=request.user, expected_version=version)
+        return _quote_response(quote)
+
+    @_write_schema("Open the quote for editing (the next revision once sent)")
+    @action(detail=True, methods=["post"])
+    def revise(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        services.quote_revise(quote=quote, user=request.user, expected_version=version)
+        return _quote_response(quote)
+
+
+@extend_schema_view(
+    list=extend_schema(summary="Discount approvals of the quotes you may see", responses={
+        200: ApprovalSerializer(many=True), **errors(*LIST_ERRORS)}),
+)
+class ApprovalViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    serializer_class = ApprovalSerializer
+    filterset_fields = ["decision"]
+    ordering_fields = ["requested_at", "decided_at", "discount_percent"]
+    ordering = ["-requested_at", "-pk"]
+
+    def get_queryset(self):
+        return Approval.objects.filter(
+            revision__quote__in=quotes_visible_to(user=self.request.user).values("pk")
+        ).select_related("revision__quote", "requested_by", "decided_by")
+
+

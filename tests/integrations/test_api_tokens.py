@@ -1,0 +1,105 @@
+"""API tokens: hashed at rest, scoped, revocable, with a last-use time."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import pytest
+from django.apps import apps
+from django.core.management import call_command
+from django.db import connection
+from django.utils import timezone
+
+from integrations.models import ApiToken
+from integrations.services import api_token_issue, api_token_revoke, token_hash
+from tests.quoting.api_world import quote_world_make, token_client
+
+
+@pytest.fixture
+def qw(make_user):
+    return quote_world_make(make_user)
+
+
+def _all_text_in_database() -> str:
+    """Every char/text/JSON column of every table, as one string."""
+    chunks = []
+    with connection.cursor() as cursor:
+        for model in apps.get_models():
+            columns = [f.column for f in model._meta.concrete_fields
+                       if f.get_internal_type() in ("CharField", "TextField", "JSONField")]
+            if not columns:
+                continue
+            cols = ", ".join(connection.ops.quote_name(c) for c in columns)
+            cursor.execute(f"SELECT {cols} FROM {connection.ops.quote_name(model._meta.db_table)}")  # noqa: S608
+            chunks.extend(str(value) for row in cursor.fetchall() for value in row)
+    return "\n".join(chunks)
+
+
+def test_a_token_is_stored_only_as_its_sha256(make_user):
+    user = make_user("crm")
+    token, raw = api_token_issue(user=user, scope="write", name="HubSpot")
+    assert token.token_hash == token_hash(raw)
+    assert raw not in _all_text_in_database()
+    assert raw[:10] == token.prefix  # only a prefix, to tell tokens apart
+
+
+def test_the_command_prints_the_token_once_and_it_works(qw):
+    out = io.StringIO()
+    call_command("issue_api_token", qw.world.sales.username, "--scope", "read", stdout=out,
+                 stderr=io.StringIO())
+    raw = out.getvalue().strip()
+    assert ApiToken.objects.get(token_hash=token_hash(raw)).scope == "read"
+    response = token_client_raw(raw).get("/api/v1/customers/")
+    assert response.status_code == 200
+
+
+def token_client_raw(raw):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def test_unknown_and_revoked_tokens_get_401(qw):
+    assert token_client_raw("fq_not-a-token").get("/api/v1/customers/").status_code == 401
+    token, raw = api_token_issue(user=qw.world.sales, scope="write", name="x")
+    assert token_client_raw(raw).get("/api/v1/customers/").status_code == 200
+    api_token_revoke(token=token)
+    response = token_client_raw(raw).get("/api/v1/customers/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"].startswith("Bearer")
+
+
+def test_anonymous_browser_calls_keep_403(client, db):
+    assert client.get("/api/v1/customers/").status_code == 403
+
+
+def test_a_read_token_can_get_but_not_post(qw):
+    client = token_client(qw.world.sales, scope="read")
+    assert client.get("/api/v1/quotes/").status_code == 200
+    response = client.post("/api/v1/customers/", {"company": "Nope Ltd"}, format="json")
+    assert response.status_code == 403
+    assert not qw.world.customer.team.customers.filter(company="Nope Ltd").exists()
+
+
+def test_last_used_is_recorded_at_most_once_a_minute(qw):
+    token, raw = api_token_issue(user=qw.world.sales, scope="read", name="x")
+    assert token.last_used_at is None
+    token_client_raw(raw).get("/api/v1/customers/")
+    first = ApiToken.objects.get(pk=token.pk).last_used_at
+    assert first is not None
+    token_client_raw(raw).get("/api/v1/customers/")
+    assert ApiToken.objects.get(pk=token.pk).last_used_at == first
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=first - dt.timedelta(minutes=2))
+    token_client_raw(raw).get("/api/v1/customers/")
+    assert ApiToken.objects.get(pk=token.pk).last_used_at > first - dt.timedelta(seconds=1)
+    assert ApiToken.objects.get(pk=token.pk).last_used_at <= timezone.now()
+
+
+def test_a_token_of_a_deactivated_user_stops_working(qw):
+    _token, raw = api_token_issue(user=qw.world.sales, scope="read", name="x")
+    qw.world.sales.is_active = False
+    qw.world.sales.save()
+    assert token_client_raw(raw).get("/api/v1/customers/").status_code == 401
