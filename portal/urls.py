@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/language/", views.language_set, name="language-set"),
     path("catalog/", include("catalog.urls")),
+    path("", include("proposals.urls")),  # before quoting: its quotes/<pk>/<action>/ is a catch-all
     path("", include("quoting.urls")),
     path("api/v1/", include("portal.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

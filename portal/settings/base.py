@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "portal",
     "catalog",
     "quoting",
+    "proposals",
     "integrations",
 ]
 
@@ -213,6 +214,7 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quoting.quotes_expire_overdue",
         "schedule": crontab(hour=0, minute=10),
     },
+    "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
     "webhook-deliveries-requeue": {
         "task": "integrations.webhook_deliveries_requeue",
         "schedule": crontab(minute="*/15"),

@@ -1,0 +1,29 @@
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+
+class GenerateForm(forms.Form):
+    language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES, required=False)
+
+
+class ShareLinkForm(forms.Form):
+    recipient_name = forms.CharField(label=_("Recipient"), max_length=100, required=False)
+    recipient_email = forms.EmailField(label=_("E-mail"), required=False)
+    days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365, initial=30)
+
+
+class AcceptForm(forms.Form):
+    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=32767)
+    name = forms.CharField(label=_("Your name"), max_length=100)
+    title = forms.CharField(label=_("Your title"), max_length=100, required=False)
+    agreed = forms.BooleanField(
+        label=_("I accept this offer and its terms on behalf of my organisation.")
+    )
+
+
+class DeclineForm(forms.Form):
+    revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=32767)
+    reason = forms.CharField(
+        label=_("Why not? (optional)"), max_length=2000, required=False, widget=forms.Textarea
+    )

@@ -1,0 +1,215 @@
+"""Reads of the proposals app: what a proposal says (the PDF and the customer page share it),
+which document a customer gets, and what the sales user sees on the panel."""
+
+from __future__ import annotations
+
+import base64
+import logging
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import SimpleNamespace
+
+from django.db.models import Prefetch, QuerySet
+from django.utils import timezone
+
+from portal.models import User
+from quoting.engine.fabric import FabricDesign
+from quoting.models import QuoteLine, QuoteRevision, Section
+from quoting.selectors import (
+    ROUNDING_RULE,
+    AlternativeDelta,
+    Totals,
+    line_amount,
+    quotes_visible_to,
+    revision_alternatives,
+    revision_totals,
+)
+from quoting.services.customers import requirements_from_json
+from quoting.services.designs import design_compute
+from quoting.svg.fabric import fabric_svg
+from quoting.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
+
+from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+
+logger = logging.getLogger(__name__)
+
+# The figures of a design snapshot that must match before a recomputed drawing is shown beside it.
+DRAWING_MUST_MATCH = ("tiers", "gpu_count", "leaf_count", "spine_count", "core_count", "bom")
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    line: QuoteLine
+    amount: Decimal
+
+
+@dataclass(frozen=True)
+class ProposalContent:
+    revision: QuoteRevision
+    issued: object  # date
+    sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in the order of Section
+    support_promises: list[tuple[str, str]]  # (support line, what it promises), customer's language
+    totals: Totals
+    alternatives: list[AlternativeDelta]
+    design: dict | None
+    drawing_uri: str | None
+    tco: dict | None
+    tco_charts: list[str] = field(default_factory=list)  # data: URIs
+    rounding_rule: str = ROUNDING_RULE
+
+    @property
+    def quote(self):
+        return self.revision.quote
+
+
+def svg_data_uri(svg: str) -> str:
+    """Drawings travel as data: images: the PDF fetcher allows them, and the customer page's CSP
+    needs no inline styles for the drawing's own <style>."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def _drawing(revision: QuoteRevision) -> str | None:
+    """The design redrawn from its saved requirements, only if it still matches the snapshot
+    the revision was priced from (the catalog may have changed since)."""
+    saved, snapshot = revision.design, revision.design_snapshot
+    if saved is None or not snapshot:
+        return None
+    try:
+        design: FabricDesign = design_compute(
+            requirements=requirements_from_json(saved.requirements)
+        )
+    except Exception:  # a stored design the current engine refuses: print the figures alone
+        logger.info("design of %s could not be redrawn", revision, exc_info=True)
+        return None
+    fresh = design.as_dict()
+    if any(fresh.get(key) != snapshot.get(key) for key in DRAWING_MUST_MATCH):
+        return None
+    return svg_data_uri(fabric_svg(design))
+
+
+def _tco_result(data: dict) -> SimpleNamespace:
+    """What the chart functions read of a TcoResult, rebuilt from the revision's snapshot so the
+    charts show the figures that were quoted, not a recomputation."""
+    options = [
+        SimpleNamespace(
+            name=o["name"],
+            network_efficiency=float(o["network_efficiency"]),
+            annual_cost=Decimal(o["annual_cost"]),
+            cost_per_effective_gpu_hour=Decimal(o["cost_per_effective_gpu_hour"]),
+            annual_cost_breakdown=SimpleNamespace(
+                **{k: Decimal(v) for k, v in o["annual_cost_breakdown"].items()}
+            ),
+        )
+        for o in data["options"]
+    ]
+    curves = [
+        SimpleNamespace(
+            name=c["name"],
+            points=tuple((p["nodes"], float(p["network_efficiency"])) for p in c["points"]),
+        )
+        for c in data.get("efficiency_curve", [])
+    ]
+    return SimpleNamespace(currency=data["currency"], options=options, efficiency_curve=curves)
+
+
+def _tco_charts(data: dict) -> list[str]:
+    try:
+        result = _tco_result(data)
+        charts = [cost_per_hour_chart(result), cost_breakdown_chart(result)]
+        if result.efficiency_curve:
+            charts.insert(0, efficiency_chart(result))
+    except (KeyError, TypeError, ValueError, ArithmeticError):  # an older snapshot shape
+        logger.info("TCO snapshot could not be charted", exc_info=True)
+        return []
+    return [svg_data_uri(chart) for chart in charts]
+
+
+def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalContent:
+    revision = (
+        QuoteRevision.objects.select_related(
+            "quote__customer", "quote__project", "quote__owner", "design"
+        )
+        .prefetch_related(
+            Prefetch(
+                "lines", queryset=QuoteLine.objects.select_related("product").order_by("position")
+            )
+        )
+        .get(pk=revision.pk)
+    )
+    lines = list(revision.lines.all())
+    sections: dict[str, list[Row]] = {s: [] for s in Section.values}
+    for line in lines:
+        amount = line_amount(
+            quantity=line.quantity,
+            unit_price=line.unit_price,
+            discount_percent=line.discount_percent,
+        )
+        sections[line.section].append(Row(line, amount))
+    chinese = language.startswith("zh")
+    promises = [
+        (
+            ln.description,
+            (ln.product.description_zh if chinese else "") or ln.product.description_en,
+        )
+        for ln in lines
+        if ln.section == Section.SUPPORT and ln.product is not None
+    ]
+    return ProposalContent(
+        revision=revision,
+        issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
+        sections=[(s, Section(s).label, rows) for s, rows in sections.items() if rows],
+        support_promises=[(name, promise) for name, promise in promises if promise],
+        totals=revision_totals(revision=revision, lines=lines),
+        alternatives=revision_alternatives(revision=revision, lines=lines),
+        design=revision.design_snapshot or None,
+        drawing_uri=_drawing(revision),
+        tco=revision.tco_snapshot or None,
+        tco_charts=_tco_charts(revision.tco_snapshot) if revision.tco_snapshot else [],
+    )
+
+
+# --- documents -----------------------------------------------------------------------------------
+
+
+def document_ready_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
+    """The first PDF made of a frozen revision: the very bytes the customer was sent."""
+    return (
+        ProposalDocument.objects.filter(
+            revision=revision, language=language, status=DocumentStatus.READY
+        )
+        .order_by("pk")
+        .first()
+    )
+
+
+def documents_visible_to(*, user: User) -> QuerySet[ProposalDocument]:
+    return ProposalDocument.objects.filter(
+        revision__quote__in=quotes_visible_to(user=user).values("pk")
+    ).select_related("revision__quote")
+
+
+# --- share links ---------------------------------------------------------------------------------
+
+
+def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
+    """The quote's latest sent revision: a link never shows a draft."""
+    return (
+        QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
+        .select_related("quote__customer", "quote__project")
+        .order_by("-number")
+        .first()
+    )
+
+
+@dataclass(frozen=True)
+class LinkSummary:
+    link: ShareLink
+    recent_views: list[LinkView]
+
+
+def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary]:
+    links = list(quote.share_links.select_related("created_by"))
+    summaries = []
+    for link in links:
+        summaries.append(LinkSummary(link, list(link.views.all()[:views_per_link])))
+    return summaries

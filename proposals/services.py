@@ -1,0 +1,404 @@
+"""Writes of the proposals app: PDF documents (requested, rendered, swept) and share links.
+
+Every moment a CRM may want to hear about (quote.viewed, quote.accepted, quote.declined,
+proposal.ready) goes through quote_event(), the one place the webhook task will hook into.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import secrets
+import time
+import uuid
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from portal.models import User
+from quoting.models import Quote, QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.services.errors import IllegalTransition, InvalidValue, QuoteError, QuoteExpired
+from quoting.services.quotes import (
+    MAX_LINES_PER_REVISION,
+    quote_mark_accepted,
+    quote_mark_declined,
+)
+
+from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .pdf import FetchRefused, proposal_pdf
+from .selectors import document_ready_for, revision_shared
+
+logger = logging.getLogger(__name__)
+D, S = DocumentStatus, QuoteStatus
+
+# Defaults of the PROPOSALS_* settings; a project setting of the same name replaces one.
+PROPOSALS_DEFAULTS: dict[str, object] = {
+    "PROPOSALS_MAX_ATTEMPTS": 3,  # renders of one document before it is failed (poison job)
+    # Older than the render task's hard time limit: a row rendering this long lost its worker.
+    "PROPOSALS_STUCK_AFTER": dt.timedelta(minutes=5),
+    "PROPOSALS_QUEUE": None,  # None: Celery's default queue
+    "PROPOSALS_LINK_DAYS": 30,
+    "PROPOSALS_LINK_MAX_DAYS": 365,
+}
+
+
+def proposals_setting(name: str):
+    return getattr(settings, name, PROPOSALS_DEFAULTS[name])
+
+
+class RenderRetry(Exception):
+    """A render failed but has attempts left: the task retries it with backoff."""
+
+
+class OfferSuperseded(QuoteError):
+    status_code = 409
+
+
+# --- the hook ------------------------------------------------------------------------------------
+
+
+def quote_event(quote: Quote, kind: str, **data) -> None:
+    """quote.viewed, quote.accepted, quote.declined, proposal.ready: the webhooks hook in here."""
+    logger.info("%s on %s", kind, quote.number)  # `data` may name people: not logged
+
+
+# --- proposal documents --------------------------------------------------------------------------
+
+
+def _enqueue(document_id: int) -> None:
+    from .tasks import proposal_render_task  # tasks import this module
+
+    proposal_render_task.apply_async((document_id,), queue=proposals_setting("PROPOSALS_QUEUE"))
+
+
+def _language(language: str | None, revision: QuoteRevision) -> str:
+    language = language or revision.quote.customer.language
+    if language not in dict(settings.LANGUAGES):
+        raise InvalidValue("Choose English or Simplified Chinese.", field="language")
+    return language
+
+
+def proposal_request(
+    *, revision: QuoteRevision, user: User | None, language: str | None = None
+) -> ProposalDocument:
+    """A document row (pending) now, the render after commit.
+
+    A frozen revision has one PDF per language for good: once one is ready (or on its way) it is
+    returned, so the customer always gets the very bytes that were sent.
+    """
+    language = _language(language, revision)
+    with transaction.atomic():
+        # The lock makes two requests for the same revision wait for each other, not both render.
+        locked = QuoteRevision.objects.select_for_update().get(pk=revision.pk)
+        if locked.is_frozen:
+            existing = document_ready_for(revision=locked, language=language) or (
+                ProposalDocument.objects.filter(
+                    revision=locked, language=language, status__in=(D.PENDING, D.RENDERING)
+                )
+                .order_by("pk")
+                .first()
+            )
+            if existing:
+                return existing
+        if locked.lines.count() > MAX_LINES_PER_REVISION:
+            raise InvalidValue(
+                f"A proposal holds at most {MAX_LINES_PER_REVISION} lines.", field="lines"
+            )
+        document = ProposalDocument.objects.create(
+            revision=locked, language=language, requested_by=user
+        )
+        # robust: a broker outage (or an eager render failing) must not undo or break the
+        # request; the row stays pending and the sweeper sends it again.
+        transaction.on_commit(lambda: _enqueue(document.pk), robust=True)
+    return document
+
+
+def _readable(exc: BaseException) -> str:
+    from celery.exceptions import SoftTimeLimitExceeded
+
+    if isinstance(exc, SoftTimeLimitExceeded):
+        return "Rendering took too long; the quote may be too large for one document."
+    if isinstance(exc, FetchRefused):
+        return "The document referred to a resource outside the proposal template."
+    return "The PDF could not be produced (an internal error; the team can see the details)."
+
+
+def proposal_render(*, document_id: int) -> str | None:
+    """Render one document; returns its status, or None when it was not ours to render.
+
+    Idempotent through the row: only a pending row is claimed (pending → rendering, one UPDATE),
+    so a duplicate delivery does nothing. Every claim counts as an attempt, even one whose
+    worker is killed mid-render, so a PDF that crashes its worker cannot loop for ever.
+    """
+    claim = uuid.uuid4().hex
+    claimed = ProposalDocument.objects.filter(pk=document_id, status=D.PENDING).update(
+        status=D.RENDERING,
+        claim=claim,
+        attempts=F("attempts") + 1,
+        started_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+    if not claimed:
+        return None
+    document = ProposalDocument.objects.select_related("revision__quote").get(pk=document_id)
+    mine = ProposalDocument.objects.filter(pk=document_id, status=D.RENDERING, claim=claim)
+    started = time.monotonic()
+    try:
+        pdf = proposal_pdf(revision=document.revision, language=document.language)
+    except Exception as exc:
+        logger.exception("proposal document %s: render failed", document_id)
+        reason = _readable(exc)
+        if isinstance(exc, FetchRefused) or document.attempts >= proposals_setting(
+            "PROPOSALS_MAX_ATTEMPTS"
+        ):
+            mine.update(
+                status=D.FAILED,
+                error=f"{reason} ({document.attempts} attempt(s).)"[:500],
+                finished_at=timezone.now(),
+                updated_at=timezone.now(),
+            )
+            return D.FAILED
+        mine.update(status=D.PENDING, error=reason[:500], updated_at=timezone.now())
+        raise RenderRetry(reason) from exc
+    done = mine.update(
+        status=D.READY,
+        pdf=pdf,
+        sha256=hashlib.sha256(pdf).hexdigest(),
+        size=len(pdf),
+        render_ms=round((time.monotonic() - started) * 1000),
+        error="",
+        finished_at=timezone.now(),
+        updated_at=timezone.now(),
+    )
+    if not done:  # the sweeper gave our claim to another render: its result stands
+        return None
+    quote_event(document.revision.quote, "proposal.ready", document_id=document_id)
+    return D.READY
+
+
+def proposals_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:
+    """Put back to work the documents nobody is rendering: returns how many were re-queued.
+
+    `rendering` for longer than a render may last means its worker died (killed, machine lost):
+    back to pending, or failed once it has used all its attempts. `pending` that long means its
+    message was lost (the broker was down at enqueue time, or a killed worker held it): sent
+    again. A duplicate message is harmless, since only a pending row can be claimed.
+    """
+    older_than = (
+        older_than if older_than is not None else proposals_setting("PROPOSALS_STUCK_AFTER")
+    )
+    cutoff, now = timezone.now() - older_than, timezone.now()
+    limit = proposals_setting("PROPOSALS_MAX_ATTEMPTS")
+    for document in ProposalDocument.objects.filter(status=D.RENDERING, started_at__lt=cutoff):
+        same_claim = ProposalDocument.objects.filter(
+            pk=document.pk, status=D.RENDERING, claim=document.claim
+        )
+        if document.attempts >= limit:
+            same_claim.update(
+                status=D.FAILED,
+                error=f"The renderer stopped {document.attempts} times on this document; it "
+                f"may be too large to render.",
+                finished_at=now,
+                updated_at=now,
+            )
+        else:
+            same_claim.update(status=D.PENDING, updated_at=cutoff)
+    requeued = 0
+    for pk in list(
+        ProposalDocument.objects.filter(status=D.PENDING, updated_at__lte=cutoff).values_list(
+            "pk", flat=True
+        )
+    ):
+        # Touched so that the next sweep gives this message time to be picked up.
+        ProposalDocument.objects.filter(pk=pk, status=D.PENDING).update(updated_at=now)
+        _enqueue(pk)
+        requeued += 1
+    return requeued
+
+
+# --- share links ---------------------------------------------------------------------------------
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def share_link_create(
+    *,
+    quote: Quote,
+    user: User,
+    recipient_name: str = "",
+    recipient_email: str = "",
+    days: int | None = None,
+) -> tuple[ShareLink, str]:
+    """A new link for one recipient; returns it with its token, which is never stored."""
+    days = proposals_setting("PROPOSALS_LINK_DAYS") if days is None else days
+    longest = proposals_setting("PROPOSALS_LINK_MAX_DAYS")
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= longest:
+        raise InvalidValue(f"A link lasts from 1 to {longest} days.", field="days")
+    recipient_name, recipient_email = recipient_name.strip(), recipient_email.strip()
+    if len(recipient_name) > 100:
+        raise InvalidValue("Use at most 100 characters for the name.", field="recipient_name")
+    if recipient_email:
+        try:
+            validate_email(recipient_email)
+        except ValidationError:
+            raise InvalidValue("Enter a valid e-mail address.", field="recipient_email") from None
+    if not QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).exists():
+        raise IllegalTransition(
+            "Send the quote before sharing it: a link only ever shows a sent revision.",
+            field="status",
+        )
+    token = secrets.token_urlsafe(32)
+    link = ShareLink.objects.create(
+        quote=quote,
+        recipient_name=recipient_name,
+        recipient_email=recipient_email,
+        token_hash=token_hash(token),
+        created_by=user,
+        expires_at=timezone.now() + dt.timedelta(days=days),
+    )
+    QuoteEvent.objects.create(
+        quote=quote,
+        actor=user,
+        verb="share_link_created",
+        details={"link": link.pk, "recipient": recipient_name, "days": days},
+    )
+    return link, token
+
+
+def share_link_revoke(*, link: ShareLink, user: User) -> ShareLink:
+    now = timezone.now()
+    if ShareLink.objects.filter(pk=link.pk, revoked_at__isnull=True).update(revoked_at=now):
+        QuoteEvent.objects.create(
+            quote_id=link.quote_id, actor=user, verb="share_link_revoked", details={"link": link.pk}
+        )
+    link.refresh_from_db()
+    return link
+
+
+def share_link_resolve(token: str) -> ShareLink | None:
+    """The live link of a token; unknown, expired and revoked are all simply None."""
+    if not token or len(token) > 128:
+        return None
+    link = (
+        ShareLink.objects.filter(token_hash=token_hash(token))
+        .select_related("quote__customer", "quote__project")
+        .first()
+    )
+    return link if link is not None and link.is_active else None
+
+
+def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
+    """(browser, system, mobile): coarse on purpose, enough to tell a phone from a desk."""
+    ua = user_agent[:512]
+    browsers = (
+        ("MicroMessenger", "WeChat"),
+        ("Edg", "Edge"),
+        ("OPR/", "Opera"),
+        ("Firefox/", "Firefox"),
+        ("FxiOS", "Firefox"),
+        ("CriOS", "Chrome"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    )
+    systems = (
+        ("Windows", "Windows"),
+        ("Android", "Android"),
+        ("iPhone", "iOS"),
+        ("iPad", "iOS"),
+        ("Mac OS X", "macOS"),
+        ("CrOS", "ChromeOS"),
+        ("Linux", "Linux"),
+    )
+    browser = next((name for marker, name in browsers if marker in ua), "Other")
+    system = next((name for marker, name in systems if marker in ua), "Other")
+    mobile = "Mobi" in ua or system in ("Android", "iOS")
+    return browser, system, mobile
+
+
+def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> LinkView:
+    browser, system, mobile = client_from_user_agent(user_agent or "")
+    view = LinkView.objects.create(
+        link=link, revision_label=revision.label, browser=browser, os=system, is_mobile=mobile
+    )
+    ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1, last_used_at=view.at)
+    quote_event(link.quote, "quote.viewed", link_id=link.pk, revision=revision.label)
+    return view
+
+
+def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:
+    """The quote and the revision the customer read, if they can still answer it."""
+    quote = Quote.objects.get(pk=link.quote_id)
+    revision = revision_shared(link=link)
+    if quote.status == S.ACCEPTED:
+        raise IllegalTransition("This offer has already been accepted.", field="status")
+    if quote.status == S.DECLINED:
+        raise IllegalTransition("This offer was declined; ask us for a new one.", field="status")
+    if quote.status == S.EXPIRED or quote.valid_until < timezone.localdate():
+        raise QuoteExpired(
+            f"This offer was valid until {quote.valid_until} and can no longer be accepted; "
+            f"ask us for a new revision.",
+            field="status",
+        )
+    if (
+        revision is None
+        or revision.number != revision_number
+        or quote.current_revision_id != revision.pk
+        or quote.status != S.SENT
+    ):
+        raise OfferSuperseded(
+            "This revision has been replaced by a newer one, so it can no longer be answered. "
+            "Reload the page to read the current offer.",
+            field="revision",
+        )
+    return quote, revision
+
+
+def _answer(service, quote: Quote, **details) -> Quote:
+    try:
+        return service(quote=quote, actor=None, **details)
+    except IllegalTransition:
+        # The quote changed between the check and the row lock (an edit, the expiry job).
+        raise OfferSuperseded(
+            "This offer changed while you were answering; reload the page.", field="revision"
+        ) from None
+
+
+def share_accept(
+    *, link: ShareLink, revision_number: int, name: str, title: str, agreed: bool
+) -> Quote:
+    name, title = (name or "").strip(), (title or "").strip()
+    if not name or len(name) > 100:
+        raise InvalidValue("Enter your name (up to 100 characters).", field="name")
+    if len(title) > 100:
+        raise InvalidValue("Use at most 100 characters for your title.", field="title")
+    if not agreed:
+        raise InvalidValue("Tick the box to accept the terms of this offer.", field="agreed")
+    quote, revision = _answerable(link, revision_number)
+    quote = _answer(
+        quote_mark_accepted,
+        quote,
+        name=name,
+        title=title,
+        revision_label=revision.label,
+        via="share link",
+        link=link.pk,
+    )
+    quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
+    return quote
+
+
+def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quote:
+    reason = (reason or "").strip()
+    if len(reason) > 2000:
+        raise InvalidValue("Use at most 2,000 characters.", field="reason")
+    quote, revision = _answerable(link, revision_number)
+    quote = _answer(quote_mark_declined, quote, reason=reason)
+    quote_event(quote, "quote.declined", revision=revision.label, reason=reason)
+    return quote

@@ -1,0 +1,20 @@
+from django.urls import path
+
+from . import views
+
+app_name = "proposals"
+urlpatterns = [
+    # Staff (signed in, scoped through quotes_visible_to)
+    path("quotes/<int:quote_id>/proposal/", views.proposal_page, name="page"),
+    path("quotes/<int:quote_id>/proposal-panel/", views.proposal_panel, name="panel"),
+    path("quotes/<int:quote_id>/proposal/generate/", views.proposal_generate, name="generate"),
+    path("quotes/<int:quote_id>/share-links/", views.share_link_new, name="link-create"),
+    path("share-links/<int:link_id>/revoke/", views.share_link_cancel, name="link-revoke"),
+    path("proposals/<int:document_id>/status/", views.document_status, name="document-status"),
+    path("proposals/<int:document_id>/pdf/", views.document_pdf, name="document-pdf"),
+    # Customers (the token is the only key; every route checks it the same way)
+    path("p/<str:token>", views.shared_page, name="shared"),
+    path("p/<str:token>/pdf", views.shared_pdf, name="shared-pdf"),
+    path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
+    path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
+]

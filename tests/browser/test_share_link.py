@@ -1,0 +1,52 @@
+"""A customer opens a share link in headless Chromium, downloads the PDF and accepts; the sales
+engineer then sees the acceptance on the quote's proposal panel."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from proposals.services import share_link_create
+from tests.proposals.conftest import quote_sent
+from tests.quoting.factories import world_make
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_a_customer_reads_downloads_and_accepts_and_sales_sees_it(
+    live_server, browser, sign_in, make_user, tmp_path
+):
+    world = world_make(make_user)
+    world.customer.language = "en"
+    world.customer.save()
+    quote = quote_sent(world)
+    _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
+
+    customer = browser.new_context(accept_downloads=True, viewport={"width": 390, "height": 844})
+    page = customer.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(f"{live_server.url}/p/{token}")
+    assert world.customer.company in page.content()
+    assert page.locator("h1").first.inner_text().startswith("Proposal")
+
+    with page.expect_download() as download:
+        page.click("#download-pdf")
+    saved = tmp_path / "proposal.pdf"
+    download.value.save_as(saved)
+    assert Path(saved).read_bytes().startswith(b"%PDF")
+
+    page.fill("#id_name", "Li Wei")
+    page.fill("#id_title", "CTO")
+    page.check("#id_agreed")
+    page.click("form.accept button[type=submit]")
+    page.wait_for_selector("text=we have received your answer")
+    assert page.locator("[data-status=accepted]").count() == 1
+    customer.close()
+
+    staff = sign_in("wang")
+    staff.goto(f"{live_server.url}/quotes/{quote.pk}/proposal/")
+    staff.wait_for_selector("[data-answer=accepted]")
+    assert "Accepted by Li Wei (CTO)" in staff.locator("[data-answer=accepted]").inner_text()
+    # Two opens: the link itself, and the page again after answering.
+    assert staff.locator(".share-links td.num").first.inner_text() == "2"
