@@ -76,6 +76,8 @@ class WebhookEvent(models.TextChoices):
     QUOTE_ACCEPTED = "quote.accepted", "quote.accepted"
     QUOTE_DECLINED = "quote.declined", "quote.declined"
     QUOTE_EXPIRED = "quote.expired", "quote.expired"
+    QUOTE_VIEWED = "quote.viewed", "quote.viewed"
+    PROPOSAL_READY = "proposal.ready", "proposal.ready"
 
 
 class WebhookEndpoint(models.Model):

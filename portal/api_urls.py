@@ -7,6 +7,7 @@ from integrations.api import WebhookEndpointViewSet
 from quoting.api.customers import ContactViewSet, CustomerViewSet
 from quoting.api.designs import DesignViewSet
 from quoting.api.projects import ProjectViewSet
+from quoting.api.proposals import ProposalDocumentViewSet, QuoteProposalViewSet
 from quoting.api.quotes import ApprovalViewSet, QuoteViewSet
 from quoting.api.tco import TcoViewSet
 
@@ -18,6 +19,8 @@ router.register("customers", CustomerViewSet, basename="customer")
 router.register("contacts", ContactViewSet, basename="contact")
 router.register("projects", ProjectViewSet, basename="project")
 router.register("quotes", QuoteViewSet, basename="quote")
+router.register("quotes", QuoteProposalViewSet, basename="quote-proposal")
+router.register("proposals", ProposalDocumentViewSet, basename="proposal")
 router.register("approvals", ApprovalViewSet, basename="approval")
 router.register("webhook-endpoints", WebhookEndpointViewSet, basename="webhook-endpoint")
 

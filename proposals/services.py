@@ -20,6 +20,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from integrations.webhooks import webhook_emit
 from portal.models import User
 from quoting.models import Quote, QuoteEvent, QuoteRevision, QuoteStatus
 from quoting.services.errors import IllegalTransition, InvalidValue, QuoteError, QuoteExpired
@@ -62,9 +63,23 @@ class OfferSuperseded(QuoteError):
 # --- the hook ------------------------------------------------------------------------------------
 
 
+# quote.accepted and quote.declined are emitted by quote_mark_accepted/declined themselves (for
+# every path, the share link's included): emitting them here too would announce them twice.
+WEBHOOKS_EMITTED_HERE = ("quote.viewed", "proposal.ready")
+
+
 def quote_event(quote: Quote, kind: str, **data) -> None:
-    """quote.viewed, quote.accepted, quote.declined, proposal.ready: the webhooks hook in here."""
+    """quote.viewed, quote.accepted, quote.declined, proposal.ready: the webhooks hook in here.
+
+    Call it inside the transaction of the change: the deliveries are written in it.
+    """
     logger.info("%s on %s", kind, quote.number)  # `data` may name people: not logged
+    if kind in WEBHOOKS_EMITTED_HERE:
+        webhook_emit(
+            event_type=kind,
+            customer_id=quote.customer_id,
+            data={"quote_id": quote.pk, "number": quote.number, **data},
+        )
 
 
 # --- proposal documents --------------------------------------------------------------------------
@@ -165,19 +180,29 @@ def proposal_render(*, document_id: int) -> str | None:
             return D.FAILED
         mine.update(status=D.PENDING, error=reason[:500], updated_at=timezone.now())
         raise RenderRetry(reason) from exc
-    done = mine.update(
-        status=D.READY,
-        pdf=pdf,
-        sha256=hashlib.sha256(pdf).hexdigest(),
-        size=len(pdf),
-        render_ms=round((time.monotonic() - started) * 1000),
-        error="",
-        finished_at=timezone.now(),
-        updated_at=timezone.now(),
-    )
-    if not done:  # the sweeper gave our claim to another render: its result stands
-        return None
-    quote_event(document.revision.quote, "proposal.ready", document_id=document_id)
+    sha256 = hashlib.sha256(pdf).hexdigest()
+    with transaction.atomic():  # ready and its webhook deliveries commit together
+        done = mine.update(
+            status=D.READY,
+            pdf=pdf,
+            sha256=sha256,
+            size=len(pdf),
+            render_ms=round((time.monotonic() - started) * 1000),
+            error="",
+            finished_at=timezone.now(),
+            updated_at=timezone.now(),
+        )
+        if not done:  # the sweeper gave our claim to another render: its result stands
+            return None
+        quote_event(
+            document.revision.quote,
+            "proposal.ready",
+            revision=document.revision.label,
+            document_id=document_id,
+            language=document.language,
+            sha256=sha256,
+            size=len(pdf),
+        )
     return D.READY
 
 
@@ -324,11 +349,16 @@ def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
 
 def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> LinkView:
     browser, system, mobile = client_from_user_agent(user_agent or "")
-    view = LinkView.objects.create(
-        link=link, revision_label=revision.label, browser=browser, os=system, is_mobile=mobile
-    )
-    ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1, last_used_at=view.at)
-    quote_event(link.quote, "quote.viewed", link_id=link.pk, revision=revision.label)
+    with transaction.atomic():
+        view = LinkView.objects.create(
+            link=link, revision_label=revision.label, browser=browser, os=system, is_mobile=mobile
+        )
+        ShareLink.objects.filter(pk=link.pk).update(
+            use_count=F("use_count") + 1, last_used_at=view.at
+        )
+        quote_event(
+            link.quote, "quote.viewed", revision=revision.label, link_id=link.pk, viewed_at=view.at
+        )
     return view
 
 

@@ -12,6 +12,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext_noop
 
 from portal.models import SALES, SALES_MANAGER, User
 from quoting.engine.money import round_money
@@ -80,7 +81,8 @@ def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
 # --- money: the rounding rule and totals --------------------------------------------------------
 
 # Printed on every quote; the two functions below are its only implementation.
-ROUNDING_RULE = (
+# Marked for extraction only: pages and proposals translate it where they print it.
+ROUNDING_RULE = gettext_noop(
     "Each line is rounded to 0.01 (half up) after its discount; the subtotal is the sum of "
     "rounded lines; the quote discount and tax are each rounded to 0.01 (half up)."
 )

@@ -30,6 +30,8 @@ urlpatterns = [
     path("quotes/<int:pk>/lines/add/", quote_views.quote_add_product, name="quote-add-product"),
     path("quotes/<int:pk>/lines/free-text/", quote_views.quote_add_free_text,
          name="quote-add-free-text"),
+    path("quotes/<int:pk>/alternatives/add/", quote_views.quote_add_alternative,
+         name="quote-add-alternative"),
     path("quotes/<int:pk>/lines/<int:line_pk>/", quote_views.quote_line_update, name="quote-line"),
     path("quotes/<int:pk>/lines/<int:line_pk>/remove/", quote_views.quote_line_remove,
          name="quote-line-remove"),

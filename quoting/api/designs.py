@@ -72,6 +72,15 @@ class DesignRequestSerializer(serializers.Serializer):
     outofband_management = serializers.BooleanField(default=False)
     spares_percent = serializers.FloatField(min_value=0, max_value=100, default=0)
     label = serializers.CharField(max_length=200, required=False, allow_blank=True)
+    storage_servers = serializers.IntegerField(
+        min_value=0, max_value=100_000, default=0,
+        help_text="Storage servers on a separate storage fabric; 0 for none.")
+    storage_ports_per_server = serializers.IntegerField(
+        min_value=1, max_value=16, default=1,
+        help_text="Storage NIC ports on each compute server.")
+    storage_ports_per_storage_server = serializers.IntegerField(min_value=1, max_value=16,
+                                                                default=2)
+    storage_oversubscription = serializers.FloatField(min_value=1, max_value=16, default=1)
 
     def validate(self, attrs):
         unknown = set(self.initial_data) - set(self.fields)
@@ -134,6 +143,10 @@ class DesignSerializer(serializers.Serializer):
     next_step = serializers.JSONField(allow_null=True)
     media = serializers.JSONField()
     management = serializers.DictField(child=serializers.IntegerField())
+    storage = serializers.JSONField(
+        allow_null=True,
+        help_text="The separate storage fabric (its parts are in bom with roles 'storage ...'), "
+                  "or null.")
     warnings = serializers.ListField(child=serializers.CharField())
     advice = serializers.ListField(child=serializers.CharField())
 

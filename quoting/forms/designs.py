@@ -81,6 +81,18 @@ class DesignForm(forms.Form):
                                               required=False)
     spares_percent = forms.FloatField(label=_("Spares (%)"), min_value=0, max_value=100,
                                       initial=0)
+    storage_servers = forms.IntegerField(
+        label=_("Storage servers"), min_value=0, max_value=100_000, required=False, initial=0,
+        help_text=_("0: no separate storage fabric."))
+    storage_ports_per_server = forms.IntegerField(
+        label=_("Storage ports per compute server"), min_value=1, max_value=16, required=False,
+        initial=1, help_text=_("e.g. one BlueField-3 or ConnectX port."))
+    storage_ports_per_storage_server = forms.IntegerField(
+        label=_("Ports per storage server"), min_value=1, max_value=16, required=False,
+        initial=2)
+    storage_oversubscription = forms.FloatField(
+        label=_("Storage oversubscription"), min_value=1, max_value=16, required=False,
+        initial=1)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -44,6 +44,18 @@ class FreeTextForm(VersionForm):
     )
 
 
+class AlternativeForm(VersionForm):
+    """Another saved design of the project, offered as a good / better / best option."""
+
+    design = forms.ModelChoiceField(label=_("Design"), queryset=None)
+    label = forms.CharField(label=_("Label"), max_length=100,
+                            help_text=_("For example “Better: 2:1 on Spectrum-4”."))
+
+    def __init__(self, *args, designs, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["design"].queryset = designs
+
+
 class ActionForm(VersionForm):
     # The approval note, the manager's reason, or the customer's answer taken by phone.
     note = forms.CharField(label=_("Note"), max_length=2000, required=False)

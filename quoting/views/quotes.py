@@ -30,6 +30,7 @@ from quoting.forms.designs import design_form_data
 from quoting.forms.quotes import (
     ActionForm,
     AddProductForm,
+    AlternativeForm,
     FreeTextForm,
     LineForm,
     TermsForm,
@@ -123,11 +124,12 @@ def _display(request, quote_id: int, number=None):
         raise Http404 from None
 
 
-def _design_link(revision: QuoteRevision, quote: Quote) -> str | None:
+def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
+    """The design page's query for this revision's design (its drawing and TCO live there)."""
     if revision.design_id is None:
         return None
-    query = design_form_data(revision.design.requirements) | {"project": quote.project_id}
-    return f"/designs/new/?{urlencode(query)}"
+    return urlencode(design_form_data(revision.design.requirements) | {"project": quote.project_id,
+                                                                      "currency": quote.currency})
 
 
 def _page_context(request, display, **extra) -> dict:
@@ -171,7 +173,7 @@ def _page_context(request, display, **extra) -> dict:
         "any_action": any(actions.values()),
         "events": events,
         "design": revision.design_snapshot,
-        "design_link": _design_link(revision, quote),
+        "design_query": _design_query(revision, quote),
         "terms_form": TermsForm(
             initial={
                 "discount_percent": revision.discount_percent,
@@ -180,6 +182,7 @@ def _page_context(request, display, **extra) -> dict:
             }
         ),
         "free_text_form": FreeTextForm(auto_id="ft-%s"),
+        "alternative_form": AlternativeForm(auto_id="alt-%s", designs=quote.project.designs.all()),
     } | extra
 
 
@@ -388,6 +391,22 @@ def quote_add_free_text(request, pk: int):
             section=data["section"],
             user=request.user,
             expected_version=version,
+        )
+
+    return _edit(request, quote, form, error_ids, run, lines=True)
+
+
+@login_required
+@require_POST
+def quote_add_alternative(request, pk: int):
+    quote = _quote_or_404(request, pk)
+    form = AlternativeForm(request.POST, designs=quote.project.designs.all())
+    error_ids = {f: f"err-alt-{f}" for f in ("design", "label")}
+
+    def run(version):
+        services.quote_add_alternative(
+            quote=quote, design=form.cleaned_data["design"], label=form.cleaned_data["label"],
+            user=request.user, expected_version=version,
         )
 
     return _edit(request, quote, form, error_ids, run, lines=True)

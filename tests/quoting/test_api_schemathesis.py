@@ -62,7 +62,22 @@ def _cases_run(strategy, *, auth: dict, checks: list, failures: list) -> int:
     return ran
 
 
+@pytest.fixture
+def connections_kept_open():
+    """Call the WSGI app as Django's test client does: without closing the test's database
+    connection at each request (it would close it mid-transaction once CONN_MAX_AGE passed)."""
+    from django.core.signals import request_finished, request_started
+    from django.db import close_old_connections
+
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
+
+
 @pytest.mark.filterwarnings("ignore")
+@pytest.mark.usefixtures("connections_kept_open")
 def test_the_api_matches_its_schema_and_never_answers_500(make_user):
     qw = quote_world_make(make_user)
     _token, raw = api_token_issue(user=qw.world.sales, scope="write", name="schemathesis")

@@ -3,13 +3,18 @@ and never sees the other team's rows in a list."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 
 from integrations.models import WebhookEndpoint
+from proposals.models import ProposalDocument, ShareLink
 from quoting.models import Approval
 from tests.quoting.api_world import quote_world_make, token_client
 
-# {q} quote, {c} customer, {p} project, {k} contact, {l} line, {w} webhook endpoint
+# {q} quote, {c} customer, {p} project, {k} contact, {l} line, {w} webhook endpoint,
+# {d} proposal document, {s} share link
 DETAIL_ENDPOINTS = [
     ("get", "/api/v1/customers/{c}/"),
     ("patch", "/api/v1/customers/{c}/"),
@@ -37,6 +42,13 @@ DETAIL_ENDPOINTS = [
     ("post", "/api/v1/quotes/{q}/reject/"),
     ("post", "/api/v1/quotes/{q}/send/"),
     ("post", "/api/v1/quotes/{q}/revise/"),
+    ("get", "/api/v1/quotes/{q}/proposal/"),
+    ("post", "/api/v1/quotes/{q}/proposal/"),
+    ("get", "/api/v1/quotes/{q}/share-links/"),
+    ("post", "/api/v1/quotes/{q}/share-links/"),
+    ("post", "/api/v1/quotes/{q}/share-links/{s}/revoke/"),
+    ("get", "/api/v1/proposals/{d}/"),
+    ("get", "/api/v1/proposals/{d}/pdf/"),
     ("get", "/api/v1/webhook-endpoints/{w}/"),
     ("patch", "/api/v1/webhook-endpoints/{w}/"),
     ("delete", "/api/v1/webhook-endpoints/{w}/"),
@@ -52,13 +64,18 @@ def qw(make_user):
     Approval.objects.create(revision=qw.quote.current_revision, requested_by=qw.world.sales)
     WebhookEndpoint.objects.create(url="https://crm.example/hook", secret="whsec_AAAA",
                                    events=["quote.sent"], created_by=qw.world.sales)
+    ProposalDocument.objects.create(revision=qw.quote.current_revision, language="en",
+                                    status="ready", pdf=b"%PDF-1.7", sha256="0" * 64, size=8)
+    ShareLink.objects.create(quote=qw.quote, token_hash="0" * 64, created_by=qw.world.sales,
+                             expires_at=timezone.now() + dt.timedelta(days=30))
     return qw
 
 
 def _ids(qw) -> dict:
     return {"q": qw.quote.pk, "c": qw.world.customer.pk, "p": qw.world.project.pk,
             "k": qw.contact.pk, "l": qw.quote.current_revision.lines.first().pk,
-            "w": WebhookEndpoint.objects.get().pk}
+            "w": WebhookEndpoint.objects.get().pk, "d": ProposalDocument.objects.get().pk,
+            "s": ShareLink.objects.get().pk}
 
 
 @pytest.mark.parametrize(("method", "template"), DETAIL_ENDPOINTS)

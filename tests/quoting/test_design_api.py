@@ -90,3 +90,23 @@ def test_the_schema_documents_the_design_contract(api):
     assert "/api/v1/designs/" in schema["paths"]
     props = schema["components"]["schemas"]["Design"]["properties"]
     assert {"tiers", "leaf_count", "spine_count", "bom", "warnings"} <= set(props)
+
+
+def test_a_separate_storage_fabric_through_the_api(api):
+    body = post(api, server_count=32, storage_servers=8).json()
+    storage = body["storage"]
+    assert (storage["endpoint_ports"], storage["tiers"], storage["leaf_count"]) == (48, 1, 1)
+    assert storage["ports"] == {"used": 48, "free": 16}
+    assert body["endpoint_ports"] == 256  # the compute fabric's figures stay the compute's
+    assert {"storage leaf", "storage server-leaf"} <= {line["role"] for line in body["bom"]}
+    assert post(api, server_count=32).json()["storage"] is None
+    schedule = b"".join(post(api, "/api/v1/designs/cable-schedule/", server_count=32,
+                             storage_servers=8).streaming_content).decode()
+    assert "storage server-leaf,storage-08,p2,stor-switch-01," in schedule
+    for bad, field in [({"storage_servers": -1}, "storage_servers"),
+                       ({"storage_servers": 8, "storage_ports_per_server": 0},
+                        "storage_ports_per_server"),
+                       ({"storage_servers": 40_000, "storage_ports_per_storage_server": 2},
+                        "storage_servers")]:
+        response = post(api, server_count=32, **bad)
+        assert response.status_code == 400 and field in response.json(), response.content

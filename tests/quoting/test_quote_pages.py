@@ -128,6 +128,7 @@ def test_another_teams_quote_is_a_404_on_every_quote_url(client, world, draft):
         f"{base}/lines/{line.pk}/remove/",
         f"{base}/lines/add/",
         f"{base}/lines/free-text/",
+        f"{base}/alternatives/add/",
         f"{base}/terms/",
         *(f"{base}/{action}/" for action in ("request-approval", "approve", "send", "revise")),
     ]
@@ -494,3 +495,38 @@ def test_user_text_is_escaped_everywhere_it_is_shown(client, world, draft):
         body = client.get(url).content.decode()
         assert "<script>alert(1)" not in body and "&lt;script&gt;alert(1)" in body, url
         assert "<img src=x" not in body, url
+
+
+def _saved_design(world, name, switches):
+    from quoting.models import SavedDesign
+
+    bom = [{"sku": "SW-1", "category": "switch", "quantity": switches, "role": "leaf",
+            "name": "Leaf switch"}]
+    return SavedDesign.objects.create(project=world.project, name=name, requirements={},
+                                      result={"bom": bom}, created_by=world.sales)
+
+
+def test_another_saved_design_is_offered_as_an_alternative_outside_the_totals(sales, world,
+                                                                             draft):
+    better = _saved_design(world, "Bigger fabric", switches=3)
+    before = sales.get(f"/quotes/{draft.pk}/").content.decode()
+    assert "Bigger fabric" in before  # offered in the form
+    response = sales.post(f"/quotes/{draft.pk}/alternatives/add/",
+                          {"expected_version": draft.version, "design": better.pk,
+                           "label": "Better: room to grow"}, **HTMX)
+    assert response.status_code == 200
+    lines = [ln for ln in _lines(draft) if ln.section == Section.ALTERNATIVES]
+    assert [(ln.sku, ln.quantity, ln.alternative_group) for ln in lines] == [
+        ("SW-1", 3, "Better: room to grow")]
+    page = sales.get(f"/quotes/{draft.pk}/").content.decode()
+    assert "Better: room to grow" in page
+    assert "24,860.00" in page  # the total, 22,000.00 plus 13 % VAT, is unchanged
+
+
+def test_an_alternative_without_a_label_is_an_inline_error(sales, world, draft):
+    better = _saved_design(world, "Bigger fabric", switches=3)
+    response = sales.post(f"/quotes/{draft.pk}/alternatives/add/",
+                          {"expected_version": draft.version, "design": better.pk, "label": ""},
+                          **HTMX)
+    assert response.status_code == 400 and "err-alt-label" in response.content.decode()
+    assert not [ln for ln in _lines(draft) if ln.section == Section.ALTERNATIVES]

@@ -5,6 +5,9 @@ spine-07 (spine-p02-07 in pod 2 of a three-tier fabric), core-01; with two plane
 name starts with plane1- or plane2-. Switch ports are cage/port ("6/2" is the second port of
 cage 6; "p12" on single-port cages), with a third figure for a split NDR200 port ("6/2/1").
 A cable id names the lower switch end the cable plugs into: whole cage for copper, port for fibre.
+A separate storage fabric follows, its tiers named "storage server-leaf" ..., its switches
+stor-switch-01 / stor-leaf-001 / stor-spine-01, its host ends node-017 stor1 (a compute server's
+storage port) and storage-03 p1 (a storage server's port).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from quoting.engine.fabric.parts import Media
 
 @dataclass(frozen=True, slots=True)
 class CableRun:
-    tier: str  # server-leaf, leaf-spine, spine-core
+    tier: str  # server-leaf, leaf-spine, spine-core; "storage server-leaf" ... for storage
     a_device: str  # the lower end: node, leaf or spine
     a_port: str
     b_device: str
@@ -45,6 +48,9 @@ class _Names:
 
     def node(self, server: int) -> str:
         return f"node-{server + 1:0{self.node_width}d}"
+
+    def host(self, server: int, nic: int) -> tuple[str, str]:
+        return self.node(server), self.nic(nic)
 
     def nic(self, nic: int) -> str:
         return f"nic{nic + 1}{self.nic_suffix}"
@@ -75,6 +81,28 @@ class _Names:
         return f"c{index // self.t.ports_per_cage + 1}"
 
 
+class _StorageNames(_Names):
+    """The storage fabric plans each endpoint port as a one-NIC "server": the compute servers'
+    storage ports first, then the storage servers' ports."""
+
+    def __init__(self, design: FabricDesign) -> None:
+        storage, req = design.storage, design.requirements
+        super().__init__(storage, 1)
+        self.prefix = "stor-"
+        self.node_width = max(3, len(str(design.topology.servers)))  # as in the compute fabric
+        self.storage_width = max(2, len(str(req.storage_servers)))
+        self.per_server = req.storage_ports_per_server
+        self.per_storage = req.storage_ports_per_storage_server
+        self.compute_ports = design.topology.servers * self.per_server
+
+    def host(self, server: int, nic: int) -> tuple[str, str]:
+        if server < self.compute_ports:
+            node, port = divmod(server, self.per_server)
+            return self.node(node), f"stor{port + 1}"
+        node, port = divmod(server - self.compute_ports, self.per_storage)
+        return f"storage-{node + 1:0{self.storage_width}d}", f"p{port + 1}"
+
+
 def _trunk(
     tier: str, media: Media, names: _Names, a: tuple[str, int], b: tuple[str, int]
 ) -> CableRun:
@@ -98,53 +126,58 @@ def _trunk(
 
 def cable_schedule(design: FabricDesign) -> Iterator[CableRun]:
     """Every link of the design, one CableRun each, in installation order."""
+    for plane in range(1, design.planes + 1):
+        yield from _fabric_runs(design, _Names(design, plane), "")
+    if design.storage is not None:
+        yield from _fabric_runs(design.storage, _StorageNames(design), "storage ")
+
+
+def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
+    """One plane of one fabric; `tier` prefixes the tier names ("storage ")."""
     t = design.topology
     host, trunk, core = design.host_media, design.trunk_media, design.core_media
-    for plane in range(1, design.planes + 1):
-        names = _Names(design, plane)
-        for server in range(t.servers):
-            for nic in range(t.rails):
-                leaf, slot = t.leaf_of(server, nic)
-                port, lane = divmod(slot, t.split)
-                leaf_name = names.leaf(leaf)
-                at = names.port(port) if host.optical else names.cage(port)
-                yield CableRun(
-                    "server-leaf",
-                    names.node(server),
-                    names.nic(nic),
-                    leaf_name,
-                    names.port(port, lane if t.split > 1 else None),
-                    host.kind,
-                    host.cable.part_number,
-                    f"{leaf_name}/{at}",
-                    host.cable.length_m,
-                    host.host_module.part_number if host.optical else "",
-                    host.switch_module.part_number if host.optical else "",
+    for server in range(t.servers):
+        for nic in range(t.rails):
+            leaf, slot = t.leaf_of(server, nic)
+            port, lane = divmod(slot, t.split)
+            leaf_name = names.leaf(leaf)
+            at = names.port(port) if host.optical else names.cage(port)
+            yield CableRun(
+                f"{tier}server-leaf",
+                *names.host(server, nic),
+                leaf_name,
+                names.port(port, lane if t.split > 1 else None),
+                host.kind,
+                host.cable.part_number,
+                f"{leaf_name}/{at}",
+                host.cable.length_m,
+                host.host_module.part_number if host.optical else "",
+                host.switch_module.part_number if host.optical else "",
+            )
+    lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
+    for leaf in range(t.leaf_count if trunk else 0):
+        pod, in_pod = divmod(leaf, t.leaves_per_pod)
+        for spine in range(t.spines_per_pod):
+            for link in range(lpp):
+                yield _trunk(
+                    f"{tier}leaf-spine",
+                    trunk,
+                    names,
+                    (names.leaf(leaf), up_start + spine * lpp + link),
+                    (names.spine(pod, spine), in_pod * lpp + link),
                 )
-        lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
-        for leaf in range(t.leaf_count if trunk else 0):
-            pod, in_pod = divmod(leaf, t.leaves_per_pod)
-            for spine in range(t.spines_per_pod):
-                for link in range(lpp):
+    lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
+    for pod in range(t.pods if core else 0):
+        for spine in range(t.spines_per_pod):
+            for core_switch in range(t.core_per_plane):
+                for link in range(lpc):
                     yield _trunk(
-                        "leaf-spine",
-                        trunk,
+                        f"{tier}spine-core",
+                        core,
                         names,
-                        (names.leaf(leaf), up_start + spine * lpp + link),
-                        (names.spine(pod, spine), in_pod * lpp + link),
+                        (names.spine(pod, spine), up_start + core_switch * lpc + link),
+                        (names.core(spine * t.core_per_plane + core_switch), pod * lpc + link),
                     )
-        lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
-        for pod in range(t.pods if core else 0):
-            for spine in range(t.spines_per_pod):
-                for core_switch in range(t.core_per_plane):
-                    for link in range(lpc):
-                        yield _trunk(
-                            "spine-core",
-                            core,
-                            names,
-                            (names.spine(pod, spine), up_start + core_switch * lpc + link),
-                            (names.core(spine * t.core_per_plane + core_switch), pod * lpc + link),
-                        )
 
 
 def cable_schedule_csv_lines(design: FabricDesign) -> Iterator[str]:

@@ -82,6 +82,9 @@ class FabricDesign:
     next_step: NextStep | None
     warnings: tuple[str, ...]
     advice: tuple[str, ...]
+    # The separate storage fabric, designed as a fabric of its own; its switches, optics, power
+    # and rack units are already in this design's BOM and totals, every other figure is compute.
+    storage: FabricDesign | None = None
 
     # Counts over all planes.
     @property
@@ -226,8 +229,34 @@ class FabricDesign:
             "pre_provisioned": _fields(self.pre_provisioned),
             "next_step": _fields(self.next_step),
             "management": _fields(self.management),
+            "storage": self._storage_dict(),
             "warnings": list(self.warnings),
             "advice": list(self.advice),
+        }
+
+    def _storage_dict(self) -> dict[str, Any] | None:
+        s = self.storage
+        if s is None:
+            return None
+        t, ports = s.topology, s.ports_by_tier()
+        return {
+            "storage_servers": self.requirements.storage_servers,
+            "endpoint_ports": s.endpoint_ports,
+            "tiers": t.tiers,
+            "switch_sku": s.switch.part_number,
+            "leaf_count": s.leaf_count,
+            "spine_count": s.spine_count,
+            "core_count": s.core_count,
+            "links_per_leaf_per_spine": t.links_per_leaf_per_spine,
+            "ports": {
+                "used": sum(p["used"] for p in ports.values()),
+                "free": sum(p["free"] for p in ports.values()),
+            },
+            "links": s.links_by_tier(),
+            "oversubscription": s.oversubscription,
+            "subnet_manager": s.subnet_manager,
+            "power_w": {"typical": round(s.power_typical_w), "max": round(s.power_max_w)},
+            "rack_units": s.rack_units,
         }
 
 
@@ -326,11 +355,20 @@ def _design(
         tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
     if req.include_nics:
         tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
-    management = _management(req, catalog, t, tally, warnings)
+    storage = None
+    if req.storage_servers:
+        storage = _storage(req, catalog, switch)
+        _add_storage(storage, catalog, tally)
+    management = _management(req, catalog, t, tally, warnings, storage)
     tally.add_spares(req.spares_percent)
 
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
     _general_warnings(req, t, switch, tally, warnings)
+    advice = _advice(req, t, switch, fabric_switches)
+    if storage:
+        # Parts' lifecycle warnings are already said once for the merged BOM.
+        warnings += [f"Storage fabric: {w}" for w in storage.warnings if w not in warnings]
+        advice += (_storage_advice(req, storage),)
     design = FabricDesign(
         requirements=req,
         topology=t,
@@ -350,11 +388,85 @@ def _design(
         pre_provisioned=_pre_provisioned(req, t, warnings),
         next_step=None,
         warnings=(),
-        advice=_advice(req, t, switch, fabric_switches),
+        advice=advice,
+        storage=storage,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
     return replace(design, warnings=tuple(warnings))
+
+
+# Fields of the derived storage request that are really about the storage fabric's size.
+_STORAGE_FIELDS = {
+    "gpu_count": "storage_servers",
+    "server_count": "storage_servers",
+    "oversubscription": "storage_oversubscription",
+}
+
+
+def _storage(
+    req: FabricRequirements, catalog: list[ProductSpec], switch: ProductSpec
+) -> FabricDesign:
+    """The storage fabric, planned by the same code as the compute fabric: each storage endpoint
+    port is one "server" with one NIC, not rail-optimized (storage traffic has no rails), on the
+    compute fabric's switch model, family and generation, with its own subnet manager (it is a
+    separate subnet). Designed for today's size: a growth target sizes the compute fabric only."""
+    endpoints = req.storage_endpoints
+    derived = replace(
+        req,
+        gpu_count=None,
+        server_count=endpoints,
+        gpus_per_server=1,
+        nics_per_server=1,
+        planes=1,
+        switch_part_number=switch.part_number,
+        nic_part_number=None,
+        include_nics=False,
+        rail_optimized=False,
+        oversubscription=req.storage_oversubscription,
+        growth_gpus=None,
+        inband_management=False,
+        outofband_management=False,
+        spares_percent=0,  # spares are counted once, over the merged BOM
+        storage_servers=0,
+    )
+    try:
+        return _design(derived, catalog, look_ahead=False)
+    except InvalidInput as error:
+        errors: dict[str, list[str]] = {}
+        for field, messages in error.errors.items():
+            if _STORAGE_FIELDS.get(field) == "storage_servers":
+                messages = [
+                    f"the storage fabric's {endpoints} endpoint ports are beyond three tiers of "
+                    f"{switch.part_number} at {float(derived.ratio):g}:1; use fewer storage "
+                    "ports or more storage oversubscription."
+                ]
+            else:
+                messages = [f"Storage fabric: {m}" for m in messages]
+            errors.setdefault(_STORAGE_FIELDS.get(field, field), []).extend(messages)
+        raise InvalidInput(errors) from error
+
+
+def _add_storage(storage: FabricDesign, catalog: list[ProductSpec], tally: Tally) -> None:
+    """The storage fabric's lines under "storage ..." roles, with its power and rack units."""
+    by_sku = {p.part_number: p for p in catalog}
+    for line in storage.bom:
+        tally.add(by_sku[line.sku], line.quantity, f"storage {line.role}", powered=False)
+    tally.power_typical_w += storage.power_typical_w
+    tally.power_max_w += storage.power_max_w
+    tally.rack_units += storage.rack_units
+
+
+def _storage_advice(req: FabricRequirements, storage: FabricDesign) -> str:
+    t = storage.topology
+    switches = storage.leaf_count + storage.spine_count + storage.core_count
+    return (
+        f"Storage fabric: {storage.endpoint_ports} ports ({req.servers} compute servers x "
+        f"{req.storage_ports_per_server} + {req.storage_servers} storage servers x "
+        f"{req.storage_ports_per_storage_server}) on {switches} {storage.switch.part_number} "
+        f"switch{'es' * (switches > 1)} in {t.tiers} tier{'s' * (t.tiers > 1)}, separate from the "
+        "compute fabric, same switch model and generation, not rail-optimized."
+    )
 
 
 def _subnet_manager(
@@ -418,15 +530,21 @@ def _management(
     t: Topology,
     tally: Tally,
     warnings: list[str],
+    storage: FabricDesign | None = None,
 ) -> Management:
     """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC and per switch.
+    Storage servers and storage switches count as servers and switches.
     Counted simply; the cables are not catalog items, so they are reported, not quoted."""
     inband_switches = inband_cables = oob_switches = oob_cables = 0
+    servers = t.servers + req.storage_servers
+    storage_switches = (
+        storage.leaf_count + storage.spine_count + storage.core_count if storage else 0
+    )
     if req.inband_management:
         part = parts.pick_management_switch(catalog, "100GbE")
         if part is None:
             raise InvalidInput.field("inband_management", "the catalog has no 100GbE switch.")
-        inband_cables = t.servers
+        inband_cables = servers
         inband_switches = ceil_div(inband_cables, part.port_count - INBAND_UPLINKS)
         tally.add(part, inband_switches, "in-band management")
     if req.outofband_management:
@@ -434,7 +552,7 @@ def _management(
         if part is None:
             raise InvalidInput.field("outofband_management", "the catalog has no 1GbE switch.")
         fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
-        oob_cables = t.servers + fabric_switches + inband_switches
+        oob_cables = servers + fabric_switches + storage_switches + inband_switches
         oob_switches = ceil_div(oob_cables, part.port_count)
         oob_cables += oob_switches  # the management switches' own management ports
         tally.add(part, oob_switches, "out-of-band management")

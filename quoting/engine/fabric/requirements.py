@@ -47,6 +47,19 @@ class FabricRequirements:
     outofband_management: bool = False  # one RJ45 per server BMC and per switch
     spares_percent: float = 0
     label: str = ""  # free text shown on the drawing (customer or project name)
+    # A separate storage fabric (0 storage servers: none). Its endpoints are the storage NIC
+    # ports of every compute server (a BlueField-3 or ConnectX port) plus the storage nodes' own.
+    storage_servers: int = 0
+    storage_ports_per_server: int = 1
+    storage_ports_per_storage_server: int = 2
+    storage_oversubscription: float = 1
+
+    @property
+    def storage_endpoints(self) -> int:
+        return (
+            self.servers * self.storage_ports_per_server
+            + self.storage_servers * self.storage_ports_per_storage_server
+        )
 
     @property
     def nics(self) -> int:
@@ -148,6 +161,17 @@ def check_requirements(req: FabricRequirements) -> None:
         fail("spares_percent", "must be between 0 and 100.")
     if not isinstance(req.label, str) or len(req.label) > 200:
         fail("label", "must be text of at most 200 characters.")
+    storage = _is_whole(req.storage_servers) and req.storage_servers > 0
+    if not _is_whole(req.storage_servers) or req.storage_servers < 0:
+        fail("storage_servers", "must be a whole number of storage servers (0 for none).")
+    for field in ("storage_ports_per_server", "storage_ports_per_storage_server"):
+        value = getattr(req, field)
+        if not _is_whole(value) or value < 0:
+            fail(field, "must be a whole number of ports.")
+        elif storage and value == 0:
+            fail(field, "must be at least 1 when there is a storage fabric.")
+    if not _is_number(req.storage_oversubscription) or not 1 <= req.storage_oversubscription <= 16:
+        fail("storage_oversubscription", "must be between 1 (non-blocking) and 16.")
     if errors:
         raise InvalidInput(errors)
 

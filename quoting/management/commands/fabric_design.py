@@ -19,7 +19,10 @@ OPTIONS = {
     "oversubscription": "oversubscription", "growth_gpus": "growth_gpus",
     "server_to_leaf": "server_to_leaf", "leaf_to_spine": "leaf_to_spine",
     "spine_to_core": "spine_to_core", "subnet_manager": "subnet_manager",
-    "spares": "spares_percent",
+    "spares": "spares_percent", "storage_servers": "storage_servers",
+    "storage_ports": "storage_ports_per_server",
+    "storage_node_ports": "storage_ports_per_storage_server",
+    "storage_oversubscription": "storage_oversubscription",
 }
 
 
@@ -43,6 +46,13 @@ class Command(BaseCommand):
         parser.add_argument("--spine-to-core")
         parser.add_argument("--subnet-manager")
         parser.add_argument("--spares", type=float, help="spares percentage")
+        parser.add_argument("--storage-servers", type=int,
+                            help="storage servers on a separate storage fabric")
+        parser.add_argument("--storage-ports", type=int,
+                            help="storage NIC ports per compute server (default 1)")
+        parser.add_argument("--storage-node-ports", type=int,
+                            help="ports per storage server (default 2)")
+        parser.add_argument("--storage-oversubscription", type=float)
         parser.add_argument("--include-nics", action="store_true")
         parser.add_argument("--no-rail-optimized", action="store_true")
         parser.add_argument("--json", action="store_true", help="print the design as JSON")
@@ -76,6 +86,12 @@ class Command(BaseCommand):
             f"{summary['core_count']} core; {summary['links_per_leaf_per_spine']} links per "
             f"leaf per spine; ports {summary['ports']['used']} used / {summary['ports']['free']} "
             f"free; {summary['power_w']['typical']} W typical.")
+        storage = summary["storage"]
+        if storage:
+            self.stdout.write(
+                f"Storage fabric: {storage['endpoint_ports']} ports on {storage['switch_sku']}: "
+                f"{storage['tiers']} tier(s), {storage['leaf_count']} leaves, "
+                f"{storage['spine_count']} spines, {storage['core_count']} core.")
         for line in summary["bom"]:
             self.stdout.write(f"  {line['quantity']:>7} × {line['sku']:<22} {line['role']}")
         for warning in summary["warnings"]:

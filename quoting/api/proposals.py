@@ -1,0 +1,325 @@
+"""Proposal PDFs and share links through the API, scoped through the quote like everything else.
+
+- POST /quotes/{id}/proposal/ asks for a PDF (202, rendered by a worker); GET on it, or on
+  /proposals/{document_id}/, gives its state; /proposals/{document_id}/pdf/ the bytes when ready.
+- /quotes/{id}/share-links/ lists and creates links; the token is in the create response only
+  (only its SHA-256 is stored, so it can be neither shown again nor replayed).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+
+from integrations.idempotency import idempotent
+from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from proposals.selectors import documents_visible_to
+from proposals.services import (
+    proposal_request,
+    share_link_create,
+    share_link_revoke,
+)
+from quoting.selectors import quotes_visible_to
+
+from .base import (
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ApiViewSetMixin,
+    ErrorSerializer,
+    errors,
+)
+
+RECENT_VIEWS = 5
+
+
+class NotReady(APIException):
+    status_code = 409
+    default_code = "not_ready"
+
+
+# --- serializers ----------------------------------------------------------------------------------
+
+
+class ProposalDocumentSerializer(serializers.ModelSerializer):
+    quote = serializers.IntegerField(source="revision.quote_id")
+    status = serializers.CharField(help_text="pending, rendering, ready or failed (see `error`).")
+    language = serializers.CharField(help_text="en or zh-hans.")
+    revision = serializers.CharField(source="revision.label")
+    created = serializers.DateTimeField(source="created_at")
+    updated = serializers.DateTimeField(source="updated_at")
+    url = serializers.SerializerMethodField(help_text="Poll this until `status` is final.")
+    pdf_url = serializers.SerializerMethodField(help_text="Once `status` is ready, else null.")
+
+    class Meta:
+        model = ProposalDocument
+        fields = [
+            "id",
+            "quote",
+            "revision",
+            "status",
+            "language",
+            "attempts",
+            "error",
+            "sha256",
+            "size",
+            "created",
+            "updated",
+            "url",
+            "pdf_url",
+        ]
+        read_only_fields = fields
+
+    def _url(self, name: str, document) -> str:
+        return self.context["request"].build_absolute_uri(reverse(name, args=[document.pk]))
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, document) -> str:
+        return self._url("proposal-detail", document)
+
+    @extend_schema_field(serializers.URLField(allow_null=True))
+    def get_pdf_url(self, document) -> str | None:
+        if document.status != DocumentStatus.READY:
+            return None
+        return self._url("proposal-pdf", document)
+
+
+# A pattern, not an enum: a third `language` enum would collide with the customer's two.
+@extend_schema_field({"type": "string", "pattern": "^(en|zh-hans)$"})
+class LanguageField(serializers.ChoiceField):
+    def __init__(self, **kwargs):
+        super().__init__(choices=settings.LANGUAGES, **kwargs)
+
+
+class ProposalRequestSerializer(serializers.Serializer):
+    language = LanguageField(required=False, help_text="Defaults to the customer's language.")
+
+
+class LinkViewSerializer(serializers.ModelSerializer):
+    revision = serializers.CharField(source="revision_label")
+    system = serializers.CharField(source="os")
+
+    class Meta:
+        model = LinkView
+        fields = ["at", "revision", "browser", "system", "is_mobile"]
+        read_only_fields = fields
+
+
+class ShareLinkSerializer(serializers.ModelSerializer):
+    """Never the token nor its hash: the token exists only in the create response."""
+
+    created = serializers.DateTimeField(source="created_at")
+    active = serializers.BooleanField(source="is_active")
+    recent_views = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ShareLink
+        fields = [
+            "id",
+            "recipient_name",
+            "recipient_email",
+            "created",
+            "expires_at",
+            "revoked_at",
+            "active",
+            "last_used_at",
+            "use_count",
+            "recent_views",
+        ]
+        read_only_fields = fields
+
+    def get_recent_views(self, link) -> list[dict]:
+        return LinkViewSerializer(link.views.all()[:RECENT_VIEWS], many=True).data
+
+
+class ShareLinkCreatedSerializer(ShareLinkSerializer):
+    token = serializers.CharField(help_text="Shown in this response only; only its hash is kept.")
+    link_url = serializers.URLField(help_text="The customer's page, /p/<token>. Shown once.")
+
+    class Meta(ShareLinkSerializer.Meta):
+        fields = [*ShareLinkSerializer.Meta.fields, "token", "link_url"]
+        read_only_fields = fields
+
+
+class ShareLinkCreateSerializer(serializers.Serializer):
+    recipient_name = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    recipient_email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
+    days = serializers.IntegerField(
+        min_value=1, max_value=365, required=False, help_text="Days until it expires (30)."
+    )
+
+
+# --- views ----------------------------------------------------------------------------------------
+
+
+class _JsonForErrors(BaseContentNegotiation):
+    """The PDF view answers PDF bytes itself; its errors are JSON whatever Accept says."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+LINK_ID = OpenApiParameter("link_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+
+
+class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
+    """A quote's proposal PDFs and share links (the quote must be one you may see)."""
+
+    filter_backends: list = []
+    pagination_class = None
+
+    def get_queryset(self):
+        return quotes_visible_to(user=self.request.user)
+
+    @extend_schema(
+        summary="The quote's latest proposal document",
+        responses={200: ProposalDocumentSerializer, **errors(*READ_ERRORS)},
+    )
+    @action(detail=True, methods=["get"])
+    def proposal(self, request, pk=None):
+        quote = self.get_object()
+        document = (
+            ProposalDocument.objects.filter(revision__quote=quote)
+            .select_related("revision")
+            .order_by("-created_at", "-pk")
+            .first()
+        )
+        if document is None:
+            return Response(
+                {"detail": "No proposal has been requested for this quote."},
+                status=status.HTTP_404_NOT_FOUND,
+            )
+        return Response(ProposalDocumentSerializer(document, context={"request": request}).data)
+
+    @extend_schema(
+        summary="Ask for the proposal PDF of the current revision (rendered by a "
+        "worker; poll `url`)",
+        request=ProposalRequestSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={202: ProposalDocumentSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    )
+    @proposal.mapping.post
+    @idempotent
+    def proposal_create(self, request, pk=None):
+        quote = self.get_object()
+        data = ProposalRequestSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        document = proposal_request(
+            revision=quote.current_revision,
+            user=request.user,
+            language=data.validated_data.get("language"),
+        )
+        document.refresh_from_db()  # rendered already when Celery runs eagerly
+        body = ProposalDocumentSerializer(document, context={"request": request}).data
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    @extend_schema(
+        summary="The quote's share links (never their tokens)",
+        responses={200: ShareLinkSerializer(many=True), **errors(*READ_ERRORS)},
+    )
+    @action(detail=True, methods=["get"], url_path="share-links")
+    def share_links(self, request, pk=None):
+        links = self.get_object().share_links.all()
+        return Response(ShareLinkSerializer(links, many=True).data)
+
+    @extend_schema(
+        summary="Share the quote with one recipient; the token is in this response only",
+        description="Not replayable with Idempotency-Key: the token is never stored, so a retry "
+        "makes another link (revoke the one you did not get). The quote must have been sent.",
+        request=ShareLinkCreateSerializer,
+        responses={201: ShareLinkCreatedSerializer, **errors(*WRITE_ERRORS)},
+    )
+    @share_links.mapping.post
+    def share_link_new(self, request, pk=None):
+        quote = self.get_object()
+        data = ShareLinkCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        link, token = share_link_create(quote=quote, user=request.user, **data.validated_data)
+        body = ShareLinkSerializer(link).data
+        body["token"] = token
+        body["link_url"] = request.build_absolute_uri(reverse("proposals:shared", args=[token]))
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="Revoke a share link (its page then answers 404)",
+        request=None,
+        parameters=[LINK_ID],
+        responses={200: ShareLinkSerializer, **errors(*WRITE_ERRORS)},
+    )
+    @action(detail=True, methods=["post"], url_path=r"share-links/(?P<link_id>[^/.]+)/revoke")
+    def share_link_cancel(self, request, pk=None, link_id=None):
+        quote = self.get_object()
+        # A malformed id gets the API's JSON 404, not the router's HTML one.
+        if not (link_id.isascii() and link_id.isdigit()) or len(link_id) > 18:
+            raise NotFound()
+        link = get_object_or_404(ShareLink, pk=link_id, quote=quote)
+        link = share_link_revoke(link=link, user=request.user)
+        return Response(ShareLinkSerializer(link).data)
+
+
+class ProposalDocumentViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
+    """A proposal document of a quote you may see: its state, and its PDF once ready."""
+
+    serializer_class = ProposalDocumentSerializer
+    filter_backends: list = []
+    pagination_class = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # the schema generator has no user
+            return ProposalDocument.objects.none()
+        return documents_visible_to(user=self.request.user)
+
+    @extend_schema(
+        summary="One proposal document's state",
+        responses={200: ProposalDocumentSerializer, **errors(*READ_ERRORS)},
+    )
+    def retrieve(self, request, pk=None):
+        return Response(self.get_serializer(self.get_object()).data)
+
+    @extend_schema(
+        summary="The PDF (the very bytes stored, SHA-256 in the document's state)",
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The PDF."),
+            **errors(*READ_ERRORS),
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="Not ready yet (pending, "
+                "rendering or failed): poll the document's `url`.",
+            ),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=_JsonForErrors,
+    )
+    def pdf(self, request, pk=None):
+        document = self.get_object()
+        if document.status != DocumentStatus.READY:
+            raise NotReady(
+                f"The PDF is not ready: the document is {document.status}; "
+                f"poll {reverse('proposal-detail', args=[document.pk])}."
+            )
+        response = HttpResponse(bytes(document.pdf), content_type="application/pdf")
+        response["Content-Disposition"] = f'attachment; filename="{document.filename}"'
+        return response
