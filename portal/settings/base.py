@@ -119,6 +119,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["portal.formats"]
 TIME_ZONE = os.environ.get("TIME_ZONE", "Asia/Shanghai")
 USE_I18N = True
 USE_TZ = True

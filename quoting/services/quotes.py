@@ -49,6 +49,7 @@ from quoting.selectors import (
     revision_needs_approval,
     revision_totals,
 )
+from quoting.services.tco import tco_scenario_for_design
 
 from .errors import (
     ApprovalRequired,
@@ -460,12 +461,18 @@ def quote_create_from_design(
     currency: str | None = None,
     tco: TcoScenario | None = None,
 ) -> Quote:
-    """A draft whose lines are the design's bill of materials, priced in the quote currency."""
+    """A draft whose lines are the design's bill of materials, priced in the quote currency.
+
+    Without a TCO scenario the quote gets the design's own comparison (this fabric against the
+    other family and a commodity build), so the proposal can show what the network is worth.
+    """
     if design.project_id != project.pk:
         raise InvalidValue("This design belongs to another project.", field="design")
     if tco is not None and tco.project_id != project.pk:
         raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
     quote = quote_create(project=project, user=user, currency=currency)
+    if tco is None:
+        tco = tco_scenario_for_design(design=design, user=user, currency=quote.currency)
     revision = quote.current_revision
     revision.design, revision.design_snapshot = design, design.result
     revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)

@@ -5,7 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from catalog.selectors import gpu_peak_tflops
+from quoting.engine.errors import InvalidInput
 from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
+from quoting.models import TcoScenario
+from quoting.services.customers import requirements_from_json
+from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
 
 
 def tco_compute(*, data: Any) -> TcoResult:
@@ -35,3 +39,18 @@ def tco_option_from_design(
         "network_capex": str(network_capex),
         "network_power_w": design_dict["power_w"]["typical"],
     }
+
+
+def tco_scenario_for_design(*, design, user, currency: str):
+    """The design's "what the network is worth" comparison, kept as a TcoScenario so that a quote
+    (and its proposal) carries the figures the customer was shown. None when the catalog can no
+    longer build the design or price its GPUs: the quote then goes out without a TCO section."""
+    try:
+        fabric = design_compute(requirements=requirements_from_json(design.requirements))
+        total = design_bom_priced(design=fabric, currency=currency).total
+        body = design_tco_body(design=fabric, bom_total=total, currency=currency)
+        result = tco_compute(data=body)
+    except InvalidInput:
+        return None
+    return TcoScenario.objects.create(project=design.project, name=f"{design.name} — TCO"[:200],
+                                      request=body, result=result.as_dict(), created_by=user)

@@ -152,9 +152,18 @@ def _money_axis(top: Decimal) -> list[str]:
     for share in (0, 0.25, 0.5, 0.75, 1):
         y = TOP + PLOT_H * (1 - share)
         lines.append(_hline(y))
-        label = _amount(top * Decimal(str(share)), places)
+        value = top * Decimal(str(share))
+        label = _compact(value) if top >= 100_000 else _amount(value, places)
         lines.append(_text(LEFT - 8, y + 4, label, anchor="end"))
     return lines
+
+
+def _compact(value: Decimal) -> str:
+    """12,500,000 as 12.5M: axis labels must fit the margin beside the plot."""
+    for unit, size in (("M", Decimal(1_000_000)), ("k", Decimal(1_000))):
+        if abs(value) >= size:
+            return f"{(value / size).quantize(Decimal('0.01')).normalize():f}{unit}"
+    return f"{value.quantize(Decimal('1')):f}"
 
 
 def _bar_width(count: int) -> float:

@@ -163,3 +163,16 @@ def test_the_tco_page_opens_prefilled_from_a_query(sales_client, seeded):
                             "&fabrics-0-nics_per_node=1&fabrics-0-nic_gbps=25").content.decode()
     assert 'value="12"' in body and "Only this" in body
     assert "8×400G InfiniBand" not in body, "a query with fabric rows replaces the defaults"
+
+
+def test_a_quote_made_from_a_design_carries_its_tco_comparison(client, project):
+    from quoting.services.customers import design_save
+    from quoting.services.quotes import quote_create_from_design
+
+    saved = design_save(project=project, name="Uni", requirements={"gpu_count": 256},
+                        user=project.owner)
+    quote = quote_create_from_design(project=project, design=saved, user=project.owner)
+    snapshot = quote.current_revision.tco_snapshot
+    names = [o["name"] for o in snapshot["options"]]
+    assert names[0] == "This design (Quantum-2)" and "2×100G RoCE (commodity)" in names
+    assert quote.current_revision.tco.project == project
