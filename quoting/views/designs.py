@@ -98,7 +98,8 @@ def design_new(request):
                "save_form": save_form}
     if design is not None:
         context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
-                    "priced": design_bom_priced(design=design, currency=currency)}
+                    "priced": design_bom_priced(design=design, currency=currency),
+                    "warnings": design.warning_messages, "advice": design.advice_messages}
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
 

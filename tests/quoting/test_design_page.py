@@ -176,3 +176,15 @@ def test_a_quote_made_from_a_design_carries_its_tco_comparison(client, project):
     names = [o["name"] for o in snapshot["options"]]
     assert names[0] == "This design (Quantum-2)" and "2×100G RoCE (commodity)" in names
     assert quote.current_revision.tco.project == project
+
+
+def test_the_warnings_are_in_the_users_language(client, make_user, seeded):
+    client.force_login(make_user("li", language="zh-hans"))
+    body = client.get("/designs/new/?gpu_count=256&gpus_per_server=8&nic_generation=NDR"
+                      "&family=infiniband&planes=1&oversubscription=1"
+                      "&switch_part_number=MQM9790-NS2F&server_to_leaf=same-row"
+                      "&leaf_to_spine=same-row&spine_to_core=across-hall"
+                      "&subnet_manager=on-switch&spares_percent=0&rail_optimized=on"
+                      ).content.decode()
+    assert "此设计已满：扩容需要重新布线。" in body
+    assert "This design is full" not in body

@@ -18,6 +18,7 @@ from quoting.engine.fabric.bom import (
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import FabricRequirements, check_requirements, distance_m
 from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
+from quoting.engine.messages import Message, gettext_noop, message
 
 # Rule 8: "UFM is recommended from a few hundred endpoints, effectively required in the
 # thousands". The doc gives no exact figures; these are the points where we say so.
@@ -80,11 +81,20 @@ class FabricDesign:
     management: Management
     pre_provisioned: PreProvisioned | None
     next_step: NextStep | None
-    warnings: tuple[str, ...]
-    advice: tuple[str, ...]
+    # Translatable messages; `warnings` and `advice` below are their English text.
+    warning_messages: tuple[Message, ...]
+    advice_messages: tuple[Message, ...]
     # The separate storage fabric, designed as a fabric of its own; its switches, optics, power
     # and rack units are already in this design's BOM and totals, every other figure is compute.
     storage: FabricDesign | None = None
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return tuple(str(m) for m in self.warning_messages)
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        return tuple(str(m) for m in self.advice_messages)
 
     # Counts over all planes.
     @property
@@ -273,7 +283,7 @@ def _design(
     req: FabricRequirements, catalog: list[ProductSpec], *, look_ahead: bool
 ) -> FabricDesign:
     check_requirements(req)
-    warnings: list[str] = []
+    warnings: list[Message] = []
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
         raise InvalidInput.field("nic_generation", f"no catalog product runs {req.nic_generation}.")
@@ -367,7 +377,11 @@ def _design(
     advice = _advice(req, t, switch, fabric_switches)
     if storage:
         # Parts' lifecycle warnings are already said once for the merged BOM.
-        warnings += [f"Storage fabric: {w}" for w in storage.warnings if w not in warnings]
+        warnings += [
+            message(gettext_noop("Storage fabric: {warning}"), warning=w)
+            for w in storage.warning_messages
+            if w not in warnings
+        ]
         advice += (_storage_advice(req, storage),)
     design = FabricDesign(
         requirements=req,
@@ -387,13 +401,13 @@ def _design(
         management=management,
         pre_provisioned=_pre_provisioned(req, t, warnings),
         next_step=None,
-        warnings=(),
-        advice=advice,
+        warning_messages=(),
+        advice_messages=advice,
         storage=storage,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
-    return replace(design, warnings=tuple(warnings))
+    return replace(design, warning_messages=tuple(warnings))
 
 
 # Fields of the derived storage request that are really about the storage fabric's size.
@@ -457,15 +471,43 @@ def _add_storage(storage: FabricDesign, catalog: list[ProductSpec], tally: Tally
     tally.rack_units += storage.rack_units
 
 
-def _storage_advice(req: FabricRequirements, storage: FabricDesign) -> str:
+# Whole sentences per plural form (switches > 1, tiers > 1), so each translates as a whole.
+_STORAGE_ADVICE = {
+    (False, False): gettext_noop(
+        "Storage fabric: {ports} ports ({servers} compute servers x {per_server} + "
+        "{storage_servers} storage servers x {per_storage_server}) on {switches} {sku} switch "
+        "in {tiers} tier, separate from the compute fabric, same switch model and generation, "
+        "not rail-optimized."
+    ),
+    (True, False): gettext_noop(
+        "Storage fabric: {ports} ports ({servers} compute servers x {per_server} + "
+        "{storage_servers} storage servers x {per_storage_server}) on {switches} {sku} switches "
+        "in {tiers} tier, separate from the compute fabric, same switch model and generation, "
+        "not rail-optimized."
+    ),
+    (True, True): gettext_noop(
+        "Storage fabric: {ports} ports ({servers} compute servers x {per_server} + "
+        "{storage_servers} storage servers x {per_storage_server}) on {switches} {sku} switches "
+        "in {tiers} tiers, separate from the compute fabric, same switch model and generation, "
+        "not rail-optimized."
+    ),
+}
+
+
+def _storage_advice(req: FabricRequirements, storage: FabricDesign) -> Message:
     t = storage.topology
     switches = storage.leaf_count + storage.spine_count + storage.core_count
-    return (
-        f"Storage fabric: {storage.endpoint_ports} ports ({req.servers} compute servers x "
-        f"{req.storage_ports_per_server} + {req.storage_servers} storage servers x "
-        f"{req.storage_ports_per_storage_server}) on {switches} {storage.switch.part_number} "
-        f"switch{'es' * (switches > 1)} in {t.tiers} tier{'s' * (t.tiers > 1)}, separate from the "
-        "compute fabric, same switch model and generation, not rail-optimized."
+    # More than one tier always means more than one switch.
+    return message(
+        _STORAGE_ADVICE[switches > 1 or t.tiers > 1, t.tiers > 1],
+        ports=storage.endpoint_ports,
+        servers=req.servers,
+        per_server=req.storage_ports_per_server,
+        storage_servers=req.storage_servers,
+        per_storage_server=req.storage_ports_per_storage_server,
+        switches=switches,
+        sku=storage.switch.part_number,
+        tiers=t.tiers,
     )
 
 
@@ -475,7 +517,7 @@ def _subnet_manager(
     switch: ProductSpec,
     t: Topology,
     tally: Tally,
-    warnings: list[str],
+    warnings: list[Message],
 ) -> tuple[str, ProductSpec | None, int]:
     """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option."""
     endpoints = t.endpoints
@@ -496,8 +538,15 @@ def _subnet_manager(
         top = t.core_count or t.spine_count or t.leaf_count
         sm_switch_count = min(HA_PAIR, top)
         warnings.append(
-            f"{switch.part_number} is unmanaged: {sm_switch_count} of the top-tier switches are "
-            f"{sm_switch.part_number} (managed) to run the subnet manager."
+            message(
+                gettext_noop(
+                    "{sku} is unmanaged: {count} of the top-tier switches are "
+                    "{managed_sku} (managed) to run the subnet manager."
+                ),
+                sku=switch.part_number,
+                count=sm_switch_count,
+                managed_sku=sm_switch.part_number,
+            )
         )
     elif choice in ("ufm-licence", "ufm-appliance"):
         unit, quantity = ("endpoint", endpoints) if choice == "ufm-licence" else ("each", HA_PAIR)
@@ -507,19 +556,40 @@ def _subnet_manager(
         tally.add(item, quantity, "subnet manager")
         if not switch.managed:
             warnings.append(
-                f"{switch.part_number} is unmanaged: a subnet manager was added "
-                f"({quantity} x {item.part_number})."
+                message(
+                    gettext_noop(
+                        "{sku} is unmanaged: a subnet manager was added ({count} x {licence})."
+                    ),
+                    sku=switch.part_number,
+                    count=quantity,
+                    licence=item.part_number,
+                )
             )
     elif choice == "opensm-host":
         warnings.append(
-            f"The subnet manager is OpenSM on {HA_PAIR} customer hosts (master and "
-            "standby): they are not in the bill of materials."
+            message(
+                gettext_noop(
+                    "The subnet manager is OpenSM on {hosts} customer hosts (master and "
+                    "standby): they are not in the bill of materials."
+                ),
+                hosts=HA_PAIR,
+            )
         )
     if not choice.startswith("ufm") and endpoints >= UFM_REQUIRED_FROM:
-        warnings.append(f"UFM is effectively required at {endpoints} endpoints.")
+        warnings.append(
+            message(
+                gettext_noop("UFM is effectively required at {endpoints} endpoints."),
+                endpoints=endpoints,
+            )
+        )
     elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM:
         warnings.append(
-            f"UFM is recommended from a few hundred endpoints; this fabric has {endpoints}."
+            message(
+                gettext_noop(
+                    "UFM is recommended from a few hundred endpoints; this fabric has {endpoints}."
+                ),
+                endpoints=endpoints,
+            )
         )
     return choice, sm_switch, sm_switch_count
 
@@ -529,7 +599,7 @@ def _management(
     catalog: list[ProductSpec],
     t: Topology,
     tally: Tally,
-    warnings: list[str],
+    warnings: list[Message],
     storage: FabricDesign | None = None,
 ) -> Management:
     """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC and per switch.
@@ -558,14 +628,20 @@ def _management(
         tally.add(part, oob_switches, "out-of-band management")
     if inband_cables or oob_cables:
         warnings.append(
-            f"Management cabling is not in the catalog: {inband_cables} in-band "
-            f"100GbE cables and {oob_cables} RJ45 patch cords to quote separately."
+            message(
+                gettext_noop(
+                    "Management cabling is not in the catalog: {inband} in-band "
+                    "100GbE cables and {oob} RJ45 patch cords to quote separately."
+                ),
+                inband=inband_cables,
+                oob=oob_cables,
+            )
         )
     return Management(inband_switches, inband_cables, oob_switches, oob_cables)
 
 
 def _pre_provisioned(
-    req: FabricRequirements, t: Topology, warnings: list[str]
+    req: FabricRequirements, t: Topology, warnings: list[Message]
 ) -> PreProvisioned | None:
     if req.growth_servers == req.servers:
         return None
@@ -588,35 +664,60 @@ def _pre_provisioned(
     )
     if extra.spines or extra.core:
         warnings.append(
-            f"Spines and core pre-provisioned for {target_gpus} GPUs: "
-            f"{extra.spines} more spines, {extra.core} more core switches and "
-            f"{extra.leaf_spine_links} more leaf-spine links than today's size needs."
+            message(
+                gettext_noop(
+                    "Spines and core pre-provisioned for {gpus} GPUs: "
+                    "{spines} more spines, {core} more core switches and "
+                    "{links} more leaf-spine links than today's size needs."
+                ),
+                gpus=target_gpus,
+                spines=extra.spines,
+                core=extra.core,
+                links=extra.leaf_spine_links,
+            )
         )
     return extra
 
 
 def _general_warnings(
-    req: FabricRequirements, t: Topology, switch: ProductSpec, tally: Tally, warnings: list[str]
+    req: FabricRequirements, t: Topology, switch: ProductSpec, tally: Tally, warnings: list[Message]
 ) -> None:
     gpus = t.servers * req.gpus_per_server
     if req.gpu_count is not None and req.gpu_count != gpus:
         warnings.append(
-            f"{req.gpu_count} GPUs need {t.servers} servers of {req.gpus_per_server} "
-            f"GPUs: designed for {gpus} GPUs."
+            message(
+                gettext_noop(
+                    "{asked} GPUs need {servers} servers of {per_server} "
+                    "GPUs: designed for {gpus} GPUs."
+                ),
+                asked=req.gpu_count,
+                servers=t.servers,
+                per_server=req.gpus_per_server,
+                gpus=gpus,
+            )
         )
     if t.tiers == 1 and req.ratio > 1:
-        warnings.append("One switch is non-blocking: the oversubscription does not apply.")
+        warnings.append(
+            message(
+                gettext_noop("One switch is non-blocking: the oversubscription does not apply.")
+            )
+        )
     for part in {p.part_number: p for p, _ in tally.lines.values()}.values():
         if part.lifecycle == "preview":
-            warnings.append(f"{part.part_number} is a preview product: confirm availability.")
+            warnings.append(
+                message(
+                    gettext_noop("{sku} is a preview product: confirm availability."),
+                    sku=part.part_number,
+                )
+            )
         elif part.lifecycle == "eol":
-            warnings.append(f"{part.part_number} is end of life.")
+            warnings.append(message(gettext_noop("{sku} is end of life."), sku=part.part_number))
     if t.headroom_servers <= t.servers:
-        warnings.append("This design is full: growing needs re-cabling.")
+        warnings.append(message(gettext_noop("This design is full: growing needs re-cabling.")))
 
 
 def _next_step(
-    design: FabricDesign, catalog: list[ProductSpec], warnings: list[str]
+    design: FabricDesign, catalog: list[ProductSpec], warnings: list[Message]
 ) -> NextStep | None:
     t, req = design.topology, design.requirements
     servers = (t.headroom_servers // t.step_servers + 1) * t.step_servers
@@ -636,8 +737,14 @@ def _next_step(
         step = _design(bigger, catalog, look_ahead=False)
     except InvalidInput:
         warnings.append(
-            f"This is near the largest fabric {design.switch.part_number} can build: "
-            f"growing past {design.headroom_gpus} GPUs needs a larger switch."
+            message(
+                gettext_noop(
+                    "This is near the largest fabric {sku} can build: "
+                    "growing past {gpus} GPUs needs a larger switch."
+                ),
+                sku=design.switch.part_number,
+                gpus=design.headroom_gpus,
+            )
         )
         return None
 
@@ -662,38 +769,81 @@ def _next_step(
 
 def _advice(
     req: FabricRequirements, t: Topology, switch: ProductSpec, switches: int
-) -> tuple[str, ...]:
+) -> tuple[Message, ...]:
     """The seed's sizing advice, and what the chosen shape means for traffic."""
     gpus = t.servers * req.gpus_per_server
     advice = []
     if t.servers == 1 and gpus <= 8:
         advice.append(
-            "One server: NVLink carries GPU-to-GPU traffic inside it; 10 GbE between "
-            "machines is enough and no InfiniBand is needed."
+            message(
+                gettext_noop(
+                    "One server: NVLink carries GPU-to-GPU traffic inside it; 10 GbE between "
+                    "machines is enough and no InfiniBand is needed."
+                )
+            )
         )
     elif gpus <= 64:
         advice.append(
-            "Up to 64 GPUs across servers: InfiniBand is the norm, a ConnectX-7 NDR "
-            "400G per GPU and a QM9700 / QM9790 leaf-spine."
+            message(
+                gettext_noop(
+                    "Up to 64 GPUs across servers: InfiniBand is the norm, a ConnectX-7 NDR "
+                    "400G per GPU and a QM9700 / QM9790 leaf-spine."
+                )
+            )
         )
     else:
         advice.append(
-            "Above 64 GPUs: a multi-tier leaf-spine with hundreds of ports; plan port "
-            "density, optics power, cabling and expansion up front."
+            message(
+                gettext_noop(
+                    "Above 64 GPUs: a multi-tier leaf-spine with hundreds of ports; plan port "
+                    "density, optics power, cabling and expansion up front."
+                )
+            )
         )
     if t.tiers > 1 and req.ratio > 1:
         advice.append(
-            f"Leaves split {t.leaf_down} ports down and {t.leaf_up} up for "
-            f"{float(req.ratio):g}:1 (down = floor(k.r/(r+1)), up = ceil(down/r))."
+            message(
+                gettext_noop(
+                    "Leaves split {down} ports down and {up} up for "
+                    "{ratio}:1 (down = floor(k.r/(r+1)), up = ceil(down/r))."
+                ),
+                down=t.leaf_down,
+                up=t.leaf_up,
+                ratio=f"{float(req.ratio):g}",
+            )
         )
     if t.tiers > 1 and req.rail_optimized:
         advice.append(
-            f"Rail-optimized: same-rail traffic crosses one switch, cross-rail traffic "
-            f"up to {t.max_hops}."
+            message(
+                gettext_noop(
+                    "Rail-optimized: same-rail traffic crosses one switch, cross-rail traffic "
+                    "up to {hops}."
+                ),
+                hops=t.max_hops,
+            )
         )
     advice.append(
-        f"{switches} {switch.generation} switch{'es' * (switches > 1)} in {t.tiers} "
-        f"tier{'s' * (t.tiers > 1)}; room for "
-        f"{t.headroom_servers * req.gpus_per_server} GPUs before re-cabling."
+        message(
+            # More than one tier always means more than one switch.
+            _SHAPE_ADVICE[switches > 1 or t.tiers > 1, t.tiers > 1],
+            switches=switches,
+            generation=switch.generation,
+            tiers=t.tiers,
+            gpus=t.headroom_servers * req.gpus_per_server,
+        )
     )
     return tuple(advice)
+
+
+# Whole sentences per plural form (switches > 1, tiers > 1), so each translates as a whole.
+_SHAPE_ADVICE = {
+    (False, False): gettext_noop(
+        "{switches} {generation} switch in {tiers} tier; room for {gpus} GPUs before re-cabling."
+    ),
+    (True, False): gettext_noop(
+        "{switches} {generation} switches in {tiers} tier; room for {gpus} GPUs before re-cabling."
+    ),
+    (True, True): gettext_noop(
+        "{switches} {generation} switches in {tiers} tiers; room for {gpus} GPUs before re-cabling."
+    ),
+}

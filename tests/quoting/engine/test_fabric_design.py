@@ -9,6 +9,7 @@ import pytest
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv, design_fabric
+from quoting.engine.messages import message
 from tests.quoting.engine.fabric_checks import bom_total, check_schedule
 
 
@@ -60,6 +61,16 @@ def test_a_full_design_says_growing_needs_recabling_and_what_512_gpus_cost(unive
     step = university.next_step
     assert (step.gpus, step.leaf_count, step.spine_count) == (512, 16, 8)
     assert step.added_switches == 12  # 8 more leaves and 4 more spines
+
+
+def test_warnings_and_advice_are_plain_english_strings_in_the_dict(university):
+    d = university.as_dict()
+    assert "This design is full: growing needs re-cabling." in d["warnings"]
+    assert all(type(line) is str for line in d["warnings"] + d["advice"])
+    assert d["warnings"] == [str(m) for m in university.warning_messages]
+    assert d["advice"] == [str(m) for m in university.advice_messages]
+    nested = message("Storage fabric: {warning}", warning=message("{sku} is end of life.", sku="X"))
+    assert str(nested) == "Storage fabric: X is end of life."
 
 
 # --- the seed's securities case ------------------------------------------------------------------
