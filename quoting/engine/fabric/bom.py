@@ -52,7 +52,7 @@ def leaf_spine_links(t: Topology) -> LinkCount:
 
 def spine_core_links(t: Topology) -> LinkCount:
     links = t.spine_count * t.spine_up
-    core_ports = t.pods * t.links_per_spine_per_core
+    core_ports = t.pods * t.core_ports_per_pod
     cages = t.spine_count * ceil_div(t.spine_up, t.ports_per_cage) + t.core_count * ceil_div(
         core_ports, t.ports_per_cage
     )

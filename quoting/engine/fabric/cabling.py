@@ -170,13 +170,14 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
     for pod in range(t.pods if core else 0):
         for spine in range(t.spines_per_pod):
             for core_switch in range(t.core_per_plane):
+                core_index, core_port = t.core_of(pod, spine, core_switch)
                 for link in range(lpc):
                     yield _trunk(
                         f"{tier}spine-core",
                         core,
                         names,
                         (names.spine(pod, spine), up_start + core_switch * lpc + link),
-                        (names.core(spine * t.core_per_plane + core_switch), pod * lpc + link),
+                        (names.core(core_index), core_port + link),
                     )
 
 

@@ -132,7 +132,7 @@ class FabricDesign:
             pods * t.spines_per_pod * (leaves * t.links_per_leaf_per_spine + t.spine_up)
             for pods, leaves in t.pod_fill()
         )
-        core = t.core_count * t.pods * t.links_per_spine_per_core
+        core = t.core_count * t.pods * t.core_ports_per_pod
         tiers = {
             "leaf": (leaf, t.leaf_count),
             "spine": (spine, t.spine_count),

@@ -6,6 +6,7 @@ planned in microseconds; the cable schedule walks the same maps lazily.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
@@ -23,9 +24,14 @@ def cage_aligned(port: int, ports_per_cage: int) -> int:
     return ceil_div(port, ports_per_cage) * ports_per_cage
 
 
-def smallest_divisor_at_least(number: int, minimum: int) -> int:
-    """Rule 5: round a switch count up to a divisor of the links each lower switch sends up."""
-    return next(d for d in range(max(1, minimum), number + 1) if number % d == 0)
+@functools.cache
+def divisors(number: int) -> tuple[int, ...]:
+    return tuple(d for d in range(1, number + 1) if number % d == 0)
+
+
+def largest_divisor_at_most(number: int, limit: int) -> int:
+    """0 when no divisor of `number` is that small (limit < 1)."""
+    return max((d for d in divisors(number) if d <= limit), default=0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,10 +52,16 @@ class Topology:
     spines_per_pod: int
     links_per_leaf_per_spine: int
     spine_up: int  # uplinks per spine to the core (three tiers)
-    core_per_plane: int  # core switches reached by the spines of one pod position
+    core_per_plane: int  # core switches of one core group: every spine of the group meets each
     links_per_spine_per_core: int
     headroom_servers: int  # servers the fabric takes before anything must be re-cabled
     step_servers: int  # servers in one building block (a rail group, or one leaf)
+    # Rule 6: spine positions (spine j of every pod) that share one core group; 1 gives each
+    # position a core group of its own.
+    spines_per_core_group: int = 1
+    # Rule 3, "say which": an oversubscribed design whose leaves keep the 1:1 port split (and
+    # leave ports free) because that needs fewer switches than the r:1 split.
+    one_to_one_split: bool = False
 
     # --- the leaf port map --------------------------------------------------------------------
     @property
@@ -91,8 +103,24 @@ class Topology:
         return self.pods * self.spines_per_pod
 
     @property
+    def core_groups(self) -> int:
+        return self.spines_per_pod // self.spines_per_core_group if self.tiers == 3 else 0
+
+    @property
     def core_count(self) -> int:
-        return self.spines_per_pod * self.core_per_plane if self.tiers == 3 else 0
+        return self.core_groups * self.core_per_plane
+
+    @property
+    def core_ports_per_pod(self) -> int:
+        """Ports each core of a group gives one pod: a link bundle per spine of the group."""
+        return self.spines_per_core_group * self.links_per_spine_per_core
+
+    def core_of(self, pod: int, spine: int, core_switch: int) -> tuple[int, int]:
+        """(core index, its first port for this spine) of the `core_switch`-th core that spine
+        `spine` of pod `pod` reaches, all 0-based."""
+        group, position = divmod(spine, self.spines_per_core_group)
+        first_port = (pod * self.spines_per_core_group + position) * self.links_per_spine_per_core
+        return group * self.core_per_plane + core_switch, first_port
 
     @property
     def spine_down(self) -> int:
@@ -115,6 +143,41 @@ class Topology:
         return 2 * self.tiers - 1
 
 
+def leaf_down_ports(radix: int, ports_per_cage: int, ratio: Fraction) -> int:
+    """Rule 3: the ports a leaf gives to servers at r:1, down = floor(k.r/(r+1))."""
+    down = radix // 2 if ratio == 1 else math.floor(radix * ratio / (ratio + 1))
+    if cage_aligned(down, ports_per_cage) + math.ceil(down / ratio) > radix:
+        down -= down % ports_per_cage  # keep the uplinks in whole cages of their own
+    return down
+
+
+@dataclass(frozen=True, slots=True)
+class _LeafLayer:
+    """One way to split the leaf ports, and the leaf layer it gives today and at the target."""
+
+    down: int
+    one_to_one: bool
+    now: int  # leaves today
+    target: int  # leaves at the growth target
+    up_min: int  # uplinks the busiest leaf of the target needs at the asked oversubscription
+    up_max: int  # free ports after the down ports' cages
+
+
+@functools.cache
+def _core_grouping(spines_per_pod: int, spine_up: int, ports_per_pod: int) -> tuple[int, int]:
+    """Rule 6: (spine positions per core group, links per spine per core) that give the fewest
+    cores, each core giving every pod at most `ports_per_pod` ports. Cores are
+    (spines_per_pod / positions) x (spine_up / links), so the product is made as large as fits;
+    on a tie the smaller group keeps each position on cores of its own."""
+    best = (0, 0)
+    for positions in divisors(spines_per_pod):
+        links = largest_divisor_at_most(spine_up, ports_per_pod // positions)
+        if positions * links > best[0] * best[1]:
+            best = (positions, links)
+    return best
+
+
+@functools.lru_cache(maxsize=4096)
 def plan_topology(
     *,
     radix: int,
@@ -126,7 +189,9 @@ def plan_topology(
     servers: int,
     target_servers: int,
 ) -> Topology:
-    """Plan for `servers` now with spines and core sized for `target_servers` (rule 7)."""
+    """Plan for `servers` now with spines and core sized for `target_servers` (rule 7): the fewest
+    switches today, every leaf sending the same whole number of links to every spine and every
+    spine to every core of its group (rules 5 and 6)."""
     too_big_field = "growth_gpus" if target_servers > servers else "gpu_count"
     common = dict(
         radix=radix,
@@ -137,12 +202,10 @@ def plan_topology(
         ratio=ratio,
         servers=servers,
     )
-    # Rule 3: the leaf's down/up split for r:1.
-    down = radix // 2 if ratio == 1 else math.floor(radix * ratio / (ratio + 1))
-    if cage_aligned(down, ports_per_cage) + math.ceil(down / ratio) > radix:
-        down -= down % ports_per_cage  # keep the uplinks in whole cages of their own
-    capacity = down * split
-    block = capacity if rail_optimized else max(1, capacity // rails)  # servers per growth step
+    asked_down = leaf_down_ports(radix, ports_per_cage, ratio)
+
+    def block_of(down: int) -> int:  # servers per growth step
+        return down * split if rail_optimized else max(1, down * split // rails)
 
     # Rule 2: one switch when every endpoint port fits on it.
     if target_servers * rails <= radix * split:
@@ -159,85 +222,147 @@ def plan_topology(
             core_per_plane=0,
             links_per_spine_per_core=0,
             headroom_servers=radix * split // rails,
-            step_servers=block,
+            step_servers=block_of(asked_down),
             **common,
         )
 
-    def leaves_for(server_count: int) -> int:
-        if rail_optimized:
-            return ceil_div(server_count, capacity) * rails
-        return ceil_div(server_count * rails, capacity)
+    def leaf_layer(down: int, one_to_one: bool) -> _LeafLayer:
+        capacity = down * split
 
-    def busiest_leaf(server_count: int) -> int:
+        def leaves_for(server_count: int) -> int:
+            if rail_optimized:
+                return ceil_div(server_count, capacity) * rails
+            return ceil_div(server_count * rails, capacity)
+
         # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
         # needs fewer spines, and a growth target is how to pay for empty ports up front.
-        return min(server_count if rail_optimized else server_count * rails, capacity)
+        busiest = min(target_servers if rail_optimized else target_servers * rails, capacity)
+        return _LeafLayer(
+            down=down,
+            one_to_one=one_to_one,
+            now=leaves_for(servers),
+            target=leaves_for(target_servers),
+            up_min=math.ceil(ceil_div(busiest, split) / ratio),
+            up_max=radix - cage_aligned(down, ports_per_cage),
+        )
 
-    leaf_count = leaves_for(servers)
-    target_leaves = leaves_for(target_servers)
-    up = math.ceil(ceil_div(busiest_leaf(target_servers), split) / ratio)
-    per_leaf_now = min(down, math.floor(up * ratio)) * split  # endpoints a leaf takes as cabled
+    # Rule 3: the r:1 split, or the 1:1 split with ports left free, whichever needs fewer switches.
+    layers = [leaf_layer(asked_down, False)]
+    if radix // 2 != asked_down:
+        layers.append(leaf_layer(radix // 2, True))
 
-    def servers_on(leaves: int) -> int:
-        if rail_optimized:
-            return leaves // rails * per_leaf_now
-        return leaves * per_leaf_now // rails
+    def build(layer: _LeafLayer, up: int, **shape: int) -> Topology:
+        per_leaf_now = min(layer.down, math.floor(up * ratio)) * split  # endpoints as cabled
 
-    if target_leaves <= radix:  # rule 3: each spine port meets one leaf at least
-        spines = smallest_divisor_at_least(up, ceil_div(target_leaves * up, radix))
-        links = up // spines
+        def servers_on(leaves: int) -> int:
+            if rail_optimized:
+                return leaves // rails * per_leaf_now
+            return leaves * per_leaf_now // rails
+
+        links = shape["links_per_leaf_per_spine"]
+        if shape["tiers"] == 2:
+            room = radix // links  # leaves the spines take
+        else:
+            room = radix // (shape["spines_per_core_group"] * shape["links_per_spine_per_core"])
+            room *= shape["leaves_per_pod"]  # pods the cores take
         return Topology(
-            tiers=2,
-            leaf_down=down,
+            leaf_down=layer.down,
             leaf_up=up,
-            leaf_count=leaf_count,
-            leaves_per_pod=leaf_count,
+            leaf_count=layer.now,
+            headroom_servers=servers_on(room),
+            step_servers=block_of(layer.down),
+            one_to_one_split=layer.one_to_one,
+            **shape,
+            **common,
+        )
+
+    # Rule 5, two tiers: u uplinks per leaf, s spines, l = u / s links to each; the leaves of
+    # the target must fit every spine (target leaves x l <= k). For a given l the fewest spines
+    # is s = ceil(u_min / l); ties go to fewer links (fewer optics), then to the asked split.
+    best: tuple | None = None
+    for layer in layers:
+        if layer.target > radix:
+            continue
+        for links in range(1, radix // layer.target + 1):
+            spines = ceil_div(layer.up_min, links)
+            if spines * links > layer.up_max:
+                continue
+            key = (layer.now + spines, spines * links, layer.one_to_one)
+            if best is None or key < best[0]:
+                best = (key, layer, spines, links)
+    if best is not None:
+        _, layer, spines, links = best
+        return build(
+            layer,
+            spines * links,
+            tiers=2,
+            leaves_per_pod=layer.now,
             pods=1,
             spines_per_pod=spines,
             links_per_leaf_per_spine=links,
             spine_up=0,
             core_per_plane=0,
             links_per_spine_per_core=0,
-            headroom_servers=servers_on(radix // links),
-            step_servers=block,
-            **common,
         )
 
-    # Rule 6: pods of k/2 leaf slots (whole rail groups) under spines with k/2 down, k/2 up.
-    slots = radix // 2 // rails * rails if rail_optimized else radix // 2
-    if slots == 0:
-        raise InvalidInput.field(
-            "nics_per_server",
-            f"a rail group of {rails} leaves does not fit in a pod of {radix // 2} leaves: "
-            "use fewer rails or turn rail optimization off.",
-        )
-    pods_now, pods_target = ceil_div(leaf_count, slots), ceil_div(target_leaves, slots)
-    if pods_target > radix:
-        limit = servers_on(radix * slots)
+    # Rule 6, three tiers: pods of P leaf slots (whole rail groups) under s spines with P.l
+    # ports down and as many up (spines stay non-blocking); spine positions grouped onto cores
+    # so that every spine meets every core of its group with m links and no core gives a pod
+    # more than k / pods ports. Minimise leaves + spines today + cores for the target.
+    step = rails if rail_optimized else 1
+    for layer in layers:
+        for pod in range(step, radix // 2 + 1, step):
+            pods_target = ceil_div(layer.target, pod)
+            if not 2 <= pods_target <= radix:
+                continue
+            pods_now = ceil_div(layer.now, pod)
+            links = 1
+            while cage_aligned(pod * links, ports_per_cage) + pod * links <= radix:
+                spine_up = pod * links
+                for spines in range(ceil_div(layer.up_min, links), layer.up_max // links + 1):
+                    fewest_cores = ceil_div(pods_target * spines * spine_up, radix)
+                    if best and layer.now + pods_now * spines + fewest_cores > best[0][0]:
+                        break  # more spines only add switches from here on
+                    positions, core_links = _core_grouping(spines, spine_up, radix // pods_target)
+                    cores = spines // positions * (spine_up // core_links)
+                    key = (
+                        layer.now + pods_now * spines + cores,
+                        layer.now * spines * links + pods_now * spines * spine_up,
+                        layer.one_to_one,
+                        -pod,  # then larger pods: more traffic stays below the core
+                    )
+                    if best is None or key < best[0]:
+                        best = (key, layer, pod, spines, links, positions, core_links)
+                links += 1
+    if best is None:
+        if rail_optimized and rails > radix // 2:
+            raise InvalidInput.field(
+                "nics_per_server",
+                f"a rail group of {rails} leaves does not fit in a pod of {radix // 2} leaves: "
+                "use fewer rails or turn rail optimization off.",
+            )
+        slots = radix // 2 // rails * rails if rail_optimized else radix // 2
+        capacity = asked_down * split
+        leaves = radix * slots
+        limit = leaves // rails * capacity if rail_optimized else leaves * capacity // rails
         raise InvalidInput.field(
             too_big_field,
             f"beyond three tiers of {radix}-port switches: at most {limit} servers "
             f"({limit * rails} endpoint ports) at {ratio}:1; use a larger switch or more "
             "oversubscription.",
         )
-    spines_per_pod = smallest_divisor_at_least(up, ceil_div(slots * up, radix // 2))
-    links = up // spines_per_pod
-    spine_up = slots * links  # spines stay non-blocking: as many links up as down
-    core_per_plane = smallest_divisor_at_least(spine_up, ceil_div(pods_target * spine_up, radix))
-    core_links = spine_up // core_per_plane
-    return Topology(
+    _, layer, pod, spines, links, positions, core_links = best
+    spine_up = pod * links
+    return build(
+        layer,
+        spines * links,
         tiers=3,
-        leaf_down=down,
-        leaf_up=up,
-        leaf_count=leaf_count,
-        leaves_per_pod=slots,
-        pods=pods_now,
-        spines_per_pod=spines_per_pod,
+        leaves_per_pod=pod,
+        pods=ceil_div(layer.now, pod),
+        spines_per_pod=spines,
         links_per_leaf_per_spine=links,
         spine_up=spine_up,
-        core_per_plane=core_per_plane,
+        core_per_plane=spine_up // core_links,
         links_per_spine_per_core=core_links,
-        headroom_servers=servers_on(radix // core_links * slots),
-        step_servers=block,
-        **common,
+        spines_per_core_group=positions,
     )

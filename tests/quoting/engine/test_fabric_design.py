@@ -142,16 +142,20 @@ def test_without_rails_leaves_fill_one_after_another(catalog):
 def test_two_to_one_gives_more_down_ports_and_fewer_spines(catalog):
     blocking = design(catalog, gpu_count=1344, oversubscription=2)
     flat = design(catalog, gpu_count=1344)
-    assert blocking.topology.leaf_down == 42 and blocking.topology.leaf_up == 21
+    # 22 uplinks, not the bare ceil(42 / 2) = 21: 22 = 11 spines x 2 links, where 21 (prime)
+    # needed 21 spines of one link each.
+    assert blocking.topology.leaf_down == 42 and blocking.topology.leaf_up == 22
+    assert (blocking.leaf_count, blocking.spine_count) == (32, 11)
     assert blocking.leaf_count < flat.leaf_count and blocking.spine_count < flat.spine_count
-    assert blocking.as_dict()["oversubscription"] == 2.0
+    assert blocking.as_dict()["oversubscription"] == 1.91
     check_schedule(blocking)
 
 
 def test_achieved_oversubscription_is_reported_for_part_filled_leaves(catalog):
     d = design(catalog, gpu_count=256, oversubscription=3)  # 32 servers on 48-port rails
-    assert d.topology.leaf_up == 11  # ceil(32 / 3)
-    assert d.as_dict()["oversubscription"] == 2.91
+    # ceil(32 / 3) = 11 uplinks is a prime: 12 = 2 spines x 6 links cables evenly.
+    assert (d.topology.leaf_up, d.spine_count) == (12, 2)
+    assert d.as_dict()["oversubscription"] == 2.67
 
 
 # --- growth --------------------------------------------------------------------------------------

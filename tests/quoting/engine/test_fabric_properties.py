@@ -89,20 +89,21 @@ def test_counts_follow_the_rounding_rules_and_never_block_more_than_asked(req):
         assert t.leaf_count == ceil_div(t.servers, t.leaf_capacity) * t.rails
     else:
         assert t.leaf_count == ceil_div(t.endpoints, t.leaf_capacity)
-    # Spines: the plain division for the target, rounded up to the next divisor of the uplinks.
+    # Spines: whole links from every leaf to every spine, no spine over its radix; the leaf's
+    # uplinks fit its free ports (the fewest switches is test_fabric_topology_minimum's).
     lpp = t.links_per_leaf_per_spine
     assert lpp >= 1 and t.leaf_up == lpp * t.spines_per_pod
+    assert t.leaf_up_start + t.leaf_up <= k
     if t.tiers == 2:
-        plain = ceil_div(t.leaf_count * t.leaf_up, k)
-        assert t.spines_per_pod >= plain and t.leaf_count * lpp <= k
-        if design.pre_provisioned is None:  # a growth target sizes for more leaves than today
-            assert not any(t.leaf_up % s == 0 for s in range(plain, t.spines_per_pod))
+        assert t.spines_per_pod >= ceil_div(t.leaf_count * t.leaf_up, k)
+        assert t.leaf_count * lpp <= k
     else:
-        # Pods of leaf slots; spines as non-blocking as the pods; core by the same rounding.
+        # Pods of leaf slots; spines as non-blocking as the pods; cores by whole links.
         assert t.spine_down <= k // 2 and t.spine_up == t.spine_down
         assert t.spine_up_start + t.spine_up <= k
-        assert t.spine_up % t.core_per_plane == 0
-        assert t.pods * t.links_per_spine_per_core <= k
+        assert t.spine_up == t.core_per_plane * t.links_per_spine_per_core
+        assert t.spines_per_pod % t.spines_per_core_group == 0
+        assert t.pods * t.core_ports_per_pod <= k
     # Never fewer switches than the ports demand.
     ports_needed = t.endpoints / t.split + 2 * (t.leaf_count * t.leaf_up)
     assert t.leaf_count + t.spine_count + t.core_count >= math.ceil(ports_needed / k)
