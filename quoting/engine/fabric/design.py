@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -197,6 +198,9 @@ class FabricDesign:
             "core_count": self.core_count,
             "pods": t.pods if t.tiers == 3 else 0,
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
+            # Rule 3, "say which": the r:1 split, or the 1:1 split kept with ports left free.
+            "leaf_split": "1:1" if t.one_to_one_split else f"{float(t.ratio):g}:1",
+            "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
                 "used": sum(p["used"] for p in ports.values()),
                 "free": sum(p["free"] for p in ports.values()),
@@ -373,6 +377,7 @@ def _design(
     tally.add_spares(req.spares_percent)
 
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
+    _rail_tier_warning(req, t, warnings)
     _general_warnings(req, t, switch, tally, warnings)
     advice = _advice(req, t, switch, fabric_switches)
     if storage:
@@ -679,6 +684,38 @@ def _pre_provisioned(
     return extra
 
 
+def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Message]) -> None:
+    """Rule 6: when rail groups force a third tier that a non-rail design avoids, show both
+    counts; `rail_optimized` is the user's pick."""
+    if not (t.rail_optimized and t.tiers == 3):
+        return
+    try:
+        flat = plan_topology(
+            radix=t.radix,
+            ports_per_cage=t.ports_per_cage,
+            split=t.split,
+            rails=t.rails,
+            rail_optimized=False,
+            ratio=t.ratio,
+            servers=t.servers,
+            target_servers=req.growth_servers,
+        )
+    except InvalidInput:
+        return
+    if flat.tiers == 2:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "Rail optimization forces a third tier: {rail} switches in three tiers, "
+                    "where a two-tier design without rails needs {flat}. Turn rail "
+                    "optimization off to build the two-tier design."
+                ),
+                rail=(t.leaf_count + t.spine_count + t.core_count) * req.planes,
+                flat=(flat.leaf_count + flat.spine_count) * req.planes,
+            )
+        )
+
+
 def _general_warnings(
     req: FabricRequirements, t: Topology, switch: ProductSpec, tally: Tally, warnings: list[Message]
 ) -> None:
@@ -800,7 +837,34 @@ def _advice(
                 )
             )
         )
-    if t.tiers > 1 and req.ratio > 1:
+    if t.tiers > 1 and req.ratio > 1 and t.one_to_one_split:
+        advice.append(
+            message(
+                gettext_noop(
+                    "Leaves keep the 1:1 split ({down} ports down) and cable {up} up for "
+                    "{ratio}:1, leaving {free} ports free for later spines: fewer switches "
+                    "than the {ratio}:1 split."
+                ),
+                down=t.leaf_down,
+                up=t.leaf_up,
+                free=t.radix - t.leaf_up_start - t.leaf_up,
+                ratio=f"{float(req.ratio):g}",
+            )
+        )
+    elif t.tiers > 1 and req.ratio > 1 and t.leaf_up != math.ceil(t.leaf_down / req.ratio):
+        advice.append(
+            message(
+                gettext_noop(
+                    "Leaves split {down} ports down for {ratio}:1 (down = floor(k.r/(r+1))) "
+                    "and cable {up} up: what the busiest leaf needs, rounded up to whole "
+                    "links to every spine."
+                ),
+                down=t.leaf_down,
+                up=t.leaf_up,
+                ratio=f"{float(req.ratio):g}",
+            )
+        )
+    elif t.tiers > 1 and req.ratio > 1:
         advice.append(
             message(
                 gettext_noop(

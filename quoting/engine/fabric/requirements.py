@@ -140,7 +140,8 @@ def check_requirements(req: FabricRequirements) -> None:
         current = req.servers * req.gpus_per_server
         if not _is_whole(req.growth_gpus):
             fail("growth_gpus", "must be a whole number of GPUs.")
-        elif req.growth_gpus < current:
+        # Rule 7: both sizes in whole servers, so a target equal to the asked size is accepted.
+        elif -(-req.growth_gpus // req.gpus_per_server) < req.servers:
             fail(
                 "growth_gpus",
                 f"the growth target ({req.growth_gpus} GPUs) is below the "
