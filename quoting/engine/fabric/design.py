@@ -198,8 +198,7 @@ class FabricDesign:
             "core_count": self.core_count,
             "pods": t.pods if t.tiers == 3 else 0,
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
-            # Rule 3, "say which": the r:1 split, or the 1:1 split kept with ports left free.
-            "leaf_split": "1:1" if t.one_to_one_split else f"{float(t.ratio):g}:1",
+            "leaf_split": t.leaf_split,
             "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
                 "used": sum(p["used"] for p in ports.values()),

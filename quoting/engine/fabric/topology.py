@@ -1,7 +1,9 @@
 """Switch counts and port maps of a one-, two- or three-tier fat tree, by arithmetic only.
 
-Rules 1-7 of docs/fabric-design.md. Nothing here loops over links, so a 100,000-GPU fabric is
-planned in microseconds; the cable schedule walks the same maps lazily.
+Rules 1-7 of docs/fabric-design.md. Nothing here loops over links: the search for the fewest
+switches walks uplink, spine, pod and core-group counts (a few thousand at most), so a
+100,000-GPU fabric is planned in about a millisecond; the cable schedule walks the same maps
+lazily.
 """
 
 from __future__ import annotations
@@ -85,6 +87,14 @@ class Topology:
             group, slot = divmod(server, self.leaf_capacity)
             return group * self.rails + nic, slot
         return divmod(server * self.rails + nic, self.leaf_capacity)
+
+    @property
+    def leaf_split(self) -> str | None:
+        """Rule 3, "say which": "1:1" when the leaves keep the 1:1 split with ports left free,
+        else the asked "r:1"; None for one switch."""
+        if self.tiers == 1:
+            return None
+        return "1:1" if self.one_to_one_split else f"{float(self.ratio):g}:1"
 
     def leaf_fill(self) -> list[tuple[int, int]]:
         """[(leaves, endpoints on each)]: every leaf is full but those of the last block."""
