@@ -201,3 +201,29 @@ def test_xdr_optics_use_the_shared_single_mode_fibre_by_length_class(catalog, me
     d = design(catalog, gpu_count=576, nic_generation="XDR", leaf_to_spine=metres)
     assert d.trunk_media.kind == "singlemode"
     assert d.trunk_media.cable.part_number == f"MFP7E30-N{length:03d}"
+
+
+# --- splitters and active copper ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("nic", "cable"),
+    [("MCX75310AAS-HEAT", "MCP7Y50-N002"), ("MCX755106AS-HEAT", "MCP7Y40-N002")],
+)
+def test_ndr200_hosts_in_the_rack_take_a_one_to_four_copper_splitter(catalog, nic, cable):
+    """MCP7Y50 (4 x 200G OSFP) and MCP7Y40 (4 x 200G QSFP112) split one twin-port switch cage
+    four ways (NVIDIA MCP7Y50 and MCP7Y10 product specifications, use cases)."""
+    d = design(
+        catalog, gpu_count=256, nic_generation="NDR200", nic_part_number=nic, server_to_leaf=2
+    )
+    assert d.host_media.cable.part_number == cable and d.host_media.links_per_cable == 4
+    assert bom_total(d, cable) == 256 // 4
+    check_schedule(d)
+
+
+def test_a_supernic_in_the_next_rack_takes_active_copper_before_optics(catalog):
+    """Active copper splitters reach 4-5 m (NVIDIA MCA7J60 product specifications: QSFP112 ends
+    on the MCA7J65)."""
+    d = design(catalog, gpu_count=256, family="ethernet", nic_generation="400GbE", server_to_leaf=5)
+    assert d.host_media.kind == "acc" and d.host_media.cable.part_number == "MCA7J65-N005"
+    assert bom_total(d, "MMA1Z00-NS400") == 0
