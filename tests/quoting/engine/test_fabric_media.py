@@ -82,7 +82,7 @@ def test_fr4_is_only_ever_paired_with_duplex_lc_and_dr4_only_with_mpo(catalog, m
     assert ("MPO-12" in media.cable.name) == (not fr4)
 
 
-@pytest.mark.parametrize("field", ["leaf_to_spine", "spine_to_core"])
+@pytest.mark.parametrize("field", ["server_to_leaf", "leaf_to_spine", "spine_to_core"])
 def test_a_run_longer_than_anything_in_the_catalog_is_refused_naming_its_field(catalog, field):
     gpus = 4096 if field == "spine_to_core" else 256  # three tiers need a core
     errors = refused(catalog, gpu_count=gpus, switch_part_number="MQM9700-NS2F", **{field: 2500})
