@@ -181,7 +181,9 @@ def pick_nic(
                 "nic_part_number", f"{part_number} has fewer ports than the {planes} planes."
             )
         return nic
-    # A DPU only when no adapter fits (two 400G planes need a two-port card such as a B3240).
+    # A NIC made for the fabric's protocol first: on Ethernet that is the SuperNIC NVIDIA's
+    # Spectrum-X reference architectures use (BlueField-3 B3140H), ahead of a VPI adapter. A DPU
+    # only when no adapter fits (two 400G planes need a two-port card such as a B3240).
     nic = _best(
         catalog,
         lambda p: (
@@ -189,7 +191,11 @@ def pick_nic(
             and (p.port_count or 1) >= planes
             and nic_fits(p, family=family, nic_generation=nic_generation, nic_speed=nic_speed)
         ),
-        key=lambda p: (p.category != "adapter", (p.port_count or 1) != planes),
+        key=lambda p: (
+            p.category != "adapter",
+            p.protocol != family,
+            (p.port_count or 1) != planes,
+        ),
     )
     if nic is None:
         raise InvalidInput.field("nic_generation", f"the catalog has no {nic_generation} NIC.")
@@ -205,38 +211,59 @@ def _no_media(field: str, distance: float, what: str) -> InvalidInput:
 
 
 def _fibre(
-    catalog: list[ProductSpec], kind: str, generation: str, breakout: int, distance: float
+    catalog: list[ProductSpec], module: ProductSpec, breakout: int, distance: float
 ) -> ProductSpec | None:
-    """The shortest fibre of the length class that covers the run."""
+    """The fibre a module plugs into, of the shortest length class that covers the run.
+
+    A fibre's reach_m names the optics it is made for: its connector's class. MPO-12/APC
+    single-mode fibres serve DR4 optics to 500 m, duplex LC fibres FR4 optics to 2 km, OM4 MPO
+    fibres SR4 optics to 50 m. A module takes the class with the smallest reach that covers its
+    own, and only that class: a 2 km FR4 module is never paired with an MPO-12 fibre, nor a DR4
+    module with a duplex LC one. Fibre is glass: the same single-mode fibres serve NDR and XDR.
+    """
+    fibres = [
+        p
+        for p in catalog
+        if p.category == "cable"
+        and p.media == module.media
+        and (p.breakout or 1) == breakout
+        and (p.reach_m or 0) >= (module.reach_m or 0)
+    ]
+    if not fibres:
+        return None
+    made_for = min(p.reach_m or 0 for p in fibres)
     return _best(
-        catalog,
-        lambda p: (
-            p.category == "cable"
-            and p.media == kind
-            and p.generation == generation
-            and (p.breakout or 1) == breakout
-            and (p.length_m or 0) >= distance
-            and (p.reach_m is None or p.reach_m >= distance)
-        ),
+        fibres,
+        lambda p: (p.reach_m or 0) == made_for and (p.length_m or 0) >= distance,
         key=lambda p: (p.length_m,),
     )
 
 
-def _switch_module(
+def _switch_modules(
     catalog: list[ProductSpec], switch: ProductSpec, kind: str, distance: float
-) -> ProductSpec | None:
-    # Switch cages want finned modules (no riding heat sink); QSFP cages have no such variant.
-    return _best(
-        catalog,
-        lambda p: (
-            p.category == "transceiver"
-            and p.media == kind
-            and p.cage_type == switch.cage_type
-            and p.port_speed_gbps == switch.port_speed_gbps
-            and (p.ports_per_module or 1) == switch.ports_per_cage
-            and (p.reach_m or 0) >= distance
+) -> list[ProductSpec]:
+    """Every module of this media that reaches the run, the cheapest reach class first (a 100 m
+    DR4 before a 500 m DR4 before a 2 km FR4). Switch cages want finned modules (no riding heat
+    sink); QSFP cages have no such variant."""
+    found = [
+        p
+        for p in catalog
+        if p.category == "transceiver"
+        and p.lifecycle in LIFECYCLE_RANK
+        and p.media == kind
+        and p.cage_type == switch.cage_type
+        and p.port_speed_gbps == switch.port_speed_gbps
+        and (p.ports_per_module or 1) == switch.ports_per_cage
+        and (p.reach_m or 0) >= distance
+    ]
+    return sorted(
+        found,
+        key=lambda p: (
+            p.form_factor != "finned",
+            p.reach_m,
+            LIFECYCLE_RANK[p.lifecycle],
+            p.part_number,
         ),
-        key=lambda p: (p.form_factor != "finned", p.reach_m),
     )
 
 
@@ -248,6 +275,8 @@ def _copper(
     breakout: int,
     distance: float,
 ) -> ProductSpec | None:
+    """The shortest copper or AOC length class that covers the run. `cage_type` is the cage at
+    the cable's far end: a splitter's near end takes a whole twin-port switch cage."""
     return _best(
         catalog,
         lambda p: (
@@ -275,13 +304,13 @@ def pick_host_media(
     """NIC port to leaf port. A copper splitter serves every host port of one switch cage."""
     nic_speed = switch.port_speed_gbps // split
     per_cage = switch.ports_per_cage * split
-    if nic.cage_type == switch.cage_type:
-        for kind in CABLE_MEDIA:
-            cable = _copper(catalog, kind, switch.cage_type, nic_speed, per_cage, distance)
-            if cable:
-                return Media(kind, cable, per_cage)
+    # A splitter's far ends fit the NIC's cage: OSFP to 2 x OSFP for a ConnectX-7/OSFP, OSFP to
+    # 2 x QSFP112 for a SuperNIC or ConnectX-7/QSFP112; a straight cable joins like cages.
+    for kind in CABLE_MEDIA:
+        cable = _copper(catalog, kind, nic.cage_type, nic_speed, per_cage, distance)
+        if cable and (per_cage > 1 or nic.cage_type == switch.cage_type):
+            return Media(kind, cable, per_cage)
     for kind in OPTICAL_MEDIA:
-        switch_module = _switch_module(catalog, switch, kind, distance)
         # Host side: one single-port flat-top module per NIC port (a 400G module also runs NDR200).
         host_module = _best(
             catalog,
@@ -295,9 +324,10 @@ def pick_host_media(
             ),
             key=lambda p: (p.form_factor != "flat-top", p.port_speed_gbps != nic_speed, p.reach_m),
         )
-        if switch_module and host_module:
-            generation = nic_generation if split > 1 else switch_module.generation
-            fibre = _fibre(catalog, kind, generation, split, distance)
+        if host_module is None:
+            continue
+        for switch_module in _switch_modules(catalog, switch, kind, distance):
+            fibre = _fibre(catalog, switch_module, split, distance)
             if fibre:
                 return Media(kind, fibre, split, switch_module, host_module)
     raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
@@ -318,11 +348,13 @@ def pick_trunk_media(
             cable = _copper(catalog, kind, switch.cage_type, switch.port_speed_gbps, 1, distance)
             if cable:
                 return Media(kind, cable, switch.ports_per_cage)
+    # Multimode before single-mode, and within each the shortest-reach module whose fibre class
+    # covers the run: the cost order SR4 < DR4 100 m < DR4 500 m < FR4 2 km.
     for kind in OPTICAL_MEDIA:
-        module = _switch_module(catalog, switch, kind, distance)
-        fibre = module and _fibre(catalog, kind, module.generation, 1, distance)
-        if fibre:
-            return Media(kind, fibre, 1, module)
+        for module in _switch_modules(catalog, switch, kind, distance):
+            fibre = _fibre(catalog, module, 1, distance)
+            if fibre:
+                return Media(kind, fibre, 1, module)
     raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
 
 
