@@ -71,9 +71,7 @@ def test_8x400g_ndr_predicts_46_to_48_gbs_per_nic_from_2_to_1024_nodes(nodes):
 
 
 def test_the_prediction_is_flat_with_scale():
-    small, large = (
-        predicted_busbw_gbytes(NDR_8X400, nodes=n, gpus_per_node=8) for n in (2, 1024)
-    )
+    small, large = (predicted_busbw_gbytes(NDR_8X400, nodes=n, gpus_per_node=8) for n in (2, 1024))
     assert large <= small and large / small > 0.98
 
 
