@@ -123,7 +123,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         rows.append(
             Assumption(
                 f"transport.{name}.efficiency",
-                f"{t.label}: achieved share of line rate",
+                f"{t.label}: achieved share of line rate in training's gradient buckets",
                 t.efficiency,
                 "",
                 t.source,
