@@ -271,7 +271,10 @@ class TcoViewSet(viewsets.ViewSet):
         description=(
             "Derives each fabric option's network efficiency from the cluster, the workload and "
             "the fabric (step time: compute and exposed communication), then its cost per "
-            "effective GPU-hour, value lost versus the best option, payback, TCO and NPV. Every "
+            "effective GPU-hour, value lost versus the best option, payback, TCO and NPV. An "
+            "option may state its leaf-to-spine oversubscription (1-16) and servers per leaf: a "
+            "job wider than one leaf gets 1/r of the leaf's bandwidth for its cross-leaf "
+            "traffic. network_opex_per_year (licences sold per year) is paid every year. Every "
             "assumption is returned with its source. Errors: 400 with an object mapping dotted "
             'field paths ("workload.overlap", "fabrics[1].transport", "body") to messages.'
         ),

@@ -69,7 +69,9 @@ class FabricOption:
 
     @property
     def leaf_servers(self) -> int:
-        return self.servers_per_leaf or DEFAULT_SERVERS_PER_LEAF
+        if self.servers_per_leaf is None:
+            return DEFAULT_SERVERS_PER_LEAF
+        return self.servers_per_leaf
 
 
 @dataclass(frozen=True, slots=True)

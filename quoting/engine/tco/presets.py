@@ -2,7 +2,9 @@
 
 The achieved fractions below were calibrated once against the worked table in
 docs/tco-model.md §2 and the validation points in §4 (see tests/quoting/engine/test_tco_model.py);
-no loss percentage is stored anywhere, it always comes out of the step-time model.
+the nccl-tests busbw shares against NVIDIA's 46-48 GB/s per NDR NIC and the 377 GB/s measured
+on 4 x 8 GPUs (§4 points 2 and 7, tests/quoting/engine/test_tco_busbw.py). No loss percentage
+is stored anywhere, it always comes out of the step-time model.
 """
 
 from __future__ import annotations
