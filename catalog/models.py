@@ -65,6 +65,13 @@ class Unit(models.TextChoices):
     PROJECT = "project", _("per project")
 
 
+def paid_yearly(*, unit: str, category: str) -> bool:
+    """Whether one unit's price buys one year: support contracts, and per-endpoint software
+    licences, which are subscriptions (UFM Enterprise: per managed endpoint per year). A TCO pays
+    them every year of its horizon, not once."""
+    return unit == Unit.YEAR or (unit == Unit.ENDPOINT and category == Category.SOFTWARE)
+
+
 class CageType(models.TextChoices):
     OSFP = "OSFP", "OSFP"
     QSFP112 = "QSFP112", "QSFP112"

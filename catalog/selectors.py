@@ -11,7 +11,15 @@ from django.utils import timezone
 
 from quoting.engine.catalog import ProductSpec
 
-from .models import SPEC_FIELDS, Category, Lifecycle, PriceList, PriceListItem, Product
+from .models import (
+    SPEC_FIELDS,
+    Category,
+    Lifecycle,
+    PriceList,
+    PriceListItem,
+    Product,
+    paid_yearly,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +30,7 @@ class Price:
     cost: Decimal | None
     price_list: str
     is_reference: bool
+    paid_yearly: bool = False  # the price buys one year (support, per-endpoint licences)
 
 
 def product_to_spec(product: Product) -> ProductSpec:
@@ -76,7 +85,8 @@ def price_lookup(
             best[pn] = item
     return {
         pn: Price(pn, currency, item.list_price, item.cost, item.price_list.name,
-                  item.price_list.is_reference)
+                  item.price_list.is_reference,
+                  paid_yearly(unit=item.product.unit, category=item.product.category))
         for pn, item in best.items()
     }
 

@@ -26,7 +26,12 @@ from rest_framework.settings import api_settings
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.tco.inputs import MAX_FABRICS
-from quoting.engine.tco.presets import SHARDING_FACTORS, TRANSPORTS
+from quoting.engine.tco.presets import (
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
+    SHARDING_FACTORS,
+    TRANSPORTS,
+)
 from quoting.services.tco import tco_compute
 
 MONEY_MAX = Decimal(10**12)
@@ -86,8 +91,19 @@ class TcoFabricSerializer(StrictSerializer):
     measured_busbw_gbps = _number(
         0.1, 10_000, required=False, help_text="nccl-tests AllReduce busbw, GB/s; overrides."
     )
-    network_capex = _money()
+    network_capex = _money(help_text="Bought once: switches, NICs, optics, cables.")
     network_power_w = _money(max_value=Decimal(10**9))
+    network_opex_per_year = _money(
+        help_text="Sold per year (UFM per-endpoint licences, support): paid every year."
+    )
+    oversubscription = _number(
+        1, MAX_OVERSUBSCRIPTION, required=False,
+        help_text="r in r:1 between leaf and spine; 1 (default) is non-blocking.",
+    )  # fmt: skip
+    servers_per_leaf = serializers.IntegerField(
+        min_value=1, max_value=MAX_SERVERS_PER_LEAF, required=False,
+        help_text="Servers under one leaf (a rail group when rail-optimized); default 32.",
+    )  # fmt: skip
 
 
 class TcoCostsSerializer(StrictSerializer):
@@ -135,6 +151,7 @@ class TcoAnnualCostSerializer(serializers.Serializer):
     support = _amount()
     energy = _amount()
     space = _amount()
+    licences = _amount()
 
 
 class TcoOptionSerializer(serializers.Serializer):
@@ -254,7 +271,10 @@ class TcoViewSet(viewsets.ViewSet):
         description=(
             "Derives each fabric option's network efficiency from the cluster, the workload and "
             "the fabric (step time: compute and exposed communication), then its cost per "
-            "effective GPU-hour, value lost versus the best option, payback, TCO and NPV. Every "
+            "effective GPU-hour, value lost versus the best option, payback, TCO and NPV. An "
+            "option may state its leaf-to-spine oversubscription (1-16) and servers per leaf: a "
+            "job wider than one leaf gets 1/r of the leaf's bandwidth for its cross-leaf "
+            "traffic. network_opex_per_year (licences sold per year) is paid every year. Every "
             "assumption is returned with its source. Errors: 400 with an object mapping dotted "
             'field paths ("workload.overlap", "fabrics[1].transport", "body") to messages.'
         ),

@@ -15,7 +15,12 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors import gpu_peak_tflops
-from quoting.engine.tco.presets import TRANSPORTS, WORKLOAD_PRESETS
+from quoting.engine.tco.presets import (
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
+    TRANSPORTS,
+    WORKLOAD_PRESETS,
+)
 
 FABRIC_ROWS = 4  # the page compares up to four options; the API takes up to eight
 DEFAULT_PRESET = "llm_pretrain_7b"
@@ -190,6 +195,24 @@ class FabricOptionForm(forms.Form):
         help_text=_("nccl-tests AllReduce busbw across this cluster; overrides the estimate."),
     )
     network_capex = _money(_("Network capex"), help_text=_("From the quote; empty: not priced."))
+    network_opex_per_year = _money(
+        _("Network licences per year"),
+        help_text=_("Sold per year, such as UFM per-endpoint licences: paid every year."),
+    )
+    oversubscription = forms.FloatField(
+        label=_("Oversubscription (r:1)"),
+        min_value=1,
+        max_value=MAX_OVERSUBSCRIPTION,
+        required=False,
+        help_text=_("Leaf to spine; slows jobs wider than one leaf. Empty: 1, non-blocking."),
+    )
+    servers_per_leaf = forms.IntegerField(
+        label=_("Servers per leaf"),
+        min_value=1,
+        max_value=MAX_SERVERS_PER_LEAF,
+        required=False,
+        help_text=_("Servers under one leaf, or one rail group when rail-optimized. Empty: 32."),
+    )
 
     def clean(self):
         data = super().clean()
@@ -204,11 +227,12 @@ class FabricOptionForm(forms.Form):
         if not data["name"].strip():
             return None
         option = {k: data[k] for k in ("name", "transport", "nics_per_node", "nic_gbps")}
-        for name in ("efficiency", "measured_busbw_gbps"):
+        for name in ("efficiency", "measured_busbw_gbps", "oversubscription", "servers_per_leaf"):
             if data[name] is not None:
                 option[name] = data[name]
-        if data["network_capex"] is not None:
-            option["network_capex"] = str(data["network_capex"])  # the engine reads str exactly
+        for name in ("network_capex", "network_opex_per_year"):
+            if data[name] is not None:
+                option[name] = str(data[name])  # the engine reads str exactly
         return option
 
 

@@ -28,6 +28,7 @@ class PricedBomLine:
     unit_price: Decimal | None
     amount: Decimal | None
     is_reference: bool
+    paid_yearly: bool = False  # the amount buys one year: a TCO pays it every year
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,11 @@ class PricedBom:
     total: Decimal  # of the priced lines; `missing` says which are not in it
     missing: tuple[str, ...]
     has_reference_prices: bool
+    yearly_total: Decimal = Decimal("0.00")  # the part of `total` paid again every year
+
+    @property
+    def one_time_total(self) -> Decimal:
+        return self.total - self.yearly_total
 
 
 def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
@@ -51,12 +57,17 @@ def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
             quantity=line.quantity, unit_price=unit,
             amount=round_money(unit * line.quantity) if unit is not None else None,
             is_reference=bool(price and price.is_reference),
+            paid_yearly=bool(price and price.paid_yearly),
         ))
     return PricedBom(
         currency=currency, lines=tuple(lines),
         total=sum((ln.amount for ln in lines if ln.amount is not None), Decimal("0.00")),
         missing=tuple(sorted({ln.sku for ln in lines if ln.amount is None})),
         has_reference_prices=any(ln.is_reference for ln in lines),
+        yearly_total=sum(
+            (ln.amount for ln in lines if ln.amount is not None and ln.paid_yearly),
+            Decimal("0.00"),
+        ),
     )
 
 
@@ -69,19 +80,45 @@ ALTERNATIVE_GENERATION = {"NDR": "400GbE", "XDR": "800GbE", "HDR": "200GbE",
                           "400GbE": "NDR", "800GbE": "XDR", "200GbE": "HDR"}
 
 
+def design_servers_per_leaf(design: FabricDesign) -> int:
+    """Servers a job can span without crossing the spine layer (the TCO's cross-leaf share)."""
+    t = design.topology
+    if t.tiers == 1:
+        return t.servers  # one switch per plane: no spine to cross
+    if t.rail_optimized:
+        return t.leaf_capacity  # a rail group: each server has one port on each rail's leaf
+    return max(1, t.leaf_capacity // t.rails)  # a server's ports all on one leaf
+
+
+def design_tco_option(*, name: str, design: FabricDesign, priced: PricedBom) -> dict:
+    """A `fabrics` entry of the TCO body from a design and its priced BOM: lines sold per year
+    (UFM per-endpoint licences) are yearly opex, the rest is capex; the leaf's oversubscription
+    and servers come from the topology."""
+    from quoting.services.tco import tco_option_from_design
+
+    return tco_option_from_design(
+        name=name, design_dict=design.as_dict(), network_capex=priced.one_time_total,
+        network_opex_per_year=priced.yearly_total,
+        servers_per_leaf=design_servers_per_leaf(design),
+    )  # fmt: skip
+
+
 def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
-                    gpu: str = "H100") -> dict:
+                    gpu: str = "H100", yearly_total: Decimal = Decimal(0)) -> dict:
     """A TCO request comparing this design with the other fabric family and a commodity build.
 
     Each designed option carries its own list-priced network capex and power, so the payback
     of the premium is real; the commodity build has no design and no capex (the model says so).
+    `yearly_total` is the part of `bom_total` sold per year (design_bom_priced says which).
     """
     from quoting.services.tco import tco_option_from_design
 
     req = design.requirements
     this = design.as_dict()
     fabrics = [tco_option_from_design(name=f"This design ({design.switch.family})",
-                                      design_dict=this, network_capex=bom_total)]
+                                      design_dict=this, network_capex=bom_total - yearly_total,
+                                      network_opex_per_year=yearly_total,
+                                      servers_per_leaf=design_servers_per_leaf(design))]
     other_family = "ethernet" if req.family == "infiniband" else "infiniband"
     other_generation = ALTERNATIVE_GENERATION.get(req.nic_generation)
     if other_generation:
@@ -93,11 +130,10 @@ def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
         except InvalidInput:
             other = None  # the catalog cannot build it: compare with what it can
         if other is not None:
-            other_total = design_bom_priced(design=other, currency=currency).total
             label = "RoCE" if other_family == "ethernet" else "InfiniBand"
-            fabrics.append(tco_option_from_design(
-                name=f"{label} on {other.switch.family}", design_dict=other.as_dict(),
-                network_capex=other_total))
+            fabrics.append(design_tco_option(
+                name=f"{label} on {other.switch.family}", design=other,
+                priced=design_bom_priced(design=other, currency=currency)))
             if other_family == "ethernet":
                 fabrics.append({**fabrics[-1], "name": f"{fabrics[-1]['name']} untuned",
                                 "transport": "roce_untuned"})

@@ -24,6 +24,7 @@ COST_PARTS = (
     ("support", "Support", "#56B4E9"),
     ("energy", "Energy", "#E69F00"),
     ("space", "Space", "#999999"),
+    ("licences", "Licences (per year)", "#009E73"),
 )
 
 
@@ -71,12 +72,20 @@ def cost_breakdown_chart(result: TcoResult) -> str:
     width = _bar_width(len(result.options))
     title = f"Annual cost by component ({result.currency})"
     parts = _money_axis(top)
+    # Snapshots taken before yearly licences were split out have no such part; a chart without
+    # any licences keeps its four-part legend.
+    cost_parts = [
+        part
+        for part in COST_PARTS
+        if any(getattr(o.annual_cost_breakdown, part[0], 0) for o in result.options)
+        or part[0] != "licences"
+    ]
     for i, option in enumerate(result.options):
         x = _bar_x(i, len(result.options), width)
         base = TOP + PLOT_H
         segments = []
-        for key, label, colour in COST_PARTS:
-            amount = getattr(option.annual_cost_breakdown, key)
+        for key, label, colour in cost_parts:
+            amount = getattr(option.annual_cost_breakdown, key, Decimal(0))
             height = PLOT_H * float(amount / top)
             base -= height
             segments.append(
@@ -86,7 +95,7 @@ def cost_breakdown_chart(result: TcoResult) -> str:
             )
         parts.append(_bar_group(option.name, segments))
         parts.append(_bar_label(x + width / 2, option.name, len(result.options)))
-    for i, (_, label, colour) in enumerate(COST_PARTS):
+    for i, (_, label, colour) in enumerate(cost_parts):
         parts.append(_legend(i, label, colour))
     return _svg("tco-cost-breakdown", title, parts)
 

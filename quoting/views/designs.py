@@ -113,7 +113,8 @@ def design_tco_panel(request):
     if design is not None:
         currency = _currency(request)
         priced = design_bom_priced(design=design, currency=currency)
-        body = design_tco_body(design=design, bom_total=priced.total, currency=currency)
+        body = design_tco_body(design=design, bom_total=priced.total, currency=currency,
+                               yearly_total=priced.yearly_total)
         try:
             result = tco_compute(data=body)
         except InvalidInput as error:  # e.g. no H100 server in the catalog to take TFLOPS from

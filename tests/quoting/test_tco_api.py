@@ -168,3 +168,46 @@ def test_a_fabric_design_becomes_a_tco_option_with_its_bandwidth_power_and_price
     assert (option["transport"], option["nics_per_node"], option["nic_gbps"]) == (
         "infiniband", 8, 400)  # fmt: skip
     assert result.capex == 1_000_000 and result.annual_cost_breakdown.energy > 0
+
+
+# --- Oversubscription and yearly licences (issue 10 item 6) ---------------------------------------
+
+
+def test_an_oversubscribed_option_is_accepted_and_loses_efficiency_across_leaves(api):
+    """128 nodes over 32-server rail groups, a network-bound job: 2:1 below 1:1 (§4 point 8)."""
+    ib = fabric("1:1", "infiniband", 8, 400)
+    body = body_with("fabrics", [ib, ib | {"name": "2:1", "oversubscription": 2,
+                                           "servers_per_leaf": 32}])  # fmt: skip
+    body |= {"nodes": 128, "workload": {"params_billion": 7, "tokens_per_node_per_step": 16_384}}
+    response = post(api, body)
+
+    assert response.status_code == 200
+    one, two = response.json()["options"]
+    assert two["network_efficiency"] < one["network_efficiency"]
+    keys = {a["key"] for a in response.json()["assumptions"]}
+    assert {"fabric.2:1.oversubscription", "fabric.2:1.oversubscription_slowdown",
+            "transport.infiniband.busbw_efficiency"} <= keys  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("oversubscription", 0), ("oversubscription", 17), ("oversubscription", "x"),
+     ("servers_per_leaf", 0), ("network_opex_per_year", -1)],
+)  # fmt: skip
+def test_a_bad_leaf_or_licence_field_is_a_400_naming_it(api, field, value):
+    response = post(api, body_with(f"fabrics.0.{field}", value))
+
+    assert response.status_code == 400
+    assert list(response.json()) == [f"fabrics[0].{field}"]
+
+
+def test_a_yearly_licence_is_paid_every_year_through_the_api(api):
+    licensed = body_with("fabrics.0.network_opex_per_year", "100000")
+    body = licensed | {"costs": {"life_years": 4}}
+    option = post(api, body).json()["options"][0]
+    plain = post(api, CLAIM_BODY | {"costs": {"life_years": 4}}).json()["options"][0]
+
+    from decimal import Decimal
+
+    assert option["annual_cost_breakdown"]["licences"] == "100000.00"
+    assert Decimal(option["tco_n_years"]) - Decimal(plain["tco_n_years"]) == 400_000

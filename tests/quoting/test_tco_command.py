@@ -69,3 +69,20 @@ def test_a_file_that_is_not_json_is_a_command_error(tmp_path, text):
 def test_a_missing_file_is_a_command_error(tmp_path):
     with pytest.raises(CommandError, match="Cannot read"):
         call_command("tco", "--input", str(tmp_path / "nope.json"))
+
+
+def test_the_command_takes_an_oversubscribed_option(h100_catalog, capsys):
+    fabrics = [BODY["fabrics"][0] | {"oversubscription": 3, "servers_per_leaf": 16}]
+    call_command("tco", "--input", "-", stdin=io.StringIO(json.dumps(BODY | {"fabrics": fabrics})))
+    assumptions = json.loads(capsys.readouterr().out)["assumptions"]
+
+    ratio = next(a for a in assumptions if a["key"] == "fabric.8x400G IB.oversubscription")
+    assert ratio["value"] == 3.0
+
+
+@pytest.mark.parametrize("ratio", [0, 17])
+def test_the_command_names_a_ratio_outside_1_to_16(h100_catalog, ratio):
+    fabrics = [BODY["fabrics"][0] | {"oversubscription": ratio}]
+    with pytest.raises(CommandError, match=r"fabrics\[0\]\.oversubscription: "):
+        call_command("tco", "--input", "-",
+                     stdin=io.StringIO(json.dumps(BODY | {"fabrics": fabrics})))  # fmt: skip

@@ -115,3 +115,22 @@ def test_the_page_renders_in_chinese(sales_client, h100_catalog):
     sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
     body = sales_client.get(URL).content.decode()
     assert '<html lang="zh-hans">' in body and body.count("<svg") == 3
+
+
+@pytest.mark.parametrize("ratio", ["0", "17"])
+def test_an_oversubscription_outside_1_to_16_is_an_inline_error(sales_client, defaults, ratio):
+    body = htmx_post(sales_client, defaults | {"fabrics-0-oversubscription": ratio})
+    assert error_beside(body, "fabrics-0-oversubscription") != ""
+
+
+def test_the_page_compares_an_oversubscribed_row_and_prints_its_assumptions(sales_client, defaults):
+    data = defaults | {
+        "nodes": "128", "tokens_per_node_per_step": "16384", "overlap": "0",
+        "fabrics-1-transport": "infiniband", "fabrics-1-oversubscription": "2",
+        "fabrics-1-servers_per_leaf": "32", "fabrics-1-network_opex_per_year": "150000",
+    }  # fmt: skip
+    body = htmx_post(sales_client, data)
+
+    assert "leaf-to-spine oversubscription" in body and "1/r of the leaf" in body
+    assert "nccl-tests busbw share of line rate" in body
+    assert "licences and subscriptions per year" in body

@@ -11,10 +11,16 @@ from quoting.engine.tco.model import (
     BUCKET_PARAMS,
     HOURS_PER_YEAR,
     bucket_count,
+    cross_leaf_share,
     node_bandwidth,
+    oversubscription_slowdown,
     plain,
 )
-from quoting.engine.tco.presets import NVLINK_LATENCY_US, TRANSPORTS
+from quoting.engine.tco.presets import (
+    DEFAULT_SERVERS_PER_LEAF,
+    NVLINK_LATENCY_US,
+    TRANSPORTS,
+)
 
 QUOTE = "the request"
 
@@ -117,7 +123,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         rows.append(
             Assumption(
                 f"transport.{name}.efficiency",
-                f"{t.label}: achieved share of line rate",
+                f"{t.label}: achieved share of line rate in training's gradient buckets",
                 t.efficiency,
                 "",
                 t.source,
@@ -130,6 +136,15 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                 t.latency_us,
                 "us",
                 t.source,
+            )
+        )
+        rows.append(
+            Assumption(
+                f"transport.{name}.busbw_efficiency",
+                f"{t.label}: nccl-tests busbw share of line rate (4 GiB AllReduce)",
+                t.busbw_efficiency,
+                "",
+                t.busbw_source,
             )
         )
         if t.nic_ceiling_gbytes is not None:
@@ -159,7 +174,20 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                     source,
                 )
             )
+    for f in request.fabrics:
+        rows += _leaf_rows(f, nodes=request.nodes)
     money = c.currency
+    for f in request.fabrics:
+        if f.network_opex_per_year:
+            rows.append(
+                Assumption(
+                    f"fabric.{f.name}.network_opex_per_year",
+                    f"{f.name}: network licences and subscriptions per year",
+                    f.network_opex_per_year,
+                    money,
+                    "lines sold per year (UFM per-endpoint licence), paid every year of the life",
+                )
+            )
     rows += [
         Assumption(
             "costs.server_capex",
@@ -236,3 +264,43 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         ),
     ]
     return tuple(rows)
+
+
+def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
+    """The option's leaf: its ratio, the servers under it, and what the spine layer costs a job
+    of the quoted size (tco-model §4 point 8)."""
+    leaf_source = (
+        QUOTE
+        if f.servers_per_leaf is not None
+        else f"default: a 64-port rail-optimized leaf, {DEFAULT_SERVERS_PER_LEAF} down ports"
+    )
+    rows = [
+        Assumption(
+            f"fabric.{f.name}.oversubscription",
+            f"{f.name}: leaf-to-spine oversubscription",
+            f.oversubscription,
+            ":1",
+            QUOTE if f.oversubscription != 1 else "non-blocking unless stated",
+        ),
+        Assumption(
+            f"fabric.{f.name}.servers_per_leaf",
+            f"{f.name}: servers under one leaf (rail group)",
+            f.leaf_servers,
+            "",
+            leaf_source,
+        ),
+    ]
+    if f.oversubscription > 1:
+        share = cross_leaf_share(nodes=nodes, servers_per_leaf=f.leaf_servers)
+        rows.append(
+            Assumption(
+                f"fabric.{f.name}.oversubscription_slowdown",
+                f"{f.name}: network time across the spine layer at {nodes} nodes "
+                f"({share:.0%} of the traffic leaves the leaf)",
+                round(oversubscription_slowdown(f, nodes=nodes), 4),
+                "x",
+                "cross-leaf traffic gets 1/r of the leaf's downlink bandwidth: 1 - x + x*r "
+                "(tco-model §4 point 8)",
+            )
+        )
+    return rows

@@ -19,6 +19,9 @@ from quoting.engine.tco.presets import (
     CNY_GPU_HOUR_VALUE,
     CNY_TARIFF_PER_KWH,
     DEFAULT_CURRENCY,
+    DEFAULT_SERVERS_PER_LEAF,
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
     SHARDING_FACTORS,
     TRANSPORTS,
 )
@@ -55,8 +58,20 @@ class FabricOption:
     nic_gbps: float  # line rate of one NIC port, gigabits per second
     efficiency: float | None = None  # achieved fraction of line rate; None uses the transport's
     measured_busbw_gbps: float | None = None  # nccl-tests AllReduce busbw in GB/s, as it prints
-    network_capex: Decimal = Decimal(0)
+    network_capex: Decimal = Decimal(0)  # bought once: switches, NICs, optics, cables
     network_power_w: Decimal = Decimal(0)  # switches, NICs and optics, from the fabric design
+    # Sold per year (UFM per-endpoint licences, support contracts): paid every year of the life.
+    network_opex_per_year: Decimal = Decimal(0)
+    oversubscription: float = 1.0  # r in r:1 between leaf and spine; 1 is non-blocking
+    # Servers a job can span without crossing the spine layer: one leaf, or one rail group of
+    # rail-optimized leaves. None: a 64-port rail-optimized leaf (tco-model §4 point 8).
+    servers_per_leaf: int | None = None
+
+    @property
+    def leaf_servers(self) -> int:
+        if self.servers_per_leaf is None:
+            return DEFAULT_SERVERS_PER_LEAF
+        return self.servers_per_leaf
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +225,26 @@ class _Parser:
                     measured_busbw_gbps=busbw,
                     network_capex=self.money(f, "network_capex", p + "network_capex"),
                     network_power_w=self.money(f, "network_power_w", p + "network_power_w"),
+                    network_opex_per_year=self.money(
+                        f, "network_opex_per_year", p + "network_opex_per_year"
+                    ),
+                    oversubscription=self.number(
+                        f,
+                        "oversubscription",
+                        p + "oversubscription",
+                        MAX_OVERSUBSCRIPTION,
+                        low=1.0,
+                        inclusive=True,
+                        default=1.0,
+                    ),
+                    servers_per_leaf=self.integer(
+                        f,
+                        "servers_per_leaf",
+                        p + "servers_per_leaf",
+                        1,
+                        MAX_SERVERS_PER_LEAF,
+                        default=None,
+                    ),
                 )
             )
         return tuple(options)

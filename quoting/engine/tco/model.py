@@ -26,14 +26,46 @@ CURVE_NODE_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024)
 # --- Communication and step time --------------------------------------------------------------
 
 
+def cross_leaf_share(*, nodes: int, servers_per_leaf: int) -> float:
+    """Share of a node's collective traffic bound for nodes under another leaf (rail group).
+
+    A job is packed leaf by leaf; a node's traffic spreads over the job's other nodes (trees,
+    all-to-all, rings not laid out by leaf), so the share is that of its peers off its leaf.
+    A job that fits under one leaf sends nothing across the spine layer.
+    """
+    if nodes <= servers_per_leaf:
+        return 0.0
+    return (nodes - servers_per_leaf) / (nodes - 1)
+
+
+def oversubscription_slowdown(fabric: FabricOption, *, nodes: int) -> float:
+    """How much longer the network part of a step takes on an r:1 leaf than on a 1:1 one.
+
+    tco-model §4 point 8: across the spine layer a job gets at most 1/r of the leaf's downlink
+    bandwidth, so its cross-leaf share x takes r times as long. A collective's steps wait for
+    their slowest hop, so that time adds to, rather than hides behind, the in-leaf part:
+    1 - x + x * r. At 1:1, or for a job under one leaf, it is 1.
+    """
+    share = cross_leaf_share(nodes=nodes, servers_per_leaf=fabric.leaf_servers)
+    return 1 + share * (fabric.oversubscription - 1)
+
+
+def busbw_ratio(fabric: FabricOption) -> float:
+    """nccl-tests' large-message busbw over the bandwidth a training step's buckets achieve."""
+    transport = TRANSPORTS[fabric.transport]
+    return transport.busbw_efficiency / transport.efficiency
+
+
 def node_bandwidth(fabric: FabricOption, *, nodes: int, gpus_per_node: int) -> float:
-    """Bytes per second one node's NICs achieve together in a large hierarchical AllReduce."""
+    """Bytes per second one node's NICs achieve together in a training step's AllReduce buckets,
+    inside one leaf (oversubscription_slowdown adds the spine layer)."""
     if fabric.measured_busbw_gbps is not None:
-        # nccl-tests: busbw = algbw * 2(n-1)/n over n = g*k ranks, and algbw = S/t. Our model
-        # says t = 2(k-1)/k * S / B_node. Solving gives B_node = busbw * g(k-1)/(gk-1): the
-        # measurement is taken to be across the quoted cluster, then held as the per-node rate.
-        ranks = nodes * gpus_per_node
-        return fabric.measured_busbw_gbps * 1e9 * gpus_per_node * (nodes - 1) / (ranks - 1)
+        # nccl-tests prints a ring AllReduce's busbw, which is the per-node wire rate (flat with
+        # the node count; see predicted_busbw_gbytes). The measurement is taken across the quoted
+        # cluster, so it already pays that cluster's oversubscription: take it back out, then
+        # scale to gradient buckets as the transport's defaults are.
+        slowdown = oversubscription_slowdown(fabric, nodes=nodes)
+        return fabric.measured_busbw_gbps * 1e9 * slowdown / busbw_ratio(fabric)
     line_rate = fabric.nic_gbps * 1e9 / 8
     if fabric.efficiency is not None:
         # A stated efficiency is what the customer measured or promises: no further ceiling.
@@ -43,6 +75,17 @@ def node_bandwidth(fabric: FabricOption, *, nodes: int, gpus_per_node: int) -> f
     if transport.nic_ceiling_gbytes is not None:
         per_nic = min(per_nic, transport.nic_ceiling_gbytes * 1e9)
     return fabric.nics_per_node * per_nic
+
+
+def busbw_node_rate(fabric: FabricOption, *, nodes: int, gpus_per_node: int) -> float:
+    """Bytes per second one node's NICs carry in nccl-tests' 4 GiB AllReduce inside one leaf.
+
+    Never above the NICs' line rate, unless the customer measured more.
+    """
+    rate = node_bandwidth(fabric, nodes=nodes, gpus_per_node=gpus_per_node) * busbw_ratio(fabric)
+    if fabric.measured_busbw_gbps is not None:
+        return rate
+    return min(rate, fabric.nics_per_node * fabric.nic_gbps * 1e9 / 8)
 
 
 def collective_latency_s(*, nodes: int, gpus_per_node: int, net_latency_us: float) -> float:
@@ -108,15 +151,15 @@ def step_time(
 
 
 def fabric_step_time(request: TcoRequest, fabric: FabricOption, *, nodes: int) -> StepTime:
-    """Step time of `fabric` at `nodes`, its per-node bandwidth fixed at the quoted cluster."""
+    """Step time of `fabric` at `nodes`, its per-node bandwidth fixed at the quoted cluster and
+    its spine layer slowing the jobs that span more than one leaf."""
+    bandwidth = node_bandwidth(fabric, nodes=request.nodes, gpus_per_node=request.gpus_per_node)
     return step_time(
         request.workload,
         nodes=nodes,
         gpus_per_node=request.gpus_per_node,
         peak_tflops=request.peak_tflops,
-        node_bandwidth=node_bandwidth(
-            fabric, nodes=request.nodes, gpus_per_node=request.gpus_per_node
-        ),
+        node_bandwidth=bandwidth / oversubscription_slowdown(fabric, nodes=nodes),
         net_latency_us=TRANSPORTS[fabric.transport].latency_us,
     )
 
@@ -127,18 +170,24 @@ def predicted_busbw_gbytes(
     """What nccl-tests all_reduce_perf would print as busbw (GB/s) for one S-byte AllReduce.
 
     Lets a sales engineer hold the model against a measurement taken on the customer's floor.
+    nccl-tests runs a ring over all n = g*k ranks: each node's NICs carry 2(n-1)/n * S, and
+    busbw = S/t * 2(n-1)/n, so busbw is the per-node wire rate, roughly flat with the node count
+    (NVIDIA: 46-48 GB/s per NDR NIC, tco-model §4 point 7), less the latency share, less the
+    spine layer's share for a run across several leaves.
     """
     if nodes == 1:
         return None  # NVLink only: the network is not part of the measurement
-    seconds = 2 * (nodes - 1) / nodes * size_bytes / node_bandwidth(
-        fabric, nodes=nodes, gpus_per_node=gpus_per_node
+    ranks = nodes * gpus_per_node
+    ring_share = 2 * (ranks - 1) / ranks
+    rate = busbw_node_rate(fabric, nodes=nodes, gpus_per_node=gpus_per_node)
+    seconds = ring_share * size_bytes / rate * oversubscription_slowdown(
+        fabric, nodes=nodes
     ) + collective_latency_s(
         nodes=nodes,
         gpus_per_node=gpus_per_node,
         net_latency_us=TRANSPORTS[fabric.transport].latency_us,
     )
-    ranks = nodes * gpus_per_node
-    return size_bytes / seconds * 2 * (ranks - 1) / ranks / 1e9
+    return size_bytes / seconds * ring_share / 1e9
 
 
 # --- Money ------------------------------------------------------------------------------------
@@ -158,14 +207,15 @@ class AnnualCost:
     support: Decimal
     energy: Decimal
     space: Decimal
+    licences: Decimal = Decimal(0)  # network lines sold per year, paid every year of the life
 
     @property
     def total(self) -> Decimal:
-        return self.capital + self.support + self.energy + self.space
+        return self.capital + self.operating
 
     @property
     def operating(self) -> Decimal:
-        return self.support + self.energy + self.space
+        return self.support + self.energy + self.space + self.licences
 
 
 def option_capex(costs: Costs, fabric: FabricOption) -> Decimal:
@@ -182,6 +232,7 @@ def annual_cost(request: TcoRequest, fabric: FabricOption) -> AnnualCost:
         support=hardware * costs.support_percent / 100,
         energy=it_kw * costs.pue * HOURS_PER_YEAR * costs.tariff_per_kwh,
         space=costs.space_per_year,
+        licences=fabric.network_opex_per_year,
     )
 
 
@@ -212,7 +263,7 @@ class OptionResult:
     currency: str
     value_lost_per_year: Decimal  # effective GPU-hours lost vs the best option, at their value
     payback_years: Decimal | None  # of this option's capex premium over the cheapest option
-    tco_n_years: Decimal  # capex plus life-years of operating cost, undiscounted
+    tco_n_years: Decimal  # capex plus life-years of operating cost (licences too), undiscounted
     npv: Decimal  # value of the effective GPU-hours minus all costs, discounted
 
     def as_dict(self) -> dict:

@@ -2,7 +2,9 @@
 
 The achieved fractions below were calibrated once against the worked table in
 docs/tco-model.md §2 and the validation points in §4 (see tests/quoting/engine/test_tco_model.py);
-no loss percentage is stored anywhere, it always comes out of the step-time model.
+the nccl-tests busbw shares against NVIDIA's 46-48 GB/s per NDR NIC and the 377 GB/s measured
+on 4 x 8 GPUs (§4 points 2 and 7, tests/quoting/engine/test_tco_busbw.py). No loss percentage
+is stored anywhere, it always comes out of the step-time model.
 """
 
 from __future__ import annotations
@@ -14,10 +16,15 @@ from decimal import Decimal
 @dataclass(frozen=True, slots=True)
 class Transport:
     label: str
-    efficiency: float  # achieved fraction of NIC line rate in a large AllReduce
+    efficiency: float  # achieved fraction of NIC line rate in a training step's gradient buckets
     latency_us: float  # alpha per inter-node ring step
     nic_ceiling_gbytes: float | None  # throughput one NIC cannot exceed, whatever its line rate
     source: str
+    # Share of line rate nccl-tests reports as busbw for a large (4 GiB) AllReduce. Higher than
+    # `efficiency`: one huge buffer with nothing else on the GPU, where a training step reduces
+    # 80 MB buckets next to its own kernels (NCCL's busbw curve is still rising at 80 MB).
+    busbw_efficiency: float = 0.0
+    busbw_source: str = ""
 
 
 TRANSPORTS: dict[str, Transport] = {
@@ -26,7 +33,10 @@ TRANSPORTS: dict[str, Transport] = {
         efficiency=0.80,
         latency_us=10.0,
         nic_ceiling_gbytes=None,
-        source="nccl-tests 46-48 GB/s per 400G NIC; 73 % of spec on 4x8 B200; fits §2 table",
+        source="fits the §2 worked table (hierarchical AllReduce of 80 MB gradient buckets)",
+        busbw_efficiency=0.94,
+        busbw_source="NVIDIA nccl-tests guidance: 46-48 GB/s busbw per NDR 400G NIC, flat with "
+        "node count; 377 GB/s measured on 4 x 8 GPUs with 8 x 400G (tco-model §4 points 2, 7)",
     ),
     "roce": Transport(
         label="RoCE, tuned (adaptive routing, QP scaling)",
@@ -34,6 +44,8 @@ TRANSPORTS: dict[str, Transport] = {
         latency_us=10.0,
         nic_ceiling_gbytes=None,
         source="64xH20: RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107); fits §2 100G rows",
+        busbw_efficiency=0.94,
+        busbw_source="as InfiniBand: 64xH20 RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107)",
     ),
     "roce_untuned": Transport(
         label="RoCE, untuned ECMP",
@@ -41,6 +53,9 @@ TRANSPORTS: dict[str, Transport] = {
         latency_us=10.0,
         nic_ceiling_gbytes=None,
         source="up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)",
+        busbw_efficiency=0.65,
+        busbw_source="tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
+        "tuning, Meta, SIGCOMM 2024)",
     ),
     "tcp": Transport(
         label="TCP sockets, no RDMA",
@@ -50,8 +65,19 @@ TRANSPORTS: dict[str, Transport] = {
         # Copies through the CPU cap a 100G NIC at 4-6 GB/s, so faster NICs do not help TCP.
         nic_ceiling_gbytes=5.6,
         source="4-6 GB/s on 100 Gb/s TCP (NCCL issue 450); 25G TCP reaches ~60 % of line rate",
+        # The CPU, not the message size, limits TCP: the same share and ceiling as in training.
+        busbw_efficiency=0.60,
+        busbw_source="4-6 GB/s busbw on 100 Gb/s TCP (NCCL issue 450), 5.6 GB/s ceiling per NIC",
     ),
 }
+
+# Servers under one leaf when an option does not say: a 64-port leaf (QM9700; SN5600 at the NIC
+# speed) split 32 down / 32 up and rail-optimized as NVIDIA's reference designs are, so its 32
+# down ports are the 32 servers of a rail group (DGX SuperPOD's scalable unit, §4 point 8). Held
+# at the non-blocking split for every ratio, so a higher ratio never looks better.
+DEFAULT_SERVERS_PER_LEAF = 32
+MAX_SERVERS_PER_LEAF = 100_000  # the largest cluster the request takes
+MAX_OVERSUBSCRIPTION = 16  # above 16:1 is not a GPU fabric (the fabric design's own bound)
 
 NVLINK_LATENCY_US = 3.4  # NCCL's ring/simple NVLink hop latency (src/graph/tuning.cc)
 

@@ -73,3 +73,24 @@ def test_cost_breakdown_stacks_four_components_per_option(result):
     root = parse(cost_breakdown_chart(result))
     for group in root.iter(f"{SVG}g"):
         assert len(group.findall(f"{SVG}rect")) == 4
+
+
+def test_yearly_licences_are_a_fifth_stacked_component_when_an_option_pays_them(result):
+    body = {
+        "peak_tflops": 989,
+        "nodes": 64,
+        "gpus_per_node": 8,
+        "workload": {"params_billion": 7, "tokens_per_node_per_step": 131072},
+        "fabrics": [
+            {"name": "UFM", "transport": "infiniband", "nics_per_node": 8, "nic_gbps": 400,
+             "network_opex_per_year": 1_105_920},
+            {"name": "none", "transport": "roce", "nics_per_node": 8, "nic_gbps": 400},
+        ],
+    }  # fmt: skip
+    licensed = compute_tco(TcoRequest.from_dict(body))
+    root = parse(cost_breakdown_chart(licensed))
+    groups = [g for g in root.iter(f"{SVG}g") if g.get("class") == "series"]
+
+    assert [len(g.findall(f"{SVG}rect")) for g in groups] == [5, 5]
+    assert "Licences (per year)" in cost_breakdown_chart(licensed)
+    assert "Licences" not in cost_breakdown_chart(result)
