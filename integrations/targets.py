@@ -22,7 +22,10 @@ from django.utils.translation import gettext as _
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 # Not covered by ipaddress' is_private / is_global in every Python we run on.
-_SHARED_ADDRESS_SPACE = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT
+_SPECIAL_V4 = (
+    ipaddress.ip_network("100.64.0.0/10"),  # shared address space (carrier-grade NAT)
+    ipaddress.ip_network("192.0.0.0/24"),  # IETF protocol assignments
+)
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")  # the IPv4 address is in the last 32 bits
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 _LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
@@ -58,7 +61,7 @@ def address_is_public(ip: IPAddress) -> bool:
             return address_is_public(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
         if ip.teredo is not None or ip in _NAT64_LOCAL or ip.is_site_local:
             return False
-    elif ip in _SHARED_ADDRESS_SPACE:
+    elif any(ip in net for net in _SPECIAL_V4):
         return False
     return ip.is_global and not (
         ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast

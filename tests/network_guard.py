@@ -61,6 +61,8 @@ def _connect_ex(sock, address):
 
 
 def _fake_answer(name: str, port, type_: int) -> list[tuple]:
+    if not fake_names[name]:
+        raise socket.gaierror(socket.EAI_NONAME, f"{name}: no such name (fake_dns)")
     answers = []
     for address in fake_names[name]:
         ip = ipaddress.ip_address(address)
