@@ -41,7 +41,8 @@ def test_a_token_issued_in_the_admin_is_shown_once_and_never_put_in_a_cookie(
     assert all(raw not in str(m) for m in get_messages(response.wsgi_request))
     # ...and the token's pages never show it again.
     token = ApiToken.objects.get()
-    for url in ("/admin/integrations/apitoken/", f"/admin/integrations/apitoken/{token.pk}/change/"):
+    for url in ("/admin/integrations/apitoken/",
+                f"/admin/integrations/apitoken/{token.pk}/change/"):
         later = admin_client.get(url)
         assert later.status_code == 200
         assert raw not in later.content.decode()
