@@ -31,7 +31,10 @@ def loopback_only():
 
 @pytest.fixture
 def fake_dns():
-    """`fake_dns({"crm.example": ["93.184.215.14"]})`: names answered from a table, not DNS."""
+    """`fake_dns({"crm.example": ["93.184.215.14"]})`: names answered from a table, not DNS.
+
+    `"*"` answers every other name; an empty list is a name that does not exist.
+    """
     def stub(answers: dict[str, list[str]]) -> None:
         network_guard.fake_names.update({name.lower(): list(a) for name, a in answers.items()})
 

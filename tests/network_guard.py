@@ -7,7 +7,7 @@ the test that did it. PostgreSQL and Redis on 127.0.0.1, live servers, Chromium 
 process) and unix sockets are unaffected.
 
 Tests that need a name to resolve use `fake_dns` (tests/conftest.py): the answers come from a
-table, never from a DNS server.
+table, never from a DNS server; the name "*" answers for every name not in the table.
 """
 
 from __future__ import annotations
@@ -84,6 +84,8 @@ def _getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):  # noqa: A002 
         pass
     if name.lower().rstrip(".") in LOCAL_NAMES:  # answered from /etc/hosts
         return real["getaddrinfo"](host, port, family, type, proto, flags)
+    if "*" in fake_names:  # fake_dns({"*": [...]}): every other name
+        return _fake_answer("*", port, type)
     violations.append(f"the test suite tried to resolve {name!r} through DNS (use fake_dns)")
     raise socket.gaierror(socket.EAI_NONAME, f"{name}: DNS lookups are blocked in tests")
 
