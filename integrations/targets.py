@@ -134,7 +134,8 @@ def webhook_post(target: WebhookTarget, *, body: bytes, headers: dict[str, str],
         connection = http.client.HTTPConnection(target.host, target.port, timeout=timeout)
     # Connect to the address that was checked; http.client still sends `Host: target.host`
     # and, for https, verifies the certificate against target.host (SNI included).
-    connection._create_connection = (  # noqa: SLF001  (http.client's documented hook point)
+    # http.client opens its socket through this attribute (HTTPSConnection wraps it afterwards).
+    connection._create_connection = (  # noqa: SLF001
         lambda _address, timeout_, source=None: socket.create_connection(
             (address, target.port), timeout_, source
         )
