@@ -1,7 +1,31 @@
-from django.contrib import admin, messages
+from django import forms
+from django.contrib import admin
+from django.template.response import TemplateResponse
+from django.urls import reverse
+from django.utils.cache import add_never_cache_headers
+from django.utils.translation import gettext_lazy as _
 
 from .models import ApiToken, WebhookDelivery, WebhookEndpoint
 from .services import api_token_issue, api_token_revoke
+from .targets import WebhookTargetRefused, webhook_target_check
+from .webhooks import webhook_secret_new
+
+
+def _shown_once(request, model_admin, obj, *, label, value) -> TemplateResponse:
+    """The page answering the POST that created `obj`, the one place its secret ever appears.
+
+    Not a message: Django's messages live in a signed but readable cookie. Nothing is stored
+    either, so reloading the object's page shows no secret.
+    """
+    opts = model_admin.model._meta
+    response = TemplateResponse(request, "admin/integrations/shown_once.html", {
+        **model_admin.admin_site.each_context(request),
+        "opts": opts, "title": str(obj), "label": label, "value": value,
+        "object_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]),
+        "changelist_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
+    })
+    add_never_cache_headers(response)
+    return response
 
 
 @admin.register(ApiToken)
@@ -21,9 +45,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
             token.pk, token.token_hash, token.prefix, token.created,
         )
         obj._state.adding = False
-        # Shown once; only its hash is stored.
-        self.message_user(request, f"The new token (copy it now, it is shown once): {raw}",
-                          messages.WARNING)
+        request.fabricquote_new_secret = raw  # shown once by response_add; only its hash is kept
+
+    def response_add(self, request, obj, post_url_continue=None):
+        return _shown_once(request, self, obj, label=_("The new API token"),
+                           value=request.fabricquote_new_secret)
 
     def get_readonly_fields(self, request, obj=None):
         return [*self.readonly_fields, "user", "scope"] if obj else self.readonly_fields
@@ -49,13 +75,42 @@ class DeliveryInline(admin.TabularInline):
         return super().get_queryset(request).order_by("-created")
 
 
+class WebhookEndpointForm(forms.ModelForm):
+    url = forms.URLField(label=_("URL"), max_length=500, assume_scheme="https")
+
+    class Meta:
+        model = WebhookEndpoint
+        fields = ["url", "events", "active", "description", "created_by"]
+
+    def clean_url(self):
+        url = self.cleaned_data["url"]
+        try:
+            webhook_target_check(url)  # the same rule as the API, checked again at delivery
+        except WebhookTargetRefused as refused:
+            raise forms.ValidationError(refused.message) from None
+        return url
+
+
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
+    form = WebhookEndpointForm
     list_display = ["url", "created_by", "active", "created"]
     list_filter = ["active"]
     fields = ["url", "events", "active", "description", "created_by", "created"]
     readonly_fields = ["created"]
     inlines = [DeliveryInline]
+
+    def save_model(self, request, obj, form, change):
+        if not obj.secret:
+            obj.secret = webhook_secret_new()
+            request.fabricquote_new_secret = obj.secret
+        super().save_model(request, obj, form, change)
+
+    def response_add(self, request, obj, post_url_continue=None):
+        secret = getattr(request, "fabricquote_new_secret", None)
+        if secret is None:
+            return super().response_add(request, obj, post_url_continue)
+        return _shown_once(request, self, obj, label=_("The signing secret"), value=secret)
 
 
 @admin.register(WebhookDelivery)

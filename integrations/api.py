@@ -19,18 +19,29 @@ from quoting.api.base import (
 
 from .idempotency import idempotent
 from .models import WebhookEndpoint, WebhookEvent
+from .targets import WebhookTargetRefused, webhook_target_check
 from .webhooks import webhook_secret_new
 
 
 class WebhookEndpointInputSerializer(serializers.Serializer):
-    url = serializers.URLField(max_length=500, help_text="http(s) URL that receives POSTs.",
-                               validators=[URLValidator(schemes=["http", "https"])])
+    url = serializers.URLField(
+        max_length=500, validators=[URLValidator(schemes=["http", "https"])],
+        help_text="https URL that receives POSTs; its host must resolve to public addresses "
+                  "only (checked again before every delivery). Redirects are not followed.",
+    )
     events = serializers.ListField(
         child=serializers.ChoiceField(choices=WebhookEvent.values), min_length=1,
         max_length=len(WebhookEvent.values),
     )
     active = serializers.BooleanField(required=False)
     description = serializers.CharField(max_length=200, required=False, allow_blank=True)
+
+    def validate_url(self, url):
+        try:
+            webhook_target_check(url)
+        except WebhookTargetRefused as refused:
+            raise serializers.ValidationError(refused.message) from None
+        return url
 
     def validate_events(self, events):
         return sorted(set(events))

@@ -3,36 +3,42 @@
 from __future__ import annotations
 
 import datetime as dt
+import http.client
 import time
-import urllib.error
-import urllib.request
 
 from celery import shared_task
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from .models import DeliveryStatus, WebhookDelivery
+from .targets import WebhookTargetRefused, webhook_post, webhook_target_check
 from .webhooks import webhook_body, webhook_headers, webhook_retry_delay
 
-TIMEOUT_SECONDS = 10
 MAX_ATTEMPTS = 8  # about two hours of backoff in all
-EXCERPT = 1000
 
 
-def _post(url: str, body: str, headers: dict[str, str]) -> tuple[int | None, str, str]:
-    """(status code or None, response excerpt, error) for one POST; never raises."""
-    if not url.startswith(("https://", "http://")):  # urllib would also open file: and ftp:
-        return None, "", "Only http(s) URLs are delivered to."
-    request = urllib.request.Request(  # noqa: S310  (scheme checked above)
-        url, data=body.encode(), headers=headers, method="POST"
-    )
+def _post(url: str, body: str, headers: dict[str, str]) -> tuple[int | None, str, str, bool]:
+    """(status code or None, response excerpt, error, worth retrying) for one POST; never raises.
+
+    The URL is checked again here, not only at registration: its DNS may have changed since.
+    """
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310
-            return response.status, response.read(EXCERPT).decode(errors="replace"), ""
-    except urllib.error.HTTPError as error:
-        return error.code, error.read(EXCERPT).decode(errors="replace"), ""
-    except (OSError, ValueError) as error:  # refused, timed out, DNS, bad URL
-        return None, "", str(error)[:300]
+        target = webhook_target_check(url)
+    except WebhookTargetRefused as refused:
+        return None, "", refused.message, refused.retry
+    try:
+        code, excerpt = webhook_post(
+            target, body=body.encode(), headers=headers,
+            timeout=settings.WEBHOOKS_TIMEOUT_SECONDS,
+            excerpt_bytes=settings.WEBHOOKS_RESPONSE_EXCERPT_BYTES,
+        )
+    except (OSError, http.client.HTTPException, ValueError) as error:  # refused, timed out...
+        return None, "", (str(error) or type(error).__name__)[:300], True
+    text = excerpt.decode(errors="replace")
+    if 300 <= code < 400:  # a redirect could point anywhere: it is not followed
+        return code, text, "Redirects are not followed.", False
+    return code, text, "", code >= 500 or code == 429
 
 
 def webhook_attempt(*, delivery_id: int) -> int | None:
@@ -46,7 +52,7 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
             return None  # delivered or given up already: a duplicate task does nothing
     body = webhook_body(delivery)
     started = time.monotonic()
-    code, excerpt, error = _post(
+    code, excerpt, error, retry = _post(
         delivery.endpoint.url, body, webhook_headers(delivery, body=body, now=timezone.now())
     )
     duration_ms = int((time.monotonic() - started) * 1000)
@@ -63,10 +69,10 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
         delivery.status, delivery.delivered_at, delivery.next_attempt_at = (
             DeliveryStatus.DELIVERED, now, None,
         )
-    elif (code is None or code >= 500 or code == 429) and delivery.attempts < MAX_ATTEMPTS:
+    elif retry and delivery.attempts < MAX_ATTEMPTS:
         retry_in = webhook_retry_delay(delivery.attempts)
         delivery.next_attempt_at = now + dt.timedelta(seconds=retry_in)
-    else:  # another 4xx: the receiver refuses it, retrying will not help
+    else:  # a 3xx or another 4xx, or a refused target: retrying will not help
         delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
     delivery.save()
     return retry_in

@@ -11,7 +11,35 @@ import os
 
 import pytest
 
+from tests import network_guard
+
 IN_CI = os.environ.get("CI") == "true"
+
+
+def pytest_configure(config):
+    network_guard.install()  # loopback and unix sockets only, for the whole session
+
+
+@pytest.fixture(autouse=True)
+def loopback_only():
+    """Fails a test that connected (or tried) beyond the loopback interface, or asked DNS."""
+    network_guard.take_violations()
+    yield
+    if violations := network_guard.take_violations():
+        pytest.fail("Tests may only talk to 127.0.0.1 / ::1: " + "; ".join(violations))
+
+
+@pytest.fixture
+def fake_dns():
+    """`fake_dns({"crm.example": ["93.184.215.14"]})`: names answered from a table, not DNS.
+
+    `"*"` answers every other name; an empty list is a name that does not exist.
+    """
+    def stub(answers: dict[str, list[str]]) -> None:
+        network_guard.fake_names.update({name.lower(): list(a) for name, a in answers.items()})
+
+    yield stub
+    network_guard.fake_names.clear()
 
 
 def service_missing(message: str) -> None:

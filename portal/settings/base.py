@@ -206,6 +206,14 @@ LOGGING = {
     },
 }
 
+# Webhooks (integrations/targets.py) go only to https URLs whose every address is public, to the
+# address that was checked, without following redirects. WEBHOOKS_ALLOW_HTTP also accepts plain
+# http (development only). WEBHOOKS_ALLOW_LOOPBACK is for the test suite's local receiver.
+WEBHOOKS_ALLOW_HTTP = env_bool("WEBHOOKS_ALLOW_HTTP", False)
+WEBHOOKS_ALLOW_LOOPBACK = False
+WEBHOOKS_TIMEOUT_SECONDS = 5  # connecting, and each read of the answer
+WEBHOOKS_RESPONSE_EXCERPT_BYTES = 1024  # what is kept of the answer
+
 # Demo sign-in created by `make run` (manage.py setup_demo); never in production.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
 

@@ -12,3 +12,9 @@ STORAGES = {
 # Tasks run in-process unless a test starts a real worker (tests/service_helpers.py) and turns
 # this off for its own duration.
 CELERY_TASK_ALWAYS_EAGER = True
+
+# Webhooks in tests go to a receiver on 127.0.0.1 speaking plain http (tests/integrations); every
+# other address is refused as in production, and tests/conftest.py fails any test that opens a
+# connection beyond the loopback interface.
+WEBHOOKS_ALLOW_HTTP = True
+WEBHOOKS_ALLOW_LOOPBACK = True

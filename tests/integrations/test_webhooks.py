@@ -7,7 +7,8 @@ import hashlib
 import hmac
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from unittest import mock
 
 import pytest
@@ -16,7 +17,7 @@ from django.utils import timezone
 
 from integrations.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 from integrations.tasks import webhook_deliver
-from integrations.webhooks import webhook_retry_delay
+from integrations.webhooks import webhook_retry_delay, webhook_secret_new
 from quoting.services.quotes import quote_mark_accepted, quote_send
 from tests.quoting.api_world import quote_world_make, token_client
 
@@ -33,26 +34,39 @@ def verify_standard_webhook(secret: str, headers: dict, body: bytes) -> bool:
 
 
 class Receiver:
-    """A loopback HTTP server that answers the given status codes in turn, then 200."""
+    """A loopback HTTP server that answers the given status codes in turn, then 200.
 
-    def __init__(self, codes: list[int]):
+    `body`, `headers` and `delay` (seconds before answering) shape every answer.
+    """
+
+    def __init__(self, codes: list[int], *, body: bytes | None = None,
+                 headers: dict[str, str] | None = None, delay: float = 0):
         self.codes, self.requests = list(codes), []
-        receiver = self
+        receiver, answer_body = self, body
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
-                body = self.rfile.read(int(self.headers["Content-Length"]))
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 receiver.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
                 code = receiver.codes.pop(0) if receiver.codes else 200
+                time.sleep(delay)
                 self.send_response(code)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
-                self.wfile.write(b"ok" if code == 200 else b"try later")
+                answer = b"ok" if code == 200 else b"try later"
+                self.wfile.write(answer if answer_body is None else answer_body)
+
+            do_GET = do_POST  # a followed redirect would arrive as a GET
 
             def log_message(self, *args):
                 pass
 
-        self.server = HTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True  # a slow answer does not hold up the test's end
+        self.server.handle_error = lambda *_: None  # a sender that hung up early is expected
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
@@ -70,8 +84,8 @@ def qw(make_user):
 def receiver():
     made = []
 
-    def make(codes=()):
-        made.append(Receiver(list(codes)))
+    def make(codes=(), **answer):
+        made.append(Receiver(list(codes), **answer))
         return made[-1]
 
     yield make
@@ -180,3 +194,128 @@ def test_events_reach_only_endpoints_whose_owner_sees_the_customer(
     assert [json.loads(b)["type"] for _h, b in mine.requests] == ["quote.sent", "quote.accepted"]
     assert theirs.requests == []
     assert WebhookEndpoint.objects.count() == 2
+
+
+# --- Safe delivery (issue 13, finding 2): re-checked, pinned, no redirects, short, truncated.
+
+def _deliver_one(qw, url, django_capture_on_commit_callbacks):
+    WebhookEndpoint.objects.create(url=url, secret=webhook_secret_new(), events=["quote.sent"],
+                                   created_by=qw.world.sales)
+    with django_capture_on_commit_callbacks(execute=True):
+        quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
+    return WebhookDelivery.objects.get()
+
+
+def test_a_host_that_now_resolves_to_a_private_address_is_refused_without_connecting(
+        qw, fake_dns, django_capture_on_commit_callbacks):
+    fake_dns({"crm.example": ["93.184.215.14"]})
+    api = token_client(qw.world.sales)
+    assert api.post("/api/v1/webhook-endpoints/", {
+        "url": "https://crm.example/hook", "events": ["quote.sent"]}, format="json",
+    ).status_code == 201  # public when registered...
+    fake_dns({"crm.example": ["93.184.215.14", "10.0.0.1"]})  # ...internal by delivery time
+    with mock.patch("integrations.tasks.webhook_post") as post, \
+            django_capture_on_commit_callbacks(execute=True):
+        quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
+    post.assert_not_called()
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts, delivery.response_code) == (
+        DeliveryStatus.FAILED, 1, None)  # refused for good, not retried
+    assert "10.0.0.1" in delivery.attempt_log[0]["error"]
+
+
+def test_a_redirect_is_not_followed_and_the_delivery_fails(
+        qw, receiver, django_capture_on_commit_callbacks):
+    target = receiver()
+    redirecting = receiver([302], headers={"Location": target.url}, body=b"")
+    delivery = _deliver_one(qw, redirecting.url, django_capture_on_commit_callbacks)
+    assert len(redirecting.requests) == 1
+    assert target.requests == []  # the redirect's target got nothing, neither POST nor GET
+    assert (delivery.status, delivery.response_code, delivery.attempts) == (
+        DeliveryStatus.FAILED, 302, 1)
+    assert delivery.attempt_log[0]["error"] == "Redirects are not followed."
+
+
+def test_the_stored_answer_is_cut_to_the_excerpt_size(
+        qw, receiver, settings, django_capture_on_commit_callbacks):
+    r = receiver([410], body=b"x" * 100_000)
+    delivery = _deliver_one(qw, r.url, django_capture_on_commit_callbacks)
+    assert settings.WEBHOOKS_RESPONSE_EXCERPT_BYTES == 1024
+    assert delivery.response_body == "x" * 1024
+
+
+def test_a_slow_receiver_times_out_quickly_and_is_retried(
+        qw, receiver, settings, django_capture_on_commit_callbacks):
+    assert settings.WEBHOOKS_TIMEOUT_SECONDS <= 5  # the shipped value: seconds, not minutes
+    settings.WEBHOOKS_TIMEOUT_SECONDS = 0.5
+    r = receiver(delay=3)
+    started = time.monotonic()
+    delivery = _deliver_one(qw, r.url, django_capture_on_commit_callbacks)
+    assert time.monotonic() - started < 2.5
+    assert (delivery.status, delivery.response_code) == (DeliveryStatus.PENDING, None)
+    assert "timed out" in delivery.attempt_log[0]["error"]
+    assert delivery.attempt_log[0]["duration_ms"] < 2000
+
+
+def test_the_post_goes_to_the_checked_address_with_the_original_host_header(
+        qw, receiver, fake_dns, monkeypatch, django_capture_on_commit_callbacks):
+    import socket
+
+    r = receiver()
+    fake_dns({"crm.example": ["127.0.0.1"]})  # loopback is allowed in tests only
+    lookups = []
+    resolve = socket.getaddrinfo
+
+    def counting(host, *args, **kwargs):
+        lookups.append(host)
+        return resolve(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", counting)
+    delivery = _deliver_one(qw, f"http://crm.example:{r.port}/hook?crm=1",
+                            django_capture_on_commit_callbacks)
+    assert delivery.status == DeliveryStatus.DELIVERED
+    assert lookups.count("crm.example") == 1  # resolved once; the connection used that answer
+    headers, _body = r.requests[0]
+    assert headers["host"] == f"crm.example:{r.port}"
+
+
+def test_https_is_verified_against_the_host_name_while_connecting_to_the_checked_address(
+        qw, fake_dns, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
+    """A local TLS receiver with a certificate for crm.example only: the worker connects to
+    127.0.0.1 yet sends crm.example as SNI and checks the certificate for it."""
+    import shutil
+    import ssl
+    import subprocess
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(  # noqa: S603
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",  # noqa: S607
+         "-subj", "/CN=crm.example", "-addext", "subjectAltName=DNS:crm.example",
+         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    r = Receiver([])
+    server_names = []
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda _sock, name, _ctx: server_names.append(name)
+    r.server.socket = context.wrap_socket(r.server.socket, server_side=True)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    monkeypatch.setattr("integrations.targets.ssl.create_default_context", lambda: trusting)
+    fake_dns({"crm.example": ["127.0.0.1"], "other.example": ["127.0.0.1"]})
+    try:
+        delivery = _deliver_one(qw, f"https://crm.example:{r.port}/hook",
+                                django_capture_on_commit_callbacks)
+        assert delivery.status == DeliveryStatus.DELIVERED
+        assert server_names == ["crm.example"]
+        # The same receiver under another name: the certificate does not match, no delivery.
+        WebhookEndpoint.objects.create(
+            url=f"https://other.example:{r.port}/hook", secret=webhook_secret_new(),
+            events=["quote.accepted"], created_by=qw.world.sales)
+        with django_capture_on_commit_callbacks(execute=True):
+            quote_mark_accepted(quote=qw.quote, name="Dr. Chen")
+        wrong = WebhookDelivery.objects.get(event_type="quote.accepted")
+    finally:
+        r.close()
+    assert wrong.status == DeliveryStatus.PENDING
+    assert "certificate" in wrong.attempt_log[0]["error"].lower()

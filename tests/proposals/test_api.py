@@ -203,8 +203,11 @@ def test_a_link_of_another_quote_cannot_be_revoked_through_mine(world, sent_quot
     assert ShareLink.objects.get(pk=theirs["id"]).revoked_at is None
 
 
-def test_a_crm_subscribes_to_views_and_ready_proposals_through_the_api(client, make_user):
+def test_a_crm_subscribes_to_views_and_ready_proposals_through_the_api(client, make_user,
+                                                                       fake_dns):
     from integrations.services import api_token_issue
+
+    fake_dns({"crm.example": ["93.184.215.14"]})  # a public address, answered without DNS
 
     user = make_user("crm-owner")
     _token, raw = api_token_issue(user=user, scope="write", name="crm")
