@@ -18,6 +18,23 @@ def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
     return design_fabric(requirements, product_specs())
 
 
+def design_server_defaults(*, part_number: str, family: str) -> dict:
+    """What a catalog server says about fields a request leaves out: its GPUs per server and
+    its NIC generation (on Ethernet, the Ethernet generation of the same speed). Empty for a
+    part that is not a catalog server: the engine refuses it on its field."""
+    server = Product.objects.filter(part_number=part_number, category=Category.SERVER).first()
+    if server is None:
+        return {}
+    defaults = {}
+    if server.gpu_count:
+        defaults["gpus_per_server"] = server.gpu_count
+    if server.generation:
+        defaults["nic_generation"] = (
+            server.generation if family == "infiniband"
+            else ALTERNATIVE_GENERATION.get(server.generation, server.generation))
+    return defaults
+
+
 @dataclass(frozen=True, slots=True)
 class PricedBomLine:
     sku: str
