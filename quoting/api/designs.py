@@ -131,6 +131,8 @@ class DesignSerializer(serializers.Serializer):
     endpoint_ports = serializers.IntegerField()
     switch_sku = serializers.CharField()
     nic_sku = serializers.CharField()
+    server_sku = serializers.CharField(
+        allow_null=True, help_text="The chosen server whose cages decide the host optics, or null.")
     leaf_count = serializers.IntegerField()
     spine_count = serializers.IntegerField()
     core_count = serializers.IntegerField()
@@ -146,6 +148,10 @@ class DesignSerializer(serializers.Serializer):
     bisection_gbps = serializers.IntegerField()
     max_hops = serializers.IntegerField()
     subnet_manager = serializers.CharField()
+    ufm_appliances = serializers.JSONField(
+        allow_null=True,
+        help_text="UFM appliances cabled into leaf ports (links are in links['ufm-leaf'] and the "
+                  "BOM's 'ufm-leaf' lines), or null.")
     headroom = serializers.DictField(child=serializers.IntegerField())
     pre_provisioned = serializers.JSONField(allow_null=True)
     next_step = serializers.JSONField(allow_null=True)
