@@ -54,7 +54,7 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
         fits = req.nic_generation == server.generation or (
             req.nic_generation == "NDR200"
             and server.generation == "NDR"
-            and ports_per_cage(server) == 1
+            and server.ports_per_cage == 1
         )
     else:
         fits = nic_speed == speed
@@ -66,10 +66,6 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
         ]
     if errors:
         raise InvalidInput(errors)
-
-
-def ports_per_cage(server: ProductSpec) -> int:
-    return server.ports_per_cage
 
 
 def nic_for_server(
@@ -88,8 +84,10 @@ def nic_for_server(
     return (
         parts._best(
             catalog,
-            lambda p: p.category == nic.category and p.cage_type == server.cage_type and fits(p),
-            key=lambda p: ((p.port_count or 1) != (nic.port_count or 1),),
+            lambda p: (
+                p.category in ("adapter", "dpu") and p.cage_type == server.cage_type and fits(p)
+            ),
+            key=lambda p: (p.category != "adapter", (p.port_count or 1) != (nic.port_count or 1)),
         )
         or nic
     )
@@ -106,7 +104,7 @@ def server_host_media(
     """Host links of a server whose cages each serve several ports (a DGX): one flat-top
     multi-port module per server cage, one fibre per port to its own leaf port. Copper would need
     both ports of a cage on one switch cage, which rail-optimisation never gives."""
-    per_cage = ports_per_cage(server)
+    per_cage = server.ports_per_cage
     for kind in OPTICAL_MEDIA:
         switch_module = parts._switch_module(catalog, switch, kind, distance)
         host_module = parts._best(
@@ -136,9 +134,9 @@ def server_host_media(
 
 def host_link_count(t: Topology, count: LinkCount, server: ProductSpec | None) -> LinkCount:
     """Host modules: one per NIC port, or one per server cage on a multi-port-cage server."""
-    if server is None or ports_per_cage(server) == 1:
+    if server is None or server.ports_per_cage == 1:
         return count
-    modules = t.servers * ceil_div(t.rails, ports_per_cage(server))
+    modules = t.servers * ceil_div(t.rails, server.ports_per_cage)
     return LinkCount(
         count.links, count.switch_cages, count.fibres, count.copper_cables, modules
     )
@@ -146,9 +144,9 @@ def host_link_count(t: Topology, count: LinkCount, server: ProductSpec | None) -
 
 def host_port(server: ProductSpec | None, nic: int) -> str | None:
     """The host end of NIC `nic` (0-based) as cage/port on a multi-port-cage server, else None."""
-    if server is None or ports_per_cage(server) == 1:
+    if server is None or server.ports_per_cage == 1:
         return None
-    cage, port = divmod(nic, ports_per_cage(server))
+    cage, port = divmod(nic, server.ports_per_cage)
     return f"c{cage + 1}/{port + 1}"
 
 
