@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -136,3 +137,15 @@ def test_a_server_host_layout_is_all_or_nothing(seeded):
     with pytest.raises(ValidationError) as caught:
         server.full_clean()
     assert "cage_count" in caught.value.message_dict
+
+
+def test_the_tco_comparison_of_a_dgx_b200_design_prices_that_server_and_its_gpus(seeded):
+    from quoting.engine.fabric import FabricRequirements
+    from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
+
+    design = design_compute(requirements=FabricRequirements(gpu_count=64,
+                                                            server_part_number="DGX-B200"))
+    total = design_bom_priced(design=design, currency="USD").total
+    body = design_tco_body(design=design, bom_total=total, currency="USD")
+    assert body["gpu"] == "B200"
+    assert body["costs"]["server_capex"] == str(Decimal("515000.00") * 8)
