@@ -39,6 +39,9 @@ def invalid(**fields) -> dict[str, list[str]]:
 
 @pytest.mark.parametrize("server", ["DGX-H100", "DGX-H200", "DGX-B200"])
 def test_a_dgx_takes_four_twin_port_flat_top_modules_per_node_not_eight_single_port(server):
+    """NVIDIA DGX SuperPOD RA (DGX H100), "Network Fabrics", Figure 4: "The compute fabric ports
+    in the middle use a two-port transceiver to access all eight GPUs"; the DGX B200 RA says
+    the same of the DGX B200 CPU tray (docs.nvidia.com/dgx-superpod, network-fabrics pages)."""
     d = design(gpu_count=256, server_part_number=server)
     assert bom_total(d, DGX_MODULE) == 32 * 4
     assert bom_total(d, HGX_MODULE) == 0
