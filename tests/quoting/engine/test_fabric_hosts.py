@@ -40,8 +40,10 @@ def invalid(**fields) -> dict[str, list[str]]:
 @pytest.mark.parametrize("server", ["DGX-H100", "DGX-H200", "DGX-B200"])
 def test_a_dgx_takes_four_twin_port_flat_top_modules_per_node_not_eight_single_port(server):
     """NVIDIA DGX SuperPOD RA (DGX H100), "Network Fabrics", Figure 4: "The compute fabric ports
-    in the middle use a two-port transceiver to access all eight GPUs"; the DGX B200 RA says
-    the same of the DGX B200 CPU tray (docs.nvidia.com/dgx-superpod, network-fabrics pages)."""
+    in the middle use a two-port transceiver to access all eight GPUs"
+    (docs.nvidia.com/dgx-superpod/reference-architecture-scalable-infrastructure-h100/latest/
+    network-fabrics.html); the GB200 RA's network-fabrics page says the same of the DGX B200
+    CPU tray. DGX H200 shares the DGX H100 chassis (our catalog row; verify)."""
     d = design(gpu_count=256, server_part_number=server)
     assert bom_total(d, DGX_MODULE) == 32 * 4
     assert bom_total(d, HGX_MODULE) == 0
