@@ -107,6 +107,10 @@ REQUIRED_SPECS: dict[str, tuple[str, ...]] = {
     Category.SERVER: ("gpu_model", "gpu_count", "gpu_peak_tflops", "power_max_w"),
 }
 
+# A server's compute ports: NIC generation, ports, their speed, and the cages they come through
+# (8 ports through 4 OSFP cages is a DGX's twin-port layout). Given together or not at all.
+SERVER_HOST_LAYOUT = ("generation", "port_count", "port_speed_gbps", "cage_type", "cage_count")
+
 SPEC_FIELDS = (
     "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
     "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
@@ -214,6 +218,16 @@ class Product(models.Model):
                 _("Ports must divide evenly into cages (%(ports)s ports, %(cages)s cages).")
                 % {"ports": self.port_count, "cages": self.cage_count}
             )
+        if self.category == Category.SERVER:
+            # A server's host network layout decides its optics: all of it or none of it.
+            layout = [f for f in SERVER_HOST_LAYOUT if getattr(self, f) not in (None, "")]
+            for field in SERVER_HOST_LAYOUT:
+                if layout and field not in layout:
+                    verbose = self._meta.get_field(field).verbose_name
+                    errors.setdefault(field, []).append(
+                        _("A server's host network layout needs %(field)s as well.")
+                        % {"field": verbose}
+                    )
         if self.ports_per_module is not None and self.ports_per_module > 2:
             errors.setdefault("ports_per_module", []).append(
                 _("A transceiver carries one or two ports.")

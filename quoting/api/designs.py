@@ -20,7 +20,7 @@ from quoting.engine.fabric import (
     distance_parse,
 )
 from quoting.forms.designs import NIC_GENERATIONS
-from quoting.services.designs import design_compute
+from quoting.services.designs import design_compute, design_server_defaults
 from quoting.svg.fabric import fabric_svg
 
 
@@ -60,6 +60,10 @@ class DesignRequestSerializer(serializers.Serializer):
     planes = serializers.ChoiceField(choices=[1, 2], default=1)
     switch_part_number = serializers.CharField(max_length=64, required=False)
     nic_part_number = serializers.CharField(max_length=64, required=False)
+    server_part_number = serializers.CharField(
+        max_length=64, required=False,
+        help_text="A catalog server (e.g. DGX-H100): its cages decide the host-side optics; "
+                  "gpus_per_server and nic_generation default to the server's.")
     include_nics = serializers.BooleanField(default=False)
     rail_optimized = serializers.BooleanField(default=True)
     oversubscription = serializers.FloatField(min_value=1, max_value=16, default=1)
@@ -90,6 +94,10 @@ class DesignRequestSerializer(serializers.Serializer):
         if attrs.get("gpu_count") is None and attrs.get("server_count") is None:
             raise serializers.ValidationError(
                 {"gpu_count": ["Give the number of GPUs (gpu_count) or of servers."]})
+        if attrs.get("server_part_number"):
+            defaults = design_server_defaults(part_number=attrs["server_part_number"],
+                                              family=attrs["family"])
+            attrs |= {k: v for k, v in defaults.items() if k not in self.initial_data}
         return attrs
 
     def requirements(self) -> FabricRequirements:
@@ -123,6 +131,8 @@ class DesignSerializer(serializers.Serializer):
     endpoint_ports = serializers.IntegerField()
     switch_sku = serializers.CharField()
     nic_sku = serializers.CharField()
+    server_sku = serializers.CharField(
+        allow_null=True, help_text="The chosen server whose cages decide the host optics, or null.")
     leaf_count = serializers.IntegerField()
     spine_count = serializers.IntegerField()
     core_count = serializers.IntegerField()
@@ -138,6 +148,10 @@ class DesignSerializer(serializers.Serializer):
     bisection_gbps = serializers.IntegerField()
     max_hops = serializers.IntegerField()
     subnet_manager = serializers.CharField()
+    ufm_appliances = serializers.JSONField(
+        allow_null=True,
+        help_text="UFM appliances cabled into leaf ports (links are in links['ufm-leaf'] and the "
+                  "BOM's 'ufm-leaf' lines), or null.")
     headroom = serializers.DictField(child=serializers.IntegerField())
     pre_provisioned = serializers.JSONField(allow_null=True)
     next_step = serializers.JSONField(allow_null=True)

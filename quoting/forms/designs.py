@@ -52,6 +52,10 @@ class DesignForm(forms.Form):
                                       required=False)
     gpus_per_server = forms.IntegerField(label=_("GPUs per server"), min_value=1,
                                          max_value=64, initial=8)
+    server_part_number = forms.ChoiceField(
+        label=_("Server"), required=False,
+        help_text=_("Its own network cages decide the host-side optics (a DGX takes twin-port "
+                    "modules)."))
     nics_per_server = forms.IntegerField(
         label=_("Compute NICs per server"), min_value=1, max_value=64, required=False,
         help_text=_("Empty: one per GPU."))
@@ -98,6 +102,10 @@ class DesignForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.fields["switch_part_number"].choices = _part_choices(Category.SWITCH)
         self.fields["nic_part_number"].choices = _part_choices(Category.ADAPTER, Category.DPU)
+        self.fields["server_part_number"].choices = [
+            ("", _("Not specified: one single-port module per NIC port")),
+            *_part_choices(Category.SERVER)[1:],
+        ]
 
     @classmethod
     def initial_data(cls) -> dict:

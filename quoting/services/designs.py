@@ -18,6 +18,23 @@ def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
     return design_fabric(requirements, product_specs())
 
 
+def design_server_defaults(*, part_number: str, family: str) -> dict:
+    """What a catalog server says about fields a request leaves out: its GPUs per server and
+    its NIC generation (on Ethernet, the Ethernet generation of the same speed). Empty for a
+    part that is not a catalog server: the engine refuses it on its field."""
+    server = Product.objects.filter(part_number=part_number, category=Category.SERVER).first()
+    if server is None:
+        return {}
+    defaults = {}
+    if server.gpu_count:
+        defaults["gpus_per_server"] = server.gpu_count
+    if server.generation:
+        defaults["nic_generation"] = (
+            server.generation if family == "infiniband"
+            else ALTERNATIVE_GENERATION.get(server.generation, server.generation))
+    return defaults
+
+
 @dataclass(frozen=True, slots=True)
 class PricedBomLine:
     sku: str
@@ -115,6 +132,8 @@ def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
 
     req = design.requirements
     this = design.as_dict()
+    if design.server is not None and design.server.gpu_model:
+        gpu = design.server.gpu_model  # the chosen server's GPUs and price, not the cheapest
     fabrics = [tco_option_from_design(name=f"This design ({design.switch.family})",
                                       design_dict=this, network_capex=bom_total - yearly_total,
                                       network_opex_per_year=yearly_total,
@@ -140,7 +159,8 @@ def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
     fabrics.append(dict(COMMODITY_OPTION))
     costs = {"currency": currency}
     # The servers dominate the cost of compute: without them a cheap network looks cheap.
-    server_price = _server_price(gpu=gpu, gpus_per_server=req.gpus_per_server, currency=currency)
+    server_price = _server_price(gpu=gpu, gpus_per_server=req.gpus_per_server, currency=currency,
+                                 part_number=req.server_part_number)
     if server_price is not None:
         costs["server_capex"] = str(server_price * this["node_count"])
     return {"gpu": gpu, "nodes": this["node_count"], "gpus_per_node": req.gpus_per_server,
@@ -148,10 +168,15 @@ def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
             "costs": costs}
 
 
-def _server_price(*, gpu: str, gpus_per_server: int, currency: str) -> Decimal | None:
-    """List price of the catalog's cheapest server with these GPUs, or None."""
-    part_numbers = Product.objects.filter(
-        category=Category.SERVER, gpu_model=gpu, gpu_count=gpus_per_server,
-    ).exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
+def _server_price(*, gpu: str, gpus_per_server: int, currency: str,
+                  part_number: str | None = None) -> Decimal | None:
+    """List price of the chosen server, else of the catalog's cheapest server with these GPUs,
+    or None."""
+    servers = Product.objects.filter(category=Category.SERVER)
+    if part_number:
+        servers = servers.filter(part_number=part_number)
+    else:
+        servers = servers.filter(gpu_model=gpu, gpu_count=gpus_per_server)
+    part_numbers = servers.exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
     prices = price_lookup(part_numbers=list(part_numbers), currency=currency)
     return min((p.list_price for p in prices.values()), default=None)

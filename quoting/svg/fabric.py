@@ -144,6 +144,11 @@ def fabric_svg(design: FabricDesign) -> str:
     )
     if design.planes > 1:
         summary += f" · {design.planes} identical planes, one drawn"
+    if design.server:
+        summary += f" · {t.servers} × {design.server.part_number}"
+    if design.ufm:
+        ufm = design.ufm
+        summary += f" · {ufm.appliances} UFM appliances on {len(ufm.links)} leaf ports"
     parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
     parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))
 

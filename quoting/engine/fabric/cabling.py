@@ -4,6 +4,9 @@ Device names: node-017, leaf-r3-02 (rail 3 of rail group 2; leaf-007 when not ra
 spine-07 (spine-p02-07 in pod 2 of a three-tier fabric), core-01; with two planes each switch
 name starts with plane1- or plane2-. Switch ports are cage/port ("6/2" is the second port of
 cage 6; "p12" on single-port cages), with a third figure for a split NDR200 port ("6/2/1").
+A host end is the NIC ("nic3"), or its cage/port on a server whose cages serve several ports
+("c2/1" is NIC 3 of a DGX: the first port of its second OSFP cage, one twin-port module).
+UFM appliances' links follow the servers' as tier "ufm-leaf": ufm-01 p1 to a free leaf port.
 A cable id names the lower switch end the cable plugs into: whole cage for copper, port for fibre.
 A separate storage fabric follows, its tiers named "storage server-leaf" ..., its switches
 stor-switch-01 / stor-leaf-001 / stor-spine-01, its host ends node-017 stor1 (a compute server's
@@ -18,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass, fields
 
 from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.fabric.hosts import host_port
 from quoting.engine.fabric.parts import Media
 
 
@@ -51,6 +55,9 @@ class _Names:
 
     def host(self, server: int, nic: int) -> tuple[str, str]:
         return self.node(server), self.nic(nic)
+
+    def ufm(self, appliance: int) -> str:
+        return f"{self.prefix}ufm-{appliance + 1:02d}"
 
     def nic(self, nic: int) -> str:
         return f"nic{nic + 1}{self.nic_suffix}"
@@ -142,9 +149,11 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
             port, lane = divmod(slot, t.split)
             leaf_name = names.leaf(leaf)
             at = names.port(port) if host.optical else names.cage(port)
+            node, nic_port = names.host(server, nic)
             yield CableRun(
                 f"{tier}server-leaf",
-                *names.host(server, nic),
+                node,
+                host_port(design.server, nic) or nic_port,
                 leaf_name,
                 names.port(port, lane if t.split > 1 else None),
                 host.kind,
@@ -154,6 +163,8 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
                 host.host_module.part_number if host.optical else "",
                 host.switch_module.part_number if host.optical else "",
             )
+    if design.ufm:
+        yield from _ufm_runs(design, names, tier)
     lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
     for leaf in range(t.leaf_count if trunk else 0):
         pod, in_pod = divmod(leaf, t.leaves_per_pod)
@@ -179,6 +190,28 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
                         (names.spine(pod, spine), up_start + core_switch * lpc + link),
                         (names.core(core_index), core_port + link),
                     )
+
+
+def _ufm_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
+    ufm = design.ufm
+    media = ufm.media
+    for index, (leaf, port) in enumerate(ufm.links):
+        appliance, appliance_port = divmod(index, ufm.ports_per_appliance)
+        leaf_name = names.leaf(leaf)
+        at = names.port(port) if media.optical else names.cage(port)
+        yield CableRun(
+            f"{tier}ufm-leaf",
+            names.ufm(appliance),
+            f"p{appliance_port + 1}",
+            leaf_name,
+            names.port(port),
+            media.kind,
+            media.cable.part_number,
+            f"{leaf_name}/{at}",
+            media.cable.length_m,
+            media.host_module.part_number if media.optical else "",
+            media.switch_module.part_number if media.optical else "",
+        )
 
 
 def cable_schedule_csv_lines(design: FabricDesign) -> Iterator[str]:

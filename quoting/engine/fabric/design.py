@@ -8,7 +8,7 @@ from typing import Any
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import parts
+from quoting.engine.fabric import hosts, parts
 from quoting.engine.fabric.bom import (
     BomLine,
     Tally,
@@ -16,6 +16,7 @@ from quoting.engine.fabric.bom import (
     leaf_spine_links,
     spine_core_links,
 )
+from quoting.engine.fabric.hosts import UfmCabling
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import FabricRequirements, check_requirements, distance_m
 from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
@@ -88,6 +89,10 @@ class FabricDesign:
     # The separate storage fabric, designed as a fabric of its own; its switches, optics, power
     # and rack units are already in this design's BOM and totals, every other figure is compute.
     storage: FabricDesign | None = None
+    # The chosen server, whose own cages decide the host-side optics; None: NIC cages.
+    server: ProductSpec | None = None
+    # UFM appliances' links into the leaves (ufm-appliance subnet manager only).
+    ufm: UfmCabling | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -129,6 +134,7 @@ class FabricDesign:
     def ports_by_tier(self) -> dict[str, dict[str, int]]:
         t, k, planes = self.topology, self.topology.radix, self.planes
         leaf = sum(n * (ceil_div(e, t.split) + t.leaf_up) for n, e in t.leaf_fill())
+        leaf += len(self.ufm.links) if self.ufm else 0
         spine = sum(
             pods * t.spines_per_pod * (leaves * t.links_per_leaf_per_spine + t.spine_up)
             for pods, leaves in t.pod_fill()
@@ -152,7 +158,10 @@ class FabricDesign:
             "leaf-spine": t.leaf_count * t.leaf_up,
             "spine-core": t.spine_count * t.spine_up,
         }
-        return {name: n * self.planes for name, n in links.items() if n}
+        links = {name: n * self.planes for name, n in links.items() if n}
+        if self.ufm:
+            links["ufm-leaf"] = len(self.ufm.links)
+        return links
 
     @property
     def oversubscription(self) -> float:
@@ -193,6 +202,7 @@ class FabricDesign:
             "planes": self.planes,
             "switch_sku": self.switch.part_number,
             "nic_sku": self.nic.part_number,
+            "server_sku": self.server.part_number if self.server else None,
             "leaf_count": self.leaf_count,
             "spine_count": self.spine_count,
             "core_count": self.core_count,
@@ -219,6 +229,7 @@ class FabricDesign:
                     ("server-leaf", self.host_media),
                     ("leaf-spine", self.trunk_media),
                     ("spine-core", self.core_media),
+                    ("ufm-leaf", self.ufm.media if self.ufm else None),
                 )
                 if m
             },
@@ -238,6 +249,7 @@ class FabricDesign:
             "bisection_gbps": self.bisection_gbps,
             "max_hops": t.max_hops,
             "subnet_manager": self.subnet_manager,
+            "ufm_appliances": self._ufm_dict(),
             "headroom": {"gpus": self.headroom_gpus, "servers": t.headroom_servers},
             "pre_provisioned": _fields(self.pre_provisioned),
             "next_step": _fields(self.next_step),
@@ -245,6 +257,18 @@ class FabricDesign:
             "storage": self._storage_dict(),
             "warnings": list(self.warnings),
             "advice": list(self.advice),
+        }
+
+    def _ufm_dict(self) -> dict[str, Any] | None:
+        u = self.ufm
+        if u is None:
+            return None
+        return {
+            "appliances": u.appliances,
+            "ports_per_appliance": u.ports_per_appliance,
+            "links": len(u.links),
+            "media": u.media.kind,
+            "cable": u.media.cable.part_number,
         }
 
     def _storage_dict(self) -> dict[str, Any] | None:
@@ -290,6 +314,10 @@ def _design(
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
         raise InvalidInput.field("nic_generation", f"no catalog product runs {req.nic_generation}.")
+    server = None
+    if req.server_part_number:
+        server = hosts.pick_server(catalog, req.server_part_number)
+        hosts.check_server(req, server, nic_speed)
     infiniband = req.family == "infiniband"
     target_endpoints = req.growth_servers * req.nics
     prefer_managed = req.subnet_manager == "on-switch" or (
@@ -310,6 +338,17 @@ def _design(
         planes=req.planes,
         part_number=req.nic_part_number,
     )
+    if server:
+        nic = hosts.nic_for_server(
+            catalog,
+            server,
+            nic,
+            chosen=bool(req.nic_part_number),
+            fits=lambda p: (p.port_count or 1) >= req.planes
+            and parts.nic_fits(
+                p, family=req.family, nic_generation=req.nic_generation, nic_speed=nic_speed
+            ),
+        )
     topology = plan_topology(
         radix=switch.port_count,
         ports_per_cage=switch.ports_per_cage,
@@ -321,15 +360,24 @@ def _design(
         target_servers=req.growth_servers,
     )
     t, ppc = topology, switch.ports_per_cage
-    host_media = parts.pick_host_media(
-        catalog,
-        switch=switch,
-        nic=nic,
-        nic_generation=req.nic_generation,
-        split=split,
-        distance=distance_m(req.server_to_leaf),
-        field="server_to_leaf",
-    )
+    if server and server.ports_per_cage > 1:
+        host_media = hosts.server_host_media(
+            catalog,
+            switch=switch,
+            server=server,
+            distance=distance_m(req.server_to_leaf),
+            field="server_to_leaf",
+        )
+    else:
+        host_media = parts.pick_host_media(
+            catalog,
+            switch=switch,
+            nic=nic,
+            nic_generation=req.nic_generation,
+            split=split,
+            distance=distance_m(req.server_to_leaf),
+            field="server_to_leaf",
+        )
     trunk_media = core_media = None
     if t.tiers > 1:
         trunk_media = parts.pick_trunk_media(
@@ -361,12 +409,25 @@ def _design(
         tally.add(switch, count * req.planes, role)
     if sm_switch:
         tally.add(sm_switch, sm_switch_count, top_tier)
-    tally.add_links(host_media, host_links(t), "server-leaf", req.planes)
+    tally.add_links(
+        host_media, hosts.host_link_count(t, host_links(t), server), "server-leaf", req.planes
+    )
+    ufm = None
+    if subnet_manager == "ufm-appliance":
+        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings)
+        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1)
     if trunk_media:
         tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes)
     if core_media:
         tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
-    if req.include_nics:
+    if req.include_nics and server and server.ports_per_cage > 1:
+        warnings.append(
+            message(
+                gettext_noop("{sku} has its compute NICs built in: no NIC cards are quoted."),
+                sku=server.part_number,
+            )
+        )
+    elif req.include_nics:
         tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
     storage = None
     if req.storage_servers:
@@ -408,6 +469,8 @@ def _design(
         warning_messages=(),
         advice_messages=advice,
         storage=storage,
+        server=server,
+        ufm=ufm,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
@@ -439,6 +502,7 @@ def _storage(
         planes=1,
         switch_part_number=switch.part_number,
         nic_part_number=None,
+        server_part_number=None,  # storage ports are not the server's compute cages
         include_nics=False,
         rail_optimized=False,
         oversubscription=req.storage_oversubscription,
@@ -596,6 +660,48 @@ def _subnet_manager(
             )
         )
     return choice, sm_switch, sm_switch_count
+
+
+def _ufm_cabling(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    nic: ProductSpec,
+    t: Topology,
+    host_media: Media,
+    warnings: list[Message],
+) -> UfmCabling:
+    """The appliances' ports are cabled into free leaf ports at full port speed, with the
+    fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
+    the 32nd node slot of the leaves (its 31-node SU has 252 node-and-UFM cables)."""
+    appliance = parts.pick_software(catalog, "UFM", "each")
+    media = parts.pick_host_media(
+        catalog,
+        switch=switch,
+        nic=nic,
+        nic_generation=switch.generation,
+        split=1,
+        distance=distance_m(req.server_to_leaf),
+        field="server_to_leaf",
+    )
+    ufm = hosts.place_ufm(
+        t,
+        appliances=HA_PAIR,
+        ports_per_appliance=appliance.port_count or 1,
+        media=media,
+        host_media=host_media,
+    )
+    warnings.append(
+        message(
+            gettext_noop(
+                "{appliances} UFM appliances take {links} free leaf ports (as NVIDIA's "
+                "SuperPOD gives them a node slot): those ports are no longer free for servers."
+            ),
+            appliances=ufm.appliances,
+            links=len(ufm.links),
+        )
+    )
+    return ufm
 
 
 def _management(
@@ -763,6 +869,10 @@ def _next_step(
         server_count=servers,
         growth_gpus=None,
         spares_percent=0,
+        # The step's leaves are full: count its appliances' ports out on both sides.
+        subnet_manager=(
+            "ufm-licence" if req.subnet_manager == "ufm-appliance" else req.subnet_manager
+        ),
         switch_part_number=design.switch.part_number,
         nic_part_number=design.nic.part_number,
         inband_management=False,
@@ -785,7 +895,11 @@ def _next_step(
         return None
 
     def totals(d: FabricDesign, category: str) -> int:
-        return sum(b.quantity for b in d.bom if b.category == category and b.role != "spare")
+        return sum(
+            b.quantity
+            for b in d.bom
+            if b.category == category and b.role not in ("spare", "ufm-leaf")
+        )
 
     return NextStep(
         gpus=servers * req.gpus_per_server,

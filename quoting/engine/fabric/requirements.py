@@ -35,6 +35,9 @@ class FabricRequirements:
     planes: int = 1  # Ethernet only: each NIC sends one port to each of 1 or 2 identical fabrics
     switch_part_number: str | None = None
     nic_part_number: str | None = None
+    # A catalog server: its host network layout (NIC generation, ports, cages) decides the
+    # server-side optics and cables. None: single-port NIC cages, one module per port.
+    server_part_number: str | None = None
     include_nics: bool = False
     rail_optimized: bool = True
     oversubscription: float = 1  # 2 means 2:1 at the leaf

@@ -16,6 +16,7 @@ OPTIONS = {
     "gpus": "gpu_count", "servers": "server_count", "gpus_per_node": "gpus_per_server",
     "nics_per_node": "nics_per_server", "generation": "nic_generation", "family": "family",
     "planes": "planes", "switch": "switch_part_number", "nic": "nic_part_number",
+    "server": "server_part_number",
     "oversubscription": "oversubscription", "growth_gpus": "growth_gpus",
     "server_to_leaf": "server_to_leaf", "leaf_to_spine": "leaf_to_spine",
     "spine_to_core": "spine_to_core", "subnet_manager": "subnet_manager",
@@ -39,6 +40,8 @@ class Command(BaseCommand):
         parser.add_argument("--planes", type=int)
         parser.add_argument("--switch", help="switch part number, e.g. MQM9790-NS2F")
         parser.add_argument("--nic", help="NIC part number")
+        parser.add_argument("--server", help="server part number, e.g. DGX-H100: its cages "
+                            "decide the host optics")
         parser.add_argument("--oversubscription", type=float)
         parser.add_argument("--growth-gpus", type=int)
         parser.add_argument("--server-to-leaf", help="metres or same-rack/adjacent-rack/...")
@@ -86,6 +89,12 @@ class Command(BaseCommand):
             f"{summary['core_count']} core; {summary['links_per_leaf_per_spine']} links per "
             f"leaf per spine; ports {summary['ports']['used']} used / {summary['ports']['free']} "
             f"free; {summary['power_w']['typical']} W typical.")
+        if summary["server_sku"]:
+            self.stdout.write(f"Servers: {summary['node_count']} × {summary['server_sku']}.")
+        ufm = summary["ufm_appliances"]
+        if ufm:
+            self.stdout.write(f"UFM: {ufm['appliances']} appliances, {ufm['links']} leaf links "
+                              f"({ufm['media']}, {ufm['cable']}).")
         storage = summary["storage"]
         if storage:
             self.stdout.write(

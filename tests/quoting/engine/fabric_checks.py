@@ -25,6 +25,14 @@ def port_index(port: str, ports_per_cage: int) -> int:
     return (int(cage) - 1) * ports_per_cage + int(number) - 1
 
 
+HOST_TIERS = ("server-leaf", "ufm-leaf")  # a host or UFM appliance at the a end, a leaf at b
+
+
+def host_cage(port: str) -> str:
+    """The host cage a host port plugs into: "c2/1" is cage 2 of a DGX; "nic3/2" is its own."""
+    return port.split("/")[0] if port.startswith("c") else port
+
+
 def check_schedule(design: FabricDesign) -> None:
     """Every rule the issue asks of the link list, checked against the BOM."""
     t, ppc = design.topology, design.topology.ports_per_cage
@@ -40,7 +48,7 @@ def check_schedule(design: FabricDesign) -> None:
     for r in runs:
         switch_ends = (
             [(r.b_device, r.b_port)]
-            if r.tier == "server-leaf"
+            if r.tier in HOST_TIERS
             else [(r.a_device, r.a_port), (r.b_device, r.b_port)]
         )
         for device, port in switch_ends:
@@ -62,12 +70,24 @@ def check_schedule(design: FabricDesign) -> None:
     } | {
         (r.a_device, port_index(r.a_port, ppc) // ppc, r.a_module)
         for r in runs
-        if r.a_module and r.tier != "server-leaf"
+        if r.a_module and r.tier not in HOST_TIERS
     }:
         modules[cage[2]] += 1
-    for r in hosts:
-        if r.a_module:
-            modules[r.a_module] += 1
+    # Host modules: one per host cage (a DGX's twin-port module serves two NICs).
+    for _, _, module in {
+        (r.a_device, host_cage(r.a_port), r.a_module)
+        for r in runs
+        if r.tier in HOST_TIERS and r.a_module
+    }:
+        modules[module] += 1
+    # UFM appliances: each port cabled once, at least two appliances, reported in ports used.
+    ufm = [r for r in runs if r.tier == "ufm-leaf"]
+    assert len(ufm) == len(set((r.a_device, r.a_port) for r in ufm))
+    if design.ufm:
+        assert len({r.a_device for r in ufm}) == design.ufm.appliances >= 2
+        assert design.links_by_tier()["ufm-leaf"] == len(ufm)
+    else:
+        assert not ufm
     cables = Counter(part for _, part in {(r.cable_id, r.cable_part) for r in runs})
     assert modules == Counter({s: bom_total(design, s) for s in modules}), "transceivers"
     assert sum(modules.values()) == bom_total(design, category="transceiver")

@@ -194,7 +194,9 @@ def test_a_growth_target_beyond_three_tiers_names_the_growth_field(catalog):
     "choice", ["auto", "on-switch", "ufm-appliance", "ufm-licence", "opensm-host"]
 )
 def test_every_infiniband_design_has_a_subnet_manager(catalog, choice):
-    d = design(catalog, gpu_count=256, switch_part_number="MQM9790-NS2F", subnet_manager=choice)
+    # UFM appliances take leaf ports: NVIDIA's SU leaves the 32nd node slot to them (31 nodes).
+    gpus = 248 if choice == "ufm-appliance" else 256
+    d = design(catalog, gpu_count=gpus, switch_part_number="MQM9790-NS2F", subnet_manager=choice)
     assert d.subnet_manager in ("on-switch", "ufm-appliance", "ufm-licence", "opensm-host")
     has_item = bom_total(d, category="software") or d.sm_switch or d.switch.managed
     assert has_item or any("OpenSM" in w for w in d.warnings)

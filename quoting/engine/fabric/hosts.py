@@ -1,0 +1,216 @@
+"""The host side of the fabric: the chosen server's own cages, and the UFM appliances' links.
+
+A server in the catalog states its compute ports as specs: NIC generation, port count and speed,
+cage type and cage count. An HGX server has one single-port OSFP cage per ConnectX-7 (one
+single-port flat-top module each, the default when no server is chosen); a DGX H100/H200/B200
+serves its 8 ConnectX-7 ports through 4 OSFP cages, so it takes one flat-top twin-port module
+per cage (rule 9).
+
+UFM appliances are cabled into free leaf ports like a server (NVIDIA's DGX H100 SuperPOD gives
+the 32nd node slot of each 31-node scalable unit to UFM), with the fabric's own NIC optics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import parts
+from quoting.engine.fabric.bom import LinkCount
+from quoting.engine.fabric.parts import OPTICAL_MEDIA, Media
+from quoting.engine.fabric.topology import Topology, ceil_div
+
+
+def pick_server(catalog: list[ProductSpec], part_number: str) -> ProductSpec:
+    server = parts.find_part(catalog, part_number)
+    if server is None or server.category != "server":
+        raise InvalidInput.field("server_part_number", f"{part_number} is not a catalog server.")
+    layout = (server.port_count, server.port_speed_gbps, server.cage_type, server.generation)
+    if not all(layout):
+        raise InvalidInput.field(
+            "server_part_number",
+            f"{part_number} has no host network layout in the catalog (compute ports, speed, "
+            "cages): add it, or leave the server empty.",
+        )
+    return server
+
+
+def check_server(req, server: ProductSpec, nic_speed: int) -> None:
+    """The request must fit the server: its GPUs, its ports, and the generation they run."""
+    errors: dict[str, list[str]] = {}
+    sku = server.part_number
+    if server.gpu_count and req.gpus_per_server != server.gpu_count:
+        errors["gpus_per_server"] = [f"{sku} has {server.gpu_count} GPUs."]
+    if req.nics * req.planes > server.port_count:
+        field = "planes" if req.planes > 1 else "nics_per_server"
+        errors[field] = [
+            f"{sku} has {server.port_count} compute ports; {req.nics} NICs x {req.planes} "
+            "planes do not fit."
+        ]
+    speed = server.port_speed_gbps
+    if req.family == "infiniband":
+        # NDR200 runs on ConnectX-7 NDR ports through single-port cages (splitter fibres).
+        fits = req.nic_generation == server.generation or (
+            req.nic_generation == "NDR200"
+            and server.generation == "NDR"
+            and server.ports_per_cage == 1
+        )
+    else:
+        fits = nic_speed == speed
+    if not fits:
+        errors["nic_generation"] = [
+            f"{sku} has {server.generation} {speed}G compute ports "
+            f"({server.port_count} through {server.cage_count or server.port_count} "
+            f"{server.cage_type} cages); the fabric runs {req.nic_generation}."
+        ]
+    if errors:
+        raise InvalidInput(errors)
+
+
+def nic_for_server(
+    catalog: list[ProductSpec], server: ProductSpec, nic: ProductSpec, *, chosen: bool, fits
+) -> ProductSpec:
+    """The NIC behind the server's cages: a chosen NIC must have the server's cage; an engine
+    pick yields to one that does, when the catalog has it."""
+    if nic.cage_type == server.cage_type:
+        return nic
+    if chosen:
+        raise InvalidInput.field(
+            "nic_part_number",
+            f"{nic.part_number} has {nic.cage_type} cages; {server.part_number} has "
+            f"{server.cage_type}.",
+        )
+    return (
+        parts._best(
+            catalog,
+            lambda p: (
+                p.category in ("adapter", "dpu") and p.cage_type == server.cage_type and fits(p)
+            ),
+            key=lambda p: (p.category != "adapter", (p.port_count or 1) != (nic.port_count or 1)),
+        )
+        or nic
+    )
+
+
+def server_host_media(
+    catalog: list[ProductSpec],
+    *,
+    switch: ProductSpec,
+    server: ProductSpec,
+    distance: float,
+    field: str,
+) -> Media:
+    """Host links of a server whose cages each serve several ports (a DGX): one flat-top
+    multi-port module per server cage, one fibre per port to its own leaf port. Copper would need
+    both ports of a cage on one switch cage, which rail-optimisation never gives."""
+    per_cage = server.ports_per_cage
+    for kind in OPTICAL_MEDIA:
+        switch_module = parts._switch_module(catalog, switch, kind, distance)
+        host_module = parts._best(
+            catalog,
+            lambda p, kind=kind: (
+                p.category == "transceiver"
+                and p.media == kind
+                and p.cage_type == server.cage_type
+                and p.form_factor == "flat-top"
+                and (p.ports_per_module or 1) == per_cage
+                and p.port_speed_gbps == server.port_speed_gbps
+                and (p.reach_m or 0) >= distance
+            ),
+            key=lambda p: (p.reach_m,),
+        )
+        if switch_module and host_module:
+            fibre = parts._fibre(catalog, kind, switch_module.generation, 1, distance)
+            if fibre:
+                return Media(kind, fibre, 1, switch_module, host_module)
+    raise InvalidInput.field(
+        field,
+        f"no catalog flat-top {per_cage}-port {server.cage_type} module with its fibre reaches "
+        f"{distance:g} m for the {server.part_number} cages; shorten the run or add the part to "
+        "the catalog.",
+    )
+
+
+def host_link_count(t: Topology, count: LinkCount, server: ProductSpec | None) -> LinkCount:
+    """Host modules: one per NIC port, or one per server cage on a multi-port-cage server."""
+    if server is None or server.ports_per_cage == 1:
+        return count
+    modules = t.servers * ceil_div(t.rails, server.ports_per_cage)
+    return LinkCount(
+        count.links, count.switch_cages, count.fibres, count.copper_cables, modules
+    )
+
+
+def host_port(server: ProductSpec | None, nic: int) -> str | None:
+    """The host end of NIC `nic` (0-based) as cage/port on a multi-port-cage server, else None."""
+    if server is None or server.ports_per_cage == 1:
+        return None
+    cage, port = divmod(nic, server.ports_per_cage)
+    return f"c{cage + 1}/{port + 1}"
+
+
+@dataclass(frozen=True, slots=True)
+class UfmCabling:
+    """The UFM appliances' fabric links: appliance-major, one (leaf, switch port) each."""
+
+    appliances: int
+    ports_per_appliance: int
+    media: Media
+    links: tuple[tuple[int, int], ...]
+    new_cages: int  # leaf cages opened for UFM alone (the others share a server cage's module)
+
+    def link_count(self) -> LinkCount:
+        n = len(self.links)
+        return LinkCount(n, self.new_cages, n, self.new_cages, n)
+
+
+def _shares_cage(ufm: Media, host: Media, split: int) -> bool:
+    """Both ports of a twin-port cage must use the same media: a UFM link may take the free
+    port of a server's cage only when it is built the same way."""
+    return (
+        split == 1
+        and ufm.kind == host.kind
+        and ufm.cable.part_number == host.cable.part_number
+        and (ufm.switch_module and ufm.switch_module.part_number)
+        == (host.switch_module and host.switch_module.part_number)
+    )
+
+
+def place_ufm(
+    t: Topology, *, appliances: int, ports_per_appliance: int, media: Media, host_media: Media
+) -> UfmCabling:
+    """Spread the appliances' ports over the leaves' free down ports, one per leaf per round,
+    so that the two appliances (master and standby) never hang off the same leaf when the
+    fabric has leaves enough."""
+    ppc, wanted = t.ports_per_cage, appliances * ports_per_appliance
+    share = _shares_cage(media, host_media, t.split)
+    end = t.radix if t.tiers == 1 else t.leaf_up_start
+    endpoints = _leaf_endpoints(t)
+    server_cages = [ceil_div(ceil_div(e, t.split), ppc) for e in endpoints]
+    free = [
+        range(ceil_div(e, t.split) if share else cages * ppc, end)
+        for e, cages in zip(endpoints, server_cages, strict=True)
+    ]
+    room = sum(len(r) for r in free)
+    if room < wanted:
+        raise InvalidInput.field(
+            "subnet_manager",
+            f"the {appliances} UFM appliances need {wanted} free leaf ports and the leaves have "
+            f"{room}: NVIDIA's SuperPOD keeps one node slot per leaf for UFM (31 nodes in a "
+            "32-node scalable unit). Design fewer servers, or use UFM licences.",
+        )
+    links: list[tuple[int, int]] = []
+    depth = 0
+    while len(links) < wanted:
+        for leaf, ports in enumerate(free):
+            if depth < len(ports) and len(links) < wanted:
+                links.append((leaf, ports[depth]))
+        depth += 1
+    new_cages = {(leaf, port // ppc) for leaf, port in links if port // ppc >= server_cages[leaf]}
+    return UfmCabling(appliances, ports_per_appliance, media, tuple(links), len(new_cages))
+
+
+def _leaf_endpoints(t: Topology) -> list[int]:
+    """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order)."""
+    return [e for n, e in t.leaf_fill() for _ in range(n)]
