@@ -106,7 +106,6 @@ def server_host_media(
     both ports of a cage on one switch cage, which rail-optimisation never gives."""
     per_cage = server.ports_per_cage
     for kind in OPTICAL_MEDIA:
-        switch_module = parts._switch_module(catalog, switch, kind, distance)
         host_module = parts._best(
             catalog,
             lambda p, kind=kind: (
@@ -120,8 +119,10 @@ def server_host_media(
             ),
             key=lambda p: (p.reach_m,),
         )
-        if switch_module and host_module:
-            fibre = parts._fibre(catalog, kind, switch_module.generation, 1, distance)
+        if host_module is None:
+            continue
+        for switch_module in parts._switch_modules(catalog, switch, kind, distance):
+            fibre = parts._fibre(catalog, switch_module, 1, distance)
             if fibre:
                 return Media(kind, fibre, 1, switch_module, host_module)
     raise InvalidInput.field(

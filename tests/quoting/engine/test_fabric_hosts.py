@@ -233,7 +233,6 @@ def test_the_h100_superpod_31_node_su_has_252_node_and_ufm_cables():
     check_schedule(d)
 
 
-@pytest.mark.xfail(reason="spine minimisation is issue 10 item 1 (topology branch)", strict=False)
 def test_the_h100_superpod_31_node_su_has_four_spines_and_256_leaf_spine_cables():
     """Same source as above: 4 spines and 256 spine-leaf cables for the 31-node SU."""
     d = design(gpu_count=248, server_part_number="DGX-H100", subnet_manager="ufm-appliance")
