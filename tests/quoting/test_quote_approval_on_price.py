@@ -178,6 +178,7 @@ def test_the_page_offers_approval_not_sending_and_refuses_a_send_posted_anyway(c
     client.force_login(qw.world.sales)
     page = client.get(f"/quotes/{qw.quote.pk}/").content.decode()
     assert "Request approval" in page and "Mark sent" not in page
+    assert "The customer would pay 100 % below list prices" in page
 
     response = client.post(f"/quotes/{qw.quote.pk}/send/",
                            {"expected_version": quote_reload(qw.quote).version})
