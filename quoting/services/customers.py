@@ -88,6 +88,24 @@ def project_create(
     return project
 
 
+def project_customer_check(*, project: Project, customer: Customer) -> None:
+    """Whether `project` may move to `customer`: only while it has no quotes (they belong to the
+    customer they were made for), and only within its team. Raises InvalidValue on `customer`."""
+    if customer.pk == project.customer_id:
+        return
+    if project.quotes.exists():
+        raise InvalidValue(
+            f"This project has quotes for {project.customer}: its customer can no longer "
+            f"change. Start a new project for {customer}.",
+            field="customer",
+        )
+    if customer.team_id != project.customer.team_id:
+        raise InvalidValue(
+            "A project stays with its team: choose a customer of the same team.",
+            field="customer",
+        )
+
+
 @transaction.atomic
 def project_update(*, project: Project, **changes) -> Project:
     """Rename a project, change its notes, or move it to another customer of its team while it
@@ -98,19 +116,8 @@ def project_update(*, project: Project, **changes) -> Project:
     (quote_create locks the project too), so the check cannot be raced.
     """
     project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
-    customer = changes.get("customer")
-    if customer is not None and customer.pk != project.customer_id:
-        if project.quotes.exists():
-            raise InvalidValue(
-                f"This project has quotes for {project.customer}: its customer can no longer "
-                f"change. Start a new project for {customer}.",
-                field="customer",
-            )
-        if customer.team_id != project.customer.team_id:
-            raise InvalidValue(
-                "A project stays with its team: choose a customer of the same team.",
-                field="customer",
-            )
+    if changes.get("customer") is not None:
+        project_customer_check(project=project, customer=changes["customer"])
     for name, value in changes.items():
         setattr(project, name, value)
     project.full_clean()

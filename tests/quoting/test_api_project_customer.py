@@ -66,3 +66,15 @@ def test_the_api_schema_says_so(qw, client):
     client.force_login(qw.world.sales)
     schema = client.get("/api/schema/", HTTP_ACCEPT="application/json").content.decode()
     assert "Fixed once the project has quotes" in schema
+
+
+def test_the_admin_keeps_the_same_rule(qw, admin_client):
+    world = qw.world
+    sister = CustomerFactory(team=world.team, owner=world.sales, company="Pengcheng Lab")
+    url = f"/admin/quoting/project/{world.project.pk}/change/"
+    response = admin_client.post(url, {
+        "customer": sister.pk, "name": world.project.name, "owner": world.sales.pk,
+        "requirements": "{}", "notes": ""})
+    assert response.status_code == 200  # the form again, with the error
+    assert "its customer can no longer change" in response.content.decode()
+    assert Project.objects.get(pk=world.project.pk).customer == world.customer
