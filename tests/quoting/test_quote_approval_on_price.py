@@ -257,3 +257,24 @@ def test_the_next_revision_keeps_the_list_prices_it_is_measured_against(qw):
                       expected_version=quote.version)
     with pytest.raises(ApprovalRequired):
         quote_send(quote=quote, user=sales, expected_version=quote.version)
+
+
+def test_lines_made_before_list_prices_were_kept_get_them_from_the_migration(qw):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    backfill = import_module(
+        "quoting.migrations.0002_list_prices_for_the_approval_gate"
+    ).list_prices_backfill
+    switch, cable = _line(qw.quote, "SW-1"), _line(qw.quote, "CB-1")
+    QuoteLine.objects.filter(pk=switch.pk).update(
+        list_price=None, unit_price=Decimal("0.01"), price_source="set by hand (was 10000.00)")
+    QuoteLine.objects.filter(pk=cable.pk).update(list_price=None)
+    quote_add_free_text(quote=qw.quote, description="Survey", quantity=1, unit_price="10.00",
+                        user=qw.world.sales, expected_version=qw.quote.version)
+    backfill(apps, None)
+    assert dict(QuoteLine.objects.values_list("description", "list_price")) == {
+        switch.description: Decimal("10000.00"), cable.description: Decimal("100.00"),
+        "Survey": None}
+    assert _largest(qw.quote) == Decimal("100.00")
