@@ -23,7 +23,13 @@ from django.utils import timezone
 from integrations.webhooks import webhook_emit
 from portal.models import User
 from quoting.models import Quote, QuoteEvent, QuoteRevision, QuoteStatus
-from quoting.services.errors import IllegalTransition, InvalidValue, QuoteError, QuoteExpired
+from quoting.services.errors import (
+    IllegalTransition,
+    InvalidValue,
+    QuoteError,
+    QuoteExpired,
+    StaleVersion,
+)
 from quoting.services.quotes import (
     MAX_LINES_PER_REVISION,
     quote_mark_accepted,
@@ -363,8 +369,13 @@ def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevisio
 
 
 def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:
-    """The quote and the revision the customer read, if they can still answer it."""
-    quote = Quote.objects.get(pk=link.quote_id)
+    """The quote, locked until the answer is recorded, and the revision the customer read, if
+    they can still answer it.
+
+    Call inside a transaction: the row lock holds off a re-send (a new revision) between this
+    check and the answer, and the answer's version check refuses one that got in anyway.
+    """
+    quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
     if quote.status == S.ACCEPTED:
         raise IllegalTransition("This offer has already been accepted.", field="status")
@@ -391,12 +402,16 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
 
 
 def _answer(service, quote: Quote, **details) -> Quote:
+    """Record the answer on the very version of the quote that was checked."""
     try:
-        return service(quote=quote, actor=None, **details)
-    except IllegalTransition:
-        # The quote changed between the check and the row lock (an edit, the expiry job).
+        return service(quote=quote, actor=None, expected_version=quote.version, **details)
+    except (IllegalTransition, StaleVersion):
+        # The quote changed since the customer's page was checked (a re-send, an edit, the
+        # expiry job): the answer would land on an offer they never read.
         raise OfferSuperseded(
-            "This offer changed while you were answering; reload the page.", field="revision"
+            "This offer changed while you were answering, so your answer was not recorded. "
+            "Reload the page to read the current offer.",
+            field="revision",
         ) from None
 
 
@@ -410,17 +425,18 @@ def share_accept(
         raise InvalidValue("Use at most 100 characters for your title.", field="title")
     if not agreed:
         raise InvalidValue("Tick the box to accept the terms of this offer.", field="agreed")
-    quote, revision = _answerable(link, revision_number)
-    quote = _answer(
-        quote_mark_accepted,
-        quote,
-        name=name,
-        title=title,
-        revision_label=revision.label,
-        via="share link",
-        link=link.pk,
-    )
-    quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
+    with transaction.atomic():
+        quote, revision = _answerable(link, revision_number)
+        quote = _answer(
+            quote_mark_accepted,
+            quote,
+            name=name,
+            title=title,
+            revision_label=revision.label,
+            via="share link",
+            link=link.pk,
+        )
+        quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
     return quote
 
 
@@ -428,7 +444,8 @@ def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quot
     reason = (reason or "").strip()
     if len(reason) > 2000:
         raise InvalidValue("Use at most 2,000 characters.", field="reason")
-    quote, revision = _answerable(link, revision_number)
-    quote = _answer(quote_mark_declined, quote, reason=reason)
-    quote_event(quote, "quote.declined", revision=revision.label, reason=reason)
+    with transaction.atomic():
+        quote, revision = _answerable(link, revision_number)
+        quote = _answer(quote_mark_declined, quote, reason=reason)
+        quote_event(quote, "quote.declined", revision=revision.label, reason=reason)
     return quote

@@ -1,6 +1,7 @@
 """Admin for support and data fixes; day-to-day work goes through the services (the admin
 does not run the quote rules, so quotes, revisions and lines are read-only here)."""
 
+from django import forms
 from django.contrib import admin
 
 from .models import (
@@ -17,6 +18,8 @@ from .models import (
     TcoScenario,
     Team,
 )
+from .services.customers import project_customer_check
+from .services.errors import InvalidValue
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -73,8 +76,21 @@ class CustomerAdmin(admin.ModelAdmin):
     inlines = [ContactInline]
 
 
+class ProjectAdminForm(forms.ModelForm):
+    def clean_customer(self):
+        customer = self.cleaned_data["customer"]
+        if self.instance.pk is not None:
+            stored = Project.objects.select_related("customer").get(pk=self.instance.pk)
+            try:
+                project_customer_check(project=stored, customer=customer)
+            except InvalidValue as error:
+                raise forms.ValidationError(error.message) from None
+        return customer
+
+
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
+    form = ProjectAdminForm
     list_display = ["name", "customer", "owner", "updated_at"]
     search_fields = ["name", "customer__company"]
     list_select_related = ["customer", "owner"]

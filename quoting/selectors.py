@@ -32,7 +32,8 @@ from .models import (
 
 # Defaults of the QUOTING_* settings; a project setting of the same name replaces one entirely.
 QUOTING_DEFAULTS: dict[str, object] = {
-    # The largest line or quote discount (%) each role may send without a manager's approval.
+    # How far below list (%) each role may price a line or the whole quote without a manager's
+    # approval (see revision_largest_discount).
     # A user with several roles gets the highest; superusers have no limit; no role means 0.
     "QUOTING_DISCOUNT_APPROVAL_THRESHOLDS": {SALES: Decimal("10"), SALES_MANAGER: Decimal("25")},
     # VAT per customer VAT zone (Customer.vat_zone); a revision copies it and staff may change it.
@@ -148,18 +149,57 @@ def discount_threshold(*, user: User) -> Decimal | None:
     return max(mine, default=Decimal(0))
 
 
-def revision_largest_discount(*, revision: QuoteRevision) -> Decimal:
-    """The quote discount or the largest line discount, whichever is higher.
+def _percent_below(charged: Decimal, listed: Decimal) -> Decimal:
+    """How far below `listed` the customer pays, in % to 0.01 (0 when they pay list or more)."""
+    if listed <= 0 or charged >= listed:
+        return Decimal("0.00")
+    return round_money((listed - charged) * HUNDRED / listed)
 
-    Each is checked on its own (not compounded) because that is how the customer reads them.
+
+def _list_unit_price(line: QuoteLine) -> Decimal:
+    # A free-text line has no list price: what it is charged before its discount stands in.
+    return line.unit_price if line.list_price is None else line.list_price
+
+
+def revision_largest_discount(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> Decimal:
+    """How far below list the customer pays (%), measured where it is largest.
+
+    Measured on prices, not on the discount fields, so a unit price set by hand below list
+    counts, and a line discount and the quote discount compound (10 % and 10 % are 19 %):
+    - per line: its unit price after its discount and the quote discount, against its list price;
+    - for the whole quote: the net (before VAT) against the list value of its lines, or of the
+      design's bill of materials it was made from when that is worth more, so lines of the
+      design that were removed or replaced by cheap free-text lines still count. A free-text
+      line counts at its own price: it may stand in for removed lines, never for more than it
+      charges.
     """
-    line_max = max((line.discount_percent for line in revision.lines.all()), default=Decimal(0))
-    return max(line_max, revision.discount_percent)
+    lines = list(revision.lines.all() if lines is None else lines)
+    largest = Decimal("0.00")
+    for line in lines:
+        quote_discount = revision.discount_percent if line.section in TOTALLED_SECTIONS else 0
+        charged = (
+            line.unit_price * (HUNDRED - line.discount_percent) * (HUNDRED - quote_discount)
+            / (HUNDRED * HUNDRED)
+        )
+        largest = max(largest, _percent_below(charged, _list_unit_price(line)))
+    totalled = [line for line in lines if line.section in TOTALLED_SECTIONS]
+    listed = sum((line.quantity * _list_unit_price(line) for line in totalled), Decimal("0.00"))
+    listed = max(listed, revision.design_list_value or Decimal("0.00"))
+    net = totals_compute(
+        line_amounts=(_amount(line) for line in totalled),
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    ).net
+    return max(largest, _percent_below(net, listed))
 
 
-def revision_needs_approval(*, revision: QuoteRevision, user: User) -> bool:
+def revision_needs_approval(
+    *, revision: QuoteRevision, user: User, lines: Iterable[QuoteLine] | None = None
+) -> bool:
     limit = discount_threshold(user=user)
-    return limit is not None and revision_largest_discount(revision=revision) > limit
+    return limit is not None and revision_largest_discount(revision=revision, lines=lines) > limit
 
 
 # --- the revision page ---------------------------------------------------------------------------

@@ -9,9 +9,9 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 from rest_framework.exceptions import APIException
 from rest_framework.filters import OrderingFilter
-from rest_framework.parsers import JSONParser
 
 from integrations.idempotency import HEADER as IDEMPOTENCY_HEADER
+from integrations.parsers import DepthLimitedJSONParser
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -89,6 +89,6 @@ def etag(version: int) -> str:
 class ApiViewSetMixin:
     """JSON bodies only, filters plus `ordering=`, page pagination from the settings."""
 
-    parser_classes = [JSONParser]
+    parser_classes = [DepthLimitedJSONParser]
     filter_backends = [DjangoFilterBackend, OrderingFilter]
     ordering_fields: list[str] = []

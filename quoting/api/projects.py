@@ -12,7 +12,7 @@ from quoting.engine.fabric import FabricRequirements
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
 from quoting.selectors import customers_visible_to, projects_visible_to
-from quoting.services.customers import design_save, project_create
+from quoting.services.customers import design_save, project_create, project_update
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -23,12 +23,15 @@ from .base import (
     ApiViewSetMixin,
     errors,
 )
-from .customers import model_update
 from .designs import DesignRequestSerializer
 
 
 class ProjectInputSerializer(serializers.Serializer):
-    customer = serializers.PrimaryKeyRelatedField(queryset=Customer.objects.none())
+    customer = serializers.PrimaryKeyRelatedField(
+        queryset=Customer.objects.none(),
+        help_text="A customer you may see. Fixed once the project has quotes (changing it is a "
+        "400); before that, only another customer of the same team.",
+    )
     name = serializers.CharField(max_length=200)
     notes = serializers.CharField(max_length=5000, required=False, allow_blank=True)
 
@@ -107,6 +110,8 @@ class ProjectViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveMode
         return Response(ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(summary="Rename a project or change its notes",
+                   description="The customer may change only while the project has no quotes, "
+                   "and only to a customer of the same team: otherwise 400 naming `customer`.",
                    request=ProjectInputSerializer,
                    responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)})
     def partial_update(self, request, pk=None):
@@ -114,7 +119,7 @@ class ProjectViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveMode
         data = ProjectInputSerializer(data=request.data, partial=True,
                                       context={"request": request})
         data.is_valid(raise_exception=True)
-        model_update(project, data.validated_data)
+        project = project_update(project=project, **data.validated_data)
         return Response(ProjectSerializer(project).data)
 
     @extend_schema(methods=["GET"], summary="The project's saved designs",

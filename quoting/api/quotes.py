@@ -64,7 +64,9 @@ def _percent(**kwargs) -> serializers.DecimalField:
 
 
 def _amount(**kwargs) -> serializers.DecimalField:
-    return serializers.DecimalField(max_digits=18, decimal_places=2, **kwargs)
+    # Output only. The services keep new amounts within NUMERIC(18, 2) (AMOUNT_MAX); no digit
+    # limit here, so a quote stored before that check still reads instead of failing.
+    return serializers.DecimalField(max_digits=None, decimal_places=2, **kwargs)
 
 
 # --- output ---------------------------------------------------------------------------------------

@@ -20,10 +20,10 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiExample, OpenApiResponse, extend_schema
 from rest_framework import serializers, viewsets
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from integrations.parsers import DepthLimitedJSONParser
 from quoting.engine.errors import InvalidInput
 from quoting.engine.tco.inputs import MAX_FABRICS
 from quoting.engine.tco.presets import (
@@ -264,7 +264,7 @@ class TcoViewSet(viewsets.ViewSet):
     A computation, not a stored resource: POST answers 200 with the result and keeps nothing.
     """
 
-    parser_classes = [JSONParser]
+    parser_classes = [DepthLimitedJSONParser]
 
     @extend_schema(
         summary="Compare fabric options by effective compute and cost",

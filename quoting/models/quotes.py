@@ -221,6 +221,10 @@ class QuoteRevision(models.Model):
         verbose_name=_("TCO scenario"),
     )
     tco_snapshot = models.JSONField(_("TCO snapshot"), null=True, blank=True)
+    # What the design's bill of materials was worth at list prices when the quote was made from
+    # it: the approval gate measures the whole quote against it, so lines of the design removed
+    # or replaced by cheap free-text lines still count.
+    design_list_value = _total(_("design list value"))
 
     subtotal = _total(_("subtotal"))
     discount_amount = _total(_("discount"))
@@ -281,6 +285,9 @@ class QuoteLine(models.Model):
     description = models.CharField(_("description"), max_length=500)
     quantity = models.PositiveIntegerField(_("quantity"))
     unit_price = _money(_("unit price"), validators=[MinValueValidator(0)])
+    # The catalog's price when the line was priced; kept when the unit price is set by hand, so
+    # the approval gate sees what the customer pays against it. None on free-text lines.
+    list_price = _money(_("list price"), null=True, blank=True, editable=False)
     discount_percent = _percent(_("discount %"))
     role = models.CharField(
         _("role"),

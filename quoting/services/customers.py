@@ -88,6 +88,43 @@ def project_create(
     return project
 
 
+def project_customer_check(*, project: Project, customer: Customer) -> None:
+    """Whether `project` may move to `customer`: only while it has no quotes (they belong to the
+    customer they were made for), and only within its team. Raises InvalidValue on `customer`."""
+    if customer.pk == project.customer_id:
+        return
+    if project.quotes.exists():
+        raise InvalidValue(
+            f"This project has quotes for {project.customer}: its customer can no longer "
+            f"change. Start a new project for {customer}.",
+            field="customer",
+        )
+    if customer.team_id != project.customer.team_id:
+        raise InvalidValue(
+            "A project stays with its team: choose a customer of the same team.",
+            field="customer",
+        )
+
+
+@transaction.atomic
+def project_update(*, project: Project, **changes) -> Project:
+    """Rename a project, change its notes, or move it to another customer of its team while it
+    has no quotes.
+
+    A quote belongs to the customer it was made for: moving a project that has quotes would
+    leave them on the old customer. The row lock makes a quote created at the same moment wait
+    (quote_create locks the project too), so the check cannot be raced.
+    """
+    project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
+    if changes.get("customer") is not None:
+        project_customer_check(project=project, customer=changes["customer"])
+    for name, value in changes.items():
+        setattr(project, name, value)
+    project.full_clean()
+    project.save()
+    return project
+
+
 @transaction.atomic
 def design_save(
     *, project: Project, name: str, requirements: FabricRequirements | dict, user: User

@@ -26,6 +26,7 @@ from integrations.webhooks import webhook_emit
 from portal.models import SALES_MANAGER, User
 from quoting.engine.money import round_money
 from quoting.models import (
+    TOTALLED_SECTIONS,
     TRANSITIONS,
     Approval,
     ApprovalDecision,
@@ -44,6 +45,7 @@ from quoting.models import (
 )
 from quoting.selectors import (
     discount_threshold,
+    line_amount,
     quoting_setting,
     revision_largest_discount,
     revision_needs_approval,
@@ -65,6 +67,16 @@ from .errors import (
 S = QuoteStatus
 MAX_QUANTITY = 1_000_000
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
+
+
+def _column_max(field) -> Decimal:
+    return Decimal(10) ** (field.max_digits - field.decimal_places) - Decimal(1).scaleb(
+        -field.decimal_places
+    )
+
+
+# A line's amount and the totals are stored (and served) in the totals' NUMERIC(18, 2) columns.
+AMOUNT_MAX = _column_max(QuoteRevision._meta.get_field("total"))
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -111,6 +123,37 @@ def _quantity(value) -> int:
             f"The quantity must be a whole number from 0 to {MAX_QUANTITY:,}.", field="quantity"
         )
     return value
+
+
+def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
+    """Every line amount and the quote's totals fit their columns.
+
+    Each quantity and price may be within its own limits and their product still not fit
+    (10,000 x 999,999,999,999.99): refused at the edit, with the field to fix, rather than
+    failing when the revision is read or frozen. Callers run it inside the edit's transaction,
+    so the refused change is rolled back.
+    """
+    limit = f"{AMOUNT_MAX:,}"
+    lines = list(revision.lines.all())
+    for line in lines:
+        amount = line_amount(
+            quantity=line.quantity,
+            unit_price=line.unit_price,
+            discount_percent=line.discount_percent,
+        )
+        if amount > AMOUNT_MAX:
+            raise InvalidValue(
+                f"This line would come to {amount:,}, more than a quote can hold ({limit}); "
+                f"lower its quantity or its price.",
+                field=field,
+            )
+    totals = revision_totals(revision=revision, lines=lines)
+    if max(totals.subtotal, totals.total) > AMOUNT_MAX:
+        raise InvalidValue(
+            f"The quote would total {max(totals.subtotal, totals.total):,}, more than a quote "
+            f"can hold ({limit}); lower a quantity or a price.",
+            field=field,
+        )
 
 
 def _money(value, field: str) -> Decimal:
@@ -209,6 +252,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         design_snapshot=old.design_snapshot,
         tco=old.tco,
         tco_snapshot=old.tco_snapshot,
+        design_list_value=old.design_list_value,
     )
     copies = list(old.lines.all())
     for line in copies:
@@ -391,6 +435,7 @@ def _bom_lines(
                 description=(row.get("name") or (product.name if product else row["sku"]))[:500],
                 quantity=_quantity(row["quantity"]),
                 unit_price=priced[row["sku"]].unit_price,
+                list_price=priced[row["sku"]].unit_price,
                 role=row.get("role", "")[:40],
                 price_source=priced[row["sku"]].source[:300],
             )
@@ -413,6 +458,8 @@ def quote_create(
     *, project: Project, user: User, currency: str | None = None, valid_until: dt.date | None = None
 ) -> Quote:
     """An empty draft quote, R1, numbered `<series>-<year>-<00042>`."""
+    # Locked so that the project cannot change customer under the new quote (project_update).
+    project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
     customer = project.customer
     currency = (currency or customer.default_currency).upper()
     if len(currency) != 3 or not currency.isalpha():
@@ -481,6 +528,13 @@ def quote_create_from_design(
     lines = QuoteLine.objects.bulk_create(
         _bom_lines(revision=revision, bom=design.bom, currency=quote.currency, start=1)
     )
+    # What the customer was shown, at list: the approval gate measures the quote against it.
+    revision.design_list_value = sum(
+        (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
+        Decimal("0.00"),
+    )
+    revision.save(update_fields=["design_list_value"])
+    _assert_fits(revision, field="design")
     _event(
         quote,
         "lines_from_design",
@@ -539,9 +593,11 @@ def quote_add_product(
         description=product.name[:500],
         quantity=quantity,
         unit_price=priced[sku].unit_price,
+        list_price=priced[sku].unit_price,
         discount_percent=discount,
         price_source=priced[sku].source[:300],
     )
+    _assert_fits(revision, field="quantity")
     _event(
         quote,
         "line_added",
@@ -589,6 +645,7 @@ def quote_add_free_text(
         discount_percent=discount,
         price_source="entered by hand",
     )
+    _assert_fits(revision, field="unit_price")
     _event(
         quote,
         "line_added",
@@ -632,6 +689,7 @@ def quote_update_line(
     if "unit_price" in changes and changes["unit_price"] != before["unit_price"]:
         target.price_source = f"set by hand (was {before['unit_price']})"[:300]
     target.save()
+    _assert_fits(revision, field="unit_price" if "unit_price" in changes else "quantity")
     _event(
         quote,
         "line_changed",
@@ -673,6 +731,7 @@ def quote_set_discount(
     before = revision.discount_percent
     revision.discount_percent = discount
     revision.save(update_fields=["discount_percent"])
+    _assert_fits(revision, field="discount_percent")
     _event(quote, "discount_changed", actor=user, revision=revision, before=before, after=discount)
     return revision
 
@@ -700,6 +759,7 @@ def quote_set_terms(
         _event(quote, "tax_changed", actor=user, before=revision.tax_percent, after=tax)
         revision.tax_percent = tax
         revision.save(update_fields=["tax_percent"])
+        _assert_fits(revision, field="tax_percent")
     return quote
 
 
@@ -731,6 +791,7 @@ def quote_add_alternative(
             group=label,
         )
     )
+    _assert_fits(revision, field="design")
     _event(
         quote,
         "alternative_added",
@@ -754,7 +815,8 @@ def quote_request_approval(
     revision = _current(quote)
     if not revision_needs_approval(revision=revision, user=user):
         raise InvalidValue(
-            "No discount here is above your limit: the quote can be sent.", field="discount_percent"
+            "No price here is further below list than your limit allows: the quote can be sent.",
+            field="discount_percent",
         )
     _transition(quote, S.AWAITING_APPROVAL, actor=user)
     approval = Approval.objects.create(
@@ -854,9 +916,12 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     if quote.status != S.APPROVED and revision_needs_approval(revision=revision, user=user):
         raise ApprovalRequired(
             f"A discount of {revision_largest_discount(revision=revision)} % is above your "
-            f"limit of {discount_threshold(user=user)} %: ask a manager to approve it first.",
+            f"limit of {discount_threshold(user=user)} % (measured on what the customer pays "
+            f"against list prices, lines and quote discounts together): ask a manager to "
+            f"approve it first.",
             field="discount_percent",
         )
+    _assert_fits(revision, field="lines")
     totals = revision_totals(revision=revision)
     now = timezone.now()
     revision.subtotal, revision.discount_amount, revision.net = (

@@ -48,6 +48,7 @@ from quoting.selectors import (
     quotes_visible_to,
     revision_diff,
     revision_for_display,
+    revision_largest_discount,
     revision_needs_approval,
     revision_totals,
 )
@@ -169,6 +170,10 @@ def _page_context(request, display, **extra) -> dict:
         "approvals": approvals,
         "pending": pending,
         "needs_approval": needs_approval,
+        # What the gate measured, shown with the request: how far below list the customer pays.
+        "below_list": (
+            revision_largest_discount(revision=revision) if actions["request_approval"] else None
+        ),
         "actions": actions,
         "any_action": any(actions.values()),
         "events": events,
