@@ -1,0 +1,32 @@
+"""Queueing background work from a web request without letting a broker outage break it."""
+
+from __future__ import annotations
+
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def enqueue_or_leave_to_sweeper(send, *args, **kwargs) -> bool:
+    """send(*args, **kwargs) (a task's delay/apply_async, or a function that calls one), run
+    after the commit of the row it works on; False when it could not be queued.
+
+    The row is committed by then, so nothing may undo or fail the request: with the broker
+    unreachable (a second or two, see the CELERY_BROKER_* settings) the error is logged and the
+    row stays pending for its sweeper (proposals.requeue_stuck,
+    integrations.webhook_deliveries_requeue). An eager task failing in-process is logged too.
+    """
+    from kombu.exceptions import OperationalError as BrokerUnreachable
+
+    try:
+        send(*args, **kwargs)
+    except BrokerUnreachable as exc:
+        logger.warning(
+            "broker unreachable (%s): %s%r left to the sweeper",
+            exc.__class__.__name__, getattr(send, "__qualname__", send), args,
+        )
+        return False
+    except Exception:
+        logger.exception("queueing %s%r failed: left to the sweeper", send, args)
+        return False
+    return True
