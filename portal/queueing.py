@@ -23,10 +23,15 @@ def enqueue_or_leave_to_sweeper(send, *args, **kwargs) -> bool:
     except BrokerUnreachable as exc:
         logger.warning(
             "broker unreachable (%s): %s%r left to the sweeper",
-            exc.__class__.__name__, getattr(send, "__qualname__", send), args,
+            exc.__class__.__name__, _name(send), args,
         )
         return False
     except Exception:
-        logger.exception("queueing %s%r failed: left to the sweeper", send, args)
+        logger.exception("queueing %s%r failed: left to the sweeper", _name(send), args)
         return False
     return True
+
+
+def _name(send) -> str:
+    task = getattr(send, "__self__", None)  # a task's bound delay / apply_async
+    return getattr(task, "name", None) or getattr(send, "__qualname__", repr(send))

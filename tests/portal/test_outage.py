@@ -90,10 +90,9 @@ def test_a_committed_write_survives_the_broker_being_down(caplog):
     def send(pk):
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    with caplog.at_level(logging.WARNING, logger="portal.queueing"):
-        with transaction.atomic():
-            user = User.objects.create(username="kept")
-            transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(send, user.pk))
+    with caplog.at_level(logging.WARNING, logger="portal.queueing"), transaction.atomic():
+        user = User.objects.create(username="kept")
+        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(send, user.pk))
     assert User.objects.filter(username="kept").exists()
     assert "left to the sweeper" in caplog.text
 

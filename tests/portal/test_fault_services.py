@@ -1,0 +1,143 @@
+"""Fault tests on live processes: gunicorn and a Celery worker on a throwaway redis-server that
+is stopped and started again, and gunicorn pointed at a PostgreSQL port nobody answers.
+
+Issue 13, finding 3: with Redis down every share link and API call answered 500 and sending a
+quote took 19 s (and answered 500 although it was saved). Now reads work, writes commit and
+answer in a second or two, and the sweeper queues what the broker missed once it is back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+
+from tests.conftest import service_missing
+from tests.service_helpers import (
+    REDIS_SERVER,
+    ThrowawayRedis,
+    celery_worker,
+    django_env,
+    free_port,
+    http_call,
+    live_gunicorn,
+    run_django,
+    wait_for,
+)
+
+FAST = 10  # seconds: a generous guard against the 19 s of the finding, not a benchmark
+MIGRATE = "from django.core.management import call_command; call_command('migrate', verbosity=0)"
+SWEEP = ("import datetime as dt; from proposals.services import proposals_requeue_stuck; "
+         "print(proposals_requeue_stuck(older_than=dt.timedelta(0)))")
+
+
+def _json(body: bytes) -> dict:
+    return json.loads(body.decode())
+
+
+@pytest.mark.services
+def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_up(tmp_path):
+    if not os.path.exists(REDIS_SERVER):
+        service_missing(f"{REDIS_SERVER} is not installed")
+    redis = ThrowawayRedis(tmp_path).start()
+    database = tmp_path / "db.sqlite3"
+    env = django_env(REDIS_URL=redis.url, DATABASE_URL=f"sqlite:///{database}",
+                     FABRICQUOTE_VAR_DIR=str(tmp_path), LOG_LEVEL="INFO")
+    timings: dict[str, float] = {}
+    try:
+        run_django(MIGRATE, env)
+        world = json.loads(run_django(
+            "from tests.portal.fault_world import seed; seed()", env).splitlines()[-1])
+        token, quote = world["share_token"], world["draft_quote"]
+        api = {"Authorization": f"Bearer {world['api_token']}", "Accept": "application/json"}
+        log = tmp_path / "gunicorn.log"
+        with live_gunicorn(env, log) as base:
+            assert http_call(base, "GET", "/healthz")[0] == 200
+
+            redis.stop()  # --- the broker and the cache are gone ---
+            status, _, body, _ = http_call(base, "GET", "/healthz")
+            assert status == 503 and _json(body)["broker"]["ok"] is False
+
+            for spelling in ("/p/", "/%70/", "/p%2F"):
+                status, headers, body, timings[f"share page {spelling}"] = http_call(
+                    base, "GET", spelling + token)
+                assert status == 200, body[:500]
+                assert "no-store" in headers["Cache-Control"]
+            assert http_call(base, "GET", "/p/not-a-token")[0] == 404  # the limiter fails open
+            assert http_call(base, "GET", "/accounts/login/")[0] == 200
+
+            status, headers, body, timings["API read"] = http_call(
+                base, "GET", f"/api/v1/quotes/{quote}/", headers=api)
+            assert status == 200, body[:500]
+            etag = headers["ETag"]
+
+            # A write that queues work: quote.sent's webhook delivery.
+            status, _, body, timings["quote send"] = http_call(
+                base, "POST", f"/api/v1/quotes/{quote}/send/", headers={**api, "If-Match": etag})
+            assert status == 200, body[:500]
+            assert _json(body)["status"] == "sent"
+            assert timings["quote send"] < FAST
+            # ...and one that queues a render: the proposal PDF.
+            status, _, body, timings["proposal request"] = http_call(
+                base, "POST", f"/api/v1/quotes/{quote}/proposal/",
+                headers={**api, "Content-Type": "application/json"},
+                body=json.dumps({"language": "en"}).encode())
+            assert status == 202, body[:500]
+            document = _json(body)["id"]
+            assert timings["proposal request"] < FAST
+
+            # Committed: a retry is not needed (the finding's retry got 412).
+            status, _, body, _ = http_call(base, "GET", f"/api/v1/quotes/{quote}/", headers=api)
+            assert _json(body)["status"] == "sent"
+            with sqlite3.connect(database) as db:
+                assert db.execute(
+                    "SELECT status FROM integrations_webhookdelivery WHERE event_type = "
+                    "'quote.sent'").fetchall() == [("pending",)]
+
+            redis.start()  # --- back: the sweeper queues what the broker missed ---
+            with celery_worker(redis_url=redis.url, database_url=env["DATABASE_URL"],
+                               queue="celery", extra_env={"DEBUG": "false"}) as (worker, _):
+                assert int(run_django(SWEEP, env).strip().splitlines()[-1]) >= 1
+
+                def ready() -> bool:
+                    answer = http_call(base, "GET", f"/api/v1/proposals/{document}/",
+                                       headers=api)
+                    return answer[0] == 200 and _json(answer[2])["status"] == "ready"
+
+                assert wait_for(ready, timeout=180, interval=1), worker.poll()
+        text = log.read_text()
+        print(text[-3000:])
+        assert token not in text, "a share token reached gunicorn's log"
+        assert "/p/[redacted]" in text
+    finally:
+        redis.stop()
+        print("fault timings (s):", {k: round(v, 3) for k, v in timings.items()})
+
+
+def test_with_the_database_down_pages_and_the_api_answer_503(tmp_path):
+    nobody = free_port()  # a PostgreSQL port with nothing listening
+    env = django_env(DATABASE_URL=f"postgres://fabricquote@127.0.0.1:{nobody}/fabricquote",
+                     FABRICQUOTE_VAR_DIR=str(tmp_path))
+    with live_gunicorn(env, tmp_path / "gunicorn.log") as base:
+        status, _, body, _ = http_call(base, "GET", "/healthz")
+        assert status == 503 and _json(body)["database"]["ok"] is False
+
+        for language, heading in (("en", "temporarily unavailable"), ("zh-hans", "暂时无法访问")):
+            for path, headers in (
+                ("/p/some-token-of-a-customer", {}),
+                ("/quotes/", {"Cookie": "sessionid=a-signed-in-staff-member"}),
+            ):
+                status, answer, body, seconds = http_call(
+                    base, "GET", path, headers={**headers, "Accept-Language": language})
+                text = body.decode()
+                assert status == 503 and answer["Retry-After"], (path, status, text[:300])
+                assert answer["Content-Type"].startswith("text/html") and heading in text
+                assert "Traceback" not in text and "OperationalError" not in text
+                assert seconds < FAST
+
+        status, answer, body, _ = http_call(
+            base, "GET", "/api/v1/customers/", headers={"Authorization": "Bearer fq_whatever"})
+        assert status == 503 and answer["Content-Type"] == "application/json"
+        assert list(_json(body)) == ["detail"]
