@@ -6,6 +6,7 @@ import contextlib
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -183,3 +184,71 @@ def http_call(base: str, method: str, path: str, *, headers: dict | None = None,
     finally:
         connection.close()
     return response.status, dict(response.getheaders()), data, time.monotonic() - started
+
+
+class TcpProxy:
+    """A loopback TCP forwarder to `target` that can be cut (every connection dropped, nothing
+    listening) and opened again on the same port: a database outage without touching the
+    database."""
+
+    def __init__(self, target_host: str, target_port: int):
+        self.target = (target_host, target_port)
+        self.port = free_port()
+        self._listener = None
+        self._connections: set = set()
+        self._lock = threading.Lock()
+
+    def open(self) -> TcpProxy:
+        import socket
+
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._listener.settimeout(0.2)
+        threading.Thread(target=self._accept, args=(self._listener,), daemon=True).start()
+        return self
+
+    def _accept(self, listener) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:  # closed by cut()
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._connections.update((client, upstream))
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.close()
+
+    def cut(self) -> None:
+        import socket
+
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            connections, self._connections = self._connections, set()
+        for end in connections:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                end.close()

@@ -17,6 +17,7 @@ import pytest
 from tests.conftest import service_missing
 from tests.service_helpers import (
     REDIS_SERVER,
+    TcpProxy,
     ThrowawayRedis,
     celery_worker,
     django_env,
@@ -141,3 +142,57 @@ def test_with_the_database_down_pages_and_the_api_answer_503(tmp_path):
             base, "GET", "/api/v1/customers/", headers={"Authorization": "Bearer fq_whatever"})
         assert status == 503 and answer["Content-Type"] == "application/json"
         assert list(_json(body)) == ["detail"]
+
+
+def _through(proxy: TcpProxy) -> str:
+    """The suite's PostgreSQL database, reached through `proxy`."""
+    from django.db import connection
+
+    db = connection.settings_dict
+    password = f":{db['PASSWORD']}" if db["PASSWORD"] else ""
+    return f"postgres://{db['USER']}{password}@127.0.0.1:{proxy.port}/{db['NAME']}"
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_when_postgresql_goes_away_mid_flight_the_portal_answers_503_then_recovers(
+    make_user, tmp_path
+):
+    from django.db import connection
+
+    from integrations.services import api_token_issue
+    from proposals.services import share_link_create
+    from tests.proposals.conftest import quote_sent
+    from tests.quoting.factories import world_make
+
+    db = connection.settings_dict
+    if connection.vendor != "postgresql":
+        service_missing("the mid-flight database outage needs PostgreSQL (DATABASE_URL)")
+    if (db["HOST"] or "127.0.0.1") not in ("127.0.0.1", "localhost", "::1"):
+        pytest.skip("the proxy only forwards to a database on this machine")
+    world = world_make(make_user)
+    quote = quote_sent(world)
+    _, token = share_link_create(quote=quote, user=world.sales)
+    _, raw = api_token_issue(user=world.sales, scope="read", name="CRM")
+    api = {"Authorization": f"Bearer {raw}"}
+    proxy = TcpProxy("127.0.0.1", int(db["PORT"] or 5432)).open()
+    env = django_env(DATABASE_URL=_through(proxy), FABRICQUOTE_VAR_DIR=str(tmp_path))
+    try:
+        with live_gunicorn(env, tmp_path / "gunicorn.log") as base:
+            assert http_call(base, "GET", f"/p/{token}")[0] == 200
+            assert http_call(base, "GET", f"/api/v1/quotes/{quote.pk}/", headers=api)[0] == 200
+
+            proxy.cut()  # --- every connection dropped, nothing listening ---
+            status, answer, body, seconds = http_call(base, "GET", f"/p/{token}")
+            assert status == 503 and "temporarily unavailable" in body.decode()
+            assert "Traceback" not in body.decode() and seconds < FAST
+            status, answer, body, seconds = http_call(
+                base, "GET", f"/api/v1/quotes/{quote.pk}/", headers=api)
+            assert status == 503 and list(_json(body)) == ["detail"] and seconds < FAST
+            assert http_call(base, "GET", "/healthz")[0] == 503
+
+            proxy.open()  # --- back: the next requests reconnect ---
+            assert wait_for(lambda: http_call(base, "GET", f"/p/{token}")[0] == 200, timeout=30)
+            assert http_call(base, "GET", f"/api/v1/quotes/{quote.pk}/", headers=api)[0] == 200
+    finally:
+        proxy.cut()
