@@ -201,7 +201,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # the rows are committed first and the sweepers (beat) send what could not be queued.
 CELERY_BROKER_TRANSPORT_OPTIONS.update(socket_connect_timeout=2, socket_timeout=2)
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_BROKER_CONNECTION_RETRY = True  # workers reconnect; web requests only try briefly:
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
                                     "interval_max": 0.5}
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2

@@ -80,14 +80,26 @@ def test_other_errors_are_still_500(quiet_client):
 # --- the broker --------------------------------------------------------------------------------
 
 
+@pytest.fixture
+def broker_pause_reset():
+    from portal import queueing
+
+    queueing._paused_until = 0.0
+    yield
+    queueing._paused_until = 0.0  # later tests queue in-process again at once
+
+
 @pytest.mark.django_db(transaction=True)
-def test_a_committed_write_survives_the_broker_being_down(caplog):
+def test_a_committed_write_survives_the_broker_being_down(caplog, broker_pause_reset):
     from kombu.exceptions import OperationalError as BrokerError
 
     from portal.models import User
     from portal.queueing import enqueue_or_leave_to_sweeper
 
+    tries = []
+
     def send(pk):
+        tries.append(pk)
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
     with caplog.at_level(logging.WARNING, logger="portal.queueing"), transaction.atomic():
@@ -95,6 +107,9 @@ def test_a_committed_write_survives_the_broker_being_down(caplog):
         transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(send, user.pk))
     assert User.objects.filter(username="kept").exists()
     assert "left to the sweeper" in caplog.text
+    # The next requests do not wait for the broker again for a few seconds.
+    assert enqueue_or_leave_to_sweeper(send, user.pk) is False
+    assert tries == [user.pk]
 
 
 def test_the_cache_acts_empty_and_fast_while_redis_is_down(caplog):
