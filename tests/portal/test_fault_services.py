@@ -38,6 +38,35 @@ def _json(body: bytes) -> dict:
     return json.loads(body.decode())
 
 
+def _cookies(headers: dict) -> dict[str, str]:
+    from http.cookies import SimpleCookie
+
+    jar = SimpleCookie()
+    for name, value in headers.items():
+        if name.lower() == "set-cookie":
+            jar.load(value)
+    return {key: morsel.value for key, morsel in jar.items()}
+
+
+def _sign_in(base: str, username: str, password: str) -> dict[str, str]:
+    """Sign in through the login form; returns the headers of the signed-in browser."""
+    import re
+    from urllib.parse import urlencode
+
+    status, headers, body, _ = http_call(base, "GET", "/accounts/login/")
+    assert status == 200
+    csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', body).group(1).decode()
+    cookie = _cookies(headers)["csrftoken"]
+    status, headers, body, _ = http_call(
+        base, "POST", "/accounts/login/",
+        headers={"Cookie": f"csrftoken={cookie}", "Referer": base + "/accounts/login/",
+                 "Content-Type": "application/x-www-form-urlencoded"},
+        body=urlencode({"csrfmiddlewaretoken": csrf, "username": username,
+                        "password": password}).encode())
+    assert status == 302, body[:500]
+    return {"Cookie": f"csrftoken={cookie}; sessionid={_cookies(headers)['sessionid']}"}
+
+
 @pytest.mark.services
 def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_up(tmp_path):
     if not os.path.exists(REDIS_SERVER):
@@ -67,7 +96,11 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
                 assert status == 200, body[:500]
                 assert "no-store" in headers["Cache-Control"]
             assert http_call(base, "GET", "/p/not-a-token")[0] == 404  # the limiter fails open
-            assert http_call(base, "GET", "/accounts/login/")[0] == 200
+            staff = _sign_in(base, "wang", "pw")
+            for page in ("/quotes/", f"/quotes/{quote}/", "/catalog/"):
+                status, _, body, timings[f"page {page}"] = http_call(
+                    base, "GET", page, headers=staff)
+                assert status == 200, (page, body[:500])
 
             status, headers, body, timings["API read"] = http_call(
                 base, "GET", f"/api/v1/quotes/{quote}/", headers=api)
