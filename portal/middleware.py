@@ -65,7 +65,7 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request, exception):
         if isinstance(exception, DATABASE_DOWN):
-            logger.error("database unavailable on %s: %s", request.path,
-                         exception.__class__.__name__)
+            logger.error("database unavailable on %s: %s: %s", request.path,
+                         exception.__class__.__name__, exception)
             return database_unavailable(request)
         return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import threading
@@ -59,7 +60,7 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
 
 # --- throwaway services and a live server, for the fault tests -----------------------------------
 
-REDIS_SERVER = "/usr/bin/redis-server"
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
 
 
 def free_port() -> int:
