@@ -20,6 +20,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from portal.queueing import enqueue_or_leave_to_sweeper
+
 from .models import WebhookDelivery, WebhookEndpoint
 
 SECRET_PREFIX = "whsec_"  # noqa: S105  (a marker, not a secret)
@@ -94,5 +96,8 @@ def webhook_emit(*, event_type: str, data: dict, customer_id: int | None = None)
         for e in _endpoints_for(event_type, customer_id)
     )
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: webhook_deliver.delay(pk))
+        # The broker down must not fail the committed change: the row waits for the sweeper.
+        transaction.on_commit(
+            lambda pk=delivery.pk: enqueue_or_leave_to_sweeper(webhook_deliver.delay, pk)
+        )
     return len(deliveries)

@@ -22,5 +22,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler500 = "portal.views.server_error"  # the database out of reach: 503, see the view
+
 if settings.DEBUG:
     urlpatterns += static(settings.MEDIA_URL, document_root=settings.MEDIA_ROOT)

@@ -1,6 +1,9 @@
+import sys
+
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, JsonResponse
 from django.shortcuts import render
+from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
@@ -8,6 +11,7 @@ from django.views.i18n import set_language
 from catalog.selectors import catalog_summary
 
 from .health import portal_health
+from .middleware import DATABASE_DOWN, database_unavailable
 
 
 @require_GET
@@ -32,3 +36,10 @@ def language_set(request: HttpRequest):
         user.language = language
         user.save(update_fields=["language"])
     return response
+
+
+def server_error(request: HttpRequest):
+    """handler500: the database out of reach is a 503 (see DatabaseUnavailableMiddleware)."""
+    if isinstance(sys.exc_info()[1], DATABASE_DOWN):
+        return database_unavailable(request)
+    return defaults.server_error(request)

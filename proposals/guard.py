@@ -12,11 +12,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
 
+from portal.clients import client_address
+
 from .services import share_link_resolve
 
 GUARD_DEFAULTS = {
     "PROPOSALS_LINK_MISSES_ALLOWED": 20,  # bad tokens per client address...
-    "PROPOSALS_LINK_MISS_WINDOW": 600,  # ...per this many seconds, then 429 until it ends
+    "PROPOSALS_LINK_MISS_WINDOW": 600,  # ...per this many seconds, then 429 for its misses
+    # Bad tokens sharing their first characters, from anyone: someone completing a leaked or
+    # half-copied token from many addresses is slowed down all the same.
+    "PROPOSALS_LINK_PREFIX_MISSES_ALLOWED": 20,
+    "PROPOSALS_LINK_PREFIX_LENGTH": 8,
 }
 SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
@@ -34,24 +40,37 @@ def _setting(name: str) -> int:
     return getattr(settings, name, GUARD_DEFAULTS[name])
 
 
-def _miss_key(request: HttpRequest) -> str:
-    address = request.META.get("REMOTE_ADDR", "")
-    return "proposals:link-miss:" + hashlib.sha256(address.encode()).hexdigest()[:32]
+def _key(kind: str, value: str) -> str:
+    return f"proposals:link-miss:{kind}:" + hashlib.sha256(value.encode()).hexdigest()[:32]
 
 
-def _misses(request: HttpRequest) -> int:
-    return cache.get(_miss_key(request), 0)
+def _miss_keys(request: HttpRequest, token: str) -> list[tuple[str, int]]:
+    """(counter, how many misses it allows): one per client, one per token prefix."""
+    prefix = token[: _setting("PROPOSALS_LINK_PREFIX_LENGTH")]
+    return [
+        (_key("client", client_address(request)), _setting("PROPOSALS_LINK_MISSES_ALLOWED")),
+        (_key("prefix", prefix), _setting("PROPOSALS_LINK_PREFIX_MISSES_ALLOWED")),
+    ]
 
 
-def _miss(request: HttpRequest) -> int:
-    """Count one miss, atomically across processes (Redis INCR); the window starts at the first."""
-    key = _miss_key(request)
-    cache.add(key, 0, timeout=_setting("PROPOSALS_LINK_MISS_WINDOW"))
+def _count(key: str) -> int:
+    """Count one miss, atomically across processes (Redis INCR); the window starts at the first.
+
+    With Redis down the cache finds nothing and stores nothing (portal.cache): every count is
+    1, so the limit fails open, and the cache logs the outage."""
+    window = _setting("PROPOSALS_LINK_MISS_WINDOW")
+    cache.add(key, 0, timeout=window)
     try:
         return cache.incr(key)
-    except ValueError:  # expired between add and incr: a new window
-        cache.add(key, 1, timeout=_setting("PROPOSALS_LINK_MISS_WINDOW"))
+    except ValueError:  # expired between add and incr (or no cache): a new window
+        cache.add(key, 1, timeout=window)
         return 1
+
+
+def _miss(request: HttpRequest, token: str) -> bool:
+    """Count a bad token against its client and its prefix; True once either is past its limit."""
+    over = [_count(key) > allowed for key, allowed in _miss_keys(request, token)]  # count both
+    return any(over)
 
 
 def _too_many(request: HttpRequest) -> HttpResponse:
@@ -62,31 +81,31 @@ def _too_many(request: HttpRequest) -> HttpResponse:
 
 def shared_route(view):
     """view(request, link) behind /p/<token>: unknown, expired and revoked tokens all get the
-    same 404; a client past its misses gets 429 even for a good token, so guessing stays
-    pointless."""
+    same 404, and 429 once their client or their prefix has missed too often.
+
+    A live token is always served: the limit counts misses, and refusing good links for them
+    let anyone's bad requests lock customers out (all of them, behind one proxy address). The
+    token's 256 bits are what make guessing hopeless; the counters keep noisy guessers slow and
+    visible.
+    """
 
     @functools.wraps(view)
     def guarded(request: HttpRequest, token: str) -> HttpResponse:
-        allowed = _setting("PROPOSALS_LINK_MISSES_ALLOWED")
-        if _misses(request) >= allowed:
-            response = _too_many(request)
+        link = share_link_resolve(token)
+        if link is None:
+            response = (
+                _too_many(request)
+                if _miss(request, token)
+                else render(request, "proposals/shared_404.html", status=404)
+            )
         else:
-            link = share_link_resolve(token)
-            if link is None:
-                over = _miss(request) > allowed
-                response = (
-                    _too_many(request)
-                    if over
-                    else render(request, "proposals/shared_404.html", status=404)
-                )
-            else:
-                language = link.quote.customer.language
-                with translation.override(language):
-                    try:
-                        response = view(request, link)
-                    except Http404:  # the link's quote has nothing to show: the same 404
-                        response = render(request, "proposals/shared_404.html", status=404)
-                response.setdefault("Content-Language", language)
+            language = link.quote.customer.language
+            with translation.override(language):
+                try:
+                    response = view(request, link)
+                except Http404:  # the link's quote has nothing to show: the same 404
+                    response = render(request, "proposals/shared_404.html", status=404)
+            response.setdefault("Content-Language", language)
         for header, value in SHARE_HEADERS.items():
             response[header] = value
         return response

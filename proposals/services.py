@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from integrations.webhooks import webhook_emit
 from portal.models import User
+from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import Quote, QuoteEvent, QuoteRevision, QuoteStatus
 from quoting.services.errors import (
     IllegalTransition,
@@ -133,9 +134,9 @@ def proposal_request(
         document = ProposalDocument.objects.create(
             revision=locked, language=language, requested_by=user
         )
-        # robust: a broker outage (or an eager render failing) must not undo or break the
-        # request; the row stays pending and the sweeper sends it again.
-        transaction.on_commit(lambda: _enqueue(document.pk), robust=True)
+        # A broker outage (or an eager render failing) must not undo or break the request:
+        # the row stays pending and the sweeper sends it again.
+        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(_enqueue, document.pk))
     return document
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -54,3 +56,200 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
             return True
         time.sleep(interval)
     return predicate()
+
+
+# --- throwaway services and a live server, for the fault tests -----------------------------------
+
+REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class ThrowawayRedis:
+    """A redis-server of our own on a spare loopback port, to stop and start again at will."""
+
+    def __init__(self, directory: Path):
+        self.port, self.directory = free_port(), directory
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> ThrowawayRedis:
+        import redis
+
+        self.process = subprocess.Popen(  # noqa: S603 - fixed argv
+            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "no", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
+
+        def answers() -> bool:
+            try:
+                return bool(client.ping())
+            except redis.RedisError:
+                return False
+
+        if not wait_for(answers, timeout=20):
+            raise RuntimeError(f"redis-server on port {self.port} did not start")
+        return self
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=20)
+        self.process = None
+
+
+def django_env(**variables: str) -> dict[str, str]:
+    """The environment of a portal subprocess: base settings, DEBUG off, nothing inherited that
+    would point it at the suite's own services."""
+    env = {key: value for key, value in os.environ.items()
+           if key not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")}
+    return {**env, "DJANGO_SETTINGS_MODULE": "portal.settings.base", "DEBUG": "false",
+            "PYTHONPATH": str(ROOT), **variables}
+
+
+def run_django(code: str, env: dict[str, str], timeout: float = 120) -> str:
+    """Run `code` in a fresh interpreter after django.setup(); returns its stdout."""
+    done = subprocess.run(  # noqa: S603 - our own interpreter and code
+        [sys.executable, "-c", f"import django; django.setup()\n{code}"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+    if done.returncode:
+        raise RuntimeError(f"subprocess failed:\n{done.stdout}\n{done.stderr}")
+    return done.stdout
+
+
+@contextlib.contextmanager
+def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
+    """`gunicorn portal.wsgi` (one worker, access log on) on a spare loopback port; yields its
+    base URL. Everything it logs goes to `log`."""
+    import http.client
+
+    from gunicorn import config
+
+    port = free_port()
+    # Newer gunicorns open a control socket in $HOME: one per machine, so not for tests.
+    quiet = ["--no-control-socket"] if "control_socket_disable" in config.Config().settings else []
+    with open(log, "w") as sink:
+        process = subprocess.Popen(  # noqa: S603 - fixed argv, our own interpreter
+            [sys.executable, "-m", "gunicorn", "portal.wsgi", "--bind", f"127.0.0.1:{port}",
+             "--workers", "1", "--timeout", "60", "--access-logfile", "-",
+             "--error-logfile", "-", *quiet],
+            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+        )
+
+    def listening() -> bool:
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            connection.request("GET", "/static/none")
+            connection.getresponse().read()
+            return True
+        except OSError:
+            return process.poll() is not None  # died: stop waiting, the caller sees it
+
+    try:
+        if not wait_for(listening, timeout=60, interval=0.3) or process.poll() is not None:
+            raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+
+def http_call(base: str, method: str, path: str, *, headers: dict | None = None,
+              body: bytes | None = None, timeout: float = 60):
+    """One request, as sent (the path is not re-encoded); returns (status, headers, body,
+    seconds)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    url = urlsplit(base)
+    connection = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    started = time.monotonic()
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        data = response.read()
+    finally:
+        connection.close()
+    return response.status, dict(response.getheaders()), data, time.monotonic() - started
+
+
+class TcpProxy:
+    """A loopback TCP forwarder to `target` that can be cut (every connection dropped, nothing
+    listening) and opened again on the same port: a database outage without touching the
+    database."""
+
+    def __init__(self, target_host: str, target_port: int):
+        self.target = (target_host, target_port)
+        self.port = free_port()
+        self._listener = None
+        self._connections: set = set()
+        self._lock = threading.Lock()
+
+    def open(self) -> TcpProxy:
+        import socket
+
+        self._listener = socket.create_server(("127.0.0.1", self.port))
+        self._listener.settimeout(0.2)
+        threading.Thread(target=self._accept, args=(self._listener,), daemon=True).start()
+        return self
+
+    def _accept(self, listener) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:  # closed by cut()
+                return
+            try:
+                upstream = socket.create_connection(self.target, timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            with self._lock:
+                self._connections.update((client, upstream))
+            for source, sink in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
+
+    @staticmethod
+    def _pump(source, sink) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for end in (source, sink):
+                with contextlib.suppress(OSError):
+                    end.close()
+
+    def cut(self) -> None:
+        import socket
+
+        if self._listener is not None:
+            self._listener.close()
+            self._listener = None
+        with self._lock:
+            connections, self._connections = self._connections, set()
+        for end in connections:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                end.close()

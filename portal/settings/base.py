@@ -34,6 +34,9 @@ DEBUG = env_bool("DEBUG", True)
 SECRET_KEY = os.environ.get("SECRET_KEY") or "dev-only-insecure-key-change-me"  # noqa: S105
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Proxies in front of the portal that append to X-Forwarded-For (1 behind one TLS proxy): the
+# client address the share-link limiter counts is taken from there (portal.clients).
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -56,6 +59,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "portal.middleware.DatabaseUnavailableMiddleware",  # the database down: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -100,12 +104,17 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+if DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # A database out of reach answers 503 within seconds (portal.middleware), not a hang.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 5))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": REDIS_URL}}
+    # Acts as an empty cache while Redis is down (rate limits open), never as an error.
+    CACHES = {"default": {"BACKEND": "portal.cache.ForgivingRedisCache", "LOCATION": REDIS_URL,
+                          "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -194,6 +203,20 @@ CELERY_TASK_SOFT_TIME_LIMIT = 120
 CELERY_TASK_TIME_LIMIT = 180
 # Above the hard time limit, so a slow task is never delivered twice while still running.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# A broker outage costs a request a second or two, not Celery's patient defaults (19 s seen):
+# the rows are committed first and the sweepers (beat) send what could not be queued.
+CELERY_BROKER_TRANSPORT_OPTIONS.update(socket_connect_timeout=2, socket_timeout=2)
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
+                                    "interval_max": 0.5}
+CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
+CELERY_REDIS_SOCKET_TIMEOUT = 2
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
+                     "interval_max": 0.5},
+}
+# Our tasks keep their outcome in rows (documents, deliveries): no result store on the way in.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_EXPIRES = 3600
 CELERY_TIMEZONE = TIME_ZONE
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -202,7 +225,11 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Share-link tokens never reach a log line, whatever logger wrote it (django.server and
+    # gunicorn's loggers, which have handlers of their own, get the filter in ProposalsConfig).
+    "filters": {"share_tokens": {"()": "proposals.logs.RedactShareTokens"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain",
+                             "filters": ["share_tokens"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},

@@ -1,0 +1,86 @@
+"""The shared cache on Redis, which a Redis outage must not turn into errors.
+
+Django's RedisCache raises on every call when Redis is unreachable, so a broker outage answered
+500 on share pages (the link limiter) and on the whole API (the throttle). Here a failed call
+behaves like Django's DummyCache (nothing stored, nothing found): rate limits fail open, pages
+are served. After a failure Redis is left alone for a few seconds, so an outage costs a request
+nothing rather than a connection timeout per cache call; one warning is logged per pause.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+
+from django.core.cache.backends.redis import RedisCache
+
+logger = logging.getLogger(__name__)
+
+PAUSE_SECONDS = 5.0  # how long Redis is skipped after a failure
+_paused_until: dict[str, float] = {}  # per LOCATION, per process
+
+
+def _forgiving(fallback):
+    """Run the Redis call unless Redis is paused; on a Redis error pause it and answer
+    fallback(*args, **kwargs), what DummyCache would."""
+
+    def decorate(method):
+        @functools.wraps(method)
+        def call(self, *args, **kwargs):
+            import redis
+
+            location = self._forgiving_location
+            if time.monotonic() < _paused_until.get(location, 0.0):
+                return fallback(*args, **kwargs)
+            try:
+                return method(self, *args, **kwargs)
+            except redis.RedisError as exc:
+                _paused_until[location] = time.monotonic() + PAUSE_SECONDS
+                logger.warning(
+                    "Redis cache unreachable (%s): serving without it (rate limits open) for "
+                    "the next %.0f s",
+                    exc.__class__.__name__,
+                    PAUSE_SECONDS,
+                )
+                return fallback(*args, **kwargs)
+
+        return call
+
+    return decorate
+
+
+def _answer(value):
+    return lambda *args, **kwargs: value
+
+
+def _default(key, default=None, version=None):
+    return default
+
+
+def _key_missing(*args, **kwargs):
+    raise ValueError("Key not found: the cache is unavailable.")  # DummyCache's incr()
+
+
+class ForgivingRedisCache(RedisCache):
+    """RedisCache that acts as an empty cache while Redis is down (see the module docstring).
+
+    Set socket_connect_timeout / socket_timeout in OPTIONS: they bound the one call that finds
+    Redis gone.
+    """
+
+    def __init__(self, server, params):
+        super().__init__(server, params)
+        self._forgiving_location = ",".join(self._servers)
+
+    get = _forgiving(_default)(RedisCache.get)
+    add = _forgiving(_answer(False))(RedisCache.add)
+    set = _forgiving(_answer(None))(RedisCache.set)
+    touch = _forgiving(_answer(False))(RedisCache.touch)
+    delete = _forgiving(_answer(False))(RedisCache.delete)
+    get_many = _forgiving(lambda *a, **k: {})(RedisCache.get_many)
+    has_key = _forgiving(_answer(False))(RedisCache.has_key)
+    incr = _forgiving(_key_missing)(RedisCache.incr)
+    set_many = _forgiving(lambda *a, **k: [])(RedisCache.set_many)
+    delete_many = _forgiving(_answer(None))(RedisCache.delete_many)
+    clear = _forgiving(_answer(None))(RedisCache.clear)
