@@ -106,3 +106,12 @@ def test_behind_a_proxy_each_customer_address_is_counted_apart(client, settings,
     ok = client.post("/accounts/login/", {"username": "frank", "password": "pw"},
                      REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.50")
     assert ok.status_code == 302
+
+
+def test_an_api_client_that_is_locked_out_gets_json_429():
+    from portal.signin import lockout_response
+
+    response = lockout_response(RequestFactory().post("/api/v1/anything/"))
+    assert response.status_code == 429 and response["Content-Type"] == "application/json"
+    assert "Too many failed sign-ins" in response.json()["detail"]
+    assert response["Retry-After"] == "900"
