@@ -7,7 +7,12 @@ from django.utils.translation import gettext_lazy as _
 
 from .forms import CatalogImportForm
 from .models import PriceList, PriceListItem, Product
-from .services import CatalogImportError, catalog_export_csv, catalog_import_csv
+from .services import (
+    CatalogImportError,
+    catalog_csv_text,
+    catalog_export_csv,
+    catalog_import_csv,
+)
 
 
 class PriceInline(admin.TabularInline):
@@ -50,11 +55,9 @@ class ProductAdmin(admin.ModelAdmin):
         errors = []
         form = CatalogImportForm(request.POST or None, request.FILES or None)
         if request.method == "POST" and form.is_valid():
-            raw = form.cleaned_data["file"].read()
             try:
-                result = catalog_import_csv(text=raw.decode("utf-8"))
-            except UnicodeDecodeError:
-                form.add_error("file", _("The file is not UTF-8 text."))
+                text = catalog_csv_text(form.cleaned_data["file"])
+                result = catalog_import_csv(text=text)
             except CatalogImportError as exc:
                 errors = exc.errors
             else:

@@ -3,6 +3,9 @@ from django.utils.translation import gettext_lazy as _
 
 from .models import SPEC_FIELDS, Product
 
+# The largest CSV the import accepts; catalog.services checks it again while reading.
+MAX_IMPORT_BYTES = 5 * 1024 * 1024
+
 PRODUCT_CSV_FIELDS = (
     "part_number", "name", "category", "family", "generation", "protocol", "lifecycle", "unit",
     *SPEC_FIELDS, "description_en", "description_zh",
@@ -33,3 +36,13 @@ class CatalogImportForm(forms.Form):
         label=_("CSV file"),
         help_text=_("UTF-8, the columns of an export. Nothing changes unless every row is valid."),
     )
+
+    def clean_file(self):
+        """Refused on its size before a byte is read: Django has already spooled a large upload
+        to a temporary file, so it never sits in memory."""
+        upload = self.cleaned_data["file"]
+        if upload.size > MAX_IMPORT_BYTES:
+            raise forms.ValidationError(
+                _("The file is larger than %(mb)d MB: import it in parts.")
+                % {"mb": MAX_IMPORT_BYTES // (1024 * 1024)})
+        return upload

@@ -12,17 +12,21 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from .forms import PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
+from quoting.engine.csvcells import csv_cell_read, csv_row
+
+from .forms import MAX_IMPORT_BYTES, PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
 from .models import PriceList, PriceListItem, Product
 from .selectors import product_list
 
 SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
 PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
 MAX_IMPORT_ROWS = 10_000
+_READ_CHUNK = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,31 @@ def _check_header(header: list[str]) -> list[RowError]:
     return errors
 
 
+def catalog_csv_text(stream: BinaryIO, *, limit: int = MAX_IMPORT_BYTES) -> str:
+    """An uploaded or local CSV file as text, refused before parsing when it is over `limit`
+    bytes (read in chunks, so a huge file is never held whole), holds a NUL byte (binary, or
+    UTF-16) or is not UTF-8; each refusal is a CatalogImportError naming the line."""
+    chunks, size = [], 0
+    while chunk := stream.read(_READ_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise CatalogImportError([RowError(1, "", _(
+                "The file is larger than %(mb)d MB: import it in parts.")
+                % {"mb": limit // (1024 * 1024)})])
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise CatalogImportError([RowError(raw.count(b"\n", 0, nul) + 1, "", _(
+            "A NUL byte: the file is not UTF-8 text. Save it as a UTF-8 CSV."))])
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CatalogImportError([RowError(raw.count(b"\n", 0, exc.start) + 1, "", _(
+            "Not UTF-8 text (byte 0x%(byte)02X). Save the file as a UTF-8 CSV.")
+            % {"byte": raw[exc.start]})]) from exc
+
+
 def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportResult:
     """Validate every row, then write all of them in one transaction, or none.
 
@@ -96,7 +125,12 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
     price_columns = _price_columns(header)
     product_columns = [c for c in header if c in PRODUCT_CSV_FIELDS]
 
-    rows = list(reader)
+    try:
+        rows = list(reader)
+    except csv.Error as exc:  # e.g. a cell over the csv module's field size limit
+        # line_num counts the lines of the records already read: the bad one starts after them.
+        raise CatalogImportError(
+            [RowError(reader.line_num + 1, "", _("Unreadable CSV: %s.") % exc)]) from exc
     if len(rows) > MAX_IMPORT_ROWS:
         raise CatalogImportError(
             [RowError(1, "", _("At most %d rows per import.") % MAX_IMPORT_ROWS)])
@@ -110,6 +144,8 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
         if row.get("__extra__"):
             errors.append(RowError(line, "", _("More cells than columns.")))
             continue
+        # Cells are read back as the export wrote them (see quoting/engine/csvcells.py).
+        row = {k: csv_cell_read(v) if isinstance(v, str) else v for k, v in row.items()}
         data = {c: (row.get(c) or "").strip() for c in product_columns}
         part_number = data.get("part_number", "")
         if part_number in seen:
@@ -225,7 +261,7 @@ def catalog_export_csv() -> str:
             price = by_currency.get(currency)
             row += ["", ""] if price is None else [price.list_price,
                                                    "" if price.cost is None else price.cost]
-        writer.writerow(row)
+        writer.writerow(csv_row(row))
     return out.getvalue()
 
 

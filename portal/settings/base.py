@@ -8,10 +8,12 @@ memory cache. Set DATABASE_URL and REDIS_URL to run on PostgreSQL with real Cele
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from celery.schedules import crontab
+from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -50,6 +52,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "axes",
+    "csp",
     "portal",
     "catalog",
     "quoting",
@@ -70,6 +74,9 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "integrations.middleware.ApiBodyLimitMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "portal.urls"
@@ -117,6 +124,44 @@ if REDIS_URL:
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Sign-in throttling and Content-Security-Policy (issue 13) ---------------------------------
+# django-axes counts failed sign-ins (the login page, the admin, anything that calls
+# django.contrib.auth.authenticate with the request). After AXES_FAILURE_LIMIT failures for one
+# username, or from one client address, further attempts for it are refused with a 429 page for
+# AXES_COOLOFF_TIME; staff see and clear lockouts in the admin ("Access attempts").
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out attempt before checking
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = 5
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
+# A success does not wipe the counts: it would also wipe the failures against other usernames
+# from the same address, so one valid account would make guessing free.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "portal.signin.lockout_response"
+AXES_VERBOSE = False  # log failures and lockouts, not a banner at every start
+# Behind TRUSTED_PROXY_COUNT reverse proxies the client is the address the outermost one saw.
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
+AXES_CLIENT_IP_CALLABLE = "portal.signin.client_address"
+
+# Staff pages: scripts and styles from our own static files, or inline only with the per-request
+# nonce; no eval (htmx runs with allowEval off). The share page (/p/<token>) sets its own,
+# stricter policy in proposals/guard.py, which this middleware leaves as it is.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF, NONCE],
+        "style-src": [SELF, NONCE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    },
+}
+# --- end sign-in throttling and CSP ------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

@@ -15,6 +15,16 @@ from quoting.engine.fabric.topology import ceil_div
 
 BOX_W, BOX_H, GAP, ROW_GAP, MARGIN = 170, 56, 24, 90, 30
 SHOWN_HEAD, SHOWN_TAIL = 5, 2  # boxes kept on each side of an elided row
+# The drawing's own stylesheet, the same for every design: a page that inlines the drawing allows
+# exactly this text by its hash in the Content-Security-Policy (quoting/views/designs.py).
+DRAWING_STYLE = (
+    "text{font:12px sans-serif;fill:#1b1f24}.title{font-size:16px;font-weight:bold}"
+    ".summary,.tier{fill:#57606a}.tier{text-anchor:start}"
+    ".count{font-size:11px;fill:#0b5cad;text-anchor:start}"
+    "rect{stroke:#57606a;fill:#fff}.leaf{fill:#e8f1fb}.spine,.core{fill:#dff3e4}"
+    ".servers{fill:#f6f8fa}.more{fill:#fff;stroke-dasharray:4 3}.band{fill:#f3faf5}"
+    ".bundle{stroke:#0b5cad;stroke-width:4;opacity:.5}"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,16 +197,8 @@ def fabric_svg(design: FabricDesign) -> str:
     parts.extend(leaf_parts)
     parts.extend(server_parts)
     height = server_y + BOX_H + MARGIN
-    style = (
-        "text{font:12px sans-serif;fill:#1b1f24}.title{font-size:16px;font-weight:bold}"
-        ".summary,.tier{fill:#57606a}.tier{text-anchor:start}"
-        ".count{font-size:11px;fill:#0b5cad;text-anchor:start}"
-        "rect{stroke:#57606a;fill:#fff}.leaf{fill:#e8f1fb}.spine,.core{fill:#dff3e4}"
-        ".servers{fill:#f6f8fa}.more{fill:#fff;stroke-dasharray:4 3}.band{fill:#f3faf5}"
-        ".bundle{stroke:#0b5cad;stroke-width:4;opacity:.5}"
-    )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
-        f"<title>{escape(title)}</title><style>{style}</style>" + "".join(parts) + "</svg>"
+        f"<title>{escape(title)}</title><style>{DRAWING_STYLE}</style>" + "".join(parts) + "</svg>"
     )

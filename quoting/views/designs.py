@@ -6,6 +6,10 @@ sales engineer can bookmark or share it. Saving belongs to projects.
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
+from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import render
@@ -27,7 +31,7 @@ from quoting.services.designs import (
 )
 from quoting.services.errors import QuoteError
 from quoting.services.tco import tco_compute
-from quoting.svg.fabric import fabric_svg
+from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency"}
@@ -84,8 +88,15 @@ def _requirements_query(form) -> str:
     return query.urlencode()
 
 
+# The inline drawing's <style> is allowed by its hash, which also covers every drawing htmx swaps
+# in later (a nonce would hold only for the first response).
+_DRAWING_DIGEST = base64.b64encode(hashlib.sha256(DRAWING_STYLE.encode()).digest()).decode()
+DRAWING_STYLE_SRC = f"'sha256-{_DRAWING_DIGEST}'"
+
+
 @login_required
 @require_GET
+@csp_update({"style-src": [DRAWING_STYLE_SRC]})
 def design_new(request):
     project = _project(request)
     form, design = _design_from_query(request, project)

@@ -35,11 +35,17 @@ def browser():
 
 @pytest.fixture
 def page(browser):
+    """A tab that fails its test on any Content-Security-Policy violation: every page must
+    work under the portal's policy (no inline script, no eval, no stray inline style)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(10_000)
+    violations: list[str] = []
+    page.on("console", lambda message: violations.append(message.text)
+            if "Content Security Policy" in message.text else None)
     yield page
     context.close()
+    assert violations == [], violations
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.services import CatalogImportError, catalog_import_csv
+from catalog.services import CatalogImportError, catalog_csv_text, catalog_import_csv
 
 
 class Command(BaseCommand):
@@ -14,11 +14,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, file: Path, **options):
         try:
-            text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CommandError(f"Cannot read {file}: {exc}") from exc
-        try:
+            with file.open("rb") as stream:
+                text = catalog_csv_text(stream)
             result = catalog_import_csv(text=text)
+        except OSError as exc:
+            raise CommandError(f"Cannot read {file}: {exc}") from exc
         except CatalogImportError as exc:
             for error in exc.errors:
                 self.stderr.write(f"{file}:{error}")

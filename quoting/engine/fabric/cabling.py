@@ -20,6 +20,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass, fields
 
+from quoting.engine.csvcells import csv_row
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.hosts import host_port
 from quoting.engine.fabric.parts import Media
@@ -227,7 +228,7 @@ def cable_schedule_csv_lines(design: FabricDesign) -> Iterator[str]:
         run = next(rows, None)
         if run is None:
             return
-        writer.writerow(astuple(run))
+        writer.writerow(csv_row(astuple(run)))
 
 
 def cable_schedule_csv(design: FabricDesign) -> str:
