@@ -1,27 +1,34 @@
-"""Who is asking: the client's address, behind as many proxies as the deployment trusts."""
+"""Who is asking: the client's address, behind as many proxies as the deployment trusts.
+
+Sign-in throttling (django-axes) and the share-link limiter both count per client, so both ask
+here: one rule for which X-Forwarded-For entry is believed.
+"""
 
 from __future__ import annotations
+
+import ipaddress
 
 from django.conf import settings
 from django.http import HttpRequest
 
 
 def client_address(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies the X-Forwarded-For entry the
-    outermost trusted proxy added.
+    """REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies the address the outermost trusted proxy
+    saw: that many entries from the right of X-Forwarded-For.
 
-    Each proxy appends the address it saw, so with N trusted proxies the client is the N-th
-    entry from the right; anything further left was written by the client and proves nothing.
+    Each proxy appends the address it saw, so entries further left are whatever the client sent
+    and prove nothing; a header shorter than the proxy chain, or not an address, falls back to
+    REMOTE_ADDR.
     """
-    trusted = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
     remote = request.META.get("REMOTE_ADDR", "")
-    if trusted <= 0:
+    proxies = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
+    if proxies <= 0:
         return remote
-    forwarded = [
-        part.strip()
-        for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
-        if part.strip()
-    ]
-    if not forwarded:  # a request that did not come through the proxies
+    chain = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
+    chain = [h for h in chain if h]
+    if len(chain) < proxies:  # a request that did not come through every proxy
         return remote
-    return forwarded[-min(trusted, len(forwarded))]
+    try:
+        return str(ipaddress.ip_address(chain[-proxies]))
+    except ValueError:
+        return remote

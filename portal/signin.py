@@ -1,34 +1,12 @@
-"""Sign-in throttling glue for django-axes: which address a client has, and what a locked-out
-client is told."""
+"""Sign-in throttling glue for django-axes: what a locked-out client is told (the client's
+address comes from portal.clients)."""
 
 from __future__ import annotations
-
-import ipaddress
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import ngettext
-
-
-def client_address(request: HttpRequest) -> str:
-    """REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies the address the outermost trusted proxy
-    saw: that many entries from the right of X-Forwarded-For. Entries further left are whatever
-    the client sent, so they are never used; a header shorter than the proxy chain or not an
-    address falls back to REMOTE_ADDR."""
-    remote = request.META.get("REMOTE_ADDR", "")
-    proxies = getattr(settings, "TRUSTED_PROXY_COUNT", 0)
-    if proxies <= 0:
-        return remote
-    chain = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-    chain = [h for h in chain if h]
-    if len(chain) < proxies:
-        return remote
-    candidate = chain[-proxies]
-    try:
-        return str(ipaddress.ip_address(candidate))
-    except ValueError:
-        return remote
 
 
 def lockout_message() -> str:

@@ -143,8 +143,7 @@ AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "portal.signin.lockout_response"
 AXES_VERBOSE = False  # log failures and lockouts, not a banner at every start
 # Behind TRUSTED_PROXY_COUNT reverse proxies the client is the address the outermost one saw.
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "0"))
-AXES_CLIENT_IP_CALLABLE = "portal.signin.client_address"
+AXES_CLIENT_IP_CALLABLE = "portal.clients.client_address"
 
 # Staff pages: scripts and styles from our own static files, or inline only with the per-request
 # nonce; no eval (htmx runs with allowEval off). The share page (/p/<token>) sets its own,

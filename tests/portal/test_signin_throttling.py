@@ -8,7 +8,7 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.test import RequestFactory
 
-from portal.signin import client_address
+from portal.clients import client_address
 
 LIMIT = settings.AXES_FAILURE_LIMIT
 
