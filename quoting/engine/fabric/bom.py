@@ -78,11 +78,16 @@ class Tally:
             self.power_max_w += (part.power_max_w or part.power_typical_w or 0) * quantity
             self.rack_units += (part.rack_units or 0) * quantity
 
-    def add_links(self, media: Media, count: LinkCount, role: str, planes: int) -> None:
+    def add_links(
+        self, media: Media, count: LinkCount, role: str, planes: int, host_planes: int | None = None
+    ) -> None:
+        """`host_planes`: how many times the host modules count (1 when one host cage serves
+        every plane); the planes by default."""
         if media.optical:
             self.add(media.switch_module, count.switch_cages * planes, role)
             if media.host_module:
-                self.add(media.host_module, count.host_modules * planes, role)
+                host_planes = planes if host_planes is None else host_planes
+                self.add(media.host_module, count.host_modules * host_planes, role)
             self.add(media.cable, count.fibres * planes, role)
         else:
             self.add(media.cable, count.copper_cables * planes, role)

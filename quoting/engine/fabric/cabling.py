@@ -5,7 +5,8 @@ spine-07 (spine-p02-07 in pod 2 of a three-tier fabric), core-01; with two plane
 name starts with plane1- or plane2-. Switch ports are cage/port ("6/2" is the second port of
 cage 6; "p12" on single-port cages), with a third figure for a split NDR200 port ("6/2/1").
 A host end is the NIC ("nic3"), or its cage/port on a server whose cages serve several ports
-("c2/1" is NIC 3 of a DGX: the first port of its second OSFP cage, one twin-port module).
+("c2/1" is NIC 3 of a DGX: the first port of its second OSFP cage, one twin-port module; "c3/2"
+is NIC 3's ConnectX-8 cage, its port to plane 2, when one cage serves both planes).
 UFM appliances' links follow the servers' as tier "ufm-leaf": ufm-01 p1 to a free leaf port.
 A cable id names the lower switch end the cable plugs into: whole cage for copper, port for fibre.
 A separate storage fabric follows, its tiers named "storage server-leaf" ..., its switches
@@ -45,6 +46,7 @@ class _Names:
     def __init__(self, design: FabricDesign, plane: int) -> None:
         t = design.topology
         self.t = t
+        self.plane = plane
         self.prefix = f"plane{plane}-" if design.planes > 1 else ""
         self.nic_suffix = f"/{plane}" if design.planes > 1 else ""
         self.node_width = max(3, len(str(t.servers)))
@@ -154,7 +156,7 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
             yield CableRun(
                 f"{tier}server-leaf",
                 node,
-                host_port(design.server, nic) or nic_port,
+                host_port(design.server, nic, names.plane, design.host_cage_planes) or nic_port,
                 leaf_name,
                 names.port(port, lane if t.split > 1 else None),
                 host.kind,

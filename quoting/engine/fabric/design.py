@@ -93,6 +93,9 @@ class FabricDesign:
     server: ProductSpec | None = None
     # UFM appliances' links into the leaves (ufm-appliance subnet manager only).
     ufm: UfmCabling | None = None
+    # Planes one host cage serves: 2 when a ConnectX-8's 800G cage runs one 400GbE port to each
+    # of two Spectrum-X planes (one twin-port module per cage); else 1.
+    host_cage_planes: int = 1
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -163,6 +166,36 @@ class FabricDesign:
             links["ufm-leaf"] = len(self.ufm.links)
         return links
 
+    def cables_by_tier(self) -> dict[str, int]:
+        """Cables as NVIDIA's SuperPOD tables count them: one per cage-to-cage connection.
+
+        A Spectrum switch cage is one 800GbE port (SN5600: 64 x 800GbE, run as 2 x 400GbE), so
+        a leaf-spine pair that gets whole cages is one 800G cable per cage (its twin-port modules
+        take two fibres each, which the BOM buys); a ConnectX-8 cage split across two planes is
+        one cable per GPU. Otherwise a cable is what the BOM counts: a fibre per switch port, or
+        a copper cable per cage. `links_by_tier` counts the 400G links instead."""
+        t, planes = self.topology, self.planes
+        counts = {
+            "server-leaf": (self.host_media, host_links(t), 1),
+            "leaf-spine": (self.trunk_media, leaf_spine_links(t), t.links_per_leaf_per_spine),
+            "spine-core": (self.core_media, spine_core_links(t), t.links_per_spine_per_core),
+        }
+        cables = {}
+        for tier, (media, count, pair_links) in counts.items():
+            if media is None or not count.links:
+                continue
+            if tier == "server-leaf" and self.host_cage_planes > 1:
+                cables[tier] = t.endpoints * planes // self.host_cage_planes
+                continue
+            per_plane = count.fibres if media.optical else count.copper_cables
+            ppc = t.ports_per_cage
+            if media.optical and self.switch.protocol == "ethernet" and pair_links % ppc == 0:
+                per_plane = count.links // ppc
+            cables[tier] = per_plane * planes
+        if self.ufm:
+            cables["ufm-leaf"] = len(self.ufm.links)
+        return cables
+
     @property
     def oversubscription(self) -> float:
         """Achieved at the busiest leaf: its servers' bandwidth over its uplink bandwidth."""
@@ -216,6 +249,7 @@ class FabricDesign:
             },
             "ports_by_tier": ports,
             "links": self.links_by_tier(),
+            "cables": self.cables_by_tier(),
             "links_per_leaf_per_spine": t.links_per_leaf_per_spine,
             "links_per_spine_per_core": t.links_per_spine_per_core,
             "oversubscription": self.oversubscription,
@@ -344,9 +378,13 @@ def _design(
             server,
             nic,
             chosen=bool(req.nic_part_number),
-            fits=lambda p: (p.port_count or 1) >= req.planes
+            fits=lambda p: parts.plane_ports(p, nic_speed, req.planes) >= req.planes
             and parts.nic_fits(
-                p, family=req.family, nic_generation=req.nic_generation, nic_speed=nic_speed
+                p,
+                family=req.family,
+                nic_generation=req.nic_generation,
+                nic_speed=nic_speed,
+                planes=req.planes,
             ),
         )
     topology = plan_topology(
@@ -360,6 +398,8 @@ def _design(
         target_servers=req.growth_servers,
     )
     t, ppc = topology, switch.ports_per_cage
+    # The server's cages decide, else the NIC's: a ConnectX-8 cage may serve both planes.
+    cage_planes = parts.cage_planes(server or nic, nic_speed, req.planes)
     if server and server.ports_per_cage > 1:
         host_media = hosts.server_host_media(
             catalog,
@@ -367,6 +407,16 @@ def _design(
             server=server,
             distance=distance_m(req.server_to_leaf),
             field="server_to_leaf",
+        )
+    elif cage_planes > 1:
+        host_media = hosts.server_host_media(
+            catalog,
+            switch=switch,
+            server=server or nic,
+            distance=distance_m(req.server_to_leaf),
+            field="server_to_leaf",
+            per_cage=cage_planes,
+            port_speed=nic_speed,
         )
     else:
         host_media = parts.pick_host_media(
@@ -410,7 +460,11 @@ def _design(
     if sm_switch:
         tally.add(sm_switch, sm_switch_count, top_tier)
     tally.add_links(
-        host_media, hosts.host_link_count(t, host_links(t), server), "server-leaf", req.planes
+        host_media,
+        hosts.host_link_count(t, host_links(t), server, cage_planes),
+        "server-leaf",
+        req.planes,
+        host_planes=req.planes // cage_planes,
     )
     ufm = None
     if subnet_manager == "ufm-appliance":
@@ -471,6 +525,7 @@ def _design(
         storage=storage,
         server=server,
         ufm=ufm,
+        host_cage_planes=cage_planes,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))

@@ -4,7 +4,8 @@ A server in the catalog states its compute ports as specs: NIC generation, port 
 cage type and cage count. An HGX server has one single-port OSFP cage per ConnectX-7 (one
 single-port flat-top module each, the default when no server is chosen); a DGX H100/H200/B200
 serves its 8 ConnectX-7 ports through 4 OSFP cages, so it takes one flat-top twin-port module
-per cage (rule 9).
+per cage (rule 9). A B300-class server's ConnectX-8 800G cage runs 2 x 400GbE on a two-plane
+Spectrum-X fabric: one twin-port module per cage, one port (and its fibre) to each plane.
 
 UFM appliances are cabled into free leaf ports like a server (NVIDIA's DGX H100 SuperPOD gives
 the 32nd node slot of each 31-node scalable unit to UFM), with the fabric's own NIC optics.
@@ -42,7 +43,9 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
     sku = server.part_number
     if server.gpu_count and req.gpus_per_server != server.gpu_count:
         errors["gpus_per_server"] = [f"{sku} has {server.gpu_count} GPUs."]
-    if req.nics * req.planes > server.port_count:
+    # An 800G port split across two 400GbE planes serves both planes through its one cage.
+    lanes = parts.cage_planes(server, nic_speed, req.planes) if req.family == "ethernet" else 1
+    if req.nics * req.planes > server.port_count * lanes:
         field = "planes" if req.planes > 1 else "nics_per_server"
         errors[field] = [
             f"{sku} has {server.port_count} compute ports; {req.nics} NICs x {req.planes} "
@@ -57,7 +60,7 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
             and server.ports_per_cage == 1
         )
     else:
-        fits = nic_speed == speed
+        fits = nic_speed == speed or lanes > 1
     if not fits:
         errors["nic_generation"] = [
             f"{sku} has {server.generation} {speed}G compute ports "
@@ -100,11 +103,15 @@ def server_host_media(
     server: ProductSpec,
     distance: float,
     field: str,
+    per_cage: int | None = None,
+    port_speed: int | None = None,
 ) -> Media:
-    """Host links of a server whose cages each serve several ports (a DGX): one flat-top
-    multi-port module per server cage, one fibre per port to its own leaf port. Copper would need
-    both ports of a cage on one switch cage, which rail-optimisation never gives."""
-    per_cage = server.ports_per_cage
+    """Host links of a server (or NIC) whose cages each serve several ports: a DGX's twin-port
+    cage, or a ConnectX-8 cage split across two planes (`per_cage` ports of `port_speed`). One
+    flat-top multi-port module per cage, one fibre per port to its own leaf port. Copper would
+    need both ports of a cage on one switch cage, which rails and planes never give."""
+    per_cage = per_cage or server.ports_per_cage
+    speed = port_speed or server.port_speed_gbps
     for kind in OPTICAL_MEDIA:
         host_module = parts._best(
             catalog,
@@ -114,7 +121,7 @@ def server_host_media(
                 and p.cage_type == server.cage_type
                 and p.form_factor == "flat-top"
                 and (p.ports_per_module or 1) == per_cage
-                and p.port_speed_gbps == server.port_speed_gbps
+                and p.port_speed_gbps == speed
                 and (p.reach_m or 0) >= distance
             ),
             key=lambda p: (p.reach_m,),
@@ -133,18 +140,31 @@ def server_host_media(
     )
 
 
-def host_link_count(t: Topology, count: LinkCount, server: ProductSpec | None) -> LinkCount:
-    """Host modules: one per NIC port, or one per server cage on a multi-port-cage server."""
-    if server is None or server.ports_per_cage == 1:
+def host_link_count(
+    t: Topology, count: LinkCount, server: ProductSpec | None, cage_planes: int = 1
+) -> LinkCount:
+    """Host modules of one plane: one per NIC port, or one per server cage on a multi-port-cage
+    server. A cage split across the planes takes one module for all of them: its count is the
+    whole fabric's, to be added once (not per plane)."""
+    if cage_planes > 1:
+        modules = t.endpoints
+    elif server is None or server.ports_per_cage == 1:
         return count
-    modules = t.servers * ceil_div(t.rails, server.ports_per_cage)
+    else:
+        modules = t.servers * ceil_div(t.rails, server.ports_per_cage)
     return LinkCount(
         count.links, count.switch_cages, count.fibres, count.copper_cables, modules
     )
 
 
-def host_port(server: ProductSpec | None, nic: int) -> str | None:
-    """The host end of NIC `nic` (0-based) as cage/port on a multi-port-cage server, else None."""
+def host_port(
+    server: ProductSpec | None, nic: int, plane: int = 1, cage_planes: int = 1
+) -> str | None:
+    """The host end of NIC `nic` (0-based) as cage/port on a multi-port-cage server, or as the
+    NIC's cage and its plane's port ("c3/2": NIC 3's cage, the port to plane 2) when the cage is
+    split across the planes; else None."""
+    if cage_planes > 1:
+        return f"c{nic + 1}/{plane}"
     if server is None or server.ports_per_cage == 1:
         return None
     cage, port = divmod(nic, server.ports_per_cage)

@@ -148,11 +148,28 @@ def managed_sibling(catalog: list[ProductSpec], switch: ProductSpec) -> ProductS
     )
 
 
-def nic_fits(nic: ProductSpec, *, family: str, nic_generation: str, nic_speed: int) -> bool:
+def cage_planes(part: ProductSpec, nic_speed: int, planes: int) -> int:
+    """Planes one port (one cage) of a NIC or server serves: a ConnectX-8's 800G cage runs
+    2 x 400GbE, one port to each plane of a two-plane Spectrum-X fabric (NVIDIA DGX SuperPOD B300,
+    Spectrum-4 Ethernet RA: each GPU has 2 x 400GbE through two planes); 1 otherwise."""
+    if planes > 1 and part.port_speed_gbps == nic_speed * planes:
+        return planes
+    return 1
+
+
+def plane_ports(part: ProductSpec, nic_speed: int, planes: int) -> int:
+    """The NIC's ports at the fabric's speed: a two-port B3240 has 2, a ConnectX-8 split across
+    two planes has 2 through its one cage."""
+    return (part.port_count or 1) * cage_planes(part, nic_speed, planes)
+
+
+def nic_fits(
+    nic: ProductSpec, *, family: str, nic_generation: str, nic_speed: int, planes: int = 1
+) -> bool:
     if nic.protocol not in ("", family):
         return False
     if family == "ethernet":  # Ethernet runs on VPI adapters named by their InfiniBand generation
-        return nic.port_speed_gbps == nic_speed
+        return nic.port_speed_gbps == nic_speed or cage_planes(nic, nic_speed, planes) > 1
     return nic.generation == nic_generation
 
 
@@ -170,31 +187,36 @@ def pick_nic(
         nic = find_part(catalog, part_number)
         if nic is None or nic.category not in ("adapter", "dpu"):
             raise InvalidInput.field("nic_part_number", f"{part_number} is not a catalog NIC.")
-        if not nic_fits(nic, family=family, nic_generation=nic_generation, nic_speed=nic_speed):
+        if not nic_fits(
+            nic, family=family, nic_generation=nic_generation, nic_speed=nic_speed, planes=planes
+        ):
             raise InvalidInput.field(
                 "nic_part_number",
                 f"{part_number} is a {nic.generation} {nic.port_speed_gbps}G "
                 f"NIC; the fabric runs {nic_generation}.",
             )
-        if (nic.port_count or 1) < planes:
+        if plane_ports(nic, nic_speed, planes) < planes:
             raise InvalidInput.field(
                 "nic_part_number", f"{part_number} has fewer ports than the {planes} planes."
             )
         return nic
     # A NIC made for the fabric's protocol first: on Ethernet that is the SuperNIC NVIDIA's
-    # Spectrum-X reference architectures use (BlueField-3 B3140H), ahead of a VPI adapter. A DPU
-    # only when no adapter fits (two 400G planes need a two-port card such as a B3240).
+    # Spectrum-X reference architectures use (BlueField-3 B3140H), ahead of a VPI adapter. Two
+    # 400G planes take the ConnectX-8 SuperNIC, whose 800G cage runs one port to each plane
+    # (NVIDIA's DGX B300 Spectrum-X build); a DPU such as a B3240 only when no adapter fits.
     nic = _best(
         catalog,
         lambda p: (
             p.category in ("adapter", "dpu")
-            and (p.port_count or 1) >= planes
-            and nic_fits(p, family=family, nic_generation=nic_generation, nic_speed=nic_speed)
+            and plane_ports(p, nic_speed, planes) >= planes
+            and nic_fits(
+                p, family=family, nic_generation=nic_generation, nic_speed=nic_speed, planes=planes
+            )
         ),
         key=lambda p: (
             p.category != "adapter",
             p.protocol != family,
-            (p.port_count or 1) != planes,
+            plane_ports(p, nic_speed, planes) != planes,
         ),
     )
     if nic is None:

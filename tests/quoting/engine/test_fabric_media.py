@@ -227,30 +227,3 @@ def test_a_supernic_in_the_next_rack_takes_active_copper_before_optics(catalog):
     d = design(catalog, gpu_count=256, family="ethernet", nic_generation="400GbE", server_to_leaf=5)
     assert d.host_media.kind == "acc" and d.host_media.cable.part_number == "MCA7J65-N005"
     assert bom_total(d, "MMA1Z00-NS400") == 0
-
-
-@pytest.mark.parametrize(
-    ("gpus", "leaves", "spines", "node_leaf_cables", "leaf_spine_cables"),
-    [
-        (512, 16, 8, 512, 512),  # 1 SU of 64 DGX B300
-        (1024, 32, 16, 1024, 1024),  # 2 SU
-        (2048, 64, 32, 2048, 2048),  # 4 SU
-        (4096, 128, 64, 4096, 4096),  # 8 SU
-    ],
-)
-def test_dgx_b300_spectrum_x_superpod_switch_and_link_counts(
-    catalog, gpus, leaves, spines, node_leaf_cables, leaf_spine_cables
-):
-    """NVIDIA DGX SuperPOD B300, Spectrum-4 Ethernet RA: twin-planar compute fabric, each GPU
-    2 x 400GbE through two planes, 64 rail-aligned nodes per SU; Table 3 "Larger DGX SuperPOD
-    component counts" (docs.nvidia.com/dgx-superpod/reference-architecture/
-    scalable-infrastructure-b300/latest/dgx-superpod-architecture.html and network-fabrics.html).
-
-    NVIDIA counts one cable per GPU and one per 800G leaf-spine port, each carrying two 400G
-    links; the engine counts 400G links, so its links are exactly twice the table's cables."""
-    d = design(catalog, gpu_count=gpus, family="ethernet", nic_generation="400GbE", planes=2)
-    assert (d.leaf_count, d.spine_count, d.core_count) == (leaves, spines, 0)
-    links = d.links_by_tier()
-    assert links["server-leaf"] == 2 * node_leaf_cables
-    assert links["leaf-spine"] == 2 * leaf_spine_cables
-    assert d.endpoint_ports == 2 * gpus  # 2 x 400GbE per GPU

@@ -90,3 +90,76 @@ def test_dgx_b300_quantum_x800_superpod(catalog, sus, nodes, leaves, spines, lin
     assert got_links == (links, links, 0)
     if nodes <= 288:
         check_schedule(d)
+
+
+B300_SPECTRUM_X_RA = (
+    "NVIDIA SuperPOD DGX B300 Systems, Spectrum-4 Ethernet and DC Busbar Power Reference "
+    "Architecture, https://docs.nvidia.com/dgx-superpod/reference-architecture/"
+    "scalable-infrastructure-b300/latest/network-fabrics.html"
+)
+
+
+@pytest.mark.parametrize("server", [None, "HGX-B300-8GPU-SRV"])
+@pytest.mark.parametrize(
+    ("sus", "nodes", "leaves", "spines", "node_leaf_cables", "leaf_spine_cables"),
+    [
+        (1, 64, 16, 8, 512, 512),
+        (2, 128, 32, 16, 1024, 1024),
+        (4, 256, 64, 32, 2048, 2048),
+        (8, 512, 128, 64, 4096, 4096),
+    ],
+)
+def test_dgx_b300_spectrum_x_superpod(
+    catalog, server, sus, nodes, leaves, spines, node_leaf_cables, leaf_spine_cables
+):
+    """Rows of NVIDIA's DGX B300 Spectrum-X SuperPOD table (SU count, leaf and spine switches,
+    node-to-leaf and leaf-to-spine cables): 64 rail-aligned nodes per SU, a twin-planar compute
+    fabric of SN5600 leaves and spines, "each GPU has 2x 400GbE connectivity through two different
+    planes". Source: NVIDIA SuperPOD DGX B300 Systems, Spectrum-4 Ethernet RA, "Network Fabrics"
+    (Compute Fabric) and Table 3, https://docs.nvidia.com/dgx-superpod/reference-architecture/
+    scalable-infrastructure-b300/latest/network-fabrics.html .
+
+    NVIDIA counts cables by cage: one per GPU (a ConnectX-8's 800G OSFP cage runs 2 x 400GbE, one
+    port to each plane, through one module) and one per 800G SN5600 leaf-to-spine port. The
+    engine's 400G links are twice that, and every twin-port module takes two fibres (NVIDIA
+    MMS4X00-NM application overview: "Twin-Port transceivers require ordering two fibers")."""
+    d = design_fabric(
+        FabricRequirements(
+            server_count=nodes,
+            family="ethernet",
+            nic_generation="400GbE",
+            planes=2,
+            server_part_number=server,
+        ),
+        catalog,
+    )
+    assert (d.leaf_count, d.spine_count, d.core_count) == (leaves, spines, 0)
+    assert d.nic.family == "ConnectX-8" and d.host_cage_planes == 2
+    assert d.cables_by_tier() == {
+        "server-leaf": node_leaf_cables,
+        "leaf-spine": leaf_spine_cables,
+    }
+    assert d.links_by_tier() == {
+        "server-leaf": 2 * node_leaf_cables,
+        "leaf-spine": 2 * leaf_spine_cables,
+    }
+    # SN5600 ports as the RA splits them: an 800G cage carries two GPUs' 400G ports down, or one
+    # 800G cable up to one spine cage.
+    assert d.switch.port_count == 128 and d.switch.ports_per_cage == 2
+    assert d.topology.links_per_leaf_per_spine % 2 == 0
+    # BOM optics: a twin-port module in every switch cage, one flat-top module per GPU's cage.
+    host, trunk = d.host_media, d.trunk_media
+    assert host.switch_module.ports_per_module == 2 and trunk.switch_module.ports_per_module == 2
+    assert host.host_module.ports_per_module == 2 and host.host_module.form_factor == "flat-top"
+    assert role_total(d, "server-leaf", host.switch_module.part_number) == node_leaf_cables
+    assert role_total(d, "server-leaf", host.host_module.part_number) == nodes * 8
+    assert role_total(d, "server-leaf", host.cable.part_number) == 2 * node_leaf_cables
+    assert role_total(d, "leaf-spine", trunk.switch_module.part_number) == 2 * leaf_spine_cables
+    assert role_total(d, "leaf-spine", trunk.cable.part_number) == 2 * leaf_spine_cables
+    assert d.as_dict()["cables"] == d.cables_by_tier()
+    if sus <= 2:
+        check_schedule(d)
+
+
+def role_total(d, role: str, sku: str) -> int:
+    return sum(b.quantity for b in d.bom if b.role == role and b.sku == sku)
