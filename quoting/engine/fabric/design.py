@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -428,6 +429,8 @@ def _design(
             distance=distance_m(req.server_to_leaf),
             field="server_to_leaf",
         )
+    if infiniband and req.subnet_manager == "ufm-appliance":
+        t = _room_for_ufm(req, catalog, switch, nic, t, host_media)
     trunk_media = core_media = None
     if t.tiers > 1:
         trunk_media = parts.pick_trunk_media(
@@ -717,14 +720,46 @@ def _subnet_manager(
     return choice, sm_switch, sm_switch_count
 
 
-def _ufm_cabling(
+def _room_for_ufm(
     req: FabricRequirements,
     catalog: list[ProductSpec],
     switch: ProductSpec,
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
-    warnings: list[Message],
+) -> Topology:
+    """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
+    at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
+    with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
+    only on the down ports, so this settles in a step or two."""
+    for _ in range(3):
+        ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
+        on_leaf = Counter(leaf for leaf, _ in ufm.links)
+        ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
+        reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
+        if reserved <= t.reserved_down:
+            break
+        t = plan_topology(
+            radix=t.radix,
+            ports_per_cage=t.ports_per_cage,
+            split=t.split,
+            rails=t.rails,
+            rail_optimized=t.rail_optimized,
+            ratio=t.ratio,
+            servers=t.servers,
+            target_servers=req.growth_servers,
+            reserved_down=reserved,
+        )
+    return t
+
+
+def _place_ufm(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    nic: ProductSpec,
+    t: Topology,
+    host_media: Media,
 ) -> UfmCabling:
     """The appliances' ports are cabled into free leaf ports at full port speed, with the
     fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
@@ -739,13 +774,25 @@ def _ufm_cabling(
         distance=distance_m(req.server_to_leaf),
         field="server_to_leaf",
     )
-    ufm = hosts.place_ufm(
+    return hosts.place_ufm(
         t,
         appliances=HA_PAIR,
         ports_per_appliance=appliance.port_count or 1,
         media=media,
         host_media=host_media,
     )
+
+
+def _ufm_cabling(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    nic: ProductSpec,
+    t: Topology,
+    host_media: Media,
+    warnings: list[Message],
+) -> UfmCabling:
+    ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
     warnings.append(
         message(
             gettext_noop(
@@ -819,6 +866,7 @@ def _pre_provisioned(
         ratio=t.ratio,
         servers=t.servers,
         target_servers=t.servers,
+        reserved_down=t.reserved_down,
     )
     target_gpus = req.growth_servers * req.gpus_per_server
     extra = PreProvisioned(
@@ -859,6 +907,7 @@ def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Mess
             ratio=t.ratio,
             servers=t.servers,
             target_servers=req.growth_servers,
+            reserved_down=t.reserved_down,
         )
     except InvalidInput:
         return

@@ -207,7 +207,7 @@ def place_ufm(
     ppc, wanted = t.ports_per_cage, appliances * ports_per_appliance
     share = _shares_cage(media, host_media, t.split)
     end = t.radix if t.tiers == 1 else t.leaf_up_start
-    endpoints = _leaf_endpoints(t)
+    endpoints = leaf_endpoints(t)
     server_cages = [ceil_div(ceil_div(e, t.split), ppc) for e in endpoints]
     free = [
         range(ceil_div(e, t.split) if share else cages * ppc, end)
@@ -232,6 +232,6 @@ def place_ufm(
     return UfmCabling(appliances, ports_per_appliance, media, tuple(links), len(new_cages))
 
 
-def _leaf_endpoints(t: Topology) -> list[int]:
+def leaf_endpoints(t: Topology) -> list[int]:
     """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order)."""
     return [e for n, e in t.leaf_fill() for _ in range(n)]

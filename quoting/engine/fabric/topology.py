@@ -64,6 +64,9 @@ class Topology:
     # Rule 3, "say which": an oversubscribed design whose leaves keep the 1:1 port split (and
     # leave ports free) because that needs fewer switches than the r:1 split.
     one_to_one_split: bool = False
+    # Down ports of the busiest leaf given to other devices (UFM appliances), counted in its
+    # uplinks at the asked oversubscription like a server's.
+    reserved_down: int = 0
 
     # --- the leaf port map --------------------------------------------------------------------
     @property
@@ -198,6 +201,7 @@ def plan_topology(
     ratio: Fraction,
     servers: int,
     target_servers: int,
+    reserved_down: int = 0,
 ) -> Topology:
     """Plan for `servers` now with spines and core sized for `target_servers` (rule 7): the fewest
     switches today, every leaf sending the same whole number of links to every spine and every
@@ -211,6 +215,7 @@ def plan_topology(
         rail_optimized=rail_optimized,
         ratio=ratio,
         servers=servers,
+        reserved_down=reserved_down,
     )
     asked_down = leaf_down_ports(radix, ports_per_cage, ratio)
 
@@ -247,12 +252,15 @@ def plan_topology(
         # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
         # needs fewer spines, and a growth target is how to pay for empty ports up front.
         busiest = min(target_servers if rail_optimized else target_servers * rails, capacity)
+        busiest_ports = min(
+            ceil_div(busiest, split) + reserved_down, cage_aligned(down, ports_per_cage)
+        )
         return _LeafLayer(
             down=down,
             one_to_one=one_to_one,
             now=leaves_for(servers),
             target=leaves_for(target_servers),
-            up_min=math.ceil(ceil_div(busiest, split) / ratio),
+            up_min=math.ceil(busiest_ports / ratio),
             up_max=radix - cage_aligned(down, ports_per_cage),
         )
 

@@ -186,6 +186,43 @@ def test_ufm_links_follow_copper_when_the_servers_are_in_the_rack():
     check_schedule(d)
 
 
+def leaf_down_ports_used(d) -> Counter:
+    """Ports each leaf gives to servers and UFM appliances, read from the cable schedule."""
+    return Counter(r.b_device for r in cable_schedule(d) if r.tier in ("server-leaf", "ufm-leaf"))
+
+
+@pytest.mark.parametrize("ratio", [1, 2, 3])
+@pytest.mark.parametrize("servers", [10, 16, 24, 31])
+def test_a_leafs_uplinks_count_its_ufm_ports_as_used_down_ports(servers, ratio):
+    """16 servers at 2:1 on QM9790: every rail leaf has 16 servers and 8 uplinks would do; the
+    leaves that also take a UFM port have 17 down ports in use, which 2:1 needs 9 uplinks for.
+    The uplink count follows the busiest leaf including its UFM ports."""
+    d = design(
+        server_count=servers,
+        switch_part_number="MQM9790-NS2F",
+        subnet_manager="ufm-appliance",
+        oversubscription=ratio,
+    )
+    used = leaf_down_ports_used(d)
+    assert max(used.values()) == servers + 1  # a server per rail leaf and one UFM port
+    assert max(used.values()) <= d.topology.leaf_up * ratio
+    assert d.topology.reserved_down == 1
+    check_schedule(d)
+
+
+def test_at_2_to_1_a_ufm_port_on_a_full_budget_leaf_costs_a_ninth_uplink():
+    """8 uplinks serve 16 servers at 2:1, all to one spine (8 leaves x 8 = 64 ports). A leaf
+    that also takes a UFM port uses 17 down ports, which 2:1 needs 9 uplinks for: 8 x 9 links
+    do not fit one 64-port spine, so two spines take 5 links from each leaf."""
+    licence = design(server_count=16, switch_part_number="MQM9790-NS2F", oversubscription=2,
+                     subnet_manager="ufm-licence")
+    d = design(server_count=16, switch_part_number="MQM9790-NS2F", oversubscription=2,
+               subnet_manager="ufm-appliance")
+    assert (licence.leaf_count, licence.spine_count, licence.topology.leaf_up) == (8, 1, 8)
+    assert (d.leaf_count, d.spine_count, d.topology.leaf_up) == (8, 2, 10)
+    assert d.oversubscription <= 2
+
+
 def test_full_leaves_leave_no_room_for_ufm_appliances_and_say_what_to_do():
     errors = invalid(gpu_count=256, switch_part_number="MQM9790-NS2F",
                      subnet_manager="ufm-appliance")
