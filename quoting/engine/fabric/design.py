@@ -477,7 +477,8 @@ def _design(
         tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes)
     if core_media:
         tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
-    if req.include_nics and server and server.ports_per_cage > 1:
+    # A DGX has its ConnectX NICs on board: its cages are the NICs' own.
+    if req.include_nics and server and (server.ports_per_cage > 1 or server.family == "DGX"):
         warnings.append(
             message(
                 gettext_noop("{sku} has its compute NICs built in: no NIC cards are quoted."),

@@ -99,7 +99,7 @@ B300_SPECTRUM_X_RA = (
 )
 
 
-@pytest.mark.parametrize("server", [None, "HGX-B300-8GPU-SRV"])
+@pytest.mark.parametrize("server", ["DGX-B300", None, "HGX-B300-8GPU-SRV"])
 @pytest.mark.parametrize(
     ("sus", "nodes", "leaves", "spines", "node_leaf_cables", "leaf_spine_cables"),
     [

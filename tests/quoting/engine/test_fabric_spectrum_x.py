@@ -102,3 +102,23 @@ def test_infiniband_cables_stay_one_per_400g_port(catalog):
     """Quantum-2 cages hold two 400G ports: NVIDIA's B200 table counts one cable per port."""
     d = design(catalog, server_count=64)
     assert d.cables_by_tier() == d.links_by_tier()
+
+
+def test_a_dgx_b300_has_its_connectx8_built_in_so_none_are_quoted(catalog):
+    d = design(
+        catalog,
+        server_count=8,
+        server_part_number="DGX-B300",
+        planes=2,
+        include_nics=True,
+        **SPECTRUM_X,
+    )
+    assert bom_total(d, CX8) == 0 and bom_total(d, TWIN_FLAT_TOP) == 64
+    assert any("built in" in w for w in d.warnings)
+    check_schedule(d)
+
+
+def test_a_dgx_b300_on_xdr_keeps_one_800g_module_per_cage(catalog):
+    d = design(catalog, server_count=8, server_part_number="DGX-B300", nic_generation="XDR")
+    assert d.host_cage_planes == 1 and d.host_media.host_module.port_speed_gbps == 800
+    assert bom_total(d, d.host_media.host_module.part_number) == 64
