@@ -93,3 +93,28 @@ def check_schedule(design: FabricDesign) -> None:
     assert sum(modules.values()) == bom_total(design, category="transceiver")
     assert cables == Counter({s: bom_total(design, s) for s in cables}), "cables"
     assert sum(cables.values()) == bom_total(design, category="cable")
+    check_cables(design, runs)
+
+
+def check_cables(design: FabricDesign, runs) -> None:
+    """The cables NVIDIA's tables would count, read back from the link list: one per host cage
+    serving both planes, one per whole 800G Spectrum cage between two switches, else one per
+    cable the installer pulls."""
+    ppc = design.topology.ports_per_cage
+    for tier, count in design.cables_by_tier().items():
+        tier_runs = [r for r in runs if r.tier == tier]
+        if tier == "ufm-leaf":
+            assert count == len(tier_runs)
+        elif tier == "server-leaf" and design.host_cage_planes > 1:
+            assert count == len({(r.a_device, host_cage(r.a_port)) for r in tier_runs})
+        elif (
+            tier != "server-leaf"
+            and design.switch.protocol == "ethernet"
+            and tier_runs[0].a_module
+            and all(
+                n % ppc == 0 for n in Counter((r.a_device, r.b_device) for r in tier_runs).values()
+            )
+        ):
+            assert count == len({(r.a_device, port_index(r.a_port, ppc) // ppc) for r in tier_runs})
+        else:
+            assert count == len({(r.cable_id, r.cable_part) for r in tier_runs})
