@@ -498,6 +498,19 @@ def _design(
     _rail_tier_warning(req, t, warnings)
     _general_warnings(req, t, switch, tally, warnings)
     advice = _advice(req, t, switch, fabric_switches)
+    if cage_planes > 1:
+        advice += (
+            message(
+                gettext_noop(
+                    "Each {sku} cage runs {planes} x {speed}G, one port to each plane, through "
+                    "one twin-port module with a fibre per plane: NVIDIA counts it as one "
+                    "cable per GPU."
+                ),
+                sku=(server or nic).part_number,
+                planes=req.planes,
+                speed=nic_speed,
+            ),
+        )
     if storage:
         # Parts' lifecycle warnings are already said once for the merged BOM.
         warnings += [

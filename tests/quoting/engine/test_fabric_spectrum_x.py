@@ -34,6 +34,7 @@ def test_a_b300_server_runs_two_400gbe_planes_through_one_cage_per_gpu(catalog):
     # One flat-top twin-port module per ConnectX-8 cage, not one per plane.
     assert bom_total(d, TWIN_FLAT_TOP) == 16 * 8
     assert d.cables_by_tier()["server-leaf"] == 16 * 8
+    assert any(a.startswith(f"Each {B300} cage runs 2 x 400G") for a in d.advice)
     check_schedule(d)
 
 
