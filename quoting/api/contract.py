@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import MISSING
 from typing import Any
 
-from django.core.validators import BaseValidator
+from django.core.validators import BaseValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -77,7 +77,9 @@ def serializer_field(s: Spec, **kwargs: Any) -> serializers.Field:
         return serializers.ChoiceField(choices=list(s.values), **kwargs)
     if s.kind == "distance":
         return DistanceField(**kwargs)
-    return serializers.CharField(max_length=s.max_length, allow_blank=True, **kwargs)
+    if s.pattern:
+        kwargs["validators"] = [RegexValidator(f"^{s.pattern}$")]
+    return serializers.CharField(max_length=s.max_length, allow_blank=s.blank, **kwargs)
 
 
 def serializer_fields(

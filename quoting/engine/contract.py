@@ -10,6 +10,7 @@ Labels and help texts are English, marked with gettext_noop so the form can tran
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import MISSING, dataclass, fields
 from decimal import Decimal
 from typing import Any
@@ -32,6 +33,8 @@ class Spec:
     low_open: bool = False  # the lower bound itself is refused ("above 0")
     choices: tuple[tuple[Any, str], ...] = ()  # (value, label), labels marked for translation
     max_length: int | None = None
+    blank: bool = True  # text: may be empty (or only spaces)
+    pattern: str | None = None  # text: a regular expression the whole value matches
     step: str | None = None  # the form's input step: a hint for the browser, not a rule
 
     @property
@@ -89,9 +92,13 @@ def value_error(s: Spec, value: Any) -> str | None:
             return None
         return f"must be one of {', '.join(str(v) for v in s.values)}."
     if s.kind in ("text", "part"):
-        if isinstance(value, str) and (s.max_length is None or len(value) <= s.max_length):
-            return None
-        return f"must be text of at most {s.max_length} characters."
+        if not isinstance(value, str) or (s.max_length and len(value) > s.max_length):
+            return f"must be text of at most {s.max_length} characters."
+        if not s.blank and not value.strip():
+            return "must not be empty."
+        if s.pattern and not re.fullmatch(s.pattern, value):
+            return f"must match {s.pattern}."
+        return None
     if s.kind == "distance" and isinstance(value, str):
         return None if value in s.values else f"use metres or one of {', '.join(s.values)}."
     if s.kind == "int" and not is_whole(value):

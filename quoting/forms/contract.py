@@ -10,7 +10,7 @@ from dataclasses import MISSING
 from typing import Any
 
 from django import forms
-from django.core.validators import BaseValidator
+from django.core.validators import BaseValidator, RegexValidator
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -65,10 +65,11 @@ def form_field(s: Spec, *, required: bool, initial: Any = None) -> forms.Field:
     validators = [AboveValidator(s.low)] if s.low_open and s.kind != "distance" else []
     if s.kind == "int":
         return forms.IntegerField(**common, **bounds)
-    if s.kind == "float":
-        return forms.FloatField(**common, **bounds, validators=validators)
-    if s.kind == "decimal":
-        field = forms.DecimalField(**common, **bounds, validators=validators)
+    if s.kind in ("float", "decimal"):
+        field_class = forms.FloatField if s.kind == "float" else forms.DecimalField
+        field = field_class(**common, **bounds, validators=validators)
+        if s.low_open:  # the browser's spinner stops there; the validator refuses the bound
+            field.widget.attrs["min"] = s.low
         if s.step:
             field.widget.attrs["step"] = s.step
         return field
@@ -83,7 +84,9 @@ def form_field(s: Spec, *, required: bool, initial: Any = None) -> forms.Field:
         return forms.ChoiceField(**common)  # the form lists the catalog's parts
     if s.kind == "distance":
         return DistanceField(**common)
-    return forms.CharField(**common, max_length=s.max_length)
+    if s.pattern:
+        validators.append(RegexValidator(f"^{s.pattern}$"))
+    return forms.CharField(**common, max_length=s.max_length, validators=validators)
 
 
 def form_fields(
@@ -103,11 +106,10 @@ def form_fields(
     built = {}
     for name in names:
         default = default_of(cls, name)
-        default = None if default is MISSING else default
         built[name] = form_field(
             all_specs[name],
             required=default is not None and name not in optional,
-            initial=initial.get(name, default),
+            initial=initial.get(name, None if default is MISSING else default),
         )
     return built
 
