@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import MISSING
 from typing import Any
 
-from django.core.validators import BaseValidator, RegexValidator
+from django.core.validators import MinValueValidator, RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -18,8 +18,9 @@ from quoting.engine.fabric import DISTANCE_CLASSES, distance_parse
 from quoting.engine.fabric.requirements import MAX_DISTANCE_M
 
 
-class AboveValidator(BaseValidator):
-    """The value must be above the limit: the engine's open lower bounds ("above 0")."""
+class AboveValidator(MinValueValidator):
+    """The value must be above the limit: the engine's open lower bounds ("above 0"). A
+    MinValueValidator, so the schema states the floor (the description says "Above")."""
 
     message = "Ensure this value is greater than %(limit_value)s."
     code = "min_value"

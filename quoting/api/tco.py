@@ -22,6 +22,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from catalog.selectors import gpu_peak_tflops
 from integrations.parsers import DepthLimitedJSONParser
 from quoting.api.contract import serializer_fields
 from quoting.engine.errors import InvalidInput
@@ -75,6 +76,15 @@ class TcoRequestSerializer(_fields_of(
         child=TcoFabricSerializer(), min_length=1, max_length=MAX_FABRICS
     )
     costs = TcoCostsSerializer(required=False)
+
+    def validate(self, attrs):
+        # The engine's parser has the last word (unique names, a GPU in the catalog, a tariff
+        # outside CNY), on the same dotted field names; it reads the body as sent.
+        try:
+            TcoRequest.from_dict(self.initial_data, gpu_catalog=gpu_peak_tflops())
+        except InvalidInput as error:
+            raise serializers.ValidationError(error.errors) from error
+        return attrs
 
 
 # --- The response, described for the schema (the engine's as_dict() is returned as it is) ----

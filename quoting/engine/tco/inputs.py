@@ -130,7 +130,7 @@ class FabricOption:
 class Costs:
     # a three-letter ISO 4217 code
     currency: str = field(default=DEFAULT_CURRENCY, metadata=spec(
-        "text", label=_("Currency"), max_length=3, pattern="[A-Za-z]{3}"))
+        "text", label=_("Currency"), max_length=3, blank=False, pattern="[A-Za-z]{3}"))
     # all servers together, when quoted
     server_capex: Decimal = field(default=Decimal(0), metadata=_money(
         _("Server capex"), help=_("All servers; empty if not quoted."), step=MONEY_STEP))
