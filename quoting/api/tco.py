@@ -1,7 +1,8 @@
 """POST /api/v1/tco/: the effective-compute TCO of each fabric option, side by side.
 
-The serializers describe the body for the OpenAPI schema and check its shape (types, ranges,
-list length, no unknown keys); the engine checks the business rules. Both answer a 400 in one
+The serializers are built from the engine dataclasses' field specs (types, ranges, choices, no
+unknown keys) and end with the engine's own parser (unique names, a catalog GPU, a tariff
+outside CNY), so the API, the TCO page and the engine refuse the same values. A 400 has one
 shape, a flat object of dotted field paths to messages, the same names the engine uses:
 
     {"nodes": ["..."], "workload.overlap": ["..."], "fabrics[1].transport": ["..."]}

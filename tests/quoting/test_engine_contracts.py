@@ -23,6 +23,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import check_requirements
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
+from quoting.engine.tco.presets import SHARDING_FACTORS
 from quoting.forms.designs import DesignForm
 from quoting.forms.tco import COSTS_FIELDS, WORKLOAD_FIELDS, TcoForms
 
@@ -308,3 +309,7 @@ def test_the_tco_engine_form_and_serializer_give_the_same_answer(gpus, change, r
 @pytest.mark.parametrize("cls", [Workload, FabricOption, Costs])
 def test_every_tco_input_has_a_spec(cls):
     assert set(specs(cls)) == {f.name for f in fields(cls)}
+
+
+def test_the_sharding_choices_are_the_models_sharding_factors():
+    assert specs(Workload)["sharding"].values == tuple(SHARDING_FACTORS)

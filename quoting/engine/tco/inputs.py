@@ -33,7 +33,6 @@ MONEY_STEP = "0.0001"  # the form's input step for amounts
 SHARDING_CHOICES = (
     ("ddp", "DDP"), ("zero1", "ZeRO-1"), ("zero2", "ZeRO-2"), ("zero3", "ZeRO-3"), ("fsdp", "FSDP"),
 )  # fmt: skip
-assert tuple(key for key, _label in SHARDING_CHOICES) == tuple(SHARDING_FACTORS)
 
 
 def _money(label: str = "", high: Decimal = MAX_MONEY, **kwargs: Any) -> dict:
