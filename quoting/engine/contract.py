@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import MISSING, dataclass, fields
+from collections.abc import Mapping
+from dataclasses import MISSING, dataclass, field, fields
 from decimal import Decimal
+from functools import cache
+from types import MappingProxyType
 from typing import Any
 
 SPEC = "spec"  # the metadata key
@@ -36,10 +39,10 @@ class Spec:
     blank: bool = True  # text: may be empty (or only spaces)
     pattern: str | None = None  # text: a regular expression the whole value matches
     step: str | None = None  # the form's input step: a hint for the browser, not a rule
+    values: tuple = field(init=False, default=())  # the choices' values, kept for speed
 
-    @property
-    def values(self) -> tuple:
-        return tuple(value for value, _label in self.choices)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", tuple(value for value, _label in self.choices))
 
 
 def spec(kind: str, **kwargs: Any) -> dict[str, Spec]:
@@ -48,9 +51,10 @@ def spec(kind: str, **kwargs: Any) -> dict[str, Spec]:
     return {SPEC: Spec(kind, **kwargs)}
 
 
-def specs(cls: type) -> dict[str, Spec]:
-    """The dataclass's specified fields, in declaration order."""
-    return {f.name: f.metadata[SPEC] for f in fields(cls) if SPEC in f.metadata}
+@cache
+def specs(cls: type) -> Mapping[str, Spec]:
+    """The dataclass's specified fields, in declaration order (read once per class)."""
+    return MappingProxyType({f.name: f.metadata[SPEC] for f in fields(cls) if SPEC in f.metadata})
 
 
 def default_of(cls: type, name: str) -> Any:
@@ -87,8 +91,8 @@ def value_error(s: Spec, value: Any) -> str | None:
     if s.kind == "bool":
         return None if isinstance(value, bool) else "must be true or false."
     if s.kind == "choice":
-        # 1.0 is not the choice 1, nor "1": the type must match too.
-        if any(value == v and type(value) is type(v) for v in s.values):
+        # 1.0 is not the choice 1, nor True, nor "1": the type must match too.
+        if value in s.values and type(value) is type(s.values[s.values.index(value)]):
             return None
         return f"must be one of {', '.join(str(v) for v in s.values)}."
     if s.kind in ("text", "part"):
@@ -128,11 +132,16 @@ def field_errors(obj: Any, prefix: str = "") -> dict[str, list[str]]:
 
     A field whose default is None may be None (not given)."""
     errors: dict[str, list[str]] = {}
-    for name, s in specs(type(obj)).items():
+    for name, s, none_ok in _checked_fields(type(obj)):
         value = getattr(obj, name)
-        if value is None and default_of(type(obj), name) is None:
+        if value is None and none_ok:
             continue
         message = value_error(s, value)
         if message:
             errors[prefix + name] = [message]
     return errors
+
+
+@cache
+def _checked_fields(cls: type) -> tuple[tuple[str, Spec, bool], ...]:
+    return tuple((name, s, default_of(cls, name) is None) for name, s in specs(cls).items())

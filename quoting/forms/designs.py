@@ -14,11 +14,9 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import NIC_GENERATIONS as NIC_GENERATION_CHOICES
 from quoting.engine.fabric.requirements import check_requirements
-from quoting.forms.contract import DISTANCE_HELP, DistanceField, add_engine_errors, form_fields
+from quoting.forms.contract import add_engine_errors, form_fields
 
-__all__ = ["DISTANCE_HELP", "DistanceField", "DesignForm", "DesignSaveForm", "design_form_data"]
-
-NIC_GENERATIONS = list(NIC_GENERATION_CHOICES)
+NIC_GENERATIONS = list(NIC_GENERATION_CHOICES)  # the project form offers the same
 CURRENCY_CHOICES = [("CNY", "CNY"), ("USD", "USD")]
 # The page's fields, in its order; "label" (the drawing's caption) is the API's only.
 FORM_FIELDS = (

@@ -16,6 +16,7 @@ from dataclasses import fields
 import pytest
 from django.core.serializers.json import DjangoJSONEncoder
 
+from catalog.models import Generation
 from quoting.api.designs import DesignRequestSerializer
 from quoting.api.tco import TcoRequestSerializer, flat_errors
 from quoting.engine.contract import specs
@@ -313,3 +314,8 @@ def test_every_tco_input_has_a_spec(cls):
 
 def test_the_sharding_choices_are_the_models_sharding_factors():
     assert specs(Workload)["sharding"].values == tuple(SHARDING_FACTORS)
+
+
+def test_the_nic_generations_offered_are_catalog_generations():
+    # The engine cannot import the catalog's Django choices; they must not drift apart.
+    assert set(specs(FabricRequirements)["nic_generation"].values) <= set(Generation.values)
