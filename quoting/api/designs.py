@@ -4,104 +4,52 @@ from __future__ import annotations
 
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from quoting.api.contract import serializer_fields
 from quoting.api.errors import validation_error
+from quoting.engine.contract import specs
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import (
-    DISTANCE_CLASSES,
-    FAMILIES,
-    SUBNET_MANAGERS,
-    FabricRequirements,
-    cable_schedule_csv_lines,
-    distance_parse,
-)
-from quoting.forms.designs import NIC_GENERATIONS
+from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
+from quoting.engine.fabric.requirements import check_requirements
 from quoting.services.designs import design_compute, design_server_defaults
 from quoting.svg.fabric import fabric_svg
 
-
-@extend_schema_field({
-    "oneOf": [{"type": "number", "minimum": 0, "maximum": 10000},
-              {"type": "string", "enum": list(DISTANCE_CLASSES)}],
-    "description": "Metres, or a named distance class.",
-})
-class DistanceField(serializers.Field):
-    """Metres (a number) or a named class such as "same-row"."""
-
-    default_error_messages = {
-        "invalid": f"Use metres or one of {', '.join(DISTANCE_CLASSES)}.",
-    }
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, str | int | float) or (
-                isinstance(data, str) and len(data) > 20):
-            self.fail("invalid")
-        try:
-            return distance_parse(data)
-        except ValueError:
-            self.fail("invalid")
-
-    def to_representation(self, value):
-        return value
+_RequirementFields = type(
+    "_RequirementFields", (serializers.Serializer,), serializer_fields(FabricRequirements))
+_PART_FIELDS = tuple(name for name, s in specs(FabricRequirements).items() if s.kind == "part")
 
 
-class DesignRequestSerializer(serializers.Serializer):
-    gpu_count = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
-    server_count = serializers.IntegerField(min_value=1, max_value=200_000, required=False)
-    gpus_per_server = serializers.IntegerField(min_value=1, max_value=64, default=8)
-    nics_per_server = serializers.IntegerField(min_value=1, max_value=64, required=False)
-    nic_generation = serializers.ChoiceField(choices=[g for g, _label in NIC_GENERATIONS],
-                                             default="NDR")
-    family = serializers.ChoiceField(choices=FAMILIES, default="infiniband")
-    planes = serializers.ChoiceField(choices=[1, 2], default=1)
-    switch_part_number = serializers.CharField(max_length=64, required=False)
-    nic_part_number = serializers.CharField(max_length=64, required=False)
-    server_part_number = serializers.CharField(
-        max_length=64, required=False,
-        help_text="A catalog server (e.g. DGX-H100): its cages decide the host-side optics; "
-                  "gpus_per_server and nic_generation default to the server's.")
-    include_nics = serializers.BooleanField(default=False)
-    rail_optimized = serializers.BooleanField(default=True)
-    oversubscription = serializers.FloatField(min_value=1, max_value=16, default=1)
-    growth_gpus = serializers.IntegerField(min_value=1, max_value=1_000_000, required=False)
-    server_to_leaf = DistanceField(default="same-row")
-    leaf_to_spine = DistanceField(default="same-row")
-    spine_to_core = DistanceField(default="across-hall")
-    subnet_manager = serializers.ChoiceField(choices=SUBNET_MANAGERS, default="auto")
-    inband_management = serializers.BooleanField(default=False)
-    outofband_management = serializers.BooleanField(default=False)
-    spares_percent = serializers.FloatField(min_value=0, max_value=100, default=0)
-    label = serializers.CharField(max_length=200, required=False, allow_blank=True)
-    storage_servers = serializers.IntegerField(
-        min_value=0, max_value=100_000, default=0,
-        help_text="Storage servers on a separate storage fabric; 0 for none.")
-    storage_ports_per_server = serializers.IntegerField(
-        min_value=1, max_value=16, default=1,
-        help_text="Storage NIC ports on each compute server.")
-    storage_ports_per_storage_server = serializers.IntegerField(min_value=1, max_value=16,
-                                                                default=2)
-    storage_oversubscription = serializers.FloatField(min_value=1, max_value=16, default=1)
+class DesignRequestSerializer(_RequirementFields):
+    """FabricRequirements' fields, built from its specs; the engine's check has the last word."""
 
     def validate(self, attrs):
         unknown = set(self.initial_data) - set(self.fields)
         if unknown:
             raise serializers.ValidationError(
                 {name: ["Unknown field."] for name in sorted(unknown)})
-        if attrs.get("gpu_count") is None and attrs.get("server_count") is None:
-            raise serializers.ValidationError(
-                {"gpu_count": ["Give the number of GPUs (gpu_count) or of servers."]})
+        for name in _PART_FIELDS:  # empty, as on the page: let the engine choose
+            if attrs.get(name) == "":
+                attrs[name] = None
         if attrs.get("server_part_number"):
             defaults = design_server_defaults(part_number=attrs["server_part_number"],
                                               family=attrs["family"])
             attrs |= {k: v for k, v in defaults.items() if k not in self.initial_data}
+        try:
+            check_requirements(FabricRequirements(**self._requirement_values(attrs)))
+        except InvalidInput as error:
+            raise validation_error(error) from error
         return attrs
 
+    @staticmethod
+    def _requirement_values(attrs) -> dict:
+        return {k: v for k, v in attrs.items() if k in FabricRequirements.__dataclass_fields__}
+
     def requirements(self) -> FabricRequirements:
-        return FabricRequirements(**self.validated_data)
+        return FabricRequirements(**self._requirement_values(self.validated_data))
 
 
 class BomLineSerializer(serializers.Serializer):

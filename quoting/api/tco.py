@@ -1,7 +1,8 @@
 """POST /api/v1/tco/: the effective-compute TCO of each fabric option, side by side.
 
-The serializers describe the body for the OpenAPI schema and check its shape (types, ranges,
-list length, no unknown keys); the engine checks the business rules. Both answer a 400 in one
+The serializers are built from the engine dataclasses' field specs (types, ranges, choices, no
+unknown keys) and end with the engine's own parser (unique names, a catalog GPU, a tariff
+outside CNY), so the API, the TCO page and the engine refuse the same values. A 400 has one
 shape, a flat object of dotted field paths to messages, the same names the engine uses:
 
     {"nodes": ["..."], "workload.overlap": ["..."], "fabrics[1].transport": ["..."]}
@@ -12,7 +13,6 @@ shape, a flat object of dotted field paths to messages, the same names the engin
 from __future__ import annotations
 
 from collections.abc import Mapping
-from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -23,31 +23,12 @@ from rest_framework.exceptions import ParseError
 from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
+from catalog.selectors import gpu_peak_tflops
 from integrations.parsers import DepthLimitedJSONParser
+from quoting.api.contract import serializer_fields
 from quoting.engine.errors import InvalidInput
-from quoting.engine.tco.inputs import MAX_FABRICS
-from quoting.engine.tco.presets import (
-    MAX_OVERSUBSCRIPTION,
-    MAX_SERVERS_PER_LEAF,
-    SHARDING_FACTORS,
-    TRANSPORTS,
-)
+from quoting.engine.tco.inputs import MAX_FABRICS, Costs, FabricOption, TcoRequest, Workload
 from quoting.services.tco import tco_compute
-
-MONEY_MAX = Decimal(10**12)
-
-
-def _money(**kwargs) -> serializers.DecimalField:
-    # Shape only: the engine reads the raw JSON value itself, through str(), never a float.
-    kwargs.setdefault("max_value", MONEY_MAX)
-    return serializers.DecimalField(
-        max_digits=30, decimal_places=10, min_value=Decimal(0), coerce_to_string=False,
-        required=False, **kwargs,
-    )  # fmt: skip
-
-
-def _number(low: float, high: float, **kwargs) -> serializers.FloatField:
-    return serializers.FloatField(min_value=low, max_value=high, **kwargs)
 
 
 class StrictSerializer(serializers.Serializer):
@@ -66,77 +47,45 @@ class StrictSerializer(serializers.Serializer):
         return value
 
 
-class TcoWorkloadSerializer(StrictSerializer):
+def _fields_of(cls: type, **overrides: dict) -> type[StrictSerializer]:
+    """A strict serializer with the engine dataclass's fields, built from its specs. JSON null
+    is not "the default" here: the engine refuses it, so the serializer does too."""
+    fields = serializer_fields(cls, null_means_default=False, **overrides)
+    return type(f"_{cls.__name__}Fields", (StrictSerializer,), fields)
+
+
+class TcoWorkloadSerializer(_fields_of(Workload)):
     """The training job; the presets in quoting/engine/tco/presets.py are valid bodies."""
 
-    params_billion = _number(0.001, 100_000, help_text="Parameters whose gradients are reduced.")
-    tokens_per_node_per_step = serializers.IntegerField(min_value=1, max_value=10**9)
-    sharding = serializers.ChoiceField(choices=list(SHARDING_FACTORS), required=False)
-    overlap = _number(0, 0.9, required=False, help_text="Share of traffic hidden by backward.")
-    mfu = _number(0.01, 1, required=False, help_text="Single-node model-FLOPs utilisation.")
-    bytes_per_grad = serializers.ChoiceField(choices=[1, 2, 4], required=False)
-    active_params_billion = _number(0.001, 100_000, required=False)
-    cross_node_bytes_per_token = _number(0, 1e9, required=False)
-    bucket_mb = _number(1, 1e6, required=False)
 
-
-class TcoFabricSerializer(StrictSerializer):
+class TcoFabricSerializer(_fields_of(FabricOption)):
     """One fabric option to compare; names are unique within a request."""
 
-    name = serializers.CharField(max_length=60)
-    transport = serializers.ChoiceField(choices=list(TRANSPORTS))
-    nics_per_node = serializers.IntegerField(min_value=1, max_value=32)
-    nic_gbps = _number(1, 3200, help_text="Line rate of one NIC port, Gb/s.")
-    efficiency = _number(0.01, 1, required=False, help_text="Achieved share of line rate.")
-    measured_busbw_gbps = _number(
-        0.1, 10_000, required=False, help_text="nccl-tests AllReduce busbw, GB/s; overrides."
-    )
-    network_capex = _money(help_text="Bought once: switches, NICs, optics, cables.")
-    network_power_w = _money(max_value=Decimal(10**9))
-    network_opex_per_year = _money(
-        help_text="Sold per year (UFM per-endpoint licences, support): paid every year."
-    )
-    oversubscription = _number(
-        1, MAX_OVERSUBSCRIPTION, required=False,
-        help_text="r in r:1 between leaf and spine; 1 (default) is non-blocking.",
-    )  # fmt: skip
-    servers_per_leaf = serializers.IntegerField(
-        min_value=1, max_value=MAX_SERVERS_PER_LEAF, required=False,
-        help_text="Servers under one leaf (a rail group when rail-optimized); default 32.",
-    )  # fmt: skip
 
-
-class TcoCostsSerializer(StrictSerializer):
+class TcoCostsSerializer(_fields_of(Costs)):
     """Money and its factors; outside CNY give tariff_per_kwh and gpu_hour_value."""
 
-    currency = serializers.CharField(min_length=3, max_length=3, required=False)
-    server_capex = _money()
-    services_capex = _money()
-    server_power_kw = _money(max_value=Decimal(1000))
-    pue = _money(max_value=Decimal(3))
-    tariff_per_kwh = _money(max_value=Decimal(1000))
-    life_years = serializers.IntegerField(min_value=1, max_value=15, required=False)
-    discount_rate = _money(max_value=Decimal(1))
-    support_percent = _money(max_value=Decimal(100))
-    space_per_year = _money()
-    availability = _money(max_value=Decimal(1))
-    utilisation = _money(max_value=Decimal(1))
-    gpu_hour_value = _money(max_value=Decimal(10**6))
 
-
-class TcoRequestSerializer(StrictSerializer):
+class TcoRequestSerializer(_fields_of(
+    TcoRequest, peak_tflops={"required": False}, gpu={"help_text": "GPU model in the catalog."},
+)):
     """A cluster, its workload, up to eight fabric options and the costs."""
 
-    gpu = serializers.CharField(max_length=60, required=False, help_text="GPU model in catalog.")
-    peak_tflops = _number(1, 100_000, required=False, help_text="Instead of gpu: dense BF16.")
-    nodes = serializers.IntegerField(min_value=1, max_value=100_000)
-    gpus_per_node = serializers.IntegerField(min_value=1, max_value=72)
     workload = TcoWorkloadSerializer()
     # A ListField, not many=True: drf-spectacular then prints the bound as maxItems.
     fabrics = serializers.ListField(
         child=TcoFabricSerializer(), min_length=1, max_length=MAX_FABRICS
     )
     costs = TcoCostsSerializer(required=False)
+
+    def validate(self, attrs):
+        # The engine's parser has the last word (unique names, a GPU in the catalog, a tariff
+        # outside CNY), on the same dotted field names; it reads the body as sent.
+        try:
+            TcoRequest.from_dict(self.initial_data, gpu_catalog=gpu_peak_tflops())
+        except InvalidInput as error:
+            raise serializers.ValidationError(error.errors) from error
+        return attrs
 
 
 # --- The response, described for the schema (the engine's as_dict() is returned as it is) ----

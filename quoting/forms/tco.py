@@ -8,6 +8,7 @@ errors are then put back beside the fields they name.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from decimal import Decimal
 
 from django import forms
@@ -15,12 +16,10 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors import gpu_peak_tflops
-from quoting.engine.tco.presets import (
-    MAX_OVERSUBSCRIPTION,
-    MAX_SERVERS_PER_LEAF,
-    TRANSPORTS,
-    WORKLOAD_PRESETS,
-)
+from quoting.engine.contract import specs
+from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
+from quoting.engine.tco.presets import DEFAULT_CURRENCY, WORKLOAD_PRESETS
+from quoting.forms.contract import form_field, form_fields
 
 FABRIC_ROWS = 4  # the page compares up to four options; the API takes up to eight
 DEFAULT_PRESET = "llm_pretrain_7b"
@@ -43,13 +42,6 @@ COSTS_FIELDS = (
     "discount_rate",
     "support_percent",
 )
-SHARDING_CHOICES = [
-    ("ddp", "DDP"),
-    ("zero1", "ZeRO-1"),
-    ("zero2", "ZeRO-2"),
-    ("zero3", "ZeRO-3"),
-    ("fsdp", "FSDP"),
-]
 CURRENCY_CHOICES = [("CNY", "CNY"), ("USD", "USD")]
 DEFAULT_FABRICS = [
     {
@@ -67,28 +59,20 @@ DEFAULT_FABRICS = [
     },
     {"name": _("2×100G RoCE"), "transport": "roce", "nics_per_node": 2, "nic_gbps": 100},
 ]
-MONEY_MAX = Decimal(10**12)
 _FABRIC_PATH = re.compile(r"fabrics\[(\d+)\]\.(\w+)")
+FABRIC_FIELDS = (
+    "name", "transport", "nics_per_node", "nic_gbps", "efficiency", "measured_busbw_gbps",
+    "network_capex", "network_opex_per_year", "oversubscription", "servers_per_leaf",
+)
+# Empty on the page means the engine's default (or, for a tariff, the CNY one).
+_OPTIONAL = frozenset({"cross_node_bytes_per_token", "server_capex"})
+_NO_INITIAL = dict.fromkeys(_OPTIONAL)
 
 
-def _money(label, **kwargs) -> forms.DecimalField:
-    return forms.DecimalField(
-        label=label,
-        min_value=0,
-        max_value=MONEY_MAX,
-        max_digits=18,
-        decimal_places=4,
-        required=False,
-        **kwargs,
-    )
-
-
-class TcoForm(forms.Form):
-    gpu = forms.ChoiceField(label=_("GPU"))
-    nodes = forms.IntegerField(label=_("Nodes"), min_value=1, max_value=100_000, initial=32)
-    gpus_per_node = forms.IntegerField(
-        label=_("GPUs per node"), min_value=1, max_value=72, initial=8
-    )
+def _cluster_fields() -> dict[str, forms.Field]:
+    """The main form's fields from the engine's specs, in the page's order."""
+    cluster = form_fields(TcoRequest, ("gpu", "nodes", "gpus_per_node"),
+                          initial={"nodes": 32, "gpus_per_node": 8})
     preset = forms.ChoiceField(
         label=_("Workload preset"),
         required=False,
@@ -96,59 +80,22 @@ class TcoForm(forms.Form):
         choices=[("", _("Custom"))] + [(k, p.label) for k, p in WORKLOAD_PRESETS.items()],
         help_text=_("Fills the workload fields; adjust them afterwards."),
     )
-    params_billion = forms.FloatField(
-        label=_("Parameters (billion)"), min_value=0.001, max_value=100_000
-    )
-    active_params_billion = forms.FloatField(
-        label=_("Active parameters (billion)"),
-        min_value=0.001,
-        max_value=100_000,
-        required=False,
-        help_text=_("Mixture-of-experts: parameters used per token; empty: all."),
-    )
-    tokens_per_node_per_step = forms.IntegerField(
-        label=_("Tokens per node per step"), min_value=1, max_value=10**9
-    )
-    sharding = forms.ChoiceField(label=_("Sharding"), choices=SHARDING_CHOICES)
-    overlap = forms.FloatField(
-        label=_("Overlap"),
-        min_value=0,
-        max_value=0.9,
-        help_text=_("Share of gradient traffic hidden behind the backward pass, 0–0.9."),
-    )
-    mfu = forms.FloatField(
-        label=_("Single-node MFU"),
-        min_value=0.01,
-        max_value=1,
-        help_text=_("Model-FLOPs utilisation on one node, 0–1."),
-    )
-    cross_node_bytes_per_token = forms.FloatField(
-        label=_("Cross-node bytes per token"),
-        min_value=0,
-        max_value=1e9,
-        required=False,
-        help_text=_("Tensor- or expert-parallel traffic that leaves the node; empty: none."),
-    )
-    currency = forms.ChoiceField(label=_("Currency"), choices=CURRENCY_CHOICES, initial="CNY")
-    server_capex = _money(_("Server capex"), help_text=_("All servers; empty if not quoted."))
-    pue = forms.DecimalField(
-        label=_("PUE"), min_value=1, max_value=3, decimal_places=2, initial=Decimal("1.3")
-    )
-    tariff_per_kwh = _money(_("Tariff per kWh"), help_text=_("Empty: 0.70 CNY."))
-    gpu_hour_value = _money(_("Value of a GPU-hour"), help_text=_("Empty: 12 CNY."))
-    life_years = forms.IntegerField(label=_("Life (years)"), min_value=1, max_value=15, initial=5)
-    discount_rate = forms.DecimalField(
-        label=_("Discount rate"),
-        min_value=0,
-        max_value=1,
-        decimal_places=4,
-        initial=Decimal("0.08"),
-        help_text=_("0.08 = 8 % a year."),
-    )
-    support_percent = forms.DecimalField(
-        label=_("Support (% a year)"), min_value=0, max_value=100, decimal_places=2, initial=20
-    )
+    workload = form_fields(Workload, WORKLOAD_FIELDS, optional=_OPTIONAL, initial=_NO_INITIAL)
+    # The page offers the currencies our price lists are kept in; the API takes any ISO code.
+    currency = replace(specs(Costs)["currency"], kind="choice", choices=tuple(CURRENCY_CHOICES))
+    costs = form_fields(Costs, COSTS_FIELDS, optional=_OPTIONAL, initial=_NO_INITIAL)
+    costs["currency"] = form_field(currency, required=True, initial=DEFAULT_CURRENCY)
+    return {**cluster, "preset": preset, **workload, **costs}
 
+
+_TcoFields = type("_TcoFields", (forms.Form,), _cluster_fields())
+_FabricFields = type("_FabricFields", (forms.Form,), form_fields(
+    FabricOption, FABRIC_FIELDS, optional=frozenset(FABRIC_FIELDS),
+    initial=dict.fromkeys(FABRIC_FIELDS),
+))
+
+
+class TcoForm(_TcoFields):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         gpus = sorted(gpu_peak_tflops())
@@ -167,52 +114,8 @@ class TcoForm(forms.Form):
         return data
 
 
-class FabricOptionForm(forms.Form):
+class FabricOptionForm(_FabricFields):
     """One fabric option; a row with an empty name is not compared."""
-
-    name = forms.CharField(label=_("Name"), max_length=60, required=False)
-    transport = forms.ChoiceField(
-        label=_("Transport"),
-        required=False,
-        choices=[(key, t.label) for key, t in TRANSPORTS.items()],
-    )
-    nics_per_node = forms.IntegerField(
-        label=_("NICs per node"), min_value=1, max_value=32, required=False
-    )
-    nic_gbps = forms.FloatField(label=_("NIC Gb/s"), min_value=1, max_value=3200, required=False)
-    efficiency = forms.FloatField(
-        label=_("Efficiency"),
-        min_value=0.01,
-        max_value=1,
-        required=False,
-        help_text=_("Achieved share of line rate; empty: the transport's default."),
-    )
-    measured_busbw_gbps = forms.FloatField(
-        label=_("Measured busbw (GB/s)"),
-        min_value=0.1,
-        max_value=10_000,
-        required=False,
-        help_text=_("nccl-tests AllReduce busbw across this cluster; overrides the estimate."),
-    )
-    network_capex = _money(_("Network capex"), help_text=_("From the quote; empty: not priced."))
-    network_opex_per_year = _money(
-        _("Network licences per year"),
-        help_text=_("Sold per year, such as UFM per-endpoint licences: paid every year."),
-    )
-    oversubscription = forms.FloatField(
-        label=_("Oversubscription (r:1)"),
-        min_value=1,
-        max_value=MAX_OVERSUBSCRIPTION,
-        required=False,
-        help_text=_("Leaf to spine; slows jobs wider than one leaf. Empty: 1, non-blocking."),
-    )
-    servers_per_leaf = forms.IntegerField(
-        label=_("Servers per leaf"),
-        min_value=1,
-        max_value=MAX_SERVERS_PER_LEAF,
-        required=False,
-        help_text=_("Servers under one leaf, or one rail group when rail-optimized. Empty: 32."),
-    )
 
     def clean(self):
         data = super().clean()

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
+from quoting.engine.contract import field_errors, spec
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import gettext_noop as _
 
 # Named distances in metres, the longest run each usually means in a data hall: cables are bought
 # by length class, so the engine plans for the long end of each.
@@ -16,46 +18,109 @@ DISTANCE_CLASSES: dict[str, float] = {
     "across-hall": 100,
 }
 
-FAMILIES = ("infiniband", "ethernet")
-SUBNET_MANAGERS = ("auto", "on-switch", "ufm-appliance", "ufm-licence", "opensm-host")
 
 Distance = float | int | str
 
 
+NIC_GENERATIONS: tuple[tuple[str, str], ...] = (
+    ("HDR", "HDR 200G"),
+    ("NDR200", "NDR200"),
+    ("NDR", "NDR 400G"),
+    ("XDR", "XDR 800G"),
+    ("100GbE", "100GbE"),
+    ("200GbE", "200GbE"),
+    ("400GbE", "400GbE"),
+    ("800GbE", "800GbE"),
+)
+FAMILY_CHOICES = (("infiniband", "InfiniBand"), ("ethernet", _("Ethernet (RoCE)")))
+SUBNET_MANAGER_CHOICES = (
+    ("auto", _("Automatic")),
+    ("on-switch", _("On a managed switch")),
+    ("ufm-appliance", _("UFM appliances")),
+    ("ufm-licence", _("UFM licences per endpoint")),
+    ("opensm-host", _("OpenSM on customer hosts")),
+)
+FAMILIES = tuple(value for value, _label in FAMILY_CHOICES)
+SUBNET_MANAGERS = tuple(value for value, _label in SUBNET_MANAGER_CHOICES)
+MAX_GPUS = 1_000_000
+MAX_DISTANCE_M = 10_000
+
+
+def _distance(label: str) -> dict:
+    return spec("distance", label=label, low=0, low_open=True, high=MAX_DISTANCE_M,
+                choices=tuple((name, name) for name in DISTANCE_CLASSES))
+
+
+# Each field's spec (quoting/engine/contract.py) is the one contract: check_requirements checks
+# it, and the design form and the API serializer are built from it.
 @dataclass(frozen=True, slots=True)
 class FabricRequirements:
-    gpu_count: int | None = None  # give this or server_count
-    server_count: int | None = None
-    gpus_per_server: int = 8
-    nics_per_server: int | None = (
-        None  # compute NIC ports per server (per plane); default 1 per GPU
-    )
-    nic_generation: str = "NDR"  # HDR, NDR, NDR200, XDR, or an Ethernet speed such as 400GbE
-    family: str = "infiniband"
-    planes: int = 1  # Ethernet only: each NIC sends one port to each of 1 or 2 identical fabrics
-    switch_part_number: str | None = None
-    nic_part_number: str | None = None
+    # Give gpu_count or server_count.
+    gpu_count: int | None = field(
+        default=None, metadata=spec("int", label=_("GPUs"), low=1, high=MAX_GPUS))
+    server_count: int | None = field(
+        default=None, metadata=spec("int", label=_("or servers"), low=1, high=200_000))
+    gpus_per_server: int = field(
+        default=8, metadata=spec("int", label=_("GPUs per server"), low=1, high=64))
+    # Compute NIC ports per server (per plane); default 1 per GPU.
+    nics_per_server: int | None = field(default=None, metadata=spec(
+        "int", label=_("Compute NICs per server"), help=_("Empty: one per GPU."), low=1, high=64))
+    # HDR, NDR, NDR200, XDR, or an Ethernet speed such as 400GbE
+    nic_generation: str = field(
+        default="NDR", metadata=spec("choice", label=_("NIC generation"), choices=NIC_GENERATIONS))
+    family: str = field(
+        default="infiniband", metadata=spec("choice", label=_("Fabric"), choices=FAMILY_CHOICES))
+    # Ethernet only: each NIC sends one port to each of 1 or 2 identical fabrics.
+    planes: int = field(default=1, metadata=spec(
+        "choice", label=_("Planes"), help=_("Ethernet only."), choices=((1, "1"), (2, "2"))))
+    switch_part_number: str | None = field(
+        default=None, metadata=spec("part", label=_("Switch"), max_length=64))
+    nic_part_number: str | None = field(
+        default=None, metadata=spec("part", label=_("NIC"), max_length=64))
     # A catalog server: its host network layout (NIC generation, ports, cages) decides the
     # server-side optics and cables. None: single-port NIC cages, one module per port.
-    server_part_number: str | None = None
-    include_nics: bool = False
-    rail_optimized: bool = True
-    oversubscription: float = 1  # 2 means 2:1 at the leaf
-    growth_gpus: int | None = None
-    server_to_leaf: Distance = "same-row"
-    leaf_to_spine: Distance = "same-row"
-    spine_to_core: Distance = "across-hall"
-    subnet_manager: str = "auto"
-    inband_management: bool = False  # one in-band Ethernet port per server
-    outofband_management: bool = False  # one RJ45 per server BMC and per switch
-    spares_percent: float = 0
-    label: str = ""  # free text shown on the drawing (customer or project name)
+    server_part_number: str | None = field(default=None, metadata=spec(
+        "part", label=_("Server"), max_length=64,
+        help=_("Its own network cages decide the host-side optics (a DGX takes twin-port "
+               "modules).")))
+    include_nics: bool = field(default=False, metadata=spec("bool", label=_("Quote the NICs")))
+    rail_optimized: bool = field(default=True, metadata=spec("bool", label=_("Rail-optimized")))
+    # 2 means 2:1 at the leaf
+    oversubscription: float = field(default=1, metadata=spec(
+        "float", label=_("Oversubscription"), low=1, high=16,
+        help=_("1 is non-blocking; 2 means 2:1 at the leaf.")))
+    growth_gpus: int | None = field(default=None, metadata=spec(
+        "int", label=_("Growth target (GPUs)"), low=1, high=MAX_GPUS,
+        help=_("Spines are sized for it, so growing needs no re-cabling.")))
+    server_to_leaf: Distance = field(default="same-row", metadata=_distance(_("Server to leaf")))
+    leaf_to_spine: Distance = field(default="same-row", metadata=_distance(_("Leaf to spine")))
+    spine_to_core: Distance = field(
+        default="across-hall", metadata=_distance(_("Spine to core")))
+    subnet_manager: str = field(default="auto", metadata=spec(
+        "choice", label=_("Subnet manager"), choices=SUBNET_MANAGER_CHOICES))
+    # one in-band Ethernet port per server
+    inband_management: bool = field(
+        default=False, metadata=spec("bool", label=_("In-band management network")))
+    # one RJ45 per server BMC and per switch
+    outofband_management: bool = field(
+        default=False, metadata=spec("bool", label=_("Out-of-band management network")))
+    spares_percent: float = field(
+        default=0, metadata=spec("float", label=_("Spares (%)"), low=0, high=100))
+    # free text shown on the drawing (customer or project name)
+    label: str = field(default="", metadata=spec("text", label=_("Label"), max_length=200))
     # A separate storage fabric (0 storage servers: none). Its endpoints are the storage NIC
     # ports of every compute server (a BlueField-3 or ConnectX port) plus the storage nodes' own.
-    storage_servers: int = 0
-    storage_ports_per_server: int = 1
-    storage_ports_per_storage_server: int = 2
-    storage_oversubscription: float = 1
+    storage_servers: int = field(default=0, metadata=spec(
+        "int", label=_("Storage servers"), low=0, high=100_000,
+        help=_("0: no separate storage fabric.")))
+    # 0 ports is refused only when there is a storage fabric (check_requirements).
+    storage_ports_per_server: int = field(default=1, metadata=spec(
+        "int", label=_("Storage ports per compute server"), low=0, high=16,
+        help=_("e.g. one BlueField-3 or ConnectX port.")))
+    storage_ports_per_storage_server: int = field(default=2, metadata=spec(
+        "int", label=_("Ports per storage server"), low=0, high=16))
+    storage_oversubscription: float = field(
+        default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16))
 
     @property
     def storage_endpoints(self) -> int:
@@ -90,33 +155,18 @@ def distance_m(value: Distance) -> float:
     return DISTANCE_CLASSES[value] if isinstance(value, str) else float(value)
 
 
-def _is_whole(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
 def check_requirements(req: FabricRequirements) -> None:
-    """Every check that needs no catalog, reported together so a form marks all fields at once."""
-    errors: dict[str, list[str]] = {}
+    """Every check that needs no catalog, reported together so a form marks all fields at once.
+
+    First each field against its spec (type, bounds, choices), then the rules across fields.
+    """
+    errors = field_errors(req)
 
     def fail(field: str, message: str) -> None:
         errors.setdefault(field, []).append(message)
 
-    if not _is_whole(req.gpus_per_server) or req.gpus_per_server < 1:
-        fail("gpus_per_server", "must be a whole number of at least 1.")
-    if req.nics_per_server is not None and (
-        not _is_whole(req.nics_per_server) or req.nics_per_server < 1
-    ):
-        fail("nics_per_server", "must be a whole number of at least 1.")
     if req.gpu_count is None and req.server_count is None:
         fail("gpu_count", "give the number of GPUs or of servers.")
-    for field in ("gpu_count", "server_count"):
-        value = getattr(req, field)
-        if value is not None and (not _is_whole(value) or value < 1):
-            fail(field, "must be a whole number of at least 1.")
     if errors:
         raise InvalidInput(errors)
     if (
@@ -129,53 +179,21 @@ def check_requirements(req: FabricRequirements) -> None:
             f"{req.gpu_count} GPUs do not match {req.server_count} servers "
             f"of {req.gpus_per_server} GPUs; give one of the two.",
         )
-    if req.family not in FAMILIES:
-        fail("family", f"must be one of {', '.join(FAMILIES)}.")
-    if not _is_whole(req.planes) or req.planes not in (1, 2):
-        fail("planes", "must be 1 or 2.")
-    elif req.planes == 2 and req.family != "ethernet":
+    if req.planes == 2 and req.family != "ethernet":
         fail("planes", "two planes are an Ethernet (Spectrum-X) design; InfiniBand uses one.")
-    if not _is_number(req.oversubscription) or req.oversubscription < 1:
-        fail("oversubscription", "must be 1 (non-blocking) or more, e.g. 2 for 2:1.")
-    elif req.oversubscription > 16:
-        fail("oversubscription", "above 16:1 is not a GPU fabric.")
-    if req.growth_gpus is not None:
-        current = req.servers * req.gpus_per_server
-        if not _is_whole(req.growth_gpus):
-            fail("growth_gpus", "must be a whole number of GPUs.")
-        # Rule 7: both sizes in whole servers, so a target equal to the asked size is accepted.
-        elif -(-req.growth_gpus // req.gpus_per_server) < req.servers:
-            fail(
-                "growth_gpus",
-                f"the growth target ({req.growth_gpus} GPUs) is below the "
-                f"current size ({current} GPUs).",
-            )
-    for field in ("server_to_leaf", "leaf_to_spine", "spine_to_core"):
-        value = getattr(req, field)
-        if isinstance(value, str):
-            if value not in DISTANCE_CLASSES:
-                fail(field, f"use metres or one of {', '.join(DISTANCE_CLASSES)}.")
-        elif not _is_number(value) or not 0 < value <= 10_000:
-            fail(field, "must be a distance in metres between 0 and 10,000.")
-    if req.subnet_manager not in SUBNET_MANAGERS:
-        fail("subnet_manager", f"must be one of {', '.join(SUBNET_MANAGERS)}.")
-    elif req.family == "ethernet" and req.subnet_manager != "auto":
+    # Rule 7: both sizes in whole servers, so a target equal to the asked size is accepted.
+    if req.growth_gpus is not None and -(-req.growth_gpus // req.gpus_per_server) < req.servers:
+        fail(
+            "growth_gpus",
+            f"the growth target ({req.growth_gpus} GPUs) is below the "
+            f"current size ({req.servers * req.gpus_per_server} GPUs).",
+        )
+    if req.family == "ethernet" and req.subnet_manager != "auto":
         fail("subnet_manager", "Ethernet fabrics have no subnet manager; leave it on auto.")
-    if not _is_number(req.spares_percent) or not 0 <= req.spares_percent <= 100:
-        fail("spares_percent", "must be between 0 and 100.")
-    if not isinstance(req.label, str) or len(req.label) > 200:
-        fail("label", "must be text of at most 200 characters.")
-    storage = _is_whole(req.storage_servers) and req.storage_servers > 0
-    if not _is_whole(req.storage_servers) or req.storage_servers < 0:
-        fail("storage_servers", "must be a whole number of storage servers (0 for none).")
-    for field in ("storage_ports_per_server", "storage_ports_per_storage_server"):
-        value = getattr(req, field)
-        if not _is_whole(value) or value < 0:
-            fail(field, "must be a whole number of ports.")
-        elif storage and value == 0:
-            fail(field, "must be at least 1 when there is a storage fabric.")
-    if not _is_number(req.storage_oversubscription) or not 1 <= req.storage_oversubscription <= 16:
-        fail("storage_oversubscription", "must be between 1 (non-blocking) and 16.")
+    if req.storage_servers > 0:
+        for field_name in ("storage_ports_per_server", "storage_ports_per_storage_server"):
+            if getattr(req, field_name) == 0:
+                fail(field_name, "must be at least 1 when there is a storage fabric.")
     if errors:
         raise InvalidInput(errors)
 

@@ -8,13 +8,14 @@ quote services) is trusted to pass values in range.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from quoting.engine.contract import default_of, spec, specs, value_error
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import gettext_noop as _
 from quoting.engine.tco.presets import (
     CNY_GPU_HOUR_VALUE,
     CNY_TARIFF_PER_KWH,
@@ -27,19 +28,48 @@ from quoting.engine.tco.presets import (
 )
 
 MAX_FABRICS = 8  # side-by-side comparison stays readable, and the chart palette has 8 colours
+MAX_MONEY = Decimal(10**12)  # an amount above a trillion is a typing slip, not a cluster
+MONEY_STEP = "0.0001"  # the form's input step for amounts
+SHARDING_CHOICES = (
+    ("ddp", "DDP"), ("zero1", "ZeRO-1"), ("zero2", "ZeRO-2"), ("zero3", "ZeRO-3"), ("fsdp", "FSDP"),
+)  # fmt: skip
 
 
+def _money(label: str = "", high: Decimal = MAX_MONEY, **kwargs: Any) -> dict:
+    return spec("decimal", label=label, low=Decimal(0), high=high, **kwargs)
+
+
+# Each field's spec (quoting/engine/contract.py) is the one contract: the parser below checks it,
+# and the TCO page's forms and the API's serializers are built from it.
 @dataclass(frozen=True, slots=True)
 class Workload:
-    params_billion: float  # parameters whose gradients are reduced across nodes
-    tokens_per_node_per_step: int
-    sharding: str = "ddp"  # ddp, zero1, zero2, zero3, fsdp
-    overlap: float = 0.0  # share of gradient traffic hidden behind the backward pass, 0-0.9
-    mfu: float = 0.45  # single-node model-FLOPs utilisation
-    bytes_per_grad: int = 2  # bf16
-    active_params_billion: float | None = None  # mixture-of-experts: parameters used per token
-    cross_node_bytes_per_token: float = 0.0  # tensor/expert-parallel traffic, experts on all nodes
-    bucket_mb: float | None = None  # gradient bucket; None follows Megatron-Core's default rule
+    # parameters whose gradients are reduced across nodes
+    params_billion: float = field(
+        metadata=spec("float", label=_("Parameters (billion)"), low=0, low_open=True, high=100_000))
+    tokens_per_node_per_step: int = field(
+        metadata=spec("int", label=_("Tokens per node per step"), low=1, high=10**9))
+    sharding: str = field(
+        default="ddp", metadata=spec("choice", label=_("Sharding"), choices=SHARDING_CHOICES))
+    # share of gradient traffic hidden behind the backward pass
+    overlap: float = field(default=0.0, metadata=spec(
+        "float", label=_("Overlap"), low=0, high=0.9,
+        help=_("Share of gradient traffic hidden behind the backward pass, 0–0.9.")))
+    mfu: float = field(default=0.45, metadata=spec(
+        "float", label=_("Single-node MFU"), low=0, low_open=True, high=1,
+        help=_("Model-FLOPs utilisation on one node, 0–1.")))
+    bytes_per_grad: int = field(default=2, metadata=spec(
+        "choice", label="Bytes per gradient", choices=((1, "1"), (2, "2 (bf16)"), (4, "4"))))
+    # mixture-of-experts: parameters used per token
+    active_params_billion: float | None = field(default=None, metadata=spec(
+        "float", label=_("Active parameters (billion)"), low=0, low_open=True, high=100_000,
+        help=_("Mixture-of-experts: parameters used per token; empty: all.")))
+    # tensor/expert-parallel traffic, experts on all nodes
+    cross_node_bytes_per_token: float = field(default=0.0, metadata=spec(
+        "float", label=_("Cross-node bytes per token"), low=0, high=1e9,
+        help=_("Tensor- or expert-parallel traffic that leaves the node; empty: none.")))
+    # gradient bucket; None follows Megatron-Core's default rule
+    bucket_mb: float | None = field(default=None, metadata=spec(
+        "float", label="Gradient bucket (MB)", low=0, low_open=True, high=1e6))
 
     @property
     def sharding_factor(self) -> float:
@@ -52,20 +82,41 @@ class Workload:
 
 @dataclass(frozen=True, slots=True)
 class FabricOption:
-    name: str
-    transport: str  # infiniband, roce, roce_untuned, tcp
-    nics_per_node: int
-    nic_gbps: float  # line rate of one NIC port, gigabits per second
-    efficiency: float | None = None  # achieved fraction of line rate; None uses the transport's
-    measured_busbw_gbps: float | None = None  # nccl-tests AllReduce busbw in GB/s, as it prints
-    network_capex: Decimal = Decimal(0)  # bought once: switches, NICs, optics, cables
-    network_power_w: Decimal = Decimal(0)  # switches, NICs and optics, from the fabric design
+    name: str = field(metadata=spec("text", label=_("Name"), max_length=60, blank=False))
+    transport: str = field(metadata=spec("choice", label=_("Transport"), choices=tuple(
+        (key, transport.label) for key, transport in TRANSPORTS.items())))
+    nics_per_node: int = field(
+        metadata=spec("int", label=_("NICs per node"), low=1, high=32))
+    # line rate of one NIC port, gigabits per second
+    nic_gbps: float = field(
+        metadata=spec("float", label=_("NIC Gb/s"), low=0, low_open=True, high=3200))
+    # achieved fraction of line rate; None uses the transport's
+    efficiency: float | None = field(default=None, metadata=spec(
+        "float", label=_("Efficiency"), low=0, low_open=True, high=1,
+        help=_("Achieved share of line rate; empty: the transport's default.")))
+    # nccl-tests AllReduce busbw in GB/s, as it prints
+    measured_busbw_gbps: float | None = field(default=None, metadata=spec(
+        "float", label=_("Measured busbw (GB/s)"), low=0, low_open=True, high=10_000,
+        help=_("nccl-tests AllReduce busbw across this cluster; overrides the estimate.")))
+    # bought once: switches, NICs, optics, cables
+    network_capex: Decimal = field(default=Decimal(0), metadata=_money(
+        _("Network capex"), help=_("From the quote; empty: not priced."), step=MONEY_STEP))
+    # switches, NICs and optics, from the fabric design
+    network_power_w: Decimal = field(
+        default=Decimal(0), metadata=_money("Network power (W)", high=Decimal(10**9)))
     # Sold per year (UFM per-endpoint licences, support contracts): paid every year of the life.
-    network_opex_per_year: Decimal = Decimal(0)
-    oversubscription: float = 1.0  # r in r:1 between leaf and spine; 1 is non-blocking
+    network_opex_per_year: Decimal = field(default=Decimal(0), metadata=_money(
+        _("Network licences per year"), step=MONEY_STEP,
+        help=_("Sold per year, such as UFM per-endpoint licences: paid every year.")))
+    # r in r:1 between leaf and spine; 1 is non-blocking
+    oversubscription: float = field(default=1.0, metadata=spec(
+        "float", label=_("Oversubscription (r:1)"), low=1, high=MAX_OVERSUBSCRIPTION,
+        help=_("Leaf to spine; slows jobs wider than one leaf. Empty: 1, non-blocking.")))
     # Servers a job can span without crossing the spine layer: one leaf, or one rail group of
     # rail-optimized leaves. None: a 64-port rail-optimized leaf (tco-model §4 point 8).
-    servers_per_leaf: int | None = None
+    servers_per_leaf: int | None = field(default=None, metadata=spec(
+        "int", label=_("Servers per leaf"), low=1, high=MAX_SERVERS_PER_LEAF,
+        help=_("Servers under one leaf, or one rail group when rail-optimized. Empty: 32.")))
 
     @property
     def leaf_servers(self) -> int:
@@ -76,19 +127,37 @@ class FabricOption:
 
 @dataclass(frozen=True, slots=True)
 class Costs:
-    currency: str = DEFAULT_CURRENCY
-    server_capex: Decimal = Decimal(0)  # all servers together, when quoted
-    services_capex: Decimal = Decimal(0)
-    server_power_kw: Decimal = Decimal("8.0")  # one 8-GPU server at training load
-    pue: Decimal = Decimal("1.3")
-    tariff_per_kwh: Decimal | None = None  # None: the CNY default
-    life_years: int = 5
-    discount_rate: Decimal = Decimal("0.08")
-    support_percent: Decimal = Decimal("20")  # of hardware capex, per year
-    space_per_year: Decimal = Decimal(0)
-    availability: Decimal = Decimal("0.97")
-    utilisation: Decimal = Decimal("0.85")
-    gpu_hour_value: Decimal | None = None  # what one effective GPU-hour is worth; None: CNY default
+    # a three-letter ISO 4217 code
+    currency: str = field(default=DEFAULT_CURRENCY, metadata=spec(
+        "text", label=_("Currency"), max_length=3, blank=False, pattern="[A-Za-z]{3}"))
+    # all servers together, when quoted
+    server_capex: Decimal = field(default=Decimal(0), metadata=_money(
+        _("Server capex"), help=_("All servers; empty if not quoted."), step=MONEY_STEP))
+    services_capex: Decimal = field(default=Decimal(0), metadata=_money("Services capex"))
+    # one 8-GPU server at training load
+    server_power_kw: Decimal = field(
+        default=Decimal("8.0"), metadata=_money("Server power (kW)", high=Decimal(1000)))
+    pue: Decimal = field(default=Decimal("1.3"), metadata=spec(
+        "decimal", label=_("PUE"), low=Decimal(1), high=Decimal(3), step="0.01"))
+    # None: the CNY default
+    tariff_per_kwh: Decimal | None = field(default=None, metadata=_money(
+        _("Tariff per kWh"), high=Decimal(1000), help=_("Empty: 0.70 CNY."), step=MONEY_STEP))
+    life_years: int = field(
+        default=5, metadata=spec("int", label=_("Life (years)"), low=1, high=15))
+    discount_rate: Decimal = field(default=Decimal("0.08"), metadata=_money(
+        _("Discount rate"), high=Decimal(1), help=_("0.08 = 8 % a year."), step="0.0001"))
+    # of hardware capex, per year
+    support_percent: Decimal = field(default=Decimal("20"), metadata=_money(
+        _("Support (% a year)"), high=Decimal(100), step="0.01"))
+    space_per_year: Decimal = field(default=Decimal(0), metadata=_money("Space per year"))
+    availability: Decimal = field(default=Decimal("0.97"), metadata=spec(
+        "decimal", label="Availability", low=Decimal(0), low_open=True, high=Decimal(1)))
+    utilisation: Decimal = field(default=Decimal("0.85"), metadata=spec(
+        "decimal", label="Utilisation", low=Decimal(0), low_open=True, high=Decimal(1)))
+    # what one effective GPU-hour is worth; None: the CNY default
+    gpu_hour_value: Decimal | None = field(default=None, metadata=_money(
+        _("Value of a GPU-hour"), high=Decimal(10**6), help=_("Empty: 12 CNY."),
+        step=MONEY_STEP))
 
     def __post_init__(self) -> None:
         # A tariff or a rental price means nothing without its currency: only fill CNY defaults.
@@ -108,13 +177,18 @@ class Costs:
 
 @dataclass(frozen=True, slots=True)
 class TcoRequest:
-    peak_tflops: float  # dense BF16 per GPU
-    nodes: int
-    gpus_per_node: int
+    # dense BF16 per GPU; a body gives it or a catalog GPU's name
+    peak_tflops: float = field(metadata=spec(
+        "float", label="Peak TFLOP/s", low=0, low_open=True, high=1e6,
+        help="Instead of gpu: dense BF16 TFLOP/s of one GPU."))
+    nodes: int = field(metadata=spec("int", label=_("Nodes"), low=1, high=100_000))
+    gpus_per_node: int = field(
+        metadata=spec("int", label=_("GPUs per node"), low=1, high=72))
     workload: Workload
     fabrics: tuple[FabricOption, ...]
     costs: Costs = field(default_factory=Costs)
-    gpu: str = ""  # model name, for the proposal
+    # model name, for the proposal
+    gpu: str = field(default="", metadata=spec("part", label=_("GPU"), max_length=60))
 
     @property
     def gpu_count(self) -> int:
@@ -127,7 +201,11 @@ class TcoRequest:
 
 
 class _Parser:
-    """Reads one request, collecting every field error before raising them together."""
+    """Reads one request, collecting every field error before raising them together.
+
+    Each field is read against its spec (type, bounds, choices); the rules across fields (a GPU
+    or its TFLOP/s, unique option names, a tariff outside CNY) are written out here.
+    """
 
     def __init__(self, gpu_catalog: Mapping[str, float]) -> None:
         self.gpu_catalog = gpu_catalog
@@ -141,8 +219,8 @@ class _Parser:
         if body is None:
             raise InvalidInput(self.errors)
         gpu, peak_tflops = self.gpu(body)
-        nodes = self.integer(body, "nodes", "nodes", low=1, high=100_000)
-        gpus_per_node = self.integer(body, "gpus_per_node", "gpus_per_node", low=1, high=72)
+        nodes = self.read(body, TcoRequest, "nodes", "")
+        gpus_per_node = self.read(body, TcoRequest, "gpus_per_node", "")
         workload = self.workload(body.get("workload"))
         fabrics = self.fabrics(body.get("fabrics"), nodes)
         costs = self.costs(body.get("costs", {}))
@@ -152,7 +230,8 @@ class _Parser:
 
     def gpu(self, body: dict) -> tuple[str, float | None]:
         if "peak_tflops" in body:
-            return str(body.get("gpu", "")), self.number(body, "peak_tflops", "peak_tflops", 1e6)
+            name = self.read(body, TcoRequest, "gpu", "")
+            return name or "", self.read(body, TcoRequest, "peak_tflops", "")
         name = body.get("gpu")
         if not isinstance(name, str) or not name:
             self.fail("gpu", "give a GPU model name or peak_tflops")
@@ -164,32 +243,9 @@ class _Parser:
 
     def workload(self, data: Any) -> Workload | None:
         w = self.mapping(data, "workload", allowed=_WORKLOAD_KEYS)
-        if not w:
+        if w is None:
             return None
-        p = "workload."
-        sharding = self.choice(w, "sharding", p + "sharding", SHARDING_FACTORS, default="ddp")
-        return Workload(
-            params_billion=self.number(w, "params_billion", p + "params_billion", 100_000),
-            tokens_per_node_per_step=self.integer(
-                w, "tokens_per_node_per_step", p + "tokens_per_node_per_step", 1, 10**9
-            ),
-            sharding=sharding,
-            overlap=self.number(w, "overlap", p + "overlap", 0.9, inclusive=True, default=0.0),
-            mfu=self.number(w, "mfu", p + "mfu", 1, default=0.45),
-            bytes_per_grad=self.choice(w, "bytes_per_grad", p + "bytes_per_grad", (1, 2, 4), 2),
-            active_params_billion=self.number(
-                w, "active_params_billion", p + "active_params_billion", 100_000, default=None
-            ),
-            cross_node_bytes_per_token=self.number(
-                w,
-                "cross_node_bytes_per_token",
-                p + "cross_node_bytes_per_token",
-                1e9,
-                inclusive=True,
-                default=0.0,
-            ),
-            bucket_mb=self.number(w, "bucket_mb", p + "bucket_mb", 1e6, default=None),
-        )
+        return Workload(**self.read_all(w, Workload, "workload."))
 
     def fabrics(self, data: Any, nodes: int | None) -> tuple[FabricOption, ...]:
         if not isinstance(data, list) or not data:
@@ -202,51 +258,16 @@ class _Parser:
         for i, item in enumerate(data):
             p = f"fabrics[{i}]."
             f = self.mapping(item, f"fabrics[{i}]", allowed=_FABRIC_KEYS)
-            if not f:
+            if f is None:
                 continue
-            name = f.get("name")
-            if not isinstance(name, str) or not name.strip() or len(name) > 60:
-                self.fail(p + "name", "give a name of 1-60 characters")
-            elif name in names:
+            values = self.read_all(f, FabricOption, p)
+            name = values["name"]
+            if name is not None and name in names:
                 self.fail(p + "name", f"{name!r} is used by another option")
             names.add(name)
-            busbw = self.number(
-                f, "measured_busbw_gbps", p + "measured_busbw_gbps", 10_000, default=None
-            )
-            if busbw is not None and nodes == 1:
+            if values["measured_busbw_gbps"] is not None and nodes == 1:
                 self.fail(p + "measured_busbw_gbps", "a single node sends nothing over the network")
-            options.append(
-                FabricOption(
-                    name=name,
-                    transport=self.choice(f, "transport", p + "transport", TRANSPORTS),
-                    nics_per_node=self.integer(f, "nics_per_node", p + "nics_per_node", 1, 32),
-                    nic_gbps=self.number(f, "nic_gbps", p + "nic_gbps", 3200),
-                    efficiency=self.number(f, "efficiency", p + "efficiency", 1, default=None),
-                    measured_busbw_gbps=busbw,
-                    network_capex=self.money(f, "network_capex", p + "network_capex"),
-                    network_power_w=self.money(f, "network_power_w", p + "network_power_w"),
-                    network_opex_per_year=self.money(
-                        f, "network_opex_per_year", p + "network_opex_per_year"
-                    ),
-                    oversubscription=self.number(
-                        f,
-                        "oversubscription",
-                        p + "oversubscription",
-                        MAX_OVERSUBSCRIPTION,
-                        low=1.0,
-                        inclusive=True,
-                        default=1.0,
-                    ),
-                    servers_per_leaf=self.integer(
-                        f,
-                        "servers_per_leaf",
-                        p + "servers_per_leaf",
-                        1,
-                        MAX_SERVERS_PER_LEAF,
-                        default=None,
-                    ),
-                )
-            )
+            options.append(FabricOption(**values))
         return tuple(options)
 
     def costs(self, data: Any) -> Costs | None:
@@ -254,48 +275,20 @@ class _Parser:
         if c is None:
             return None
         errors_before = len(self.errors)
-        p = "costs."
         currency = c.get("currency", DEFAULT_CURRENCY)
-        if not isinstance(currency, str) or not currency.isalpha() or len(currency) != 3:
-            self.fail(p + "currency", "give a three-letter ISO 4217 code such as CNY or USD")
-            currency = DEFAULT_CURRENCY
-        defaults = Costs()
-        values = {
-            "server_capex": self.money(c, "server_capex", p + "server_capex"),
-            "services_capex": self.money(c, "services_capex", p + "services_capex"),
-            "server_power_kw": self.money(
-                c, "server_power_kw", p + "server_power_kw", defaults.server_power_kw
-            ),
-            "pue": self.money(c, "pue", p + "pue", defaults.pue, low=Decimal(1), high=Decimal(3)),
-            "tariff_per_kwh": self.money(c, "tariff_per_kwh", p + "tariff_per_kwh", None),
-            "life_years": self.integer(c, "life_years", p + "life_years", 1, 15, default=5),
-            "discount_rate": self.money(
-                c, "discount_rate", p + "discount_rate", defaults.discount_rate, high=Decimal(1)
-            ),
-            "support_percent": self.money(
-                c, "support_percent", p + "support_percent", defaults.support_percent, Decimal(100)
-            ),
-            "space_per_year": self.money(c, "space_per_year", p + "space_per_year"),
-            "availability": self.fraction(c, "availability", p, defaults.availability),
-            "utilisation": self.fraction(c, "utilisation", p, defaults.utilisation),
-            "gpu_hour_value": self.money(c, "gpu_hour_value", p + "gpu_hour_value", None),
-        }
+        if value_error(specs(Costs)["currency"], currency):
+            self.fail("costs.currency", "give a three-letter ISO 4217 code such as CNY or USD")
+        values = self.read_all({k: v for k, v in c.items() if k != "currency"}, Costs, "costs.")
         if len(self.errors) > errors_before:
             return None
         try:
-            return Costs(currency=currency.upper(), **values)
+            return Costs(**(values | {"currency": currency.upper()}))
         except InvalidInput as missing:
             for path, messages in missing.errors.items():
                 self.errors.setdefault(path, []).extend(messages)
             return None
 
     # Field readers: each returns the parsed value, or records an error and returns None.
-
-    def missing(self, path: str, default: Any) -> Any:
-        if default is ...:  # no default: the field is required
-            self.fail(path, "required")
-            return None
-        return default
 
     def mapping(self, data: Any, path: str, allowed: frozenset[str]) -> dict | None:
         if not isinstance(data, Mapping):
@@ -305,70 +298,38 @@ class _Parser:
             self.fail(f"{path}.{key}" if path else str(key), "unknown field")
         return dict(data)
 
-    def number(self, data, key, path, high, *, low=0.0, inclusive=False, default=...):
-        if key not in data:
-            return self.missing(path, default)
-        value = data[key]
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, int | float)
-            or not math.isfinite(value)
-        ):
-            self.fail(path, "give a number")
-            return None
-        if not (low <= value if inclusive else low < value) or value > high:
-            self.fail(
-                path, f"must be {'at least' if inclusive else 'above'} {low:g} and at most {high:g}"
-            )
-            return None
-        return float(value)
+    def read_all(self, data: dict, cls: type, prefix: str) -> dict[str, Any]:
+        return {name: self.read(data, cls, name, prefix) for name in specs(cls)}
 
-    def integer(self, data, key, path, low, high, default=...):
+    def read(self, data: dict, cls: type, key: str, prefix: str) -> Any:
+        """One field by its spec: absent takes the default (none: "required")."""
         if key not in data:
-            return self.missing(path, default)
-        value = data[key]
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(path, "give a whole number")
-            return None
-        if not low <= value <= high:
-            self.fail(path, f"must be between {low} and {high}")
-            return None
-        return value
-
-    def choice(self, data, key, path, options, default=...):
-        if key not in data:
-            return self.missing(path, default)
-        value = data[key]
-        if isinstance(value, bool) or value not in options:
-            self.fail(path, "must be one of " + ", ".join(str(o) for o in options))
-            return None
-        return value
-
-    def money(self, data, key, path, default=Decimal(0), high=None, low=Decimal(0)):
-        """Amounts and cost factors as Decimal; JSON floats go through str() to stay exact."""
-        if key not in data:
+            default = default_of(cls, key)
+            if default is MISSING:
+                self.fail(prefix + key, "required")
+                return None
             return default
-        value = data.get(key)
-        try:
-            if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
-                raise TypeError
-            amount = Decimal(str(value))
-        except (TypeError, InvalidOperation):
-            self.fail(path, "give a number")
+        s, value = specs(cls)[key], data[key]
+        if s.kind == "int" and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        elif s.kind == "decimal":
+            value = _decimal(value)
+        message = value_error(s, value)
+        if message:
+            self.fail(prefix + key, message.rstrip("."))
             return None
-        if not amount.is_finite() or amount < low or (high is not None and amount > high):
-            upper = f" and at most {high}" if high is not None else ""
-            self.fail(path, f"must be at least {low}{upper}")
-            return None
-        return amount
+        return float(value) if s.kind == "float" else value
 
-    def fraction(self, data, key, prefix, default):
-        value = self.money(data, key, prefix + key, default, high=Decimal(1))
-        if value == 0:
-            self.fail(prefix + key, "must be above 0")
-            return None
+
+def _decimal(value: Any) -> Any:
+    """Amounts and cost factors as Decimal; JSON floats go through str() to stay exact.
+
+    Anything that is not a number stays as it is, for the spec to refuse."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str | Decimal):
+        return value
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
         return value
 
 

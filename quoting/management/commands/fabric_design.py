@@ -6,8 +6,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from quoting.api.designs import DesignRequestSerializer
+from quoting.engine.contract import Spec, number_text, specs
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import cable_schedule_csv_lines
+from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
 from quoting.services.designs import design_compute
 from quoting.svg.fabric import fabric_svg
 
@@ -27,35 +28,35 @@ OPTIONS = {
 }
 
 
+REQUIREMENT_SPECS = specs(FabricRequirements)
+
+
+def _argument(spec: Spec) -> dict:
+    """argparse keywords for one requirement; the engine checks bounds and cross-field rules."""
+    text = spec.label
+    if spec.kind == "part":
+        text = f"{spec.label} part number"
+    elif spec.kind == "distance":
+        text = f"{spec.label}: metres or {'/'.join(spec.values)}"
+    elif spec.kind in ("int", "float"):
+        text = f"{spec.label} ({number_text(spec.low)}-{number_text(spec.high)})"
+    text = f"{text}. {spec.help}" if spec.help else text
+    kwargs = {"help": text.replace("%", "%%")}  # argparse formats help with %
+    if spec.kind == "choice":
+        kwargs |= {"type": type(spec.values[0]), "choices": list(spec.values)}
+    elif spec.kind in ("int", "float"):
+        kwargs["type"] = int if spec.kind == "int" else float
+    return kwargs
+
+
 class Command(BaseCommand):
     help = "Design a fabric from the catalog and print it (the same JSON as POST /api/v1/designs/)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--gpus", type=int)
-        parser.add_argument("--servers", type=int)
-        parser.add_argument("--gpus-per-node", type=int)
-        parser.add_argument("--nics-per-node", type=int)
-        parser.add_argument("--generation", help="HDR, NDR200, NDR, XDR, 400GbE ...")
-        parser.add_argument("--family", choices=["infiniband", "ethernet"])
-        parser.add_argument("--planes", type=int)
-        parser.add_argument("--switch", help="switch part number, e.g. MQM9790-NS2F")
-        parser.add_argument("--nic", help="NIC part number")
-        parser.add_argument("--server", help="server part number, e.g. DGX-H100: its cages "
-                            "decide the host optics")
-        parser.add_argument("--oversubscription", type=float)
-        parser.add_argument("--growth-gpus", type=int)
-        parser.add_argument("--server-to-leaf", help="metres or same-rack/adjacent-rack/...")
-        parser.add_argument("--leaf-to-spine")
-        parser.add_argument("--spine-to-core")
-        parser.add_argument("--subnet-manager")
-        parser.add_argument("--spares", type=float, help="spares percentage")
-        parser.add_argument("--storage-servers", type=int,
-                            help="storage servers on a separate storage fabric")
-        parser.add_argument("--storage-ports", type=int,
-                            help="storage NIC ports per compute server (default 1)")
-        parser.add_argument("--storage-node-ports", type=int,
-                            help="ports per storage server (default 2)")
-        parser.add_argument("--storage-oversubscription", type=float)
+        # Types, choices and help come from FabricRequirements' specs, as the API's do.
+        for option, field_name in OPTIONS.items():
+            parser.add_argument(f"--{option.replace('_', '-')}",
+                                **_argument(REQUIREMENT_SPECS[field_name]))
         parser.add_argument("--include-nics", action="store_true")
         parser.add_argument("--no-rail-optimized", action="store_true")
         parser.add_argument("--json", action="store_true", help="print the design as JSON")
