@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -336,17 +335,8 @@ class QuoteViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewS
         quote = self.get_object()
         version = if_match_version(request)
         data = _valid(QuoteTermsSerializer, request)
-        with transaction.atomic():
-            if "valid_until" in data or "tax_percent" in data:
-                services.quote_set_terms(
-                    quote=quote, user=request.user, expected_version=version,
-                    valid_until=data.get("valid_until"), tax_percent=data.get("tax_percent"),
-                )
-                version = quote.version
-            if "discount_percent" in data:
-                services.quote_set_discount(quote=quote, user=request.user,
-                                            expected_version=version,
-                                            discount_percent=data["discount_percent"])
+        services.quote_update_terms(quote=quote, user=request.user, expected_version=version,
+                                    **data)
         return _quote_response(quote)
 
     # --- revisions, events ---

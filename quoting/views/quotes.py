@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,7 +23,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
-from portal.models import SALES_MANAGER
 from quoting.filters import QuoteFilter
 from quoting.forms.designs import design_form_data
 from quoting.forms.quotes import (
@@ -35,14 +33,8 @@ from quoting.forms.quotes import (
     LineForm,
     TermsForm,
 )
-from quoting.models import (
-    ApprovalDecision,
-    Quote,
-    QuoteLine,
-    QuoteRevision,
-    QuoteStatus,
-    Section,
-)
+from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
+from quoting.permissions import quote_actions
 from quoting.selectors import (
     quote_audit_trail,
     quotes_visible_to,
@@ -55,10 +47,8 @@ from quoting.selectors import (
 from quoting.services import quotes as services
 from quoting.services.errors import QuoteError, StaleVersion
 
-S = QuoteStatus
 PAGE_SIZE = 25
 PICKER_SIZE = 10
-EDITABLE_STATUSES = (S.DRAFT, S.AWAITING_APPROVAL, S.APPROVED)
 
 EVENT_LABELS = {
     "created": gettext_lazy("Created"),
@@ -136,24 +126,12 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
 def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
-    editable = is_current and not revision.is_frozen and quote.status in EDITABLE_STATUSES
     approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
     pending = next((a for a in approvals if a.decision == ApprovalDecision.PENDING), None)
     needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
-    is_manager = user.has_role(SALES_MANAGER)
-    actions = {
-        "request_approval": is_current and quote.status == S.DRAFT and needs_approval,
-        "decide": (
-            quote.status == S.AWAITING_APPROVAL
-            and is_manager
-            and pending is not None
-            and pending.requested_by_id != user.pk
-        ),
-        "send": is_current
-        and (quote.status == S.APPROVED or (quote.status == S.DRAFT and not needs_approval)),
-        "record_answer": quote.status == S.SENT,
-        "revise": quote.status in (S.SENT, S.DECLINED, S.EXPIRED),
-    }
+    allowed = quote_actions(user=user, quote=quote, revision=revision,
+                            needs_approval=needs_approval, pending=pending)
+    actions = allowed.offered()
     events = list(quote_audit_trail(quote=quote))
     for event in events:
         event.label = EVENT_LABELS.get(event.verb, event.verb)
@@ -166,7 +144,7 @@ def _page_context(request, display, **extra) -> dict:
         "revision": revision,
         "totals": display.totals,
         "is_current": is_current,
-        "editable": editable,
+        "editable": allowed.editable,
         "approvals": approvals,
         "pending": pending,
         "needs_approval": needs_approval,
@@ -204,18 +182,19 @@ def quote_diff(request, pk: int):
     quote = _quote_or_404(request, pk)
     current = quote.current_revision.number
     try:
-        b = int(request.GET.get("b") or current)
-        a = int(request.GET.get("a") or max(1, b - 1))
+        newer = int(request.GET.get("b") or current)
+        older = int(request.GET.get("a") or max(1, newer - 1))
     except ValueError:
         raise Http404 from None
-    by_number = {r.number: r for r in quote.revisions.filter(number__in=(a, b))}
-    if a not in by_number or b not in by_number:
+    by_number = {revision.number: revision
+                 for revision in quote.revisions.filter(number__in=(older, newer))}
+    if older not in by_number or newer not in by_number:
         raise Http404
     context = {
         "quote": quote,
-        "a": by_number[a],
-        "b": by_number[b],
-        "diff": revision_diff(old=by_number[a], new=by_number[b]),
+        "a": by_number[older],
+        "b": by_number[newer],
+        "diff": revision_diff(old=by_number[older], new=by_number[newer]),
         "numbers": list(quote.revisions.values_list("number", flat=True)),
     }
     return render(request, "quoting/quote_diff.html", context)
@@ -426,28 +405,11 @@ def quote_terms(request, pk: int):
 
     def run(version):
         data = form.cleaned_data
-        revision = quote.current_revision
-        # One change for the user: both writes stand or fall together.
-        with transaction.atomic():
-            if data["discount_percent"] != revision.discount_percent:
-                services.quote_set_discount(
-                    quote=quote,
-                    discount_percent=data["discount_percent"],
-                    user=request.user,
-                    expected_version=version,
-                )
-                version = quote.version
-            if (
-                data["tax_percent"] != revision.tax_percent
-                or data["valid_until"] != quote.valid_until
-            ):
-                services.quote_set_terms(
-                    quote=quote,
-                    valid_until=data["valid_until"],
-                    tax_percent=data["tax_percent"],
-                    user=request.user,
-                    expected_version=version,
-                )
+        services.quote_update_terms(
+            quote=quote, user=request.user, expected_version=version,
+            discount_percent=data["discount_percent"], tax_percent=data["tax_percent"],
+            valid_until=data["valid_until"],
+        )
 
     return _edit(request, quote, form, error_ids, run)
 
