@@ -1,16 +1,18 @@
-"""What every quoting API viewset shares: JSON only, filters and ordering, documented errors,
-and the quote's version as ETag / If-Match."""
+"""What every API viewset shares: JSON only, filters and ordering, documented errors, the
+quote's version as ETag / If-Match, and create / update as one service call each."""
 
 from __future__ import annotations
 
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.filters import OrderingFilter
+from rest_framework.response import Response
 
 from integrations.idempotency import HEADER as IDEMPOTENCY_HEADER
+from integrations.idempotency import idempotent
 from integrations.parsers import DepthLimitedJSONParser
 
 
@@ -92,3 +94,41 @@ class ApiViewSetMixin:
     parser_classes = [DepthLimitedJSONParser]
     filter_backends = [DjangoFilterBackend, OrderingFilter]
     ordering_fields: list[str] = []
+
+
+class ServiceViewSetMixin(ApiViewSetMixin):
+    """Create and update as declarations, in the manner of NetBox's model viewsets.
+
+    A viewset names its `input_serializer_class` (the request's shape, with the request in
+    its context so it can scope choices to the user) and its output `serializer_class`, and
+    says which service each write calls: `create_service(data)` and `update_service(instance,
+    data)`. Validation, the Idempotency-Key of a create, status codes and the response body are
+    the same for every resource. Schemas are declared on the subclass (extend_schema_view).
+    """
+
+    input_serializer_class: type[serializers.Serializer]
+
+    def create_service(self, data: dict):
+        raise NotImplementedError
+
+    def update_service(self, instance, data: dict):
+        raise NotImplementedError
+
+    def input_data(self, *, partial: bool = False) -> dict:
+        serializer = self.input_serializer_class(
+            data=self.request.data, partial=partial, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    def written(self, instance, status_code: int = status.HTTP_200_OK) -> Response:
+        return Response(self.get_serializer(instance).data, status=status_code)
+
+    @idempotent
+    def create(self, request, *args, **kwargs):
+        instance = self.create_service(self.input_data())
+        return self.written(instance, status.HTTP_201_CREATED)
+
+    def partial_update(self, request, *args, **kwargs):
+        instance = self.update_service(self.get_object(), self.input_data(partial=True))
+        return self.written(instance)
