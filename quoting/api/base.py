@@ -96,16 +96,14 @@ class ApiViewSetMixin:
     ordering_fields: list[str] = []
 
 
+# Create and update as declarations, in the manner of NetBox's model viewsets. A viewset names
+# its `input_serializer_class` (the request's shape, with the request in its context so it can
+# scope choices to the user) and its output `serializer_class`, and says which service each write
+# calls: `create_service(data)`, `update_service(instance, data)`. Validation, the create's
+# Idempotency-Key, status codes and the response body are then the same for every resource; the
+# subclass declares its schemas (extend_schema_view). No docstring: the API docs would show it
+# as every subclass's description, in place of ApiViewSetMixin's.
 class ServiceViewSetMixin(ApiViewSetMixin):
-    """Create and update as declarations, in the manner of NetBox's model viewsets.
-
-    A viewset names its `input_serializer_class` (the request's shape, with the request in
-    its context so it can scope choices to the user) and its output `serializer_class`, and
-    says which service each write calls: `create_service(data)` and `update_service(instance,
-    data)`. Validation, the Idempotency-Key of a create, status codes and the response body are
-    the same for every resource. Schemas are declared on the subclass (extend_schema_view).
-    """
-
     input_serializer_class: type[serializers.Serializer]
 
     def create_service(self, data: dict):

@@ -1,5 +1,6 @@
-"""Cluster requirements from JSON: what a project or a saved design stores, what the API, the
-CLI and a stored row hand to the fabric engine. A leaf module: every other service may use it."""
+"""Cluster requirements from JSON: what a project or a saved design stores, and what the CLI
+hands to the fabric engine. Below the customer, TCO and quote services (none of them is
+imported here), so any of them may use it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from dataclasses import fields
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.fabric.requirements import distance_parse
+
+from .designs import design_server_defaults
 
 REQUIREMENT_FIELDS = frozenset(field.name for field in fields(FabricRequirements))
 
@@ -19,3 +23,27 @@ def requirements_from_json(data: dict) -> FabricRequirements:
     if unknown:
         raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
     return FabricRequirements(**data)
+
+
+DISTANCE_FIELDS = ("server_to_leaf", "leaf_to_spine", "spine_to_core")
+
+
+def requirements_from_request(data: dict) -> FabricRequirements:
+    """A design request as typed (`manage.py fabric_design` options): distances as metres or a
+    class name, and a catalog server filling in the gpus_per_server and nic_generation left out,
+    as POST /designs/ does. The engine checks the rest when it designs."""
+    values = dict(data)
+    bad = {}
+    for name in DISTANCE_FIELDS:
+        if name in values:
+            try:
+                values[name] = distance_parse(values[name])
+            except ValueError as error:
+                bad[name] = [str(error)]
+    if bad:
+        raise InvalidInput(bad)
+    if values.get("server_part_number"):
+        defaults = design_server_defaults(part_number=values["server_part_number"],
+                                          family=values.get("family", "infiniband"))
+        values = defaults | values
+    return requirements_from_json(values)
