@@ -227,7 +227,8 @@ class LineAddSerializer(serializers.Serializer):
                                           max_value=MONEY_MAX, required=False)
     quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY)
     section = serializers.ChoiceField(
-        choices=[s for s in Section.values if s != Section.ALTERNATIVES], required=False
+        choices=[section for section in Section.values if section != Section.ALTERNATIVES],
+        required=False
     )
     discount_percent = _percent(required=False)
 
@@ -270,8 +271,9 @@ class EmptySerializer(serializers.Serializer):
 NUMBER = OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH,
                           description="The revision number (1 for R1).")
 LINE_ID = OpenApiParameter("line_id", OpenApiTypes.INT, OpenApiParameter.PATH)
-DIFF = [OpenApiParameter(n, OpenApiTypes.INT, required=True, description=d)
-        for n, d in (("a", "The older revision number."), ("b", "The newer revision number."))]
+DIFF = [OpenApiParameter(name, OpenApiTypes.INT, required=True, description=description)
+        for name, description in (("a", "The older revision number."),
+                                  ("b", "The newer revision number."))]
 
 
 def _valid(serializer_class, request, **kwargs) -> dict:

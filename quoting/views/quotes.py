@@ -78,8 +78,9 @@ def _quote_or_404(request, pk: int) -> Quote:
 def _attach_totals(quotes: list[Quote]) -> None:
     """Each quote's current total: stored on frozen revisions, computed for drafts from their
     lines, fetched for the whole page in one query."""
-    revisions = [q.current_revision for q in quotes if q.current_revision_id]
-    prefetch_related_objects([r for r in revisions if not r.is_frozen], "lines")
+    revisions = [quote.current_revision for quote in quotes if quote.current_revision_id]
+    prefetch_related_objects([revision for revision in revisions if not revision.is_frozen],
+                             "lines")
     for quote in quotes:
         quote.list_total = (
             revision_totals(revision=quote.current_revision).total
@@ -127,7 +128,9 @@ def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
     approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
-    pending = next((a for a in approvals if a.decision == ApprovalDecision.PENDING), None)
+    pending = next(
+        (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
+    )
     needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
     allowed = quote_actions(user=user, quote=quote, revision=revision,
                             needs_approval=needs_approval, pending=pending)
@@ -139,7 +142,9 @@ def _page_context(request, display, **extra) -> dict:
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.
         "lines_url": reverse("quoting:quote-detail", args=[quote.pk]) + "lines/",
-        "sections": [(s, Section(s).label, rows) for s, rows in display.sections.items()],
+        "sections": [
+            (section, Section(section).label, rows) for section, rows in display.sections.items()
+        ],
         "quote": quote,
         "revision": revision,
         "totals": display.totals,
@@ -230,7 +235,7 @@ def _refused(
         "message": message,
         "target": target,
         "stale": status == StaleVersion.status_code,
-        "clear": [i for i in set(error_ids.values()) if i != target],
+        "clear": [error_id for error_id in set(error_ids.values()) if error_id != target],
         "quote": quote,
     }
     return render(request, "quoting/_quote_refused.html", context, status=status)
@@ -363,7 +368,9 @@ def quote_add_product(request, pk: int):
 def quote_add_free_text(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = FreeTextForm(request.POST)
-    error_ids = {f: f"err-ft-{f}" for f in ("description", "quantity", "unit_price", "section")}
+    error_ids = {
+        field: f"err-ft-{field}" for field in ("description", "quantity", "unit_price", "section")
+    }
 
     def run(version):
         data = form.cleaned_data
@@ -385,7 +392,7 @@ def quote_add_free_text(request, pk: int):
 def quote_add_alternative(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = AlternativeForm(request.POST, designs=quote.project.designs.all())
-    error_ids = {f: f"err-alt-{f}" for f in ("design", "label")}
+    error_ids = {field: f"err-alt-{field}" for field in ("design", "label")}
 
     def run(version):
         services.quote_add_alternative(
@@ -401,7 +408,9 @@ def quote_add_alternative(request, pk: int):
 def quote_terms(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = TermsForm(request.POST)
-    error_ids = {f: f"err-{f}" for f in ("discount_percent", "tax_percent", "valid_until")}
+    error_ids = {
+        field: f"err-{field}" for field in ("discount_percent", "tax_percent", "valid_until")
+    }
 
     def run(version):
         data = form.cleaned_data
@@ -420,7 +429,8 @@ def quote_product_picker(request, pk: int):
     quote = _quote_or_404(request, pk)
     filterset = ProductFilter(request.GET, queryset=product_list())
     products = list(filterset.qs[:PICKER_SIZE]) if request.GET.get("q", "").strip() else []
-    prices = price_lookup(part_numbers={p.part_number for p in products}, currency=quote.currency)
+    prices = price_lookup(part_numbers={product.part_number for product in products},
+                          currency=quote.currency)
     for product in products:
         product.quote_price = prices.get(product.part_number)
     return render(request, "quoting/_quote_picker.html", {"quote": quote, "products": products})
