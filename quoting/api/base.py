@@ -99,7 +99,8 @@ class ApiViewSetMixin:
 # Create and update as declarations, in the manner of NetBox's model viewsets. A viewset names
 # its `input_serializer_class` (the request's shape, with the request in its context so it can
 # scope choices to the user) and its output `serializer_class`, and says which service each write
-# calls: `create_service(data)`, `update_service(instance, data)`. Validation, the create's
+# calls: `create_service(data)`, `update_service(instance, data)`, `destroy_service(instance)`.
+# Validation, the create's
 # Idempotency-Key, status codes and the response body are then the same for every resource; the
 # subclass declares its schemas (extend_schema_view). No docstring: the API docs would show it
 # as every subclass's description, in place of ApiViewSetMixin's.
@@ -110,6 +111,9 @@ class ServiceViewSetMixin(ApiViewSetMixin):
         raise NotImplementedError
 
     def update_service(self, instance, data: dict):
+        raise NotImplementedError
+
+    def destroy_service(self, instance) -> None:
         raise NotImplementedError
 
     def input_data(self, *, partial: bool = False) -> dict:
@@ -130,3 +134,7 @@ class ServiceViewSetMixin(ApiViewSetMixin):
     def partial_update(self, request, *args, **kwargs):
         instance = self.update_service(self.get_object(), self.input_data(partial=True))
         return self.written(instance)
+
+    def destroy(self, request, *args, **kwargs):
+        self.destroy_service(self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -13,8 +13,10 @@ from quoting.permissions import teams_for_filing
 from quoting.selectors import customers_visible_to
 from quoting.services.customers import (
     contact_create,
+    contact_delete,
     contact_update,
     customer_create,
+    customer_delete,
     customer_update,
 )
 
@@ -78,7 +80,7 @@ class CustomerSerializer(serializers.ModelSerializer):
                                  responses={200: CustomerSerializer, **errors(*WRITE_ERRORS)}),
 )
 class CustomerViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                      mixins.DestroyModelMixin, viewsets.GenericViewSet):
+                      viewsets.GenericViewSet):
     serializer_class = CustomerSerializer
     input_serializer_class = CustomerInputSerializer
     filterset_class = CustomerFilter
@@ -93,6 +95,9 @@ class CustomerViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retriev
 
     def update_service(self, customer, data):
         return customer_update(customer=customer, user=self.request.user, **data)
+
+    def destroy_service(self, customer):
+        customer_delete(customer=customer)
 
 
 class ContactInputSerializer(serializers.Serializer):
@@ -134,7 +139,7 @@ class ContactSerializer(serializers.ModelSerializer):
                                  responses={200: ContactSerializer, **errors(*WRITE_ERRORS)}),
 )
 class ContactViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
+                     viewsets.GenericViewSet):
     serializer_class = ContactSerializer
     input_serializer_class = ContactInputSerializer
     filterset_fields = ["customer"]
@@ -151,3 +156,6 @@ class ContactViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
 
     def update_service(self, contact, data):
         return contact_update(contact=contact, **data)
+
+    def destroy_service(self, contact):
+        contact_delete(contact=contact)

@@ -12,7 +12,12 @@ from quoting.engine.fabric import FabricRequirements
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
 from quoting.selectors import customers_visible_to, projects_visible_to
-from quoting.services.customers import design_save, project_create, project_update
+from quoting.services.customers import (
+    design_save,
+    project_create,
+    project_delete,
+    project_update,
+)
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -99,7 +104,7 @@ class SavedDesignSerializer(serializers.ModelSerializer):
         responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)}),
 )
 class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
+                     viewsets.GenericViewSet):
     serializer_class = ProjectSerializer
     input_serializer_class = ProjectInputSerializer
     filterset_class = ProjectFilter
@@ -114,6 +119,9 @@ class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
 
     def update_service(self, project, data):
         return project_update(project=project, **data)
+
+    def destroy_service(self, project):
+        project_delete(project=project)
 
     @extend_schema(methods=["GET"], summary="The project's saved designs",
                    responses={200: SavedDesignSerializer(many=True),

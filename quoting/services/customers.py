@@ -120,6 +120,12 @@ def customer_update(
     return customer
 
 
+@transaction.atomic
+def customer_delete(*, customer: Customer) -> None:
+    """A customer with its contacts and projects; refused (ProtectedError) once it has quotes."""
+    customer.delete()
+
+
 def contact_create(
     *, customer: Customer, name: str, title: str = "", email: str = "", phone: str = ""
 ) -> Contact:
@@ -142,6 +148,10 @@ def contact_update(*, contact: Contact, **changes) -> Contact:
     contact.full_clean()
     contact.save()
     return contact
+
+
+def contact_delete(*, contact: Contact) -> None:
+    contact.delete()
 
 
 def project_create(
@@ -196,6 +206,12 @@ def project_update(*, project: Project, **changes) -> Project:
     project.full_clean()
     project.save()
     return project
+
+
+@transaction.atomic
+def project_delete(*, project: Project) -> None:
+    """A project with its saved designs; refused (ProtectedError) once it has quotes."""
+    project.delete()
 
 
 @transaction.atomic

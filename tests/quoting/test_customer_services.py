@@ -120,3 +120,18 @@ def test_project_update_keeps_a_project_in_its_team(world):
         project_update(project=world.project,
                        customer=CustomerFactory(team=world.other_team, owner=world.other_sales))
     assert caught.value.field == "customer"
+
+
+def test_the_api_deletes_a_project_without_quotes_and_refuses_one_with_quotes(world):
+    from quoting.models import Project
+    from tests.quoting.api_world import token_client
+
+    api = token_client(world.sales)
+    spare = Project.objects.create(customer=world.customer, name="Spare", owner=world.sales)
+    quote_create(project=world.project, user=world.sales)
+
+    assert api.delete(f"/api/v1/projects/{spare.pk}/").status_code == 204
+    refused = api.delete(f"/api/v1/projects/{world.project.pk}/")
+    assert refused.status_code == 409 and "refer to this one" in refused.json()["detail"]
+    assert not Project.objects.filter(pk=spare.pk).exists()
+    assert Project.objects.filter(pk=world.project.pk).exists()
