@@ -88,6 +88,9 @@ def _refusal_on_form(form, error) -> None:
     if isinstance(error, QuoteError):
         form.add_error(error.field if error.field in form.fields else None, error.message)
         return
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error.messages)
+        return
     for field, errors in error.message_dict.items():
         form.add_error(field if field in form.fields else None, errors)
 

@@ -135,3 +135,20 @@ def test_the_api_deletes_a_project_without_quotes_and_refuses_one_with_quotes(wo
     assert refused.status_code == 409 and "refer to this one" in refused.json()["detail"]
     assert not Project.objects.filter(pk=spare.pk).exists()
     assert Project.objects.filter(pk=world.project.pk).exists()
+
+
+def test_the_edit_page_renames_one_contact_and_removes_another_in_one_post(client, world):
+    customer = world.customer
+    kept = Contact.objects.create(customer=customer, name="Dr. Chen")
+    gone = Contact.objects.create(customer=customer, name="Mr. Zhou")
+    client.force_login(world.sales)
+    response = client.post(f"/customers/{customer.pk}/edit/", {
+        "company": customer.company, "team": world.team.pk, "vat_zone": "china",
+        "language": "zh-hans", "default_currency": "CNY",
+        "contacts-TOTAL_FORMS": "3", "contacts-INITIAL_FORMS": "2",
+        "contacts-0-id": kept.pk, "contacts-0-name": "Dr. Chen Wei",
+        "contacts-1-id": gone.pk, "contacts-1-name": "Mr. Zhou", "contacts-1-DELETE": "on",
+        "contacts-2-name": "",
+    })
+    assert response.status_code == 302
+    assert list(customer.contacts.values_list("name", flat=True)) == ["Dr. Chen Wei"]
