@@ -17,8 +17,9 @@ run: install migrate demo  ## set up (idempotent) and serve on http://127.0.0.1:
 test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
-lint: install-dev
+lint: install-dev  ## ruff, then the layering contracts (pyproject.toml [tool.importlinter])
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 check-system:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || \

@@ -4,10 +4,10 @@ from rest_framework.routers import DefaultRouter
 
 from catalog.api import ProductViewSet
 from integrations.api import WebhookEndpointViewSet
+from proposals.api import ProposalDocumentViewSet, QuoteProposalViewSet
 from quoting.api.customers import ContactViewSet, CustomerViewSet
 from quoting.api.designs import DesignViewSet
 from quoting.api.projects import ProjectViewSet
-from quoting.api.proposals import ProposalDocumentViewSet, QuoteProposalViewSet
 from quoting.api.quotes import ApprovalViewSet, QuoteViewSet
 from quoting.api.tco import TcoViewSet
 

@@ -53,7 +53,8 @@ def quoting_setting(name: str):
 # --- scoping -------------------------------------------------------------------------------------
 
 
-def _sees_everything(user: User) -> bool:
+def sees_every_team(user: User) -> bool:
+    """Sales managers and superusers see every team's customers (quoting.permissions asks too)."""
     return user.is_superuser or user.has_role(SALES_MANAGER)
 
 
@@ -62,7 +63,7 @@ def customers_visible_to(*, user: User) -> QuerySet[Customer]:
     if not user.is_authenticated or not user.is_active:
         return Customer.objects.none()
     customers = Customer.objects.select_related("team", "owner")
-    if _sees_everything(user):
+    if sees_every_team(user):
         return customers
     return customers.filter(team__members=user)
 

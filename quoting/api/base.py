@@ -1,16 +1,18 @@
-"""What every quoting API viewset shares: JSON only, filters and ordering, documented errors,
-and the quote's version as ETag / If-Match."""
+"""What every API viewset shares: JSON only, filters and ordering, documented errors, the
+quote's version as ETag / If-Match, and create / update as one service call each."""
 
 from __future__ import annotations
 
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.filters import OrderingFilter
+from rest_framework.response import Response
 
 from integrations.idempotency import HEADER as IDEMPOTENCY_HEADER
+from integrations.idempotency import idempotent
 from integrations.parsers import DepthLimitedJSONParser
 
 
@@ -92,3 +94,66 @@ class ApiViewSetMixin:
     parser_classes = [DepthLimitedJSONParser]
     filter_backends = [DjangoFilterBackend, OrderingFilter]
     ordering_fields: list[str] = []
+
+
+# Writes as declarations, in the manner of NetBox's model viewsets and DRF's own mixins. A
+# viewset names its `input_serializer_class` (the request's shape, with the request in its
+# context so it can scope choices to the user) and its output `serializer_class`, mixes in the
+# writes it has, and says which service each calls: `create_service(data)`,
+# `update_service(instance, data)`, `destroy_service(instance)`. Validation, the create's
+# Idempotency-Key, If-Match where the resource is versioned, status codes and response bodies are
+# then the same for every resource; the subclass declares its schemas (extend_schema_view).
+# No docstrings on these mixins: the API docs would show them as every subclass's description.
+class ServiceInputMixin(ApiViewSetMixin):
+    input_serializer_class: type[serializers.Serializer]
+
+    def get_input_serializer_class(self) -> type[serializers.Serializer]:
+        return self.input_serializer_class
+
+    def input_data(self, *, partial: bool = False) -> dict:
+        serializer = self.get_input_serializer_class()(
+            data=self.request.data, partial=partial, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    def written(self, instance, status_code: int = status.HTTP_200_OK) -> Response:
+        return Response(self.get_serializer(instance).data, status=status_code)
+
+
+class ServiceCreateMixin(ServiceInputMixin):
+    def create_service(self, data: dict):
+        raise NotImplementedError
+
+    @idempotent
+    def create(self, request, *args, **kwargs):
+        instance = self.create_service(self.input_data())
+        return self.written(instance, status.HTTP_201_CREATED)
+
+
+class ServiceUpdateMixin(ServiceInputMixin):
+    # A versioned resource (a quote): PATCH needs If-Match, checked before the body, and the
+    # service gets it as `expected_version`.
+    if_match = False
+
+    def update_service(self, instance, data: dict):
+        raise NotImplementedError
+
+    def partial_update(self, request, *args, **kwargs):
+        instance = self.get_object()
+        version = {"expected_version": if_match_version(request)} if self.if_match else {}
+        data = self.input_data(partial=True)
+        return self.written(self.update_service(instance, data | version))
+
+
+class ServiceDestroyMixin(ApiViewSetMixin):
+    def destroy_service(self, instance) -> None:
+        raise NotImplementedError
+
+    def destroy(self, request, *args, **kwargs):
+        self.destroy_service(self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ServiceViewSetMixin(ServiceCreateMixin, ServiceUpdateMixin, ServiceDestroyMixin):
+    pass

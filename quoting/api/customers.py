@@ -3,19 +3,22 @@ teams through customers_visible_to)."""
 
 from __future__ import annotations
 
-from django.db import transaction
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
-from rest_framework.response import Response
+from rest_framework import mixins, serializers, viewsets
 
 from catalog.models import CURRENCY_VALIDATOR
-from integrations.idempotency import idempotent
-from portal.models import SALES_MANAGER
 from quoting.filters import CustomerFilter
 from quoting.models import Contact, Customer, Team, VatZone
+from quoting.permissions import teams_for_filing
 from quoting.selectors import customers_visible_to
-from quoting.services.customers import contact_create, customer_create
-from quoting.services.errors import InvalidValue
+from quoting.services.customers import (
+    contact_create,
+    contact_delete,
+    contact_update,
+    customer_create,
+    customer_delete,
+    customer_update,
+)
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -23,24 +26,9 @@ from .base import (
     LIST_ERRORS,
     READ_ERRORS,
     WRITE_ERRORS,
-    ApiViewSetMixin,
+    ServiceViewSetMixin,
     errors,
 )
-
-
-def teams_of(user):
-    if user.is_superuser or user.has_role(SALES_MANAGER):
-        return Team.objects.all()
-    return user.teams.all()
-
-
-def model_update(instance, values: dict):
-    """Set, validate (field rules and unique constraints) and save; no business rules here."""
-    for name, value in values.items():
-        setattr(instance, name, value)
-    instance.full_clean()
-    instance.save()
-    return instance
 
 
 class CustomerInputSerializer(serializers.Serializer):
@@ -62,7 +50,7 @@ class CustomerInputSerializer(serializers.Serializer):
         super().__init__(*args, **kwargs)
         if "request" not in self.context:  # the schema generator
             return
-        self.fields["team"].queryset = teams_of(self.context["request"].user)
+        self.fields["team"].queryset = teams_for_filing(user=self.context["request"].user)
 
 
 class CustomerSerializer(serializers.ModelSerializer):
@@ -85,10 +73,16 @@ class CustomerSerializer(serializers.ModelSerializer):
         200: CustomerSerializer, **errors(*READ_ERRORS)}),
     destroy=extend_schema(summary="Delete a customer without quotes", responses={
         204: None, **errors(*WRITE_ERRORS)}),
+    create=extend_schema(summary="Create a customer", request=CustomerInputSerializer,
+                         parameters=[IDEMPOTENCY_KEY],
+                         responses={201: CustomerSerializer, **errors(*IDEMPOTENT_ERRORS)}),
+    partial_update=extend_schema(summary="Change a customer", request=CustomerInputSerializer,
+                                 responses={200: CustomerSerializer, **errors(*WRITE_ERRORS)}),
 )
-class CustomerViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                      mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class CustomerViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                      viewsets.GenericViewSet):
     serializer_class = CustomerSerializer
+    input_serializer_class = CustomerInputSerializer
     filterset_class = CustomerFilter
     ordering_fields = ["company", "created_at", "updated_at"]
     ordering = ["company"]
@@ -96,33 +90,14 @@ class CustomerViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveMod
     def get_queryset(self):
         return customers_visible_to(user=self.request.user)
 
-    @extend_schema(summary="Create a customer", request=CustomerInputSerializer,
-                   parameters=[IDEMPOTENCY_KEY],
-                   responses={201: CustomerSerializer, **errors(*IDEMPOTENT_ERRORS)})
-    @idempotent
-    def create(self, request):
-        data = CustomerInputSerializer(data=request.data, context={"request": request})
-        data.is_valid(raise_exception=True)
-        values = dict(data.validated_data)
-        team = values.pop("team", None)
-        if team is None:
-            teams = list(teams_of(request.user)[:2])
-            if len(teams) != 1:
-                raise InvalidValue("Choose the team this customer belongs to.", field="team")
-            team = teams[0]
-        customer = customer_create(team=team, owner=request.user, **values)
-        return Response(CustomerSerializer(customer).data, status=status.HTTP_201_CREATED)
+    def create_service(self, data):
+        return customer_create(owner=self.request.user, **data)
 
-    @extend_schema(summary="Change a customer", request=CustomerInputSerializer,
-                   responses={200: CustomerSerializer, **errors(*WRITE_ERRORS)})
-    def partial_update(self, request, pk=None):
-        customer = self.get_object()
-        data = CustomerInputSerializer(data=request.data, partial=True,
-                                       context={"request": request})
-        data.is_valid(raise_exception=True)
-        with transaction.atomic():
-            model_update(customer, data.validated_data)
-        return Response(CustomerSerializer(customer).data)
+    def update_service(self, customer, data):
+        return customer_update(customer=customer, user=self.request.user, **data)
+
+    def destroy_service(self, customer):
+        customer_delete(customer=customer)
 
 
 class ContactInputSerializer(serializers.Serializer):
@@ -157,10 +132,16 @@ class ContactSerializer(serializers.ModelSerializer):
         200: ContactSerializer, **errors(*READ_ERRORS)}),
     destroy=extend_schema(summary="Delete a contact", responses={
         204: None, **errors(*WRITE_ERRORS)}),
+    create=extend_schema(summary="Add a contact to a customer", request=ContactInputSerializer,
+                         parameters=[IDEMPOTENCY_KEY],
+                         responses={201: ContactSerializer, **errors(*IDEMPOTENT_ERRORS)}),
+    partial_update=extend_schema(summary="Change a contact", request=ContactInputSerializer,
+                                 responses={200: ContactSerializer, **errors(*WRITE_ERRORS)}),
 )
-class ContactViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class ContactViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                     viewsets.GenericViewSet):
     serializer_class = ContactSerializer
+    input_serializer_class = ContactInputSerializer
     filterset_fields = ["customer"]
     ordering_fields = ["name", "id"]
     ordering = ["customer", "name"]
@@ -170,22 +151,11 @@ class ContactViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveMode
             customer__in=customers_visible_to(user=self.request.user).values("pk")
         )
 
-    @extend_schema(summary="Add a contact to a customer", request=ContactInputSerializer,
-                   parameters=[IDEMPOTENCY_KEY],
-                   responses={201: ContactSerializer, **errors(*IDEMPOTENT_ERRORS)})
-    @idempotent
-    def create(self, request):
-        data = ContactInputSerializer(data=request.data, context={"request": request})
-        data.is_valid(raise_exception=True)
-        contact = contact_create(**data.validated_data)
-        return Response(ContactSerializer(contact).data, status=status.HTTP_201_CREATED)
+    def create_service(self, data):
+        return contact_create(**data)
 
-    @extend_schema(summary="Change a contact", request=ContactInputSerializer,
-                   responses={200: ContactSerializer, **errors(*WRITE_ERRORS)})
-    def partial_update(self, request, pk=None):
-        contact = self.get_object()
-        data = ContactInputSerializer(data=request.data, partial=True,
-                                      context={"request": request})
-        data.is_valid(raise_exception=True)
-        model_update(contact, data.validated_data)
-        return Response(ContactSerializer(contact).data)
+    def update_service(self, contact, data):
+        return contact_update(contact=contact, **data)
+
+    def destroy_service(self, contact):
+        contact_delete(contact=contact)

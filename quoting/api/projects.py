@@ -12,7 +12,12 @@ from quoting.engine.fabric import FabricRequirements
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
 from quoting.selectors import customers_visible_to, projects_visible_to
-from quoting.services.customers import design_save, project_create, project_update
+from quoting.services.customers import (
+    design_save,
+    project_create,
+    project_delete,
+    project_update,
+)
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -20,7 +25,7 @@ from .base import (
     LIST_ERRORS,
     READ_ERRORS,
     WRITE_ERRORS,
-    ApiViewSetMixin,
+    ServiceViewSetMixin,
     errors,
 )
 from .designs import DesignRequestSerializer
@@ -60,7 +65,7 @@ class SavedDesignInputSerializer(DesignRequestSerializer):
     name = serializers.CharField(max_length=200)
 
     def requirements(self) -> FabricRequirements:
-        values = {k: v for k, v in self.validated_data.items() if k != "name"}
+        values = {name: value for name, value in self.validated_data.items() if name != "name"}
         return FabricRequirements(**values)
 
 
@@ -88,10 +93,20 @@ class SavedDesignSerializer(serializers.ModelSerializer):
         200: ProjectSerializer, **errors(*READ_ERRORS)}),
     destroy=extend_schema(summary="Delete a project without quotes", responses={
         204: None, **errors(*WRITE_ERRORS)}),
+    create=extend_schema(summary="Create a project", request=ProjectInputSerializer,
+                         parameters=[IDEMPOTENCY_KEY],
+                         responses={201: ProjectSerializer, **errors(*IDEMPOTENT_ERRORS)}),
+    partial_update=extend_schema(
+        summary="Rename a project or change its notes",
+        description="The customer may change only while the project has no quotes, and only "
+        "to a customer of the same team: otherwise 400 naming `customer`.",
+        request=ProjectInputSerializer,
+        responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)}),
 )
-class ProjectViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                     mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
+                     viewsets.GenericViewSet):
     serializer_class = ProjectSerializer
+    input_serializer_class = ProjectInputSerializer
     filterset_class = ProjectFilter
     ordering_fields = ["name", "created_at", "updated_at"]
     ordering = ["customer", "name"]
@@ -99,28 +114,14 @@ class ProjectViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveMode
     def get_queryset(self):
         return projects_visible_to(user=self.request.user)
 
-    @extend_schema(summary="Create a project", request=ProjectInputSerializer,
-                   parameters=[IDEMPOTENCY_KEY],
-                   responses={201: ProjectSerializer, **errors(*IDEMPOTENT_ERRORS)})
-    @idempotent
-    def create(self, request):
-        data = ProjectInputSerializer(data=request.data, context={"request": request})
-        data.is_valid(raise_exception=True)
-        project = project_create(owner=request.user, **data.validated_data)
-        return Response(ProjectSerializer(project).data, status=status.HTTP_201_CREATED)
+    def create_service(self, data):
+        return project_create(owner=self.request.user, **data)
 
-    @extend_schema(summary="Rename a project or change its notes",
-                   description="The customer may change only while the project has no quotes, "
-                   "and only to a customer of the same team: otherwise 400 naming `customer`.",
-                   request=ProjectInputSerializer,
-                   responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)})
-    def partial_update(self, request, pk=None):
-        project = self.get_object()
-        data = ProjectInputSerializer(data=request.data, partial=True,
-                                      context={"request": request})
-        data.is_valid(raise_exception=True)
-        project = project_update(project=project, **data.validated_data)
-        return Response(ProjectSerializer(project).data)
+    def update_service(self, project, data):
+        return project_update(project=project, **data)
+
+    def destroy_service(self, project):
+        project_delete(project=project)
 
     @extend_schema(methods=["GET"], summary="The project's saved designs",
                    responses={200: SavedDesignSerializer(many=True),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db import transaction
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -21,7 +20,6 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
-from integrations.idempotency import idempotent
 from quoting.filters import QuoteFilter
 from quoting.models import (
     Approval,
@@ -50,6 +48,8 @@ from .base import (
     QUOTE_WRITE_ERRORS,
     READ_ERRORS,
     ApiViewSetMixin,
+    ServiceCreateMixin,
+    ServiceUpdateMixin,
     errors,
     etag,
     if_match_version,
@@ -228,7 +228,8 @@ class LineAddSerializer(serializers.Serializer):
                                           max_value=MONEY_MAX, required=False)
     quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY)
     section = serializers.ChoiceField(
-        choices=[s for s in Section.values if s != Section.ALTERNATIVES], required=False
+        choices=[section for section in Section.values if section != Section.ALTERNATIVES],
+        required=False
     )
     discount_percent = _percent(required=False)
 
@@ -271,8 +272,9 @@ class EmptySerializer(serializers.Serializer):
 NUMBER = OpenApiParameter("number", OpenApiTypes.INT, OpenApiParameter.PATH,
                           description="The revision number (1 for R1).")
 LINE_ID = OpenApiParameter("line_id", OpenApiTypes.INT, OpenApiParameter.PATH)
-DIFF = [OpenApiParameter(n, OpenApiTypes.INT, required=True, description=d)
-        for n, d in (("a", "The older revision number."), ("b", "The newer revision number."))]
+DIFF = [OpenApiParameter(name, OpenApiTypes.INT, required=True, description=description)
+        for name, description in (("a", "The older revision number."),
+                                  ("b", "The newer revision number."))]
 
 
 def _valid(serializer_class, request, **kwargs) -> dict:
@@ -296,15 +298,37 @@ def _write_schema(summary: str, request=EmptySerializer, response=QuoteDetailSer
 @extend_schema_view(
     list=extend_schema(summary="List quotes you may see", responses={
         200: QuoteSerializer(many=True), **errors(*LIST_ERRORS)}),
+    create=extend_schema(summary="Create a draft quote from a saved design",
+                         request=QuoteCreateSerializer, parameters=[IDEMPOTENCY_KEY],
+                         responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)}),
+    partial_update=_write_schema("Change the validity date, VAT or quote discount",
+                                 request=QuoteTermsSerializer),
 )
-class QuoteViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin,
+                   viewsets.GenericViewSet):
     serializer_class = QuoteSerializer
     filterset_class = QuoteFilter
     ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
     ordering = ["-year", "-seq"]
+    if_match = True
 
     def get_queryset(self):
         return quotes_visible_to(user=self.request.user)
+
+    def get_input_serializer_class(self):
+        return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
+
+    def written(self, quote, status_code=status.HTTP_200_OK):
+        return _quote_response(quote, status_code)
+
+    def create_service(self, data):
+        design = data["design"]
+        return services.quote_create_from_design(project=design.project, design=design,
+                                                 user=self.request.user,
+                                                 currency=data.get("currency"))
+
+    def update_service(self, quote, data):
+        return services.quote_update_terms(quote=quote, user=self.request.user, **data)
 
     def _revision(self, quote: Quote, number) -> QuoteRevision:
         return get_object_or_404(
@@ -315,39 +339,6 @@ class QuoteViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewS
                    responses={200: QuoteDetailSerializer, **errors(*READ_ERRORS)})
     def retrieve(self, request, pk=None):
         return _quote_response(self.get_object())
-
-    @extend_schema(summary="Create a draft quote from a saved design",
-                   request=QuoteCreateSerializer,
-                   parameters=[IDEMPOTENCY_KEY],
-                   responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)})
-    @idempotent
-    def create(self, request):
-        data = _valid(QuoteCreateSerializer, request)
-        design = data["design"]
-        quote = services.quote_create_from_design(
-            project=design.project, design=design, user=request.user,
-            currency=data.get("currency"),
-        )
-        return _quote_response(quote, status.HTTP_201_CREATED)
-
-    @_write_schema("Change the validity date, VAT or quote discount",
-                   request=QuoteTermsSerializer)
-    def partial_update(self, request, pk=None):
-        quote = self.get_object()
-        version = if_match_version(request)
-        data = _valid(QuoteTermsSerializer, request)
-        with transaction.atomic():
-            if "valid_until" in data or "tax_percent" in data:
-                services.quote_set_terms(
-                    quote=quote, user=request.user, expected_version=version,
-                    valid_until=data.get("valid_until"), tax_percent=data.get("tax_percent"),
-                )
-                version = quote.version
-            if "discount_percent" in data:
-                services.quote_set_discount(quote=quote, user=request.user,
-                                            expected_version=version,
-                                            discount_percent=data["discount_percent"])
-        return _quote_response(quote)
 
     # --- revisions, events ---
 

@@ -7,10 +7,10 @@ from dataclasses import asdict
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from portal.models import SALES_MANAGER
 from quoting.engine.fabric import FabricRequirements
 from quoting.forms.designs import NIC_GENERATIONS
-from quoting.models import Contact, Customer, Team
+from quoting.models import Contact, Customer
+from quoting.permissions import teams_for_filing
 
 
 class CustomerForm(forms.ModelForm):
@@ -30,8 +30,7 @@ class CustomerForm(forms.ModelForm):
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
-        # A sales user files customers under their own teams only.
-        teams = Team.objects.all() if user.has_role(SALES_MANAGER) else user.teams.all()
+        teams = teams_for_filing(user=user)
         self.fields["team"].queryset = teams
         if self.instance.pk is None and len(teams) == 1:
             self.fields["team"].initial = teams[0].pk

@@ -1,55 +1,83 @@
-"""Writes to customers, contacts, projects and saved designs; the demo data."""
+"""Writes to customers, contacts, projects and saved designs."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
 
-from catalog.models import Product
 from portal.models import User
-from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.models import Contact, Customer, Project, SavedDesign, Team, VatZone
+from quoting.permissions import team_for_filing
 
 from .designs import design_compute
 from .errors import InvalidValue
+from .requirements import requirements_from_json
 
-REQUIREMENT_FIELDS = frozenset(f.name for f in fields(FabricRequirements))
+CUSTOMER_FIELDS = frozenset(
+    {"company", "team", "industry", "region", "vat_zone", "language", "default_currency", "notes"}
+)
+CONTACT_FIELDS = ("name", "title", "email", "phone")
 
 
-def requirements_from_json(data: dict) -> FabricRequirements:
-    """FabricRequirements from stored or posted JSON; unknown keys are refused, not ignored."""
-    if not isinstance(data, dict):
-        raise InvalidInput.field("requirements", "must be an object of requirement fields.")
-    unknown = sorted(set(data) - REQUIREMENT_FIELDS)
-    if unknown:
-        raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
-    return FabricRequirements(**data)
+@dataclass(frozen=True, slots=True)
+class ContactEdit:
+    """One row of a customer's contact list as the user left it: `contact` is None for a new
+    one; `values` holds the fields of CONTACT_FIELDS; `delete` removes an existing one."""
 
+    contact: Contact | None
+    values: dict = field(default_factory=dict)
+    delete: bool = False
+
+
+def _contacts_apply(customer: Customer, edits: Iterable[ContactEdit]) -> None:
+    for edit in edits:
+        if edit.contact is not None and edit.contact.customer_id != customer.pk:
+            raise InvalidValue("This contact belongs to another customer.", field="contacts")
+        if edit.delete:
+            if edit.contact is not None:
+                edit.contact.delete()
+            continue
+        if edit.contact is None:
+            contact_create(customer=customer, **edit.values)
+        else:
+            contact_update(contact=edit.contact, **edit.values)
+
+
+def _company_check(*, team: Team, company: str, customer: Customer | None = None) -> str:
+    company = company.strip()
+    if not company:
+        raise InvalidValue("Give the company's name.", field="company")
+    namesakes = Customer.objects.filter(team=team, company=company)
+    if customer is not None:
+        namesakes = namesakes.exclude(pk=customer.pk)
+    if namesakes.exists():
+        raise InvalidValue(f"{team} already has a customer called {company}.", field="company")
+    return company
 
 @transaction.atomic
 def customer_create(
     *,
-    team: Team,
     owner: User,
     company: str,
+    team: Team | None = None,
     industry: str = "",
     region: str = "",
     vat_zone: str = VatZone.CHINA,
     language: str = "zh-hans",
     default_currency: str = "CNY",
     notes: str = "",
+    contacts: Iterable[ContactEdit] = (),
 ) -> Customer:
-    company = company.strip()
-    if not company:
-        raise InvalidValue("Give the company's name.", field="company")
-    if Customer.objects.filter(team=team, company=company).exists():
-        raise InvalidValue(f"{team} already has a customer called {company}.", field="company")
+    """A customer filed under `team` (left out: the owner's only team; see
+    quoting.permissions.team_for_filing), with its first contacts."""
+    team = team_for_filing(user=owner, team=team)
     customer = Customer(
         team=team,
         owner=owner,
-        company=company,
+        company=_company_check(team=team, company=company),
         industry=industry,
         region=region,
         vat_zone=vat_zone,
@@ -59,7 +87,43 @@ def customer_create(
     )
     customer.full_clean()
     customer.save()
+    _contacts_apply(customer, contacts)
     return customer
+
+
+@transaction.atomic
+def customer_update(
+    *, customer: Customer, user: User, contacts: Iterable[ContactEdit] = (), **changes
+) -> Customer:
+    """Change a customer's fields (CUSTOMER_FIELDS) and its contacts, all or nothing.
+
+    Moving it to another team follows the filing rule: only to a team `user` may file under.
+    """
+    unknown = set(changes) - CUSTOMER_FIELDS
+    if unknown:
+        raise TypeError(f"customer_update() got unknown fields: {', '.join(sorted(unknown))}")
+    customer = Customer.objects.select_for_update().get(pk=customer.pk)
+    team = changes.get("team") or customer.team
+    if team.pk != customer.team_id:
+        team = team_for_filing(user=user, team=team)
+    if "company" in changes or team.pk != customer.team_id:
+        changes["company"] = _company_check(
+            team=team, company=changes.get("company", customer.company), customer=customer
+        )
+    if "default_currency" in changes:
+        changes["default_currency"] = changes["default_currency"].upper()
+    for name, value in changes.items():
+        setattr(customer, name, value)
+    customer.full_clean()
+    customer.save()
+    _contacts_apply(customer, contacts)
+    return customer
+
+
+@transaction.atomic
+def customer_delete(*, customer: Customer) -> None:
+    """A customer with its contacts and projects; refused (ProtectedError) once it has quotes."""
+    customer.delete()
 
 
 def contact_create(
@@ -69,6 +133,25 @@ def contact_create(
     contact.full_clean()
     contact.save()
     return contact
+
+
+def contact_update(*, contact: Contact, **changes) -> Contact:
+    """Change a contact's name, title, e-mail or phone, or move it to another `customer` (the
+    caller has checked that the user may see it)."""
+    unknown = set(changes) - {*CONTACT_FIELDS, "customer"}
+    if unknown:
+        raise TypeError(f"contact_update() got unknown fields: {', '.join(sorted(unknown))}")
+    if "name" in changes:
+        changes["name"] = changes["name"].strip()
+    for name, value in changes.items():
+        setattr(contact, name, value)
+    contact.full_clean()
+    contact.save()
+    return contact
+
+
+def contact_delete(*, contact: Contact) -> None:
+    contact.delete()
 
 
 def project_create(
@@ -126,6 +209,12 @@ def project_update(*, project: Project, **changes) -> Project:
 
 
 @transaction.atomic
+def project_delete(*, project: Project) -> None:
+    """A project with its saved designs; refused (ProtectedError) once it has quotes."""
+    project.delete()
+
+
+@transaction.atomic
 def design_save(
     *, project: Project, name: str, requirements: FabricRequirements | dict, user: User
 ) -> SavedDesign:
@@ -148,96 +237,3 @@ def design_save(
     return SavedDesign.objects.create(
         project=project, name=name, requirements=stored, result=design.as_dict(), created_by=user
     )
-
-
-# --- demo data -----------------------------------------------------------------------------------
-
-DEMO_TEAM = "Shenzhen sales"
-DEMO_CUSTOMERS = (
-    # company, industry, project, design name, requirements
-    (
-        "深圳某大学 (Shenzhen University demo)",
-        "Higher education",
-        "AI computing platform",
-        "256 GPUs, NDR, QM9790, rail-optimized, all optical",
-        {
-            "gpu_count": 256,
-            "nic_generation": "NDR",
-            "switch_part_number": "MQM9790-NS2F",
-            "rail_optimized": True,
-            "server_to_leaf": "same-row",
-            "leaf_to_spine": "same-row",
-            "subnet_manager": "on-switch",
-            "label": "Shenzhen University",
-        },
-    ),
-    (
-        "某证券公司 (Securities firm demo)",
-        "Securities",
-        "Quant research cluster",
-        "16 x H200 servers (128 GPUs), NDR, QM9790",
-        {
-            "server_count": 16,
-            "gpus_per_server": 8,
-            "nic_generation": "NDR",
-            "switch_part_number": "MQM9790-NS2F",
-            "subnet_manager": "on-switch",
-            "label": "Securities firm",
-        },
-    ),
-)
-
-
-@transaction.atomic
-def demo_data_ensure() -> dict[str, int]:
-    """The demo team, two customers with a project and a saved design each, and one draft quote
-    from the university's design. Running it again changes nothing. Needs the catalog loaded
-    (`load_catalog`); creates the demo users if they are missing. Returns what it created.
-    """
-    from portal.services import demo_users_ensure
-
-    from .quotes import quote_create_from_design
-
-    if not Product.objects.exists():
-        raise RuntimeError("Load the catalog first (manage.py load_catalog).")
-    demo_users_ensure()
-    sales, manager = User.objects.get(username="sales"), User.objects.get(username="manager")
-    made = {"teams": 0, "customers": 0, "projects": 0, "designs": 0, "quotes": 0}
-    team, created = Team.objects.get_or_create(name=DEMO_TEAM)
-    made["teams"] += created
-    team.members.add(sales, manager)  # adding existing members is a no-op
-    designs = []
-    for company, industry, project_name, design_name, requirements in DEMO_CUSTOMERS:
-        customer, created = Customer.objects.get_or_create(
-            team=team,
-            company=company,
-            defaults={
-                "owner": sales,
-                "industry": industry,
-                "region": "Guangdong, Shenzhen",
-                "vat_zone": VatZone.CHINA,
-                "language": "zh-hans",
-                "default_currency": "CNY",
-            },
-        )
-        made["customers"] += created
-        project, created = Project.objects.get_or_create(
-            customer=customer,
-            name=project_name,
-            defaults={"owner": sales, "requirements": requirements},
-        )
-        made["projects"] += created
-        design = project.designs.filter(name=design_name).first()
-        if design is None:
-            design = design_save(
-                project=project, name=design_name, requirements=requirements, user=sales
-            )
-            made["designs"] += 1
-        designs.append((project, design))
-    university, university_design = designs[0]
-    if not university.quotes.exists():
-        quote_create_from_design(
-            project=university, design=university_design, user=sales, currency="CNY"
-        )
-        made["quotes"] += 1
-    return made

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from typing import Any
 
 from catalog.models import Category, Lifecycle, Product
 from catalog.selectors import price_lookup, product_specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign, FabricRequirements, design_fabric
 from quoting.engine.money import round_money
-from quoting.engine.tco.presets import WORKLOAD_PRESETS
+from quoting.engine.tco.presets import (
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
+    WORKLOAD_PRESETS,
+)
 
 
 def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
@@ -107,12 +112,42 @@ def design_servers_per_leaf(design: FabricDesign) -> int:
     return max(1, t.leaf_capacity // t.rails)  # a server's ports all on one leaf
 
 
+def tco_option_from_design(
+    *, name: str, design_dict: dict, network_capex: Any, transport: str | None = None,
+    network_opex_per_year: Any = 0, servers_per_leaf: int | None = None,
+) -> dict:
+    """A `fabrics` entry of the TCO body from a fabric design's `as_dict()` and its quoted price.
+
+    Per-node bandwidth is what the model needs, so every endpoint port of a node (over all
+    planes) counts as one NIC at the design's port speed. Only InfiniBand designs run a subnet
+    manager, which tells the transport when the caller does not; Ethernet is taken as tuned RoCE,
+    since that is what we design and quote. The leaf's achieved oversubscription comes with it
+    (a leaf cabled with spare uplinks counts as non-blocking); `network_opex_per_year` is the
+    part of the price sold per year, `servers_per_leaf` what one leaf or rail group serves.
+    """
+    ports_per_node = design_dict["endpoint_ports"] // design_dict["node_count"]
+    option = {
+        "name": name,
+        "transport": transport or ("infiniband" if design_dict["subnet_manager"] else "roce"),
+        "nics_per_node": ports_per_node,
+        "nic_gbps": design_dict["injection_gbps"] / design_dict["endpoint_ports"],
+        "network_capex": str(network_capex),
+        "network_power_w": design_dict["power_w"]["typical"],
+        "oversubscription": min(
+            MAX_OVERSUBSCRIPTION, max(1.0, float(design_dict["oversubscription"]))
+        ),
+    }
+    if network_opex_per_year:
+        option["network_opex_per_year"] = str(network_opex_per_year)
+    if servers_per_leaf is not None:
+        option["servers_per_leaf"] = min(servers_per_leaf, MAX_SERVERS_PER_LEAF)
+    return option
+
+
 def design_tco_option(*, name: str, design: FabricDesign, priced: PricedBom) -> dict:
     """A `fabrics` entry of the TCO body from a design and its priced BOM: lines sold per year
     (UFM per-endpoint licences) are yearly opex, the rest is capex; the leaf's oversubscription
     and servers come from the topology."""
-    from quoting.services.tco import tco_option_from_design
-
     return tco_option_from_design(
         name=name, design_dict=design.as_dict(), network_capex=priced.one_time_total,
         network_opex_per_year=priced.yearly_total,
@@ -128,8 +163,6 @@ def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
     of the premium is real; the commodity build has no design and no capex (the model says so).
     `yearly_total` is the part of `bom_total` sold per year (design_bom_priced says which).
     """
-    from quoting.services.tco import tco_option_from_design
-
     req = design.requirements
     this = design.as_dict()
     if design.server is not None and design.server.gpu_model:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from catalog.models import Category, Product
 from catalog.selectors import price_lookup
 from integrations.webhooks import webhook_emit
-from portal.models import SALES_MANAGER, User
+from portal.models import User
 from quoting.engine.money import round_money
 from quoting.models import (
     TOTALLED_SECTIONS,
@@ -43,8 +43,8 @@ from quoting.models import (
     Section,
     TcoScenario,
 )
+from quoting.permissions import approval_decide_check, may_decide_approvals, quote_send_check
 from quoting.selectors import (
-    discount_threshold,
     line_amount,
     quoting_setting,
     revision_largest_discount,
@@ -54,7 +54,6 @@ from quoting.selectors import (
 from quoting.services.tco import tco_scenario_for_design
 
 from .errors import (
-    ApprovalRequired,
     IllegalTransition,
     InvalidValue,
     MissingPrices,
@@ -721,36 +720,37 @@ def quote_remove_line(*, quote: Quote, line: QuoteLine, user: User, expected_ver
 
 
 @_edits_quote
-def quote_set_discount(
-    *, quote: Quote, discount_percent, user: User, expected_version: int
-) -> QuoteRevision:
-    """The quote-level discount, applied to the subtotal of the rounded lines."""
-    discount = _percent(discount_percent, "discount_percent")
-    _claim(quote, expected_version=expected_version)
-    revision = _editable_revision(quote, user=user)
-    before = revision.discount_percent
-    revision.discount_percent = discount
-    revision.save(update_fields=["discount_percent"])
-    _assert_fits(revision, field="discount_percent")
-    _event(quote, "discount_changed", actor=user, revision=revision, before=before, after=discount)
-    return revision
-
-
-@_edits_quote
-def quote_set_terms(
+def quote_update_terms(
     *,
     quote: Quote,
     user: User,
     expected_version: int,
-    valid_until: dt.date | None = None,
+    discount_percent=None,
     tax_percent=None,
+    valid_until: dt.date | None = None,
 ) -> Quote:
-    """The validity date and the VAT rate (0 for export)."""
+    """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
+    rounded lines), the VAT rate (0 for export) and the validity date. None leaves a term as
+    it is. One version bump and one event per term that really changed, all or nothing; when
+    nothing changes, nothing is written (an approved quote stays approved)."""
+    discount = None if discount_percent is None else _percent(discount_percent, "discount_percent")
     tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
     if valid_until is not None and valid_until < timezone.localdate():
         raise InvalidValue("The validity date is in the past.", field="valid_until")
+    current = _current(quote)
+    if (discount in (None, current.discount_percent) and tax in (None, current.tax_percent)
+            and valid_until in (None, quote.valid_until)):
+        if quote.version != expected_version:
+            raise StaleVersion(expected=expected_version, current=quote.version)
+        return quote
     _claim(quote, expected_version=expected_version)
     revision = _editable_revision(quote, user=user)
+    if discount is not None and discount != revision.discount_percent:
+        _event(quote, "discount_changed", actor=user, revision=revision,
+               before=revision.discount_percent, after=discount)
+        revision.discount_percent = discount
+        revision.save(update_fields=["discount_percent"])
+        _assert_fits(revision, field="discount_percent")
     if valid_until is not None and valid_until != quote.valid_until:
         _event(quote, "validity_changed", actor=user, before=quote.valid_until, after=valid_until)
         quote.valid_until = valid_until
@@ -761,6 +761,28 @@ def quote_set_terms(
         revision.save(update_fields=["tax_percent"])
         _assert_fits(revision, field="tax_percent")
     return quote
+
+
+def quote_set_discount(
+    *, quote: Quote, discount_percent, user: User, expected_version: int
+) -> QuoteRevision:
+    """The quote-level discount alone (quote_update_terms)."""
+    quote_update_terms(quote=quote, user=user, expected_version=expected_version,
+                       discount_percent=discount_percent)
+    return _current(quote)
+
+
+def quote_set_terms(
+    *,
+    quote: Quote,
+    user: User,
+    expected_version: int,
+    valid_until: dt.date | None = None,
+    tax_percent=None,
+) -> Quote:
+    """The validity date and the VAT rate (quote_update_terms)."""
+    return quote_update_terms(quote=quote, user=user, expected_version=expected_version,
+                              valid_until=valid_until, tax_percent=tax_percent)
 
 
 @_edits_quote
@@ -839,22 +861,13 @@ def _decide(
     quote: Quote, *, user: User, approve: bool, reason: str, expected_version: int | None
 ) -> Approval:
     """Managers decide, never on their own request, and only up to their own limit."""
-    if not user.has_role(SALES_MANAGER):
+    if not may_decide_approvals(user=user):  # before the version: a role never has a say
         raise NotAllowed("Only a sales manager can approve or reject a discount.")
     _claim(quote, expected_version=expected_version)
     approval = Approval.objects.filter(
         revision_id=quote.current_revision_id, decision=ApprovalDecision.PENDING
     ).first()
-    if quote.status != S.AWAITING_APPROVAL or approval is None:
-        raise IllegalTransition("This quote is not waiting for an approval.", field="status")
-    if approval.requested_by_id == user.pk:
-        raise NotAllowed("You cannot decide on your own request; ask another manager.")
-    limit = discount_threshold(user=user)
-    if approve and limit is not None and approval.discount_percent > limit:
-        raise NotAllowed(
-            f"A discount of {approval.discount_percent} % is above your own "
-            f"limit of {limit} %; it needs a higher approver."
-        )
+    approval_decide_check(user=user, quote=quote, approval=approval, approve=approve)
     approval.decision = ApprovalDecision.APPROVED if approve else ApprovalDecision.REJECTED
     approval.decided_by, approval.decided_at, approval.reason = user, timezone.now(), reason
     approval.save(update_fields=["decision", "decided_by", "decided_at", "reason"])
@@ -897,30 +910,18 @@ def quote_reject(
 def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevision:
     """Freeze the current revision (totals stored) and mark the quote sent."""
     _claim(quote, expected_version=expected_version)
-    if quote.status == S.AWAITING_APPROVAL:
-        raise ApprovalRequired("A manager has not decided on the discount yet.")
-    if S.SENT not in TRANSITIONS[quote.status]:
-        raise IllegalTransition(
-            f"A quote that is {quote.get_status_display().lower()} cannot be sent.", field="status"
-        )
+    revision = _current(quote)
+    quote_send_check(quote=quote, revision=revision, user=user, needs_approval=(
+        quote.status != S.APPROVED and revision_needs_approval(revision=revision, user=user)))
     if quote.valid_until < timezone.localdate():
         raise QuoteExpired(
             f"The quote was valid until {quote.valid_until}; set a new validity "
             f"date before sending it.",
             field="valid_until",
         )
-    revision = _current(quote)
     _assert_not_frozen(revision)
     if not revision.lines.exists():
         raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
-    if quote.status != S.APPROVED and revision_needs_approval(revision=revision, user=user):
-        raise ApprovalRequired(
-            f"A discount of {revision_largest_discount(revision=revision)} % is above your "
-            f"limit of {discount_threshold(user=user)} % (measured on what the customer pays "
-            f"against list prices, lines and quote discounts together): ask a manager to "
-            f"approve it first.",
-            field="discount_percent",
-        )
     _assert_fits(revision, field="lines")
     totals = revision_totals(revision=revision)
     now = timezone.now()

@@ -13,7 +13,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import Count
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -25,7 +24,13 @@ from quoting.filters import CustomerFilter, ProjectFilter
 from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
 from quoting.forms.designs import design_form_data
 from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
-from quoting.services.customers import customer_create, project_create
+from quoting.services.customers import (
+    CONTACT_FIELDS,
+    ContactEdit,
+    customer_create,
+    customer_update,
+    project_create,
+)
 from quoting.services.errors import QuoteError
 from quoting.services.quotes import quote_create_from_design
 
@@ -64,6 +69,32 @@ def _customer_form_page(request, form, contacts, customer=None, status=200):
     )
 
 
+def _contact_edits(contacts) -> list[ContactEdit]:
+    """The contact rows of a valid formset as the service takes them (untouched rows left out)."""
+    edits = []
+    for form in contacts.forms:
+        existing = form.instance if form.instance.pk is not None else None
+        if form.cleaned_data.get("DELETE"):
+            if existing is not None:
+                edits.append(ContactEdit(contact=existing, delete=True))
+        elif form.has_changed():
+            values = {name: form.cleaned_data[name] for name in CONTACT_FIELDS}
+            edits.append(ContactEdit(contact=existing, values=values))
+    return edits
+
+
+def _refusal_on_form(form, error) -> None:
+    """A service's refusal beside the field at fault (a QuoteError or a model's ValidationError)."""
+    if isinstance(error, QuoteError):
+        form.add_error(error.field if error.field in form.fields else None, error.message)
+        return
+    if not hasattr(error, "error_dict"):
+        form.add_error(None, error.messages)
+        return
+    for field, errors in error.message_dict.items():
+        form.add_error(field if field in form.fields else None, errors)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def customer_new(request):
@@ -71,12 +102,11 @@ def customer_new(request):
     contacts = ContactFormSet(request.POST or None, prefix="contacts")
     if request.method == "POST" and form.is_valid() and contacts.is_valid():
         try:
-            with transaction.atomic():
-                customer = customer_create(owner=request.user, **form.cleaned_data)
-                contacts.instance = customer
-                contacts.save()
-        except QuoteError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
+            customer = customer_create(
+                owner=request.user, contacts=_contact_edits(contacts), **form.cleaned_data
+            )
+        except (QuoteError, ValidationError) as error:
+            _refusal_on_form(form, error)
         else:
             messages.success(request, _("Customer created."))
             return redirect("quoting:customer-detail", pk=customer.pk)
@@ -90,15 +120,18 @@ def customer_edit(request, pk: int):
     customer = get_object_or_404(customers_visible_to(user=request.user), pk=pk)
     form = CustomerForm(request.POST or None, instance=customer, user=request.user)
     contacts = ContactFormSet(request.POST or None, instance=customer, prefix="contacts")
-    if request.method == "POST":
-        if form.is_valid() and contacts.is_valid():
-            with transaction.atomic():
-                form.save()
-                contacts.save()
+    if request.method != "POST":
+        return _customer_form_page(request, form, contacts, customer)
+    if form.is_valid() and contacts.is_valid():
+        try:
+            customer_update(customer=customer, user=request.user,
+                            contacts=_contact_edits(contacts), **form.cleaned_data)
+        except (QuoteError, ValidationError) as error:
+            _refusal_on_form(form, error)
+        else:
             messages.success(request, _("Customer saved."))
             return redirect("quoting:customer-detail", pk=customer.pk)
-        return _customer_form_page(request, form, contacts, customer, status=400)
-    return _customer_form_page(request, form, contacts, customer)
+    return _customer_form_page(request, form, contacts, customer, status=400)
 
 
 @login_required
@@ -149,11 +182,8 @@ def project_new(request, customer_pk: int):
                 requirements=form.requirements(),
                 notes=form.cleaned_data["notes"],
             )
-        except QuoteError as error:
-            form.add_error(error.field if error.field in form.fields else None, error.message)
-        except ValidationError as error:  # from full_clean: a duplicate name...
-            for field, errors in error.message_dict.items():
-                form.add_error(field if field in form.fields else None, errors)
+        except (QuoteError, ValidationError) as error:  # full_clean: a duplicate name...
+            _refusal_on_form(form, error)
         else:
             messages.success(request, _("Project created."))
             return redirect("quoting:project-detail", pk=project.pk)
@@ -192,7 +222,9 @@ def _project_page(request, project, *, error: str = "", status: int = 200):
     context = {
         "project": project,
         "requirements": {
-            k: v for k, v in project.requirements.items() if v not in (None, "", False)
+            name: value
+            for name, value in project.requirements.items()
+            if value not in (None, "", False)
         },
         "designs": designs,
         "currency": currency,

@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,7 +23,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
-from portal.models import SALES_MANAGER
 from quoting.filters import QuoteFilter
 from quoting.forms.designs import design_form_data
 from quoting.forms.quotes import (
@@ -35,14 +33,8 @@ from quoting.forms.quotes import (
     LineForm,
     TermsForm,
 )
-from quoting.models import (
-    ApprovalDecision,
-    Quote,
-    QuoteLine,
-    QuoteRevision,
-    QuoteStatus,
-    Section,
-)
+from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
+from quoting.permissions import quote_actions
 from quoting.selectors import (
     quote_audit_trail,
     quotes_visible_to,
@@ -55,10 +47,8 @@ from quoting.selectors import (
 from quoting.services import quotes as services
 from quoting.services.errors import QuoteError, StaleVersion
 
-S = QuoteStatus
 PAGE_SIZE = 25
 PICKER_SIZE = 10
-EDITABLE_STATUSES = (S.DRAFT, S.AWAITING_APPROVAL, S.APPROVED)
 
 EVENT_LABELS = {
     "created": gettext_lazy("Created"),
@@ -88,8 +78,9 @@ def _quote_or_404(request, pk: int) -> Quote:
 def _attach_totals(quotes: list[Quote]) -> None:
     """Each quote's current total: stored on frozen revisions, computed for drafts from their
     lines, fetched for the whole page in one query."""
-    revisions = [q.current_revision for q in quotes if q.current_revision_id]
-    prefetch_related_objects([r for r in revisions if not r.is_frozen], "lines")
+    revisions = [quote.current_revision for quote in quotes if quote.current_revision_id]
+    prefetch_related_objects([revision for revision in revisions if not revision.is_frozen],
+                             "lines")
     for quote in quotes:
         quote.list_total = (
             revision_totals(revision=quote.current_revision).total
@@ -136,24 +127,14 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
 def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
-    editable = is_current and not revision.is_frozen and quote.status in EDITABLE_STATUSES
     approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
-    pending = next((a for a in approvals if a.decision == ApprovalDecision.PENDING), None)
+    pending = next(
+        (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
+    )
     needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
-    is_manager = user.has_role(SALES_MANAGER)
-    actions = {
-        "request_approval": is_current and quote.status == S.DRAFT and needs_approval,
-        "decide": (
-            quote.status == S.AWAITING_APPROVAL
-            and is_manager
-            and pending is not None
-            and pending.requested_by_id != user.pk
-        ),
-        "send": is_current
-        and (quote.status == S.APPROVED or (quote.status == S.DRAFT and not needs_approval)),
-        "record_answer": quote.status == S.SENT,
-        "revise": quote.status in (S.SENT, S.DECLINED, S.EXPIRED),
-    }
+    allowed = quote_actions(user=user, quote=quote, revision=revision,
+                            needs_approval=needs_approval, pending=pending)
+    actions = allowed.offered()
     events = list(quote_audit_trail(quote=quote))
     for event in events:
         event.label = EVENT_LABELS.get(event.verb, event.verb)
@@ -161,12 +142,14 @@ def _page_context(request, display, **extra) -> dict:
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.
         "lines_url": reverse("quoting:quote-detail", args=[quote.pk]) + "lines/",
-        "sections": [(s, Section(s).label, rows) for s, rows in display.sections.items()],
+        "sections": [
+            (section, Section(section).label, rows) for section, rows in display.sections.items()
+        ],
         "quote": quote,
         "revision": revision,
         "totals": display.totals,
         "is_current": is_current,
-        "editable": editable,
+        "editable": allowed.editable,
         "approvals": approvals,
         "pending": pending,
         "needs_approval": needs_approval,
@@ -204,18 +187,19 @@ def quote_diff(request, pk: int):
     quote = _quote_or_404(request, pk)
     current = quote.current_revision.number
     try:
-        b = int(request.GET.get("b") or current)
-        a = int(request.GET.get("a") or max(1, b - 1))
+        newer = int(request.GET.get("b") or current)
+        older = int(request.GET.get("a") or max(1, newer - 1))
     except ValueError:
         raise Http404 from None
-    by_number = {r.number: r for r in quote.revisions.filter(number__in=(a, b))}
-    if a not in by_number or b not in by_number:
+    by_number = {revision.number: revision
+                 for revision in quote.revisions.filter(number__in=(older, newer))}
+    if older not in by_number or newer not in by_number:
         raise Http404
     context = {
         "quote": quote,
-        "a": by_number[a],
-        "b": by_number[b],
-        "diff": revision_diff(old=by_number[a], new=by_number[b]),
+        "a": by_number[older],
+        "b": by_number[newer],
+        "diff": revision_diff(old=by_number[older], new=by_number[newer]),
         "numbers": list(quote.revisions.values_list("number", flat=True)),
     }
     return render(request, "quoting/quote_diff.html", context)
@@ -251,7 +235,7 @@ def _refused(
         "message": message,
         "target": target,
         "stale": status == StaleVersion.status_code,
-        "clear": [i for i in set(error_ids.values()) if i != target],
+        "clear": [error_id for error_id in set(error_ids.values()) if error_id != target],
         "quote": quote,
     }
     return render(request, "quoting/_quote_refused.html", context, status=status)
@@ -384,7 +368,9 @@ def quote_add_product(request, pk: int):
 def quote_add_free_text(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = FreeTextForm(request.POST)
-    error_ids = {f: f"err-ft-{f}" for f in ("description", "quantity", "unit_price", "section")}
+    error_ids = {
+        field: f"err-ft-{field}" for field in ("description", "quantity", "unit_price", "section")
+    }
 
     def run(version):
         data = form.cleaned_data
@@ -406,7 +392,7 @@ def quote_add_free_text(request, pk: int):
 def quote_add_alternative(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = AlternativeForm(request.POST, designs=quote.project.designs.all())
-    error_ids = {f: f"err-alt-{f}" for f in ("design", "label")}
+    error_ids = {field: f"err-alt-{field}" for field in ("design", "label")}
 
     def run(version):
         services.quote_add_alternative(
@@ -422,32 +408,17 @@ def quote_add_alternative(request, pk: int):
 def quote_terms(request, pk: int):
     quote = _quote_or_404(request, pk)
     form = TermsForm(request.POST)
-    error_ids = {f: f"err-{f}" for f in ("discount_percent", "tax_percent", "valid_until")}
+    error_ids = {
+        field: f"err-{field}" for field in ("discount_percent", "tax_percent", "valid_until")
+    }
 
     def run(version):
         data = form.cleaned_data
-        revision = quote.current_revision
-        # One change for the user: both writes stand or fall together.
-        with transaction.atomic():
-            if data["discount_percent"] != revision.discount_percent:
-                services.quote_set_discount(
-                    quote=quote,
-                    discount_percent=data["discount_percent"],
-                    user=request.user,
-                    expected_version=version,
-                )
-                version = quote.version
-            if (
-                data["tax_percent"] != revision.tax_percent
-                or data["valid_until"] != quote.valid_until
-            ):
-                services.quote_set_terms(
-                    quote=quote,
-                    valid_until=data["valid_until"],
-                    tax_percent=data["tax_percent"],
-                    user=request.user,
-                    expected_version=version,
-                )
+        services.quote_update_terms(
+            quote=quote, user=request.user, expected_version=version,
+            discount_percent=data["discount_percent"], tax_percent=data["tax_percent"],
+            valid_until=data["valid_until"],
+        )
 
     return _edit(request, quote, form, error_ids, run)
 
@@ -458,7 +429,8 @@ def quote_product_picker(request, pk: int):
     quote = _quote_or_404(request, pk)
     filterset = ProductFilter(request.GET, queryset=product_list())
     products = list(filterset.qs[:PICKER_SIZE]) if request.GET.get("q", "").strip() else []
-    prices = price_lookup(part_numbers={p.part_number for p in products}, currency=quote.currency)
+    prices = price_lookup(part_numbers={product.part_number for product in products},
+                          currency=quote.currency)
     for product in products:
         product.quote_price = prices.get(product.part_number)
     return render(request, "quoting/_quote_picker.html", {"quote": quote, "products": products})

@@ -14,12 +14,8 @@ from quoting.selectors import (
     revision_for_display,
     revision_totals,
 )
-from quoting.services.customers import (
-    customer_create,
-    demo_data_ensure,
-    design_save,
-    project_create,
-)
+from quoting.services.customers import customer_create, design_save, project_create
+from quoting.services.demo import demo_data_ensure
 from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_create
 from tests.quoting.factories import world_make

@@ -7,7 +7,7 @@ from django.urls import reverse
 
 from catalog.services import catalog_load_seed
 from quoting.models import Quote
-from quoting.services.customers import demo_data_ensure
+from quoting.services.demo import demo_data_ensure
 
 MODELS = (
     "team",

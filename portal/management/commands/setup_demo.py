@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from portal.services import demo_users_ensure
-from quoting.services.customers import demo_data_ensure
+from quoting.services.demo import demo_data_ensure
 
 
 class Command(BaseCommand):

@@ -5,11 +5,11 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quoting.api.designs import DesignRequestSerializer
 from quoting.engine.contract import Spec, number_text, specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
 from quoting.services.designs import design_compute
+from quoting.services.requirements import requirements_from_request
 from quoting.svg.fabric import fabric_svg
 
 # option → request field; options left unset take the API's defaults.
@@ -68,11 +68,8 @@ class Command(BaseCommand):
                 if options.get(opt) is not None}
         data["include_nics"] = options["include_nics"]
         data["rail_optimized"] = not options["no_rail_optimized"]
-        serializer = DesignRequestSerializer(data=data)
-        if not serializer.is_valid():
-            raise CommandError(_errors_text(serializer.errors))
         try:
-            design = design_compute(requirements=serializer.requirements())
+            design = design_compute(requirements=requirements_from_request(data))
         except InvalidInput as error:
             raise CommandError(_errors_text(error.errors)) from error
         if options["cable_schedule"]:

@@ -5,8 +5,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quoting.api.tco import tco_body_compute
 from quoting.engine.errors import InvalidInput
+from quoting.services.tco import tco_compute
 
 
 def _refuse_constant(name: str):
@@ -41,7 +41,7 @@ class Command(BaseCommand):
         except ValueError as error:  # JSONDecodeError, NaN, a 5,000-digit integer
             raise CommandError(f"{input_path} is not valid JSON: {error}") from error
         try:
-            result = tco_body_compute(data)
+            result = tco_compute(data=data).as_dict()
         except InvalidInput as error:
             lines = [f"  {field}: {' '.join(messages)}" for field, messages in error.errors.items()]
             raise CommandError("\n".join([f"{input_path} has bad fields:", *lines])) from error

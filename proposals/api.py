@@ -27,16 +27,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from integrations.idempotency import idempotent
-from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-from proposals.selectors import documents_visible_to
-from proposals.services import (
-    proposal_request,
-    share_link_create,
-    share_link_revoke,
-)
-from quoting.selectors import quotes_visible_to
-
-from .base import (
+from quoting.api.base import (
     IDEMPOTENCY_KEY,
     IDEMPOTENT_ERRORS,
     READ_ERRORS,
@@ -44,6 +35,15 @@ from .base import (
     ApiViewSetMixin,
     ErrorSerializer,
     errors,
+)
+from quoting.selectors import quotes_visible_to
+
+from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .selectors import documents_visible_to
+from .services import (
+    proposal_request,
+    share_link_create,
+    share_link_revoke,
 )
 
 RECENT_VIEWS = 5
