@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, fields
+from dataclasses import asdict
 
 from django.db import transaction
 
 from catalog.models import Product
 from portal.models import User
-from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.models import Contact, Customer, Project, SavedDesign, Team, VatZone
 
-from .designs import design_compute
+from .designs import requirements_from_json
 from .errors import InvalidValue
-
-REQUIREMENT_FIELDS = frozenset(f.name for f in fields(FabricRequirements))
-
-
-def requirements_from_json(data: dict) -> FabricRequirements:
-    """FabricRequirements from stored or posted JSON; unknown keys are refused, not ignored."""
-    if not isinstance(data, dict):
-        raise InvalidInput.field("requirements", "must be an object of requirement fields.")
-    unknown = sorted(set(data) - REQUIREMENT_FIELDS)
-    if unknown:
-        raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
-    return FabricRequirements(**data)
+from .snapshots import design_snapshot_values
 
 
 @transaction.atomic
@@ -141,12 +129,14 @@ def design_save(
         raise InvalidValue("Name the design in 1 to 200 characters.", field="name")
     if project.designs.filter(name=name).exists():
         raise InvalidValue(f"This project already has a design called {name}.", field="name")
-    design = design_compute(requirements=requirements)
+    # The engine runs here, once: pages, quotes and proposals read the snapshot.
+    snapshot = design_snapshot_values(requirements=requirements,
+                                      currency=project.customer.default_currency)
     stored = asdict(requirements)
     project.requirements = stored
     project.save(update_fields=["requirements", "updated_at"])
     return SavedDesign.objects.create(
-        project=project, name=name, requirements=stored, result=design.as_dict(), created_by=user
+        project=project, name=name, requirements=stored, created_by=user, **snapshot
     )
 
 
