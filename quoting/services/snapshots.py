@@ -130,7 +130,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
                                   priced: PricedBom, user, tco: TcoScenario | None = None) -> None:
     """Freeze copies of the design's snapshot on a new revision: its result, drawing and the
     TCO comparison priced as the quote is (a TcoScenario row too, as the TCO page keeps them).
-    A given `tco` scenario is kept as it is, without charts of its own."""
+    A given `tco` scenario is kept as it is, charted once from its request."""
     revision.design = design
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
@@ -141,10 +141,24 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
                 project=design.project, name=f"{design.name} — TCO"[:200],
                 request=comparison["request"], result=comparison["result"], created_by=user)
             revision.tco_charts = comparison["charts"]
+    else:
+        revision.tco_charts = _scenario_charts(tco, tco.result)
     revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=["design", "design_snapshot", "design_drawing", "tco",
                                  "tco_snapshot", "tco_charts", "snapshot_version"])
+
+
+def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:
+    """The charts of a TCO scenario, drawn from its request computed again, only when that
+    gives the figures kept (`figures`): a chart never shows other numbers than the table."""
+    try:
+        result = tco_compute(data=scenario.request)
+    except (InvalidInput, TypeError, ValueError):
+        return []
+    if result.as_dict()["options"] != figures.get("options"):
+        return []
+    return tco_charts(result)
 
 
 def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
@@ -164,13 +178,7 @@ def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
                 saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
             drawing = saved.drawing
     if revision.tco is not None and revision.tco_snapshot:
-        try:
-            result = tco_compute(data=revision.tco.request)
-        except InvalidInput:
-            result = None
-        if result is not None and (result.as_dict()["options"]
-                                   == revision.tco_snapshot.get("options")):
-            charts = tco_charts(result)
+        charts = _scenario_charts(revision.tco, revision.tco_snapshot)
     revision.design_drawing, revision.tco_charts = drawing, charts
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=["design_drawing", "tco_charts", "snapshot_version"])

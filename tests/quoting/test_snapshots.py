@@ -302,3 +302,35 @@ def test_the_api_quote_detail_query_count_does_not_grow_with_lines(
             few = _count(api, f"/api/v1/quotes/{small.pk}/{path}")
             with django_assert_max_num_queries(few):
                 assert api.get(f"/api/v1/quotes/{large.pk}/{path}").status_code == 200
+
+
+def test_the_proposal_prints_the_frozen_drawing_and_charts_without_running_an_engine(
+        world, engines):
+    from proposals.pdf import proposal_html
+
+    fabric, tco = engines
+    quote = quote_create_from_design(project=world.project, design=_saved(world),
+                                     user=world.sales)
+    fabric.reset_mock(), tco.reset_mock()
+    html = proposal_html(revision=quote.current_revision, language="zh-hans")
+    assert html.count("data:image/svg+xml;base64,") == 4, "the drawing and three charts"
+    assert (fabric.call_count, tco.call_count) == (0, 0)
+
+
+def test_a_quote_given_a_tco_scenario_keeps_it_and_charts_it_once(world):
+    from quoting.engine.tco.presets import WORKLOAD_PRESETS
+    from quoting.models import TcoScenario
+    from quoting.services.tco import tco_compute
+
+    request = {"gpu": "H100", "nodes": 16, "gpus_per_node": 8,
+               "workload": WORKLOAD_PRESETS["llm_pretrain_7b"].workload,
+               "fabrics": [{"name": "8x400G IB", "transport": "infiniband", "nics_per_node": 8,
+                            "nic_gbps": 400}]}
+    scenario = TcoScenario.objects.create(
+        project=world.project, name="IB only", request=request,
+        result=tco_compute(data=request).as_dict(), created_by=world.sales)
+    quote = quote_create_from_design(project=world.project, design=_saved(world),
+                                     user=world.sales, tco=scenario)
+    revision = quote.current_revision
+    assert revision.tco == scenario and revision.tco_snapshot == scenario.result
+    assert len(revision.tco_charts) >= 2
