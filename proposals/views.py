@@ -152,8 +152,9 @@ def share_link_cancel(request: HttpRequest, link_id: int) -> HttpResponse:
 # --- customers -----------------------------------------------------------------------------------
 
 
-def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error=""):
-    revision = revision_shared(link=link)
+def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
+                 revision=None):
+    revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = link.quote.customer.language
@@ -200,7 +201,7 @@ def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
         link_view_record(
             link=link, user_agent=request.headers.get("User-Agent", ""), revision=revision
         )
-    return _shared_page(request, link)
+    return _shared_page(request, link, revision=revision)
 
 
 @require_GET
