@@ -334,3 +334,13 @@ def test_a_quote_given_a_tco_scenario_keeps_it_and_charts_it_once(world):
     revision = quote.current_revision
     assert revision.tco == scenario and revision.tco_snapshot == scenario.result
     assert len(revision.tco_charts) >= 2
+
+
+def test_the_engines_messages_are_kept_translatable_and_read_back_the_same(world):
+    from quoting.engine.messages import message
+    from quoting.services.designs import message_from_json, message_json
+
+    nested = message("{sku} is end of life.", sku="MQM8700")
+    original = message("At {distance:g} m: {why}", distance=Decimal("2.5"), why=nested)
+    assert str(message_from_json(message_json(original))) == str(original) == \
+        "At 2.5 m: MQM8700 is end of life."
