@@ -4,7 +4,6 @@ which document a customer gets, and what the sales user sees on the panel."""
 from __future__ import annotations
 
 import base64
-import logging
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -25,8 +24,6 @@ from quoting.selectors import (
 from quoting.services.snapshots import revision_snapshot_current
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
