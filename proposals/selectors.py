@@ -4,16 +4,13 @@ which document a customer gets, and what the sales user sees on the panel."""
 from __future__ import annotations
 
 import base64
-import logging
 from dataclasses import dataclass, field
 from decimal import Decimal
-from types import SimpleNamespace
 
 from django.db.models import Prefetch, QuerySet
 from django.utils import timezone
 
 from portal.models import User
-from quoting.engine.fabric import FabricDesign
 from quoting.models import QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
     ROUNDING_RULE,
@@ -24,17 +21,9 @@ from quoting.selectors import (
     revision_alternatives,
     revision_totals,
 )
-from quoting.services.customers import requirements_from_json
-from quoting.services.designs import design_compute
-from quoting.svg.fabric import fabric_svg
-from quoting.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
+from quoting.services.snapshots import revision_snapshot_current
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-
-logger = logging.getLogger(__name__)
-
-# The figures of a design snapshot that must match before a recomputed drawing is shown beside it.
-DRAWING_MUST_MATCH = ("tiers", "gpu_count", "leaf_count", "spine_count", "core_count", "bom")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,63 +57,9 @@ def svg_data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
-def _drawing(revision: QuoteRevision) -> str | None:
-    """The design redrawn from its saved requirements, only if it still matches the snapshot
-    the revision was priced from (the catalog may have changed since)."""
-    saved, snapshot = revision.design, revision.design_snapshot
-    if saved is None or not snapshot:
-        return None
-    try:
-        design: FabricDesign = design_compute(
-            requirements=requirements_from_json(saved.requirements)
-        )
-    except Exception:  # a stored design the current engine refuses: print the figures alone
-        logger.info("design of %s could not be redrawn", revision, exc_info=True)
-        return None
-    fresh = design.as_dict()
-    if any(fresh.get(key) != snapshot.get(key) for key in DRAWING_MUST_MATCH):
-        return None
-    return svg_data_uri(fabric_svg(design))
-
-
-def _tco_result(data: dict) -> SimpleNamespace:
-    """What the chart functions read of a TcoResult, rebuilt from the revision's snapshot so the
-    charts show the figures that were quoted, not a recomputation."""
-    options = [
-        SimpleNamespace(
-            name=o["name"],
-            network_efficiency=float(o["network_efficiency"]),
-            annual_cost=Decimal(o["annual_cost"]),
-            cost_per_effective_gpu_hour=Decimal(o["cost_per_effective_gpu_hour"]),
-            annual_cost_breakdown=SimpleNamespace(
-                **{k: Decimal(v) for k, v in o["annual_cost_breakdown"].items()}
-            ),
-        )
-        for o in data["options"]
-    ]
-    curves = [
-        SimpleNamespace(
-            name=c["name"],
-            points=tuple((p["nodes"], float(p["network_efficiency"])) for p in c["points"]),
-        )
-        for c in data.get("efficiency_curve", [])
-    ]
-    return SimpleNamespace(currency=data["currency"], options=options, efficiency_curve=curves)
-
-
-def _tco_charts(data: dict) -> list[str]:
-    try:
-        result = _tco_result(data)
-        charts = [cost_per_hour_chart(result), cost_breakdown_chart(result)]
-        if result.efficiency_curve:
-            charts.insert(0, efficiency_chart(result))
-    except (KeyError, TypeError, ValueError, ArithmeticError):  # an older snapshot shape
-        logger.info("TCO snapshot could not be charted", exc_info=True)
-        return []
-    return [svg_data_uri(chart) for chart in charts]
-
-
 def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalContent:
+    """What the proposal says, read from the revision's frozen snapshots: nothing is designed or
+    computed again (a revision made before snapshots gets its drawing and charts once, here)."""
     revision = (
         QuoteRevision.objects.select_related(
             "quote__customer", "quote__project", "quote__owner", "design"
@@ -136,6 +71,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         )
         .get(pk=revision.pk)
     )
+    revision = revision_snapshot_current(revision=revision)
     lines = list(revision.lines.all())
     sections: dict[str, list[Row]] = {s: [] for s in Section.values}
     for line in lines:
@@ -162,9 +98,9 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         totals=revision_totals(revision=revision, lines=lines),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
-        drawing_uri=_drawing(revision),
+        drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
         tco=revision.tco_snapshot or None,
-        tco_charts=_tco_charts(revision.tco_snapshot) if revision.tco_snapshot else [],
+        tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
     )
 
 

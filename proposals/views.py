@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
@@ -18,10 +17,10 @@ from quoting.services.errors import QuoteError
 from .forms import AcceptForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
 from .models import ProposalDocument, ShareLink
+from .pdf import shared_content_html
 from .selectors import (
     document_ready_for,
     documents_visible_to,
-    proposal_content,
     revision_shared,
     share_links_for_panel,
 )
@@ -153,8 +152,9 @@ def share_link_cancel(request: HttpRequest, link_id: int) -> HttpResponse:
 # --- customers -----------------------------------------------------------------------------------
 
 
-def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error=""):
-    revision = revision_shared(link=link)
+def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
+                 revision=None):
+    revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = link.quote.customer.language
@@ -177,9 +177,10 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         request,
         "proposals/shared_page.html",
         {
-            "c": proposal_content(revision=revision, language=language),
+            "revision": revision,
+            # Rendered once per sent revision and language (the per-view work is the rest).
+            "content": shared_content_html(revision=revision, language=language),
             "base": _base(request),
-            "logo_src": static("proposal/logo.svg"),
             "pdf_ready": document.status == "ready",
             "open": state == "open",
             "state": state,
@@ -200,7 +201,7 @@ def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
         link_view_record(
             link=link, user_agent=request.headers.get("User-Agent", ""), revision=revision
         )
-    return _shared_page(request, link)
+    return _shared_page(request, link, revision=revision)
 
 
 @require_GET

@@ -10,16 +10,28 @@ from .customers import Project
 
 
 class SavedDesign(models.Model):
-    """A fabric design with the requirements that produced it.
+    """A fabric design with the requirements that produced it, and its snapshot.
 
-    The result is a snapshot (FabricDesign.as_dict()): the catalog may change later, and a quote
-    made from this design must show what the customer was shown.
+    The snapshot is computed once, when the requirements are saved (quoting.services.snapshots),
+    and read by every page, the API and the quotes made from it: the engine result
+    (FabricDesign.as_dict()), its drawing and messages, its priced BOM and its TCO comparison.
+    `snapshot_version` below the code's SNAPSHOT_VERSION means "compute again on next read".
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="designs")
     name = models.CharField(_("name"), max_length=200)
     requirements = models.JSONField(_("requirements"))
     result = models.JSONField(_("result snapshot"))
+    drawing = models.TextField(_("drawing (SVG)"), blank=True)
+    # The engine's warnings and advice as translatable messages ({template, params}).
+    engine_messages = models.JSONField(_("warnings and advice"), null=True, blank=True)
+    # What the TCO comparison needs of this design and the other family's, prices aside.
+    tco_inputs = models.JSONField(_("TCO inputs"), null=True, blank=True)
+    # PricedBom.as_json() in the customer's currency, and the TCO comparison priced with it.
+    priced_bom = models.JSONField(_("priced bill of materials"), null=True, blank=True)
+    tco = models.JSONField(_("TCO comparison"), null=True, blank=True)
+    snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), default=0)
+    snapshot_at = models.DateTimeField(_("snapshot computed"), null=True, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

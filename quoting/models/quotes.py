@@ -221,6 +221,13 @@ class QuoteRevision(models.Model):
         verbose_name=_("TCO scenario"),
     )
     tco_snapshot = models.JSONField(_("TCO snapshot"), null=True, blank=True)
+    # Renderings of the snapshots above, made once (quoting.services.snapshots): the design's
+    # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
+    # snapshot_version marks a revision made before they existed: filled on its first read.
+    design_drawing = models.TextField(_("design drawing"), blank=True)
+    tco_charts = models.JSONField(_("TCO charts"), null=True, blank=True)
+    snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), null=True,
+                                                        blank=True)
     # What the design's bill of materials was worth at list prices when the quote was made from
     # it: the approval gate measures the whole quote against it, so lines of the design removed
     # or replaced by cheap free-text lines still count.

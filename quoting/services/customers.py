@@ -12,9 +12,9 @@ from quoting.engine.fabric import FabricRequirements
 from quoting.models import Contact, Customer, Project, SavedDesign, Team, VatZone
 from quoting.permissions import team_for_filing
 
-from .designs import design_compute
 from .errors import InvalidValue
 from .requirements import requirements_from_json
+from .snapshots import design_snapshot_values
 
 CUSTOMER_FIELDS = frozenset(
     {"company", "team", "industry", "region", "vat_zone", "language", "default_currency", "notes"}
@@ -230,10 +230,12 @@ def design_save(
         raise InvalidValue("Name the design in 1 to 200 characters.", field="name")
     if project.designs.filter(name=name).exists():
         raise InvalidValue(f"This project already has a design called {name}.", field="name")
-    design = design_compute(requirements=requirements)
+    # The engine runs here, once: pages, quotes and proposals read the snapshot.
+    snapshot = design_snapshot_values(requirements=requirements,
+                                      currency=project.customer.default_currency)
     stored = asdict(requirements)
     project.requirements = stored
     project.save(update_fields=["requirements", "updated_at"])
     return SavedDesign.objects.create(
-        project=project, name=name, requirements=stored, result=design.as_dict(), created_by=user
+        project=project, name=name, requirements=stored, created_by=user, **snapshot
     )

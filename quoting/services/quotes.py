@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
@@ -21,7 +20,6 @@ from django.db.models import F, Max
 from django.utils import timezone
 
 from catalog.models import Category, Product
-from catalog.selectors import price_lookup
 from integrations.webhooks import webhook_emit
 from portal.models import User
 from quoting.engine.money import round_money
@@ -30,7 +28,6 @@ from quoting.models import (
     TRANSITIONS,
     Approval,
     ApprovalDecision,
-    FxRate,
     LineKind,
     Project,
     Quote,
@@ -45,13 +42,16 @@ from quoting.models import (
 )
 from quoting.permissions import approval_decide_check, may_decide_approvals, quote_send_check
 from quoting.selectors import (
+    FxLock,
+    PricedBom,
+    bom_priced,
     line_amount,
     quoting_setting,
     revision_largest_discount,
     revision_needs_approval,
     revision_totals,
 )
-from quoting.services.tco import tco_scenario_for_design
+from quoting.services.snapshots import design_snapshot_current, revision_snapshot_from_design
 
 from .errors import (
     IllegalTransition,
@@ -251,6 +251,9 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         design_snapshot=old.design_snapshot,
         tco=old.tco,
         tco_snapshot=old.tco_snapshot,
+        design_drawing=old.design_drawing,
+        tco_charts=old.tco_charts,
+        snapshot_version=old.snapshot_version,
         design_list_value=old.design_list_value,
     )
     copies = list(old.lines.all())
@@ -323,61 +326,6 @@ def _quote_number_take(*, series: str, year: int) -> int:
 # --- pricing -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class FxLock:
-    source: str
-    rate: Decimal
-    as_of: dt.date
-
-
-@dataclass(frozen=True, slots=True)
-class PricedSku:
-    unit_price: Decimal
-    source: str  # printed on the line: which list, or which conversion
-
-
-def _fx_rate(*, source: str, target: str, on: dt.date) -> FxLock | None:
-    rate = (
-        FxRate.objects.filter(source=source, target=target, as_of__lte=on)
-        .order_by("-as_of")
-        .first()
-    )
-    return FxLock(source, rate.rate, rate.as_of) if rate else None
-
-
-def _price_skus(
-    *, skus: set[str], currency: str, on: dt.date, fx: FxLock | None
-) -> tuple[dict[str, PricedSku], FxLock | None]:
-    """Prices in the quote currency; the ones missing there converted from one other currency
-    at one rate, which the revision then keeps. Raises MissingPrices naming every SKU left."""
-    priced = {
-        sku: PricedSku(p.list_price, f"{p.price_list}" + (" (reference)" if p.is_reference else ""))
-        for sku, p in price_lookup(part_numbers=skus, currency=currency, on=on).items()
-    }
-    missing = skus - priced.keys()
-    sources = (
-        [fx.source]
-        if fx
-        else [c for c in quoting_setting("QUOTING_FX_FALLBACK_CURRENCIES") if c != currency]
-    )
-    for source in sources if missing else ():
-        found = price_lookup(part_numbers=missing, currency=source, on=on)
-        lock = fx or _fx_rate(source=source, target=currency, on=on)
-        if not found or lock is None:
-            continue
-        for sku, p in found.items():
-            priced[sku] = PricedSku(
-                round_money(p.list_price * lock.rate),
-                f"{p.price_list}: {source} {p.list_price} x {lock.rate} ({lock.as_of})",
-            )
-        missing -= found.keys()
-        fx = lock
-        break
-    if missing:
-        raise MissingPrices(sorted(missing), currency)
-    return priced, fx
-
-
 def _lock_fx(revision: QuoteRevision, fx: FxLock | None) -> None:
     if fx and not revision.fx_rate:
         revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date = (
@@ -403,40 +351,45 @@ def _kind_of(product: Product | None) -> str:
     return LineKind.SERVICE if product.category == Category.SERVICE else LineKind.PRODUCT
 
 
+def _priced(revision: QuoteRevision, bom: list[dict], currency: str) -> PricedBom:
+    """The rows priced now by the one pricing rule (bom_priced), at the revision's locked rate
+    if it has one; the rate used is locked on the revision. Raises MissingPrices naming every
+    SKU left without a price."""
+    priced = bom_priced(bom=bom, currency=currency, fx=_revision_fx(revision))
+    if priced.missing:
+        raise MissingPrices(list(priced.missing), currency)
+    _lock_fx(revision, priced.fx)
+    return priced
+
+
 def _bom_lines(
     *,
     revision: QuoteRevision,
-    bom: list[dict],
-    currency: str,
+    priced: PricedBom,
     start: int,
     section: str | None = None,
     group: str = "",
 ) -> list[QuoteLine]:
-    """Unsaved lines for a design's bill of materials, priced now."""
-    skus = {row["sku"] for row in bom}
-    priced, fx = _price_skus(
-        skus=skus, currency=currency, on=timezone.localdate(), fx=_revision_fx(revision)
-    )
-    _lock_fx(revision, fx)
-    products = Product.objects.in_bulk(skus, field_name="part_number")
+    """Unsaved lines for a design's priced bill of materials."""
+    products = Product.objects.in_bulk({ln.sku for ln in priced.lines}, field_name="part_number")
     lines = []
-    for position, row in enumerate(bom, start=start):
-        product = products.get(row["sku"])
+    for position, row in enumerate(priced.lines, start=start):
+        product = products.get(row.sku)
         lines.append(
             QuoteLine(
                 revision=revision,
                 position=position,
-                section=section or SECTION_OF_CATEGORY.get(row.get("category"), Section.NETWORK),
+                section=section or SECTION_OF_CATEGORY.get(row.category, Section.NETWORK),
                 alternative_group=group,
                 kind=_kind_of(product),
                 product=product,
-                sku=row["sku"],
-                description=(row.get("name") or (product.name if product else row["sku"]))[:500],
-                quantity=_quantity(row["quantity"]),
-                unit_price=priced[row["sku"]].unit_price,
-                list_price=priced[row["sku"]].unit_price,
-                role=row.get("role", "")[:40],
-                price_source=priced[row["sku"]].source[:300],
+                sku=row.sku,
+                description=(row.name or (product.name if product else row.sku))[:500],
+                quantity=_quantity(row.quantity),
+                unit_price=row.unit_price,
+                list_price=row.unit_price,
+                role=row.role[:40],
+                price_source=row.source[:300],
             )
         )
     return lines
@@ -517,16 +470,14 @@ def quote_create_from_design(
     if tco is not None and tco.project_id != project.pk:
         raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
     quote = quote_create(project=project, user=user, currency=currency)
-    if tco is None:
-        tco = tco_scenario_for_design(design=design, user=user, currency=quote.currency)
+    design = design_snapshot_current(design=design)
     revision = quote.current_revision
-    revision.design, revision.design_snapshot = design, design.result
-    revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)
-    revision.save(update_fields=["design", "design_snapshot", "tco", "tco_snapshot"])
     # A missing price raises here and rolls the whole quote back, number included.
-    lines = QuoteLine.objects.bulk_create(
-        _bom_lines(revision=revision, bom=design.bom, currency=quote.currency, start=1)
-    )
+    priced = _priced(revision, design.bom, quote.currency)
+    # The design's snapshot, frozen on the revision; its TCO priced as these lines are.
+    revision_snapshot_from_design(revision=revision, design=design, priced=priced, user=user,
+                                  tco=tco)
+    lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
     # What the customer was shown, at list: the approval gate measures the quote against it.
     revision.design_list_value = sum(
         (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
@@ -578,10 +529,7 @@ def quote_add_product(
         raise InvalidValue("Alternatives come from a saved design.", field="section")
     _claim(quote, expected_version=expected_version)
     revision = _editable_revision(quote, user=user)
-    priced, fx = _price_skus(
-        skus={sku}, currency=quote.currency, on=timezone.localdate(), fx=_revision_fx(revision)
-    )
-    _lock_fx(revision, fx)
+    price = _priced(revision, [{"sku": sku, "quantity": quantity}], quote.currency).lines[0]
     line = QuoteLine.objects.create(
         revision=revision,
         position=_next_position(revision),
@@ -591,10 +539,10 @@ def quote_add_product(
         sku=sku,
         description=product.name[:500],
         quantity=quantity,
-        unit_price=priced[sku].unit_price,
-        list_price=priced[sku].unit_price,
+        unit_price=price.unit_price,
+        list_price=price.unit_price,
         discount_percent=discount,
-        price_source=priced[sku].source[:300],
+        price_source=price.source[:300],
     )
     _assert_fits(revision, field="quantity")
     _event(
@@ -806,8 +754,7 @@ def quote_add_alternative(
     lines = QuoteLine.objects.bulk_create(
         _bom_lines(
             revision=revision,
-            bom=design.bom,
-            currency=quote.currency,
+            priced=_priced(revision, design.bom, quote.currency),
             start=_next_position(revision),
             section=Section.ALTERNATIVES,
             group=label,

@@ -4,26 +4,13 @@ imported here), so any of them may use it."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import distance_parse
 
-from .designs import design_server_defaults
-
-REQUIREMENT_FIELDS = frozenset(field.name for field in fields(FabricRequirements))
-
-
-def requirements_from_json(data: dict) -> FabricRequirements:
-    """FabricRequirements from stored or posted JSON; unknown keys are refused, not ignored."""
-    if not isinstance(data, dict):
-        raise InvalidInput.field("requirements", "must be an object of requirement fields.")
-    unknown = sorted(set(data) - REQUIREMENT_FIELDS)
-    if unknown:
-        raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
-    return FabricRequirements(**data)
-
+# requirements_from_json lives with the design service (a saved design's snapshot reads it too);
+# it is re-exported here, where the customer, TCO and quote services look for it.
+from .designs import REQUIREMENT_FIELDS, design_server_defaults, requirements_from_json  # noqa: F401
 
 DISTANCE_FIELDS = ("server_to_leaf", "leaf_to_spine", "spine_to_core")
 

@@ -1,20 +1,28 @@
-"""TCO: the catalog's GPU figures fed to the pure-Python TCO engine."""
+"""TCO: the catalog's GPU figures fed to the pure-Python TCO engine, and a design's comparison."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
-from catalog.selectors import gpu_peak_tflops
+from catalog.models import Category, Lifecycle, Product
+from catalog.selectors import gpu_peak_tflops, price_lookup
 from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricDesign
 from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
-from quoting.models import TcoScenario
-from quoting.services.designs import (  # noqa: F401  tco_option_from_design: its old home
-    design_bom_priced,
-    design_compute,
-    design_tco_body,
-    tco_option_from_design,
+from quoting.engine.tco.presets import (
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
+    WORKLOAD_PRESETS,
 )
-from quoting.services.requirements import requirements_from_json
+from quoting.selectors import bom_priced
+from quoting.services.designs import design_tco_inputs
+from quoting.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
+
+TCO_PRESET = "llm_pretrain_7b"  # the job the design page assumes; the TCO page changes it
+# The cheap build the seed's claim is about: two 100G ports per 8-GPU node, commodity Ethernet.
+COMMODITY_OPTION = {"name": "2×100G RoCE (commodity)", "transport": "roce",
+                    "nics_per_node": 2, "nic_gbps": 100}
 
 
 def tco_compute(*, data: Any) -> TcoResult:
@@ -25,17 +33,116 @@ def tco_compute(*, data: Any) -> TcoResult:
     return compute_tco(TcoRequest.from_dict(data, gpu_catalog=gpu_peak_tflops()))
 
 
-def tco_scenario_for_design(*, design, user, currency: str):
-    """The design's "what the network is worth" comparison, kept as a TcoScenario so that a quote
-    (and its proposal) carries the figures the customer was shown. None when the catalog can no
-    longer build the design or price its GPUs: the quote then goes out without a TCO section."""
+def tco_option_from_design(
+    *, name: str, design_dict: dict, network_capex: Any, transport: str | None = None,
+    network_opex_per_year: Any = 0, servers_per_leaf: int | None = None,
+) -> dict:
+    """A `fabrics` entry of the TCO body from a fabric design's `as_dict()` and its quoted price.
+
+    Per-node bandwidth is what the model needs, so every endpoint port of a node (over all
+    planes) counts as one NIC at the design's port speed. Only InfiniBand designs run a subnet
+    manager, which tells the transport when the caller does not; Ethernet is taken as tuned RoCE,
+    since that is what we design and quote. The leaf's achieved oversubscription comes with it
+    (a leaf cabled with spare uplinks counts as non-blocking); `network_opex_per_year` is the
+    part of the price sold per year, `servers_per_leaf` what one leaf or rail group serves.
+    """
+    ports_per_node = design_dict["endpoint_ports"] // design_dict["node_count"]
+    option = {
+        "name": name,
+        "transport": transport or ("infiniband" if design_dict["subnet_manager"] else "roce"),
+        "nics_per_node": ports_per_node,
+        "nic_gbps": design_dict["injection_gbps"] / design_dict["endpoint_ports"],
+        "network_capex": str(network_capex),
+        "network_power_w": design_dict["power_w"]["typical"],
+        "oversubscription": min(
+            MAX_OVERSUBSCRIPTION, max(1.0, float(design_dict["oversubscription"]))
+        ),
+    }
+    if network_opex_per_year:
+        option["network_opex_per_year"] = str(network_opex_per_year)
+    if servers_per_leaf is not None:
+        option["servers_per_leaf"] = min(servers_per_leaf, MAX_SERVERS_PER_LEAF)
+    return option
+
+
+def tco_body_for_design(*, inputs: dict, currency: str,
+                        this_price: tuple[Decimal, Decimal] | None = None) -> dict:
+    """A TCO request comparing a design with the other fabric family and a commodity build.
+
+    `inputs` is design_tco_inputs(): no engine runs here, only prices. Each designed option
+    carries its own list-priced network capex (bom_priced, the one pricing rule) and power, so
+    the payback of the premium is real; lines sold per year (UFM per-endpoint licences) are
+    yearly opex. The commodity build has no design and no capex (the model says so).
+    `this_price` (total, yearly part) replaces the first design's own pricing when given.
+    """
+    fabrics = []
+    for i, facts in enumerate(inputs["designs"]):
+        if i == 0 and this_price is not None:
+            total, yearly = this_price
+        else:
+            priced = bom_priced(bom=facts["bom"], currency=currency)
+            total, yearly = priced.total, priced.yearly_total
+        if i == 0:
+            name = f"This design ({facts['family']})"
+        else:
+            label = "InfiniBand" if facts["subnet_manager"] else "RoCE"
+            name = f"{label} on {facts['family']}"
+        fabrics.append(tco_option_from_design(
+            name=name, design_dict=facts, network_capex=total - yearly,
+            network_opex_per_year=yearly, servers_per_leaf=facts["servers_per_leaf"]))
+        if i > 0 and not facts["subnet_manager"]:
+            fabrics.append({**fabrics[-1], "name": f"{name} untuned", "transport": "roce_untuned"})
+    fabrics.append(dict(COMMODITY_OPTION))
+    nodes = inputs["designs"][0]["node_count"]
+    costs = {"currency": currency}
+    # The servers dominate the cost of compute: without them a cheap network looks cheap.
+    server_price = _server_price(gpu=inputs["gpu"], gpus_per_server=inputs["gpus_per_server"],
+                                 currency=currency, part_number=inputs["server_part_number"])
+    if server_price is not None:
+        costs["server_capex"] = str(server_price * nodes)
+    return {"gpu": inputs["gpu"], "nodes": nodes, "gpus_per_node": inputs["gpus_per_server"],
+            "workload": dict(WORKLOAD_PRESETS[TCO_PRESET].workload), "fabrics": fabrics,
+            "costs": costs}
+
+
+def design_tco_body(*, design: FabricDesign, bom_total: Decimal, currency: str,
+                    gpu: str = "H100", yearly_total: Decimal = Decimal(0)) -> dict:
+    """The comparison's request for a design computed just now (the design page's query);
+    `yearly_total` is the part of `bom_total` sold per year."""
+    return tco_body_for_design(inputs=design_tco_inputs(design, gpu=gpu), currency=currency,
+                               this_price=(bom_total, yearly_total))
+
+
+def _server_price(*, gpu: str, gpus_per_server: int, currency: str,
+                  part_number: str | None = None) -> Decimal | None:
+    """List price of the chosen server, else of the catalog's cheapest server with these GPUs,
+    or None."""
+    servers = Product.objects.filter(category=Category.SERVER)
+    if part_number:
+        servers = servers.filter(part_number=part_number)
+    else:
+        servers = servers.filter(gpu_model=gpu, gpu_count=gpus_per_server)
+    part_numbers = servers.exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
+    prices = price_lookup(part_numbers=list(part_numbers), currency=currency)
+    return min((p.list_price for p in prices.values()), default=None)
+
+
+def tco_charts(result: TcoResult) -> list[str]:
+    """The comparison's charts as SVG, drawn once from the result (a snapshot keeps them)."""
+    charts = [cost_per_hour_chart(result), cost_breakdown_chart(result)]
+    if result.efficiency_curve:
+        charts.insert(0, efficiency_chart(result))
+    return charts
+
+
+def tco_comparison(*, inputs: dict, currency: str) -> dict:
+    """The design's "what the network is worth" comparison as a snapshot keeps it: the request,
+    the result and its charts, or the reason it could not be computed."""
+    body = tco_body_for_design(inputs=inputs, currency=currency)
     try:
-        fabric = design_compute(requirements=requirements_from_json(design.requirements))
-        priced = design_bom_priced(design=fabric, currency=currency)
-        body = design_tco_body(design=fabric, bom_total=priced.total, currency=currency,
-                               yearly_total=priced.yearly_total)
         result = tco_compute(data=body)
-    except InvalidInput:
-        return None
-    return TcoScenario.objects.create(project=design.project, name=f"{design.name} — TCO"[:200],
-                                      request=body, result=result.as_dict(), created_by=user)
+    except InvalidInput as error:  # e.g. no server in the catalog to take the TFLOPS from
+        return {"currency": currency, "request": body, "result": None, "charts": [],
+                "error": str(error)}
+    return {"currency": currency, "request": body, "result": result.as_dict(),
+            "charts": tco_charts(result), "error": ""}

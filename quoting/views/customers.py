@@ -6,7 +6,6 @@ or project is a 404.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -18,11 +17,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from catalog.selectors import price_lookup
-from quoting.engine.money import round_money
 from quoting.filters import CustomerFilter, ProjectFilter
 from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
-from quoting.forms.designs import design_form_data
 from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
 from quoting.services.customers import (
     CONTACT_FIELDS,
@@ -33,6 +29,7 @@ from quoting.services.customers import (
 )
 from quoting.services.errors import QuoteError
 from quoting.services.quotes import quote_create_from_design
+from quoting.services.snapshots import design_priced
 
 PAGE_SIZE = 25
 
@@ -197,20 +194,12 @@ def project_new(request, customer_pk: int):
 
 
 def _designs_priced(designs, currency: str) -> None:
-    """The list total of each saved design's BOM, one price lookup for them all."""
-    skus = {row["sku"] for d in designs for row in d.bom}
-    prices = price_lookup(part_numbers=skus, currency=currency)
+    """The list total of each saved design's BOM, read from its snapshot (priced when saved)."""
     for design in designs:
-        rows = design.bom
-        priced = [(row, prices.get(row["sku"])) for row in rows]
-        design.list_total = sum(
-            (round_money(p.list_price * row["quantity"]) for row, p in priced if p),
-            Decimal("0.00"),
-        )
-        design.missing_prices = sorted({row["sku"] for row, p in priced if p is None})
-        design.link = "/designs/new/?" + urlencode(
-            design_form_data(design.requirements) | {"project": design.project_id}
-        )
+        priced = design_priced(design=design, currency=currency)
+        design.list_total, design.missing_prices = priced.total, list(priced.missing)
+        design.link = "/designs/new/?" + urlencode({"design": design.pk,
+                                                     "project": design.project_id})
 
 
 def _project_page(request, project, *, error: str = "", status: int = 200):

@@ -1,7 +1,8 @@
 """The design page: enter a cluster, see the fabric, its drawing, BOM and warnings update live.
 
 Designs are computed, not stored, so the page works with GET: the URL is the design, and a
-sales engineer can bookmark or share it. Saving belongs to projects.
+sales engineer can bookmark or share it. Saving belongs to projects. A saved design opens with
+?design=<id> and is read from its snapshot (nothing is designed again) until an input changes.
 """
 
 from __future__ import annotations
@@ -21,20 +22,17 @@ from quoting.engine.fabric import cable_schedule_csv_lines
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
 from quoting.forms.tco import tco_page_query
+from quoting.models import SavedDesign
 from quoting.selectors import projects_visible_to
 from quoting.services.customers import design_save
-from quoting.services.designs import (
-    TCO_PRESET,
-    design_bom_priced,
-    design_compute,
-    design_tco_body,
-)
+from quoting.services.designs import design_bom_priced, design_compute, message_from_json
 from quoting.services.errors import QuoteError
-from quoting.services.tco import tco_compute
+from quoting.services.snapshots import design_priced, design_snapshot_current
+from quoting.services.tco import TCO_PRESET, design_tco_body, tco_comparison, tco_compute
 from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
 
 # Query parameters that are not cluster requirements.
-PAGE_PARAMS = {"project", "currency"}
+PAGE_PARAMS = {"project", "currency", "design"}
 
 
 def _add_engine_errors(form, error: InvalidInput) -> None:
@@ -74,6 +72,18 @@ def _design_from_query(request, project=None):
     return form, design
 
 
+def _saved_design(request) -> SavedDesign | None:
+    """The saved design named by ?design=, if the user may see it and no input was changed
+    (then the page is a live design again)."""
+    design_id = request.GET.get("design", "")
+    if not design_id.isdigit() or set(request.GET) - PAGE_PARAMS:
+        return None
+    saved = SavedDesign.objects.filter(
+        pk=design_id, project__in=projects_visible_to(user=request.user).values("pk")
+    ).select_related("project__customer").first()
+    return design_snapshot_current(design=saved) if saved is not None else None
+
+
 def _currency(request) -> str:
     currency = request.GET.get("currency", "CNY")
     return currency if currency in dict(CURRENCY_CHOICES) else "CNY"
@@ -99,7 +109,12 @@ DRAWING_STYLE_SRC = f"'sha256-{_DRAWING_DIGEST}'"
 @csp_update({"style-src": [DRAWING_STYLE_SRC]})
 def design_new(request):
     project = _project(request)
-    form, design = _design_from_query(request, project)
+    saved = _saved_design(request)
+    if saved is not None:
+        form, design = DesignForm(design_form_data(saved.requirements)), None
+        form.is_valid()
+    else:
+        form, design = _design_from_query(request, project)
     currency = _currency(request)
     projects = projects_visible_to(user=request.user)
     save_form = DesignSaveForm(projects=projects,
@@ -107,7 +122,16 @@ def design_new(request):
     context = {"form": form, "design": design, "currency": currency, "project": project,
                "currencies": CURRENCY_CHOICES, "query": _requirements_query(form),
                "save_form": save_form}
-    if design is not None:
+    if saved is not None:  # the snapshot, as saved: no engine run
+        messages = saved.engine_messages or {}
+        context |= {"design": saved, "summary": saved.result, "drawing": saved.drawing,
+                    "priced": design_priced(design=saved, currency=currency),
+                    "warnings": [message_from_json(m) for m in messages.get("warnings", [])]
+                    or saved.result.get("warnings", []),
+                    "advice": [message_from_json(m) for m in messages.get("advice", [])]
+                    or saved.result.get("advice", []),
+                    "tco_query": f"design={saved.pk}"}
+    elif design is not None:
         context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
@@ -119,6 +143,9 @@ def design_new(request):
 @require_GET
 def design_tco_panel(request):
     """What the network is worth: loaded after the design so designing stays instant."""
+    saved = _saved_design(request)
+    if saved is not None:
+        return _saved_tco_panel(request, saved)
     form, design = _design_from_query(request)
     context = {"design": design}
     if design is not None:
@@ -137,6 +164,28 @@ def design_tco_panel(request):
                 "rows": [(o, (1 - o.network_efficiency / best) * 100) for o in result.options],
                 "tco_query": tco_page_query(body),
             }
+    return render(request, "quoting/_design_tco.html", context)
+
+
+def _saved_tco_panel(request, saved: SavedDesign):
+    """The saved design's comparison from its snapshot; in another currency the TCO engine
+    alone runs again (the fabric designs are in the snapshot)."""
+    currency = _currency(request)
+    comparison = saved.tco
+    if saved.tco_inputs and (not comparison or comparison["currency"] != currency):
+        comparison = tco_comparison(inputs=saved.tco_inputs, currency=currency)
+    context = {"design": saved}
+    if not comparison or not comparison.get("result"):
+        context["error"] = (comparison or {}).get("error") or _(
+            "This design can no longer be compared: design it again.")
+    else:
+        result = comparison["result"]
+        best = max(o["network_efficiency"] for o in result["options"]) or 1.0
+        context |= {
+            "result": result, "preset": WORKLOAD_PRESETS[TCO_PRESET],
+            "rows": [(o, (1 - o["network_efficiency"] / best) * 100) for o in result["options"]],
+            "tco_query": tco_page_query(comparison["request"]),
+        }
     return render(request, "quoting/_design_tco.html", context)
 
 

@@ -24,7 +24,6 @@ from django.views.decorators.http import require_GET, require_POST
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
 from quoting.filters import QuoteFilter
-from quoting.forms.designs import design_form_data
 from quoting.forms.quotes import (
     ActionForm,
     AddProductForm,
@@ -120,8 +119,9 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
     """The design page's query for this revision's design (its drawing and TCO live there)."""
     if revision.design_id is None:
         return None
-    return urlencode(design_form_data(revision.design.requirements) | {"project": quote.project_id,
-                                                                      "currency": quote.currency})
+    # The saved design's snapshot: the page reads it and designs nothing.
+    return urlencode({"design": revision.design_id, "project": quote.project_id,
+                      "currency": quote.currency})
 
 
 def _page_context(request, display, **extra) -> dict:

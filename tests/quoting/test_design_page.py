@@ -144,7 +144,8 @@ def test_the_tco_comparison_prices_servers_and_each_designed_fabric(seeded):
     from decimal import Decimal
 
     from quoting.engine.fabric import FabricRequirements
-    from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
+    from quoting.services.designs import design_bom_priced, design_compute
+    from quoting.services.tco import design_tco_body
 
     design = design_compute(requirements=FabricRequirements(gpu_count=256))
     total = design_bom_priced(design=design, currency="CNY").total

@@ -141,7 +141,8 @@ def test_a_server_host_layout_is_all_or_nothing(seeded):
 
 def test_the_tco_comparison_of_a_dgx_b200_design_prices_that_server_and_its_gpus(seeded):
     from quoting.engine.fabric import FabricRequirements
-    from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
+    from quoting.services.designs import design_bom_priced, design_compute
+    from quoting.services.tco import design_tco_body
 
     design = design_compute(requirements=FabricRequirements(gpu_count=64,
                                                             server_part_number="DGX-B200"))

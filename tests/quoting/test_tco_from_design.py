@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from quoting.engine.fabric import FabricRequirements
-from quoting.services.designs import design_bom_priced, design_compute, design_tco_body
-from quoting.services.tco import tco_compute
+from quoting.services.designs import design_bom_priced, design_compute
+from quoting.services.tco import design_tco_body, tco_compute
 
 # Network-bound (small batch, no overlap) so that what the spine layer costs shows.
 HARD_JOB = {"params_billion": 7, "tokens_per_node_per_step": 16_384, "overlap": 0.0}
