@@ -42,9 +42,14 @@ def design_server_defaults(*, part_number: str, family: str) -> dict:
     if server.gpu_count:
         defaults["gpus_per_server"] = server.gpu_count
     if server.generation:
-        defaults["nic_generation"] = (
-            server.generation if family == "infiniband"
-            else ALTERNATIVE_GENERATION.get(server.generation, server.generation))
+        if family == "infiniband":
+            defaults["nic_generation"] = server.generation
+        elif server.generation in TWO_PLANE_ETHERNET:
+            # An 800G ConnectX-8 cage runs Spectrum-X as 2 x 400GbE, one port on each plane.
+            defaults["nic_generation"], defaults["planes"] = TWO_PLANE_ETHERNET[server.generation]
+        else:
+            defaults["nic_generation"] = ALTERNATIVE_GENERATION.get(
+                server.generation, server.generation)
     return defaults
 
 
@@ -56,6 +61,9 @@ def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
 # The other fabric family's NIC generation at the same per-port speed.
 ALTERNATIVE_GENERATION = {"NDR": "400GbE", "XDR": "800GbE", "HDR": "200GbE",
                           "400GbE": "NDR", "800GbE": "XDR", "200GbE": "HDR"}
+# XDR hosts on Ethernet: NVIDIA's B300 Spectrum-X build splits each 800G cage over two 400GbE
+# planes (no 800GbE switch is in the catalog).
+TWO_PLANE_ETHERNET = {"XDR": ("400GbE", 2)}
 
 
 def design_servers_per_leaf(design: FabricDesign) -> int:
@@ -72,14 +80,18 @@ def design_other_family(design: FabricDesign) -> FabricDesign | None:
     """The same cluster on the other fabric family (InfiniBand <-> RoCE) at the same port speed,
     for the TCO comparison; None when the catalog cannot build it."""
     req = design.requirements
-    other_generation = ALTERNATIVE_GENERATION.get(req.nic_generation)
+    other_family = "ethernet" if req.family == "infiniband" else "infiniband"
+    other_generation, planes = ALTERNATIVE_GENERATION.get(req.nic_generation), 1
+    if other_family == "ethernet" and req.nic_generation in TWO_PLANE_ETHERNET:
+        other_generation, planes = TWO_PLANE_ETHERNET[req.nic_generation]
+    elif design.server is not None and design.server.generation in TWO_PLANE_ETHERNET:
+        other_generation = design.server.generation  # the server's own cages, one plane
     if not other_generation:
         return None
     try:
         return design_compute(requirements=replace(
-            req, family="ethernet" if req.family == "infiniband" else "infiniband",
-            nic_generation=other_generation, planes=1, switch_part_number=None,
-            nic_part_number=None, subnet_manager="auto"))
+            req, family=other_family, nic_generation=other_generation, planes=planes,
+            switch_part_number=None, nic_part_number=None, subnet_manager="auto"))
     except InvalidInput:
         return None  # the catalog cannot build it: compare with what it can
 

@@ -50,6 +50,16 @@ def test_the_server_sets_the_nic_generation_the_request_left_out(api):
     assert body["switch_sku"] == "920-9B36F-00RX-8S0"  # the XDR Quantum-X800
 
 
+def test_an_xdr_server_on_ethernet_is_spectrum_x_on_two_planes_of_400gbe(api):
+    """NVIDIA's B300 Spectrum-X build: each 800G ConnectX-8 cage feeds two 400GbE planes."""
+    response = post(api, gpu_count=512, server_part_number="HGX-B300-8GPU-SRV",
+                    family="ethernet")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["planes"] == 2 and body["switch_sku"] == "920-9N42F-00RI-7C0"  # SN5600
+    assert (body["leaf_count"], body["spine_count"]) == (16, 8)  # one SU, as the RA has it
+
+
 def test_an_xdr_server_with_an_ndr_fabric_is_a_field_error(api):
     response = post(api, gpu_count=64, server_part_number="HGX-B300-8GPU-SRV",
                     nic_generation="NDR")
