@@ -25,6 +25,7 @@ from rest_framework.settings import api_settings
 
 from integrations.parsers import DepthLimitedJSONParser
 from quoting.engine.errors import InvalidInput
+from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.inputs import MAX_FABRICS
 from quoting.engine.tco.presets import (
     MAX_OVERSUBSCRIPTION,
@@ -33,8 +34,6 @@ from quoting.engine.tco.presets import (
     TRANSPORTS,
 )
 from quoting.services.tco import tco_compute
-
-MONEY_MAX = Decimal(10**12)
 
 
 def _money(**kwargs) -> serializers.DecimalField:

@@ -15,6 +15,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from catalog.selectors import gpu_peak_tflops
+from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.presets import (
     MAX_OVERSUBSCRIPTION,
     MAX_SERVERS_PER_LEAF,
@@ -67,7 +68,6 @@ DEFAULT_FABRICS = [
     },
     {"name": _("2×100G RoCE"), "transport": "roce", "nics_per_node": 2, "nic_gbps": 100},
 ]
-MONEY_MAX = Decimal(10**12)
 _FABRIC_PATH = re.compile(r"fabrics\[(\d+)\]\.(\w+)")
 
 

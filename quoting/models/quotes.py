@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import CURRENCY_VALIDATOR, Product
+from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 
 from .customers import Customer, Project
 from .designs import SavedDesign, TcoScenario
@@ -23,12 +24,16 @@ PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
 
 def _money(verbose: str, **kwargs) -> models.DecimalField:
-    return models.DecimalField(verbose, max_digits=14, decimal_places=2, **kwargs)
+    return models.DecimalField(
+        verbose, max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES, **kwargs
+    )
 
 
 def _total(verbose: str) -> models.DecimalField:
     # Totals of many lines need more digits than one unit price; null until frozen.
-    return models.DecimalField(verbose, max_digits=18, decimal_places=2, null=True, blank=True)
+    return models.DecimalField(
+        verbose, max_digits=TOTAL_DIGITS, decimal_places=MONEY_PLACES, null=True, blank=True
+    )
 
 
 def _percent(verbose: str) -> models.DecimalField:

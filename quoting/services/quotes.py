@@ -24,7 +24,7 @@ from catalog.models import Category, Product
 from catalog.selectors import price_lookup
 from integrations.webhooks import webhook_emit
 from portal.models import SALES_MANAGER, User
-from quoting.engine.money import round_money
+from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
 from quoting.models import (
     TOTALLED_SECTIONS,
     TRANSITIONS,
@@ -67,16 +67,6 @@ from .errors import (
 S = QuoteStatus
 MAX_QUANTITY = 1_000_000
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
-
-
-def _column_max(field) -> Decimal:
-    return Decimal(10) ** (field.max_digits - field.decimal_places) - Decimal(1).scaleb(
-        -field.decimal_places
-    )
-
-
-# A line's amount and the totals are stored (and served) in the totals' NUMERIC(18, 2) columns.
-AMOUNT_MAX = _column_max(QuoteRevision._meta.get_field("total"))
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -133,7 +123,7 @@ def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
     failing when the revision is read or frozen. Callers run it inside the edit's transaction,
     so the refused change is rolled back.
     """
-    limit = f"{AMOUNT_MAX:,}"
+    limit = f"{TOTAL_MAX:,}"
     lines = list(revision.lines.all())
     for line in lines:
         amount = line_amount(
@@ -141,14 +131,14 @@ def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
             unit_price=line.unit_price,
             discount_percent=line.discount_percent,
         )
-        if amount > AMOUNT_MAX:
+        if amount > TOTAL_MAX:
             raise InvalidValue(
                 f"This line would come to {amount:,}, more than a quote can hold ({limit}); "
                 f"lower its quantity or its price.",
                 field=field,
             )
     totals = revision_totals(revision=revision, lines=lines)
-    if max(totals.subtotal, totals.total) > AMOUNT_MAX:
+    if max(totals.subtotal, totals.total) > TOTAL_MAX:
         raise InvalidValue(
             f"The quote would total {max(totals.subtotal, totals.total):,}, more than a quote "
             f"can hold ({limit}); lower a quantity or a price.",
@@ -161,8 +151,8 @@ def _money(value, field: str) -> Decimal:
         amount = Decimal(str(value))
     except (InvalidOperation, ValueError):
         raise InvalidValue("Enter an amount such as 1200.00.", field=field) from None
-    if not amount.is_finite() or amount < 0 or amount >= Decimal("1e12"):
-        raise InvalidValue("The amount must be between 0 and 999,999,999,999.99.", field=field)
+    if not amount.is_finite() or amount < 0 or amount > MONEY_MAX:
+        raise InvalidValue(f"The amount must be between 0 and {MONEY_MAX:,}.", field=field)
     if amount != round_money(amount):
         raise InvalidValue("Use at most two decimal places for an amount.", field=field)
     return round_money(amount)
