@@ -19,7 +19,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
@@ -59,24 +58,6 @@ S = QuoteStatus
 PAGE_SIZE = 25
 PICKER_SIZE = 10
 EDITABLE_STATUSES = (S.DRAFT, S.AWAITING_APPROVAL, S.APPROVED)
-
-EVENT_LABELS = {
-    "created": gettext_lazy("Created"),
-    "lines_from_design": gettext_lazy("Lines from the design"),
-    "line_added": gettext_lazy("Line added"),
-    "line_changed": gettext_lazy("Line changed"),
-    "line_removed": gettext_lazy("Line removed"),
-    "discount_changed": gettext_lazy("Quote discount changed"),
-    "validity_changed": gettext_lazy("Validity changed"),
-    "tax_changed": gettext_lazy("VAT changed"),
-    "status_changed": gettext_lazy("Status changed"),
-    "approval_requested": gettext_lazy("Approval requested"),
-    "approved": gettext_lazy("Discount approved"),
-    "rejected": gettext_lazy("Discount rejected"),
-    "revision_created": gettext_lazy("New revision"),
-    "alternative_added": gettext_lazy("Alternative added"),
-}
-
 
 def _quote_or_404(request, pk: int) -> Quote:
     return get_object_or_404(quotes_visible_to(user=request.user), pk=pk)
@@ -155,8 +136,6 @@ def _page_context(request, display, **extra) -> dict:
         "revise": quote.status in (S.SENT, S.DECLINED, S.EXPIRED),
     }
     events = list(quote_audit_trail(quote=quote))
-    for event in events:
-        event.label = EVENT_LABELS.get(event.verb, event.verb)
     return {
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.
