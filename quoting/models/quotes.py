@@ -52,18 +52,20 @@ class QuoteStatus(models.TextChoices):
     EXPIRED = "expired", _("Expired")
 
 
-S = QuoteStatus
-# The lifecycle, in one place. Services call quote_transition(), which refuses anything else.
-# Back to DRAFT means "being edited again": from awaiting approval or approved an edit voids the
-# approval; from sent, declined or expired an edit opens the next revision. Accepted is final.
+# The lifecycle, in one place. Services change a status only through their _transition(), which
+# refuses anything else. Back to DRAFT means "being edited again": from awaiting approval or
+# approved an edit voids the approval; from sent, declined or expired an edit opens the next
+# revision. Accepted is final.
 TRANSITIONS: dict[str, frozenset[str]] = {
-    S.DRAFT: frozenset({S.AWAITING_APPROVAL, S.SENT}),
-    S.AWAITING_APPROVAL: frozenset({S.APPROVED, S.DRAFT}),
-    S.APPROVED: frozenset({S.SENT, S.DRAFT}),
-    S.SENT: frozenset({S.ACCEPTED, S.DECLINED, S.EXPIRED, S.DRAFT}),
-    S.DECLINED: frozenset({S.DRAFT}),
-    S.EXPIRED: frozenset({S.DRAFT}),
-    S.ACCEPTED: frozenset(),
+    QuoteStatus.DRAFT: frozenset({QuoteStatus.AWAITING_APPROVAL, QuoteStatus.SENT}),
+    QuoteStatus.AWAITING_APPROVAL: frozenset({QuoteStatus.APPROVED, QuoteStatus.DRAFT}),
+    QuoteStatus.APPROVED: frozenset({QuoteStatus.SENT, QuoteStatus.DRAFT}),
+    QuoteStatus.SENT: frozenset(
+        {QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED, QuoteStatus.DRAFT}
+    ),
+    QuoteStatus.DECLINED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.EXPIRED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.ACCEPTED: frozenset(),
 }
 
 

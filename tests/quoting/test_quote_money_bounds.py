@@ -15,7 +15,6 @@ from quoting.services.quotes import quote_add_free_text, quote_set_terms
 from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
-S = QuoteStatus
 PRICE_MAX = str(MONEY_MAX)  # the largest unit price
 
 
@@ -137,4 +136,4 @@ def test_a_quote_stored_too_large_before_the_check_still_reads_and_is_refused_at
     response = _write(api, "post", qw.quote, "send/")
     assert response.status_code == 400
     assert "more than a quote can hold" in response.json()["lines"][0]
-    assert quote_reload(qw.quote).status == S.DRAFT
+    assert quote_reload(qw.quote).status == QuoteStatus.DRAFT
