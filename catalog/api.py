@@ -1,6 +1,8 @@
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 
+from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES
+
 from .filters import ProductFilter
 from .models import Product
 from .selectors import product_list
@@ -8,7 +10,7 @@ from .selectors import product_list
 
 class PriceSerializer(serializers.Serializer):
     currency = serializers.CharField(source="price_list.currency")
-    list_price = serializers.DecimalField(max_digits=14, decimal_places=2)
+    list_price = serializers.DecimalField(max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES)
     price_list = serializers.CharField(source="price_list.name")
     is_reference = serializers.BooleanField(source="price_list.is_reference")
 

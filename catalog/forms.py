@@ -1,6 +1,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from quoting.engine.money import MONEY_MAX, MONEY_PLACES
+
 from .models import SPEC_FIELDS, Product
 
 # The largest CSV the import accepts; catalog.services checks it again while reading.
@@ -21,8 +23,10 @@ class ProductRowForm(forms.ModelForm):
 
 
 class PriceCellForm(forms.Form):
-    list_price = forms.DecimalField(max_digits=14, decimal_places=2, min_value=0, required=False)
-    cost = forms.DecimalField(max_digits=14, decimal_places=2, min_value=0, required=False)
+    list_price = forms.DecimalField(min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES,
+                                    required=False)
+    cost = forms.DecimalField(min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES,
+                              required=False)
 
     def clean(self):
         data = super().clean()

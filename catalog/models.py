@@ -13,6 +13,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES
+
 PART_NUMBER_VALIDATOR = RegexValidator(
     r"^[A-Za-z0-9][A-Za-z0-9._-]*$",
     _("Use letters, digits and . _ - only, starting with a letter or digit."),
@@ -294,10 +296,11 @@ class PriceListItem(models.Model):
     price_list = models.ForeignKey(PriceList, on_delete=models.CASCADE, related_name="items")
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="prices")
     list_price = models.DecimalField(
-        _("list price"), max_digits=14, decimal_places=2, validators=[MinValueValidator(0)]
+        _("list price"), max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES,
+        validators=[MinValueValidator(0)],
     )
     cost = models.DecimalField(
-        _("cost"), max_digits=14, decimal_places=2, null=True, blank=True,
+        _("cost"), max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES, null=True, blank=True,
         validators=[MinValueValidator(0)],
     )
 

@@ -20,6 +20,7 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from quoting.engine.money import MONEY_DIGITS, MONEY_MAX
 from quoting.filters import QuoteFilter
 from quoting.models import (
     Approval,
@@ -54,8 +55,6 @@ from .base import (
     etag,
     if_match_version,
 )
-
-MONEY_MAX = Decimal("999999999999.99")
 
 
 def _percent(**kwargs) -> serializers.DecimalField:
@@ -224,8 +223,8 @@ class LineAddSerializer(serializers.Serializer):
 
     sku = serializers.CharField(max_length=64, required=False)
     description = serializers.CharField(max_length=500, required=False)
-    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2, min_value=Decimal(0),
-                                          max_value=MONEY_MAX, required=False)
+    unit_price = serializers.DecimalField(max_digits=MONEY_DIGITS, decimal_places=2,
+                                          min_value=Decimal(0), max_value=MONEY_MAX, required=False)
     quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY)
     section = serializers.ChoiceField(
         choices=[section for section in Section.values if section != Section.ALTERNATIVES],
@@ -247,8 +246,8 @@ class LineUpdateSerializer(serializers.Serializer):
     quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY,
                                         required=False)
     discount_percent = _percent(required=False)
-    unit_price = serializers.DecimalField(max_digits=14, decimal_places=2, min_value=Decimal(0),
-                                          max_value=MONEY_MAX, required=False)
+    unit_price = serializers.DecimalField(max_digits=MONEY_DIGITS, decimal_places=2,
+                                          min_value=Decimal(0), max_value=MONEY_MAX, required=False)
 
 
 class NoteSerializer(serializers.Serializer):

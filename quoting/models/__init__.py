@@ -1,6 +1,6 @@
 """Quoting models, one module per concern; import them from here."""
 
-from .audit import QuoteEvent
+from .audit import QuoteEvent, QuoteEventVerb
 from .customers import Contact, Customer, Project, Team, VatZone
 from .designs import SavedDesign, TcoScenario
 from .quotes import (
@@ -31,6 +31,7 @@ __all__ = [
     "Quote",
     "QuoteCounter",
     "QuoteEvent",
+    "QuoteEventVerb",
     "QuoteLine",
     "QuoteRevision",
     "QuoteStatus",

@@ -9,6 +9,27 @@ from django.utils.translation import gettext_lazy as _
 from .quotes import Quote, QuoteRevision
 
 
+class QuoteEventVerb(models.TextChoices):
+    """What happened. The value is stable (the API and stored rows use it); pages show the label."""
+
+    CREATED = "created", _("Created")
+    LINES_FROM_DESIGN = "lines_from_design", _("Lines from the design")
+    LINE_ADDED = "line_added", _("Line added")
+    LINE_CHANGED = "line_changed", _("Line changed")
+    LINE_REMOVED = "line_removed", _("Line removed")
+    DISCOUNT_CHANGED = "discount_changed", _("Quote discount changed")
+    VALIDITY_CHANGED = "validity_changed", _("Validity changed")
+    TAX_CHANGED = "tax_changed", _("VAT changed")
+    STATUS_CHANGED = "status_changed", _("Status changed")
+    APPROVAL_REQUESTED = "approval_requested", _("Approval requested")
+    APPROVED = "approved", _("Discount approved")
+    REJECTED = "rejected", _("Discount rejected")
+    REVISION_CREATED = "revision_created", _("New revision")
+    ALTERNATIVE_ADDED = "alternative_added", _("Alternative added")
+    SHARE_LINK_CREATED = "share_link_created", _("Share link created")
+    SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
+
+
 class QuoteEvent(models.Model):
     quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="events")
     revision = models.ForeignKey(
@@ -23,7 +44,7 @@ class QuoteEvent(models.Model):
         related_name="+",
         verbose_name=_("actor"),
     )
-    verb = models.CharField(_("what"), max_length=40)
+    verb = models.CharField(_("what"), max_length=40, choices=QuoteEventVerb.choices)
     details = models.JSONField(_("details"), default=dict, blank=True)
     at = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
 

@@ -15,6 +15,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import CURRENCY_VALIDATOR, Product
+from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 
 from .customers import Customer, Project
 from .designs import SavedDesign, TcoScenario
@@ -23,12 +24,16 @@ PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
 
 def _money(verbose: str, **kwargs) -> models.DecimalField:
-    return models.DecimalField(verbose, max_digits=14, decimal_places=2, **kwargs)
+    return models.DecimalField(
+        verbose, max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES, **kwargs
+    )
 
 
 def _total(verbose: str) -> models.DecimalField:
     # Totals of many lines need more digits than one unit price; null until frozen.
-    return models.DecimalField(verbose, max_digits=18, decimal_places=2, null=True, blank=True)
+    return models.DecimalField(
+        verbose, max_digits=TOTAL_DIGITS, decimal_places=MONEY_PLACES, null=True, blank=True
+    )
 
 
 def _percent(verbose: str) -> models.DecimalField:
@@ -47,18 +52,20 @@ class QuoteStatus(models.TextChoices):
     EXPIRED = "expired", _("Expired")
 
 
-S = QuoteStatus
-# The lifecycle, in one place. Services call quote_transition(), which refuses anything else.
-# Back to DRAFT means "being edited again": from awaiting approval or approved an edit voids the
-# approval; from sent, declined or expired an edit opens the next revision. Accepted is final.
+# The lifecycle, in one place. Services change a status only through their _transition(), which
+# refuses anything else. Back to DRAFT means "being edited again": from awaiting approval or
+# approved an edit voids the approval; from sent, declined or expired an edit opens the next
+# revision. Accepted is final.
 TRANSITIONS: dict[str, frozenset[str]] = {
-    S.DRAFT: frozenset({S.AWAITING_APPROVAL, S.SENT}),
-    S.AWAITING_APPROVAL: frozenset({S.APPROVED, S.DRAFT}),
-    S.APPROVED: frozenset({S.SENT, S.DRAFT}),
-    S.SENT: frozenset({S.ACCEPTED, S.DECLINED, S.EXPIRED, S.DRAFT}),
-    S.DECLINED: frozenset({S.DRAFT}),
-    S.EXPIRED: frozenset({S.DRAFT}),
-    S.ACCEPTED: frozenset(),
+    QuoteStatus.DRAFT: frozenset({QuoteStatus.AWAITING_APPROVAL, QuoteStatus.SENT}),
+    QuoteStatus.AWAITING_APPROVAL: frozenset({QuoteStatus.APPROVED, QuoteStatus.DRAFT}),
+    QuoteStatus.APPROVED: frozenset({QuoteStatus.SENT, QuoteStatus.DRAFT}),
+    QuoteStatus.SENT: frozenset(
+        {QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED, QuoteStatus.DRAFT}
+    ),
+    QuoteStatus.DECLINED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.EXPIRED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.ACCEPTED: frozenset(),
 }
 
 
@@ -167,7 +174,22 @@ class Quote(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["series", "year", "seq"], name="one_quote_per_seq"),
         ]
-        indexes = [models.Index(fields=["status", "valid_until"])]
+        # The list's default order and each of its filters (status, customer, owner, dates) read
+        # one index and stop after a page, however many quotes there are (bench_quote_list.py).
+        # The customer index carries the owner so the owner filter's choices need no table read.
+        indexes = [
+            models.Index(fields=["status", "valid_until"]),
+            models.Index(fields=["-year", "-seq"], name="quote_list_order_idx"),
+            models.Index(fields=["status", "-year", "-seq"], name="quote_list_status_idx"),
+            models.Index(
+                fields=["customer", "-year", "-seq"],
+                include=["owner"],
+                name="quote_list_customer_idx",
+            ),
+            models.Index(fields=["owner", "-year", "-seq"], name="quote_list_owner_idx"),
+            models.Index(fields=["created_at"], name="quote_list_created_idx"),
+            models.Index(fields=["updated_at"], name="quote_list_updated_idx"),
+        ]
 
     def __str__(self) -> str:
         return self.number

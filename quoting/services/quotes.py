@@ -22,7 +22,7 @@ from django.utils import timezone
 from catalog.models import Category, Product
 from integrations.webhooks import webhook_emit
 from portal.models import User
-from quoting.engine.money import round_money
+from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
 from quoting.models import (
     TOTALLED_SECTIONS,
     TRANSITIONS,
@@ -33,6 +33,7 @@ from quoting.models import (
     Quote,
     QuoteCounter,
     QuoteEvent,
+    QuoteEventVerb,
     QuoteLine,
     QuoteRevision,
     QuoteStatus,
@@ -63,19 +64,8 @@ from .errors import (
     StaleVersion,
 )
 
-S = QuoteStatus
 MAX_QUANTITY = 1_000_000
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
-
-
-def _column_max(field) -> Decimal:
-    return Decimal(10) ** (field.max_digits - field.decimal_places) - Decimal(1).scaleb(
-        -field.decimal_places
-    )
-
-
-# A line's amount and the totals are stored (and served) in the totals' NUMERIC(18, 2) columns.
-AMOUNT_MAX = _column_max(QuoteRevision._meta.get_field("total"))
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -93,7 +83,12 @@ def _plain(value):
 
 
 def _event(
-    quote: Quote, verb: str, *, actor: User | None, revision: QuoteRevision | None = None, **details
+    quote: Quote,
+    verb: QuoteEventVerb,
+    *,
+    actor: User | None,
+    revision: QuoteRevision | None = None,
+    **details,
 ) -> None:
     QuoteEvent.objects.create(
         quote=quote,
@@ -132,7 +127,7 @@ def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
     failing when the revision is read or frozen. Callers run it inside the edit's transaction,
     so the refused change is rolled back.
     """
-    limit = f"{AMOUNT_MAX:,}"
+    limit = f"{TOTAL_MAX:,}"
     lines = list(revision.lines.all())
     for line in lines:
         amount = line_amount(
@@ -140,14 +135,14 @@ def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
             unit_price=line.unit_price,
             discount_percent=line.discount_percent,
         )
-        if amount > AMOUNT_MAX:
+        if amount > TOTAL_MAX:
             raise InvalidValue(
                 f"This line would come to {amount:,}, more than a quote can hold ({limit}); "
                 f"lower its quantity or its price.",
                 field=field,
             )
     totals = revision_totals(revision=revision, lines=lines)
-    if max(totals.subtotal, totals.total) > AMOUNT_MAX:
+    if max(totals.subtotal, totals.total) > TOTAL_MAX:
         raise InvalidValue(
             f"The quote would total {max(totals.subtotal, totals.total):,}, more than a quote "
             f"can hold ({limit}); lower a quantity or a price.",
@@ -160,8 +155,8 @@ def _money(value, field: str) -> Decimal:
         amount = Decimal(str(value))
     except (InvalidOperation, ValueError):
         raise InvalidValue("Enter an amount such as 1200.00.", field=field) from None
-    if not amount.is_finite() or amount < 0 or amount >= Decimal("1e12"):
-        raise InvalidValue("The amount must be between 0 and 999,999,999,999.99.", field=field)
+    if not amount.is_finite() or amount < 0 or amount > MONEY_MAX:
+        raise InvalidValue(f"The amount must be between 0 and {MONEY_MAX:,}.", field=field)
     if amount != round_money(amount):
         raise InvalidValue("Use at most two decimal places for an amount.", field=field)
     return round_money(amount)
@@ -211,13 +206,13 @@ def _transition(quote: Quote, to: str, *, actor: User | None, **details) -> None
     if to not in TRANSITIONS[quote.status]:
         raise IllegalTransition(
             f"A quote that is {quote.get_status_display().lower()} cannot become "
-            f"{S(to).label.lower()}.",
+            f"{QuoteStatus(to).label.lower()}.",
             field="status",
         )
     before = quote.status
     quote.status = to
     quote.save(update_fields=["status", "updated_at"])
-    _event(quote, "status_changed", actor=actor, before=before, after=to, **details)
+    _event(quote, QuoteEventVerb.STATUS_CHANGED, actor=actor, before=before, after=to, **details)
 
 
 def _assert_not_frozen(revision: QuoteRevision) -> None:
@@ -263,26 +258,31 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
     QuoteLine.objects.bulk_create(copies)
     quote.current_revision = new
     quote.save(update_fields=["current_revision", "updated_at"])
-    _event(quote, "revision_created", actor=user, revision=new, source=old.label, created=new.label)
+    _event(
+        quote, QuoteEventVerb.REVISION_CREATED, actor=user, revision=new,
+        source=old.label, created=new.label,
+    )  # fmt: skip
     return new
 
 
 def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:
     """The revision an edit goes to, after making the quote a draft again if it has to be."""
-    if quote.status == S.ACCEPTED:
+    if quote.status == QuoteStatus.ACCEPTED:
         raise IllegalTransition(
             "The customer accepted this quote; it can no longer change.", field="status"
         )
     revision = _current(quote)
     if revision.is_frozen:
         revision = _revision_next(quote, user=user)
-        _transition(quote, S.DRAFT, actor=user, reason="edited after it was sent")
-    elif quote.status in (S.AWAITING_APPROVAL, S.APPROVED):
+        _transition(quote, QuoteStatus.DRAFT, actor=user, reason="edited after it was sent")
+    elif quote.status in (QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED):
         # The approval was for the lines as they were; a change needs a new look.
         revision.approvals.filter(decision=ApprovalDecision.PENDING).update(
             decision=ApprovalDecision.WITHDRAWN, decided_at=timezone.now()
         )
-        _transition(quote, S.DRAFT, actor=user, reason="edited; the approval no longer applies")
+        _transition(
+            quote, QuoteStatus.DRAFT, actor=user, reason="edited; the approval no longer applies"
+        )
     _assert_not_frozen(revision)
     return revision
 
@@ -441,7 +441,7 @@ def quote_create(
     quote.save(update_fields=["current_revision"])
     _event(
         quote,
-        "created",
+        QuoteEventVerb.CREATED,
         actor=user,
         number=quote.number,
         currency=currency,
@@ -487,7 +487,7 @@ def quote_create_from_design(
     _assert_fits(revision, field="design")
     _event(
         quote,
-        "lines_from_design",
+        QuoteEventVerb.LINES_FROM_DESIGN,
         actor=user,
         design=design.name,
         lines=len(lines),
@@ -547,7 +547,7 @@ def quote_add_product(
     _assert_fits(revision, field="quantity")
     _event(
         quote,
-        "line_added",
+        QuoteEventVerb.LINE_ADDED,
         actor=user,
         revision=revision,
         sku=sku,
@@ -595,7 +595,7 @@ def quote_add_free_text(
     _assert_fits(revision, field="unit_price")
     _event(
         quote,
-        "line_added",
+        QuoteEventVerb.LINE_ADDED,
         actor=user,
         revision=revision,
         description=description,
@@ -639,7 +639,7 @@ def quote_update_line(
     _assert_fits(revision, field="unit_price" if "unit_price" in changes else "quantity")
     _event(
         quote,
-        "line_changed",
+        QuoteEventVerb.LINE_CHANGED,
         actor=user,
         revision=revision,
         line=target.sku or target.description[:60],
@@ -658,7 +658,7 @@ def quote_remove_line(*, quote: Quote, line: QuoteLine, user: User, expected_ver
     target.delete()
     _event(
         quote,
-        "line_removed",
+        QuoteEventVerb.LINE_REMOVED,
         actor=user,
         revision=revision,
         line=target.sku or target.description[:60],
@@ -700,11 +700,16 @@ def quote_update_terms(
         revision.save(update_fields=["discount_percent"])
         _assert_fits(revision, field="discount_percent")
     if valid_until is not None and valid_until != quote.valid_until:
-        _event(quote, "validity_changed", actor=user, before=quote.valid_until, after=valid_until)
+        _event(
+            quote, QuoteEventVerb.VALIDITY_CHANGED, actor=user,
+            before=quote.valid_until, after=valid_until,
+        )  # fmt: skip
         quote.valid_until = valid_until
         quote.save(update_fields=["valid_until", "updated_at"])
     if tax is not None and tax != revision.tax_percent:
-        _event(quote, "tax_changed", actor=user, before=revision.tax_percent, after=tax)
+        _event(
+            quote, QuoteEventVerb.TAX_CHANGED, actor=user, before=revision.tax_percent, after=tax
+        )
         revision.tax_percent = tax
         revision.save(update_fields=["tax_percent"])
         _assert_fits(revision, field="tax_percent")
@@ -763,7 +768,7 @@ def quote_add_alternative(
     _assert_fits(revision, field="design")
     _event(
         quote,
-        "alternative_added",
+        QuoteEventVerb.ALTERNATIVE_ADDED,
         actor=user,
         revision=revision,
         label=label,
@@ -787,7 +792,7 @@ def quote_request_approval(
             "No price here is further below list than your limit allows: the quote can be sent.",
             field="discount_percent",
         )
-    _transition(quote, S.AWAITING_APPROVAL, actor=user)
+    _transition(quote, QuoteStatus.AWAITING_APPROVAL, actor=user)
     approval = Approval.objects.create(
         revision=revision,
         requested_by=user,
@@ -796,7 +801,7 @@ def quote_request_approval(
     )
     _event(
         quote,
-        "approval_requested",
+        QuoteEventVerb.APPROVAL_REQUESTED,
         actor=user,
         discount_percent=approval.discount_percent,
         note=note[:2000],
@@ -818,10 +823,10 @@ def _decide(
     approval.decision = ApprovalDecision.APPROVED if approve else ApprovalDecision.REJECTED
     approval.decided_by, approval.decided_at, approval.reason = user, timezone.now(), reason
     approval.save(update_fields=["decision", "decided_by", "decided_at", "reason"])
-    _transition(quote, S.APPROVED if approve else S.DRAFT, actor=user)
+    _transition(quote, QuoteStatus.APPROVED if approve else QuoteStatus.DRAFT, actor=user)
     _event(
         quote,
-        "approved" if approve else "rejected",
+        QuoteEventVerb.APPROVED if approve else QuoteEventVerb.REJECTED,
         actor=user,
         discount_percent=approval.discount_percent,
         reason=reason,
@@ -858,8 +863,9 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     """Freeze the current revision (totals stored) and mark the quote sent."""
     _claim(quote, expected_version=expected_version)
     revision = _current(quote)
-    quote_send_check(quote=quote, revision=revision, user=user, needs_approval=(
-        quote.status != S.APPROVED and revision_needs_approval(revision=revision, user=user)))
+    needs_approval = quote.status != QuoteStatus.APPROVED and revision_needs_approval(
+        revision=revision, user=user)
+    quote_send_check(quote=quote, revision=revision, user=user, needs_approval=needs_approval)
     if quote.valid_until < timezone.localdate():
         raise QuoteExpired(
             f"The quote was valid until {quote.valid_until}; set a new validity "
@@ -880,7 +886,9 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     revision.tax_amount, revision.total = totals.tax, totals.total
     revision.frozen_at = revision.sent_at = now
     revision.save()
-    _transition(quote, S.SENT, actor=user, revision_label=revision.label, total=totals.total)
+    _transition(
+        quote, QuoteStatus.SENT, actor=user, revision_label=revision.label, total=totals.total
+    )
     webhook_emit(event_type="quote.sent", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status,
         "revision": revision.label, "total": totals.total, "currency": quote.currency})
@@ -893,15 +901,15 @@ def quote_mark_accepted(
 ) -> Quote:
     """The customer's yes (`details`: their name and title, from the share link)."""
     _claim(quote, expected_version=expected_version)
-    if quote.status == S.EXPIRED or (
-        quote.status == S.SENT and quote.valid_until < timezone.localdate()
+    if quote.status == QuoteStatus.EXPIRED or (
+        quote.status == QuoteStatus.SENT and quote.valid_until < timezone.localdate()
     ):
         raise QuoteExpired(
             f"This quote was valid until {quote.valid_until} and can no longer "
             f"be accepted; ask for a new revision.",
             field="status",
         )
-    _transition(quote, S.ACCEPTED, actor=actor, **details)
+    _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status, **details})
     return quote
@@ -916,7 +924,7 @@ def quote_mark_declined(
     expected_version: int | None = None,
 ) -> Quote:
     _claim(quote, expected_version=expected_version)
-    _transition(quote, S.DECLINED, actor=actor, reason=reason[:2000])
+    _transition(quote, QuoteStatus.DECLINED, actor=actor, reason=reason[:2000])
     webhook_emit(event_type="quote.declined", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status,
         "reason": reason[:2000]})
@@ -931,15 +939,17 @@ def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
     left alone: quote_send already refuses a draft past its validity.
     """
     today = today or timezone.localdate()
-    due = Quote.objects.filter(status=S.SENT, valid_until__lt=today).values_list("pk", flat=True)
+    due = Quote.objects.filter(status=QuoteStatus.SENT, valid_until__lt=today).values_list(
+        "pk", flat=True
+    )
     expired = 0
     for pk in list(due):
         with transaction.atomic():
             quote = Quote.objects.select_for_update().get(pk=pk)
-            if quote.status != S.SENT or quote.valid_until >= today:
+            if quote.status != QuoteStatus.SENT or quote.valid_until >= today:
                 continue
             _claim(quote, expected_version=None)
-            _transition(quote, S.EXPIRED, actor=None, valid_until=quote.valid_until)
+            _transition(quote, QuoteStatus.EXPIRED, actor=None, valid_until=quote.valid_until)
             webhook_emit(event_type="quote.expired", customer_id=quote.customer_id, data={
                 "quote_id": quote.pk, "number": quote.number, "status": quote.status,
                 "valid_until": quote.valid_until})

@@ -18,7 +18,6 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
@@ -48,24 +47,6 @@ from quoting.services.errors import QuoteError, StaleVersion
 
 PAGE_SIZE = 25
 PICKER_SIZE = 10
-
-EVENT_LABELS = {
-    "created": gettext_lazy("Created"),
-    "lines_from_design": gettext_lazy("Lines from the design"),
-    "line_added": gettext_lazy("Line added"),
-    "line_changed": gettext_lazy("Line changed"),
-    "line_removed": gettext_lazy("Line removed"),
-    "discount_changed": gettext_lazy("Quote discount changed"),
-    "validity_changed": gettext_lazy("Validity changed"),
-    "tax_changed": gettext_lazy("VAT changed"),
-    "status_changed": gettext_lazy("Status changed"),
-    "approval_requested": gettext_lazy("Approval requested"),
-    "approved": gettext_lazy("Discount approved"),
-    "rejected": gettext_lazy("Discount rejected"),
-    "revision_created": gettext_lazy("New revision"),
-    "alternative_added": gettext_lazy("Alternative added"),
-}
-
 
 def _quote_or_404(request, pk: int) -> Quote:
     return get_object_or_404(quotes_visible_to(user=request.user), pk=pk)
@@ -136,8 +117,6 @@ def _page_context(request, display, **extra) -> dict:
                             needs_approval=needs_approval, pending=pending)
     actions = allowed.offered()
     events = list(quote_audit_trail(quote=quote))
-    for event in events:
-        event.label = EVENT_LABELS.get(event.verb, event.verb)
     return {
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.

@@ -28,8 +28,6 @@ from quoting.services.quotes import (
 from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import quote_reload
 
-S = QuoteStatus
-
 
 @pytest.fixture
 def qw(make_user):
@@ -83,7 +81,7 @@ def test_catalog_prices_set_to_a_cent_through_the_api_are_held_for_approval(api,
     # 0.01 for a 10,000.00 switch: 99.9999 %, to two places.
     _refused_for_approval(_write(api, "post", qw.quote, "send/"), "100.00")
     quote = quote_reload(qw.quote)
-    assert quote.status == S.DRAFT and quote.current_revision.sent_at is None
+    assert quote.status == QuoteStatus.DRAFT and quote.current_revision.sent_at is None
 
 
 def test_one_cheap_line_in_a_large_quote_is_held_even_if_the_total_barely_moves(api, qw):
@@ -103,7 +101,7 @@ def test_the_designs_lines_replaced_by_one_free_text_line_at_1_are_held_for_appr
 
     # 1.00 against the design's 20,800.00 at list.
     _refused_for_approval(_write(api, "post", qw.quote, "send/"), "100.00")
-    assert quote_reload(qw.quote).status == S.DRAFT
+    assert quote_reload(qw.quote).status == QuoteStatus.DRAFT
 
 
 def test_a_10_percent_line_discount_on_a_10_percent_quote_discount_is_19_percent(api, qw):
@@ -128,7 +126,7 @@ def test_prices_and_discounts_within_the_limit_are_sent_without_approval(api, qw
 
     response = _write(api, "post", qw.quote, "send/")
     assert response.status_code == 200, response.json()
-    assert response.json()["status"] == S.SENT
+    assert response.json()["status"] == QuoteStatus.SENT
     assert not Approval.objects.exists()
 
 
@@ -154,7 +152,7 @@ def test_after_a_managers_approval_the_cheap_quote_is_sent(api, qw):
 
     response = _write(api, "post", qw.quote, "send/")
     assert response.status_code == 200, response.json()
-    assert response.json()["status"] == S.SENT
+    assert response.json()["status"] == QuoteStatus.SENT
 
 
 def test_a_manager_approves_a_stacked_discount_within_their_own_limit(api, qw):
@@ -184,7 +182,7 @@ def test_the_page_offers_approval_not_sending_and_refuses_a_send_posted_anyway(c
                            {"expected_version": quote_reload(qw.quote).version})
     assert response.status_code == 409
     assert "100.00 % is above your limit of 10 %" in response.content.decode()
-    assert quote_reload(qw.quote).status == S.DRAFT
+    assert quote_reload(qw.quote).status == QuoteStatus.DRAFT
 
 
 def test_free_text_lines_added_on_the_page_count_against_the_removed_design_lines(client, qw):
@@ -200,7 +198,7 @@ def test_free_text_lines_added_on_the_page_count_against_the_removed_design_line
     response = client.post(f"/quotes/{quote.pk}/send/",
                            {"expected_version": quote_reload(quote).version})
     assert response.status_code == 409
-    assert quote_reload(quote).status == S.DRAFT
+    assert quote_reload(quote).status == QuoteStatus.DRAFT
 
 
 # --- the rule itself -----------------------------------------------------------------------------
@@ -214,7 +212,7 @@ def test_a_free_text_line_standing_in_for_removed_lines_at_their_list_value_is_n
                         unit_price="800.00", user=sales, expected_version=quote.version)
     assert _largest(quote) == Decimal("0.00")
     quote_send(quote=quote, user=sales, expected_version=quote.version)
-    assert quote.status == S.SENT
+    assert quote.status == QuoteStatus.SENT
 
 
 def test_removing_design_lines_without_a_replacement_counts_as_a_discount(qw):

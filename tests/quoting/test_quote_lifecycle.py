@@ -42,8 +42,6 @@ from tests.quoting.factories import (
     world_make,
 )
 
-S = QuoteStatus
-
 
 @pytest.fixture
 def world(make_user):
@@ -82,7 +80,7 @@ def test_thresholds_are_per_role_and_superusers_have_none(world, make_user):
 def test_sales_can_send_a_discount_up_to_their_threshold_without_approval(world, draft):
     _discount(draft, world.sales, 10)
     quote_send(quote=draft, user=world.sales, expected_version=draft.version)
-    assert draft.status == S.SENT
+    assert draft.status == QuoteStatus.SENT
 
 
 def test_sales_cannot_send_15_percent_until_a_manager_approves_then_they_can(world, draft):
@@ -102,7 +100,10 @@ def test_sales_cannot_send_15_percent_until_a_manager_approves_then_they_can(wor
     approval = quote_request_approval(
         quote=draft, user=world.sales, expected_version=draft.version, note="Strategic account"
     )
-    assert (draft.status, approval.discount_percent) == (S.AWAITING_APPROVAL, Decimal("15.00"))
+    assert (draft.status, approval.discount_percent) == (
+        QuoteStatus.AWAITING_APPROVAL,
+        Decimal("15.00"),
+    )
     with pytest.raises(ApprovalRequired):
         quote_send(quote=draft, user=world.sales, expected_version=draft.version)
 
@@ -115,7 +116,7 @@ def test_sales_cannot_send_15_percent_until_a_manager_approves_then_they_can(wor
     )
     assert approval.decided_at is not None
     quote_send(quote=draft, user=world.sales, expected_version=draft.version)
-    assert draft.status == S.SENT
+    assert draft.status == QuoteStatus.SENT
 
 
 def test_an_edit_after_approval_voids_it(world, draft):
@@ -123,7 +124,7 @@ def test_an_edit_after_approval_voids_it(world, draft):
     quote_request_approval(quote=draft, user=world.sales, expected_version=draft.version)
     quote_approve(quote=draft, user=world.manager)
     _discount(draft, world.sales, 20)
-    assert draft.status == S.DRAFT
+    assert draft.status == QuoteStatus.DRAFT
     with pytest.raises(ApprovalRequired):
         quote_send(quote=draft, user=world.sales, expected_version=draft.version)
 
@@ -133,7 +134,7 @@ def test_an_edit_while_awaiting_approval_withdraws_the_request(world, draft):
     approval = quote_request_approval(quote=draft, user=world.sales, expected_version=draft.version)
     _discount(draft, world.sales, 5)
     approval.refresh_from_db()
-    assert (draft.status, approval.decision) == (S.DRAFT, ApprovalDecision.WITHDRAWN)
+    assert (draft.status, approval.decision) == (QuoteStatus.DRAFT, ApprovalDecision.WITHDRAWN)
     quote_send(quote=draft, user=world.sales, expected_version=draft.version)
 
 
@@ -143,7 +144,7 @@ def test_a_rejection_sends_the_quote_back_to_draft_with_the_reason(world, draft)
     with pytest.raises(InvalidValue):
         quote_reject(quote=draft, user=world.manager, reason=" ")
     approval = quote_reject(quote=draft, user=world.manager, reason="Margin too thin")
-    assert quote_reload(draft).status == S.DRAFT
+    assert quote_reload(draft).status == QuoteStatus.DRAFT
     assert approval.decision == ApprovalDecision.REJECTED
 
 
@@ -165,7 +166,7 @@ def test_only_managers_approve_never_their_own_request_and_only_up_to_their_limi
     with pytest.raises(NotAllowed, match="above your own limit"):
         quote_approve(quote=draft, user=make_user("qian", role="sales-manager"))
     quote_approve(quote=draft, user=make_user("director", role=None, is_superuser=True))
-    assert quote_reload(draft).status == S.APPROVED
+    assert quote_reload(draft).status == QuoteStatus.APPROVED
 
 
 def test_approval_is_refused_when_nothing_needs_it(world, draft):
@@ -181,10 +182,10 @@ def test_approval_is_refused_when_nothing_needs_it(world, draft):
 
 
 def test_the_state_machine_has_one_table_and_accepted_is_final():
-    assert set(TRANSITIONS) == set(S.values)
-    assert TRANSITIONS[S.ACCEPTED] == frozenset()
-    assert S.ACCEPTED not in TRANSITIONS[S.EXPIRED]
-    assert S.SENT not in TRANSITIONS[S.AWAITING_APPROVAL]
+    assert set(TRANSITIONS) == set(QuoteStatus.values)
+    assert TRANSITIONS[QuoteStatus.ACCEPTED] == frozenset()
+    assert QuoteStatus.ACCEPTED not in TRANSITIONS[QuoteStatus.EXPIRED]
+    assert QuoteStatus.SENT not in TRANSITIONS[QuoteStatus.AWAITING_APPROVAL]
 
 
 def test_illegal_transitions_are_refused(world, draft):
@@ -198,7 +199,7 @@ def test_illegal_transitions_are_refused(world, draft):
     quote_mark_declined(quote=draft, reason="Budget moved to next year")
     with pytest.raises(IllegalTransition):
         quote_mark_accepted(quote=draft)
-    assert quote_reload(draft).status == S.DECLINED
+    assert quote_reload(draft).status == QuoteStatus.DECLINED
 
 
 def test_an_empty_quote_cannot_be_sent(world):
@@ -228,8 +229,8 @@ def test_the_expiry_job_expires_overdue_sent_quotes_once_and_they_cannot_be_acce
     assert quotes_expire_overdue(today=draft.valid_until) == 0  # valid through its last day
     assert quotes_expire_overdue(today=later) == 1
     assert quotes_expire_overdue(today=later) == 0  # idempotent
-    assert quote_reload(draft).status == S.EXPIRED
-    assert quote_reload(other).status == S.DRAFT
+    assert quote_reload(draft).status == QuoteStatus.EXPIRED
+    assert quote_reload(other).status == QuoteStatus.DRAFT
     with pytest.raises(QuoteExpired) as caught:
         quote_mark_accepted(quote=draft)
     assert "can no longer be accepted" in caught.value.message
@@ -268,7 +269,7 @@ def test_an_expired_quote_can_be_revised_into_a_new_draft(world, draft):
         user=world.sales,
         expected_version=draft.version,
     )
-    assert (draft.status, draft.current_revision.number) == (S.DRAFT, 2)
+    assert (draft.status, draft.current_revision.number) == (QuoteStatus.DRAFT, 2)
 
 
 # --- audit trail ---------------------------------------------------------------------------------

@@ -8,14 +8,14 @@ from decimal import Decimal
 
 import pytest
 
-from quoting.models import LineKind, QuoteLine, QuoteStatus, Section
+from quoting.engine.money import MONEY_MAX, TOTAL_MAX, money_max
+from quoting.models import LineKind, QuoteLine, QuoteRevision, QuoteStatus, Section
 from quoting.services.errors import InvalidValue
-from quoting.services.quotes import AMOUNT_MAX, quote_add_free_text, quote_set_terms
+from quoting.services.quotes import quote_add_free_text, quote_set_terms
 from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
-S = QuoteStatus
-PRICE_MAX = "999999999999.99"  # the largest unit price
+PRICE_MAX = str(MONEY_MAX)  # the largest unit price
 
 
 @pytest.fixture
@@ -44,8 +44,12 @@ def _reads_and_sends(api, quote):
     assert response.status_code == 200, response.json()
 
 
-def test_the_limit_is_the_totals_column(qw):
-    assert str(AMOUNT_MAX) == "9999999999999999.99"
+def test_the_limits_are_the_columns_that_store_a_price_and_a_total():
+    price = QuoteLine._meta.get_field("unit_price")
+    total = QuoteRevision._meta.get_field("total")
+    assert money_max(price.max_digits, price.decimal_places) == MONEY_MAX
+    assert money_max(total.max_digits, total.decimal_places) == TOTAL_MAX
+    assert str(TOTAL_MAX) == "9999999999999999.99"
 
 
 def test_10000_times_the_largest_price_is_refused_at_the_line_not_a_500_later(api, qw):
@@ -132,4 +136,4 @@ def test_a_quote_stored_too_large_before_the_check_still_reads_and_is_refused_at
     response = _write(api, "post", qw.quote, "send/")
     assert response.status_code == 400
     assert "more than a quote can hold" in response.json()["lines"][0]
-    assert quote_reload(qw.quote).status == S.DRAFT
+    assert quote_reload(qw.quote).status == QuoteStatus.DRAFT

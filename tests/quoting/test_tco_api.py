@@ -4,6 +4,7 @@ import copy
 
 import pytest
 
+from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 
 URL = "/api/v1/tco/"
@@ -134,10 +135,10 @@ def test_inputs_at_the_edges_of_every_range_still_compute(api):
         "peak_tflops": 100_000, "nodes": 100_000, "gpus_per_node": 72,
         "workload": {"params_billion": 0.001, "tokens_per_node_per_step": 1, "mfu": 1,
                      "cross_node_bytes_per_token": 1e9, "overlap": 0},
-        "fabrics": [fabric("starved", "tcp", 1, 1, efficiency=0.01, network_capex=10**12,
+        "fabrics": [fabric("starved", "tcp", 1, 1, efficiency=0.01, network_capex=MONEY_MAX,
                            network_power_w=10**9), fabric("fat", "infiniband", 32, 3200)],
-        "costs": {"server_capex": 10**12, "services_capex": 10**12, "server_power_kw": 1000,
-                  "pue": 3, "tariff_per_kwh": 1000, "space_per_year": 10**12,
+        "costs": {"server_capex": MONEY_MAX, "services_capex": MONEY_MAX, "server_power_kw": 1000,
+                  "pue": 3, "tariff_per_kwh": 1000, "space_per_year": MONEY_MAX,
                   "availability": 0.01, "utilisation": 0.01, "gpu_hour_value": 10**6,
                   "discount_rate": 0, "life_years": 1, "support_percent": 100},
     }  # fmt: skip

@@ -38,10 +38,10 @@ class Assumption:
 
 
 def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
-    w, c = request.workload, request.costs
+    workload, costs = request.workload, request.costs
     bucket = (
         QUOTE
-        if w.bucket_mb is not None
+        if workload.bucket_mb is not None
         else f"{BUCKET_PARAMS / 1e6:.0f}M parameters each, Megatron-Core's minimum bucket"
     )
     rows = [
@@ -57,34 +57,38 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         Assumption(
             "workload.params_billion",
             "Parameters (gradients reduced)",
-            w.params_billion,
+            workload.params_billion,
             "billion",
             QUOTE,
         ),
         Assumption(
             "workload.compute_params_billion",
             "Parameters active per token",
-            w.compute_params_billion,
+            workload.compute_params_billion,
             "billion",
             QUOTE,
         ),
         Assumption(
             "workload.tokens_per_node_per_step",
             "Tokens per node per step",
-            w.tokens_per_node_per_step,
+            workload.tokens_per_node_per_step,
             "tokens",
             QUOTE,
         ),
-        Assumption("workload.mfu", "Single-node model-FLOPs utilisation", w.mfu, "", QUOTE),
+        Assumption("workload.mfu", "Single-node model-FLOPs utilisation", workload.mfu, "", QUOTE),
         Assumption(
             "workload.sharding_factor",
-            f"Gradient traffic factor ({w.sharding})",
-            w.sharding_factor,
+            f"Gradient traffic factor ({workload.sharding})",
+            workload.sharding_factor,
             "x",
             "DDP/ZeRO-1/2 = 1, ZeRO-3/FSDP ~ 1.5 (tco-model §2)",
         ),
         Assumption(
-            "workload.overlap", "Gradient traffic hidden behind backward", w.overlap, "", QUOTE
+            "workload.overlap",
+            "Gradient traffic hidden behind backward",
+            workload.overlap,
+            "",
+            QUOTE,
         ),
         Assumption(
             "model.backward_share",
@@ -94,19 +98,23 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "backward ~ 2x forward FLOPs",
         ),
         Assumption(
-            "workload.bytes_per_grad", "Bytes per gradient element", w.bytes_per_grad, "B", QUOTE
+            "workload.bytes_per_grad",
+            "Bytes per gradient element",
+            workload.bytes_per_grad,
+            "B",
+            QUOTE,
         ),
         Assumption(
             "workload.cross_node_bytes_per_token",
             "Tensor/expert-parallel bytes per token",
-            w.cross_node_bytes_per_token,
+            workload.cross_node_bytes_per_token,
             "B",
             QUOTE,
         ),
         Assumption(
             "workload.buckets",
             "Gradient buckets per step (each pays the latency term)",
-            bucket_count(w),
+            bucket_count(workload),
             "",
             bucket,
         ),
@@ -119,42 +127,42 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         ),
     ]
     for name in dict.fromkeys(f.transport for f in request.fabrics):
-        t = TRANSPORTS[name]
+        transport = TRANSPORTS[name]
         rows.append(
             Assumption(
                 f"transport.{name}.efficiency",
-                f"{t.label}: achieved share of line rate in training's gradient buckets",
-                t.efficiency,
+                f"{transport.label}: achieved share of line rate in training's gradient buckets",
+                transport.efficiency,
                 "",
-                t.source,
+                transport.source,
             )
         )
         rows.append(
             Assumption(
                 f"transport.{name}.latency_us",
-                f"{t.label}: latency per inter-node step",
-                t.latency_us,
+                f"{transport.label}: latency per inter-node step",
+                transport.latency_us,
                 "us",
-                t.source,
+                transport.source,
             )
         )
         rows.append(
             Assumption(
                 f"transport.{name}.busbw_efficiency",
-                f"{t.label}: nccl-tests busbw share of line rate (4 GiB AllReduce)",
-                t.busbw_efficiency,
+                f"{transport.label}: nccl-tests busbw share of line rate (4 GiB AllReduce)",
+                transport.busbw_efficiency,
                 "",
-                t.busbw_source,
+                transport.busbw_source,
             )
         )
-        if t.nic_ceiling_gbytes is not None:
+        if transport.nic_ceiling_gbytes is not None:
             rows.append(
                 Assumption(
                     f"transport.{name}.nic_ceiling",
-                    f"{t.label}: ceiling per NIC",
-                    t.nic_ceiling_gbytes,
+                    f"{transport.label}: ceiling per NIC",
+                    transport.nic_ceiling_gbytes,
                     "GB/s",
-                    t.source,
+                    transport.source,
                 )
             )
     for f in request.fabrics:
@@ -176,7 +184,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             )
     for f in request.fabrics:
         rows += _leaf_rows(f, nodes=request.nodes)
-    money = c.currency
+    money = costs.currency
     for f in request.fabrics:
         if f.network_opex_per_year:
             rows.append(
@@ -192,23 +200,23 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         Assumption(
             "costs.server_capex",
             "Server capex",
-            c.server_capex,
+            costs.server_capex,
             money,
-            QUOTE if c.server_capex else "not quoted: enter it for a full TCO",
+            QUOTE if costs.server_capex else "not quoted: enter it for a full TCO",
         ),
-        Assumption("costs.services_capex", "Services capex", c.services_capex, money, QUOTE),
+        Assumption("costs.services_capex", "Services capex", costs.services_capex, money, QUOTE),
         Assumption(
             "costs.server_power_kw",
             "Server power at load",
-            c.server_power_kw,
+            costs.server_power_kw,
             "kW",
             "8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max",
         ),
-        Assumption("costs.pue", "PUE", c.pue, "", "1.3 new large sites in China, 1.5 average"),
+        Assumption("costs.pue", "PUE", costs.pue, "", "1.3 new large sites in China, 1.5 average"),
         Assumption(
             "costs.tariff_per_kwh",
             "Electricity tariff",
-            c.tariff_per_kwh,
+            costs.tariff_per_kwh,
             f"{money}/kWh",
             "Shenzhen industrial 0.61-0.82 CNY/kWh: verify",
         ),
@@ -216,49 +224,49 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         Assumption(
             "costs.life_years",
             "Depreciation life",
-            c.life_years,
+            costs.life_years,
             "years",
             "4-6 years; hyperscalers use 5-6",
         ),
         Assumption(
             "costs.discount_rate",
             "Discount rate",
-            c.discount_rate,
+            costs.discount_rate,
             "",
             "cost of capital for the capital recovery factor and NPV",
         ),
         Assumption(
             "costs.support_percent",
             "Support per year",
-            c.support_percent,
+            costs.support_percent,
             "% of hardware",
             "~20 % for a DGX-class contract",
         ),
         Assumption(
             "costs.space_per_year",
             "Space per year",
-            c.space_per_year,
+            costs.space_per_year,
             money,
-            QUOTE if c.space_per_year else "not given",
+            QUOTE if costs.space_per_year else "not given",
         ),
         Assumption(
             "costs.availability",
             "Availability",
-            c.availability,
+            costs.availability,
             "",
             "share of the year the cluster is up",
         ),
         Assumption(
             "costs.utilisation",
             "Utilisation",
-            c.utilisation,
+            costs.utilisation,
             "",
             "share of up time with jobs scheduled",
         ),
         Assumption(
             "costs.gpu_hour_value",
             "Value of one effective GPU-hour",
-            c.gpu_hour_value,
+            costs.gpu_hour_value,
             money,
             "H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere",
         ),

@@ -16,6 +16,7 @@ from typing import Any
 from quoting.engine.contract import default_of, spec, specs, value_error
 from quoting.engine.errors import InvalidInput
 from quoting.engine.messages import gettext_noop as _
+from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.presets import (
     CNY_GPU_HOUR_VALUE,
     CNY_TARIFF_PER_KWH,
@@ -28,7 +29,7 @@ from quoting.engine.tco.presets import (
 )
 
 MAX_FABRICS = 8  # side-by-side comparison stays readable, and the chart palette has 8 colours
-MAX_MONEY = Decimal(10**12)  # an amount above a trillion is a typing slip, not a cluster
+MAX_MONEY = MONEY_MAX  # the one money limit (quoting.engine.money): a typing slip above it
 MONEY_STEP = "0.0001"  # the form's input step for amounts
 SHARDING_CHOICES = (
     ("ddp", "DDP"), ("zero1", "ZeRO-1"), ("zero2", "ZeRO-2"), ("zero3", "ZeRO-3"), ("fsdp", "FSDP"),

@@ -1,4 +1,4 @@
-"""The TCO engine and Money never import Django (style.md habit 2): they run anywhere."""
+"""The TCO engine and the money helpers never import Django (style.md habit 2)."""
 
 from __future__ import annotations
 

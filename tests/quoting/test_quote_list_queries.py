@@ -1,0 +1,106 @@
+"""The quote list, in the browser and the API, runs as many queries for 30 quotes as for 3, with
+every filter; its date filters take whole days in the portal's time zone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from integrations.models import ApiToken
+from quoting.models import Quote
+from quoting.selectors import quotes_visible_to
+from quoting.services.quotes import quote_add_product, quote_create, quote_send
+from tests.quoting.api_world import token_client
+from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
+
+
+@pytest.fixture
+def world(make_user):
+    world = world_make(make_user)
+    price_set(ProductFactory(part_number="SW-1", name="Leaf switch"), "CNY", "10000.00")
+    return world
+
+
+def _quotes_make(world, count: int) -> list[Quote]:
+    made = []
+    for _ in range(count):
+        quote = quote_create(project=world.project, user=world.sales)
+        quote_add_product(
+            quote=quote, sku="SW-1", quantity=1, user=world.sales, expected_version=quote.version
+        )
+        made.append(quote_reload(quote))
+    return made
+
+
+def _queries(client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200, url
+    return len(captured)
+
+
+def _urls(world) -> list[str]:
+    today = timezone.localdate().isoformat()
+    filters = ["", "?status=draft", f"?owner={world.sales.pk}", f"?customer={world.customer.pk}",
+               f"?created_from={today}&created_to={today}", "?q=Pengcheng"]  # fmt: skip
+    return [
+        *(f"/quotes/{query}" for query in filters),
+        *(f"/api/v1/quotes/{query}" for query in filters),
+        "/api/v1/quotes/?ordering=-updated_at",
+        "/api/v1/quotes/?ordering=-created_at",
+    ]
+
+
+@pytest.mark.parametrize("who", ["sales", "manager"])
+def test_the_quote_list_and_the_api_list_run_as_many_queries_for_30_quotes_as_for_3(
+    client, world, who
+):
+    user = getattr(world, who)
+    client.force_login(user)
+    api = token_client(user, scope="read")
+    quotes = _quotes_make(world, 3)
+
+    def counts():
+        # A token records its use at most once a minute: the first call writes, the rest read.
+        ApiToken.objects.filter(user=user).update(last_used_at=timezone.now())
+        return {url: _queries(api if "/api/" in url else client, url) for url in _urls(world)}
+
+    few = counts()
+    quotes += _quotes_make(world, 27)
+    quote_send(quote=quotes[0], user=world.sales, expected_version=quotes[0].version)
+    assert counts() == few
+    listed = api.get("/api/v1/quotes/").json()
+    assert listed["count"] == 30 and len(listed["results"]) == 30
+
+
+def test_the_created_filters_take_whole_days_in_the_portals_time_zone(client, world):
+    client.force_login(world.sales)
+    late, early = _quotes_make(world, 2)
+    day = dt.date(2026, 3, 1)
+    local = timezone.get_current_timezone()
+    Quote.objects.filter(pk=late.pk).update(
+        created_at=dt.datetime.combine(day, dt.time(23, 59), tzinfo=local)
+    )
+    Quote.objects.filter(pk=early.pk).update(
+        created_at=dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0, 0), tzinfo=local)
+    )
+
+    def listed(query):
+        return {row["number"] for row in token_client(world.sales).get(
+            f"/api/v1/quotes/?{query}").json()["results"]}  # fmt: skip
+
+    assert listed("created_from=2026-03-01&created_to=2026-03-01") == {late.number}
+    assert listed("created_from=2026-03-02") == {early.number}
+    assert listed("created_to=2026-03-01") == {late.number}
+    assert listed("created_from=2026-03-03") == set()
+
+
+def test_a_manager_sees_every_quote_and_an_inactive_one_none(world):
+    quotes = _quotes_make(world, 2)
+    assert set(quotes_visible_to(user=world.manager)) == set(quotes)
+    assert set(quotes_visible_to(user=world.other_sales)) == set()
+    world.manager.is_active = False
+    assert set(quotes_visible_to(user=world.manager)) == set()
