@@ -42,7 +42,6 @@ from .pdf import FetchRefused, proposal_pdf
 from .selectors import document_ready_for, revision_shared
 
 logger = logging.getLogger(__name__)
-D, S = DocumentStatus, QuoteStatus
 
 # Defaults of the PROPOSALS_* settings; a project setting of the same name replaces one.
 PROPOSALS_DEFAULTS: dict[str, object] = {
@@ -120,7 +119,8 @@ def proposal_request(
         if locked.is_frozen:
             existing = document_ready_for(revision=locked, language=language) or (
                 ProposalDocument.objects.filter(
-                    revision=locked, language=language, status__in=(D.PENDING, D.RENDERING)
+                    revision=locked, language=language,
+                    status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING),
                 )
                 .order_by("pk")
                 .first()
@@ -158,8 +158,8 @@ def proposal_render(*, document_id: int) -> str | None:
     worker is killed mid-render, so a PDF that crashes its worker cannot loop for ever.
     """
     claim = uuid.uuid4().hex
-    claimed = ProposalDocument.objects.filter(pk=document_id, status=D.PENDING).update(
-        status=D.RENDERING,
+    claimed = ProposalDocument.objects.filter(pk=document_id, status=DocumentStatus.PENDING).update(
+        status=DocumentStatus.RENDERING,
         claim=claim,
         attempts=F("attempts") + 1,
         started_at=timezone.now(),
@@ -168,7 +168,8 @@ def proposal_render(*, document_id: int) -> str | None:
     if not claimed:
         return None
     document = ProposalDocument.objects.select_related("revision__quote").get(pk=document_id)
-    mine = ProposalDocument.objects.filter(pk=document_id, status=D.RENDERING, claim=claim)
+    mine = ProposalDocument.objects.filter(
+        pk=document_id, status=DocumentStatus.RENDERING, claim=claim)
     started = time.monotonic()
     try:
         pdf = proposal_pdf(revision=document.revision, language=document.language)
@@ -179,18 +180,18 @@ def proposal_render(*, document_id: int) -> str | None:
             "PROPOSALS_MAX_ATTEMPTS"
         ):
             mine.update(
-                status=D.FAILED,
+                status=DocumentStatus.FAILED,
                 error=f"{reason} ({document.attempts} attempt(s).)"[:500],
                 finished_at=timezone.now(),
                 updated_at=timezone.now(),
             )
-            return D.FAILED
-        mine.update(status=D.PENDING, error=reason[:500], updated_at=timezone.now())
+            return DocumentStatus.FAILED
+        mine.update(status=DocumentStatus.PENDING, error=reason[:500], updated_at=timezone.now())
         raise RenderRetry(reason) from exc
     sha256 = hashlib.sha256(pdf).hexdigest()
     with transaction.atomic():  # ready and its webhook deliveries commit together
         done = mine.update(
-            status=D.READY,
+            status=DocumentStatus.READY,
             pdf=pdf,
             sha256=sha256,
             size=len(pdf),
@@ -210,7 +211,7 @@ def proposal_render(*, document_id: int) -> str | None:
             sha256=sha256,
             size=len(pdf),
         )
-    return D.READY
+    return DocumentStatus.READY
 
 
 def proposals_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:
@@ -226,28 +227,26 @@ def proposals_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:
     )
     cutoff, now = timezone.now() - older_than, timezone.now()
     limit = proposals_setting("PROPOSALS_MAX_ATTEMPTS")
-    for document in ProposalDocument.objects.filter(status=D.RENDERING, started_at__lt=cutoff):
+    stuck = ProposalDocument.objects.filter(status=DocumentStatus.RENDERING, started_at__lt=cutoff)
+    for document in stuck:
         same_claim = ProposalDocument.objects.filter(
-            pk=document.pk, status=D.RENDERING, claim=document.claim
+            pk=document.pk, status=DocumentStatus.RENDERING, claim=document.claim
         )
         if document.attempts >= limit:
             same_claim.update(
-                status=D.FAILED,
+                status=DocumentStatus.FAILED,
                 error=f"The renderer stopped {document.attempts} times on this document; it "
                 f"may be too large to render.",
                 finished_at=now,
                 updated_at=now,
             )
         else:
-            same_claim.update(status=D.PENDING, updated_at=cutoff)
+            same_claim.update(status=DocumentStatus.PENDING, updated_at=cutoff)
     requeued = 0
-    for pk in list(
-        ProposalDocument.objects.filter(status=D.PENDING, updated_at__lte=cutoff).values_list(
-            "pk", flat=True
-        )
-    ):
+    waiting = ProposalDocument.objects.filter(status=DocumentStatus.PENDING, updated_at__lte=cutoff)
+    for pk in list(waiting.values_list("pk", flat=True)):
         # Touched so that the next sweep gives this message time to be picked up.
-        ProposalDocument.objects.filter(pk=pk, status=D.PENDING).update(updated_at=now)
+        ProposalDocument.objects.filter(pk=pk, status=DocumentStatus.PENDING).update(updated_at=now)
         _enqueue(pk)
         requeued += 1
     return requeued
@@ -378,11 +377,11 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
     """
     quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
-    if quote.status == S.ACCEPTED:
+    if quote.status == QuoteStatus.ACCEPTED:
         raise IllegalTransition("This offer has already been accepted.", field="status")
-    if quote.status == S.DECLINED:
+    if quote.status == QuoteStatus.DECLINED:
         raise IllegalTransition("This offer was declined; ask us for a new one.", field="status")
-    if quote.status == S.EXPIRED or quote.valid_until < timezone.localdate():
+    if quote.status == QuoteStatus.EXPIRED or quote.valid_until < timezone.localdate():
         raise QuoteExpired(
             f"This offer was valid until {quote.valid_until} and can no longer be accepted; "
             f"ask us for a new revision.",
@@ -392,7 +391,7 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
         revision is None
         or revision.number != revision_number
         or quote.current_revision_id != revision.pk
-        or quote.status != S.SENT
+        or quote.status != QuoteStatus.SENT
     ):
         raise OfferSuperseded(
             "This revision has been replaced by a newer one, so it can no longer be answered. "

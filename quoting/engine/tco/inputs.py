@@ -243,10 +243,10 @@ class _Parser:
         return "", None
 
     def workload(self, data: Any) -> Workload | None:
-        w = self.mapping(data, "workload", allowed=_WORKLOAD_KEYS)
-        if w is None:
+        workload = self.mapping(data, "workload", allowed=_WORKLOAD_KEYS)
+        if workload is None:
             return None
-        return Workload(**self.read_all(w, Workload, "workload."))
+        return Workload(**self.read_all(workload, Workload, "workload."))
 
     def fabrics(self, data: Any, nodes: int | None) -> tuple[FabricOption, ...]:
         if not isinstance(data, list) or not data:
@@ -256,30 +256,32 @@ class _Parser:
             self.fail("fabrics", f"compare at most {MAX_FABRICS} fabric options")
             return ()
         options, names = [], set()
-        for i, item in enumerate(data):
-            p = f"fabrics[{i}]."
-            f = self.mapping(item, f"fabrics[{i}]", allowed=_FABRIC_KEYS)
-            if f is None:
+        for index, item in enumerate(data):
+            prefix = f"fabrics[{index}]."
+            option = self.mapping(item, f"fabrics[{index}]", allowed=_FABRIC_KEYS)
+            if option is None:
                 continue
-            values = self.read_all(f, FabricOption, p)
+            values = self.read_all(option, FabricOption, prefix)
             name = values["name"]
             if name is not None and name in names:
-                self.fail(p + "name", f"{name!r} is used by another option")
+                self.fail(prefix + "name", f"{name!r} is used by another option")
             names.add(name)
             if values["measured_busbw_gbps"] is not None and nodes == 1:
-                self.fail(p + "measured_busbw_gbps", "a single node sends nothing over the network")
+                self.fail(prefix + "measured_busbw_gbps",
+                          "a single node sends nothing over the network")
             options.append(FabricOption(**values))
         return tuple(options)
 
     def costs(self, data: Any) -> Costs | None:
-        c = self.mapping(data, "costs", allowed=_COSTS_KEYS)
-        if c is None:
+        costs = self.mapping(data, "costs", allowed=_COSTS_KEYS)
+        if costs is None:
             return None
         errors_before = len(self.errors)
-        currency = c.get("currency", DEFAULT_CURRENCY)
+        currency = costs.get("currency", DEFAULT_CURRENCY)
         if value_error(specs(Costs)["currency"], currency):
             self.fail("costs.currency", "give a three-letter ISO 4217 code such as CNY or USD")
-        values = self.read_all({k: v for k, v in c.items() if k != "currency"}, Costs, "costs.")
+        amounts = {key: value for key, value in costs.items() if key != "currency"}
+        values = self.read_all(amounts, Costs, "costs.")
         if len(self.errors) > errors_before:
             return None
         try:
