@@ -19,15 +19,13 @@ from proposals.services import (
 from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_create
 
-D = DocumentStatus
-
 
 def test_a_request_writes_a_pending_row_and_renders_only_after_commit(
     world, sent_quote, django_capture_on_commit_callbacks
 ):
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         document = proposal_request(revision=sent_quote.current_revision, user=world.sales)
-    assert document.status == D.PENDING and document.pdf is None
+    assert document.status == DocumentStatus.PENDING and document.pdf is None
     assert len(callbacks) == 1  # the task goes out on commit, not inside the transaction
 
     with mock.patch(
@@ -37,7 +35,7 @@ def test_a_request_writes_a_pending_row_and_renders_only_after_commit(
         callbacks[0]()  # eager Celery: runs the task here
     document.refresh_from_db()
     assert render.call_count == 1
-    assert document.status == D.READY
+    assert document.status == DocumentStatus.READY
     assert document.attempts == 1 and document.error == ""
     assert document.language == world.customer.language
     assert document.sha256 == hashlib.sha256(bytes(document.pdf)).hexdigest()
@@ -47,7 +45,7 @@ def test_a_request_writes_a_pending_row_and_renders_only_after_commit(
 
 def test_the_claim_is_one_update_so_a_second_delivery_does_nothing(world, sent_quote):
     document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
-    assert proposal_render(document_id=document.pk) == D.READY
+    assert proposal_render(document_id=document.pk) == DocumentStatus.READY
     first = ProposalDocument.objects.get(pk=document.pk)
     assert proposal_render(document_id=document.pk) is None  # duplicate delivery
     again = ProposalDocument.objects.get(pk=document.pk)
@@ -97,9 +95,9 @@ def test_a_poison_job_fails_after_its_attempts_with_a_readable_reason(world, sen
             except RenderRetry:
                 outcomes.append("retry")
     document.refresh_from_db()
-    assert outcomes == ["retry", "retry", D.FAILED, None, None]
+    assert outcomes == ["retry", "retry", DocumentStatus.FAILED, None, None]
     assert render.call_count == 3
-    assert document.status == D.FAILED and document.attempts == 3
+    assert document.status == DocumentStatus.FAILED and document.attempts == 3
     assert document.error.startswith("The PDF could not be produced")
     assert "3 attempt" in document.error and "cairo" not in document.error
     assert document.pdf is None
@@ -123,7 +121,7 @@ def test_a_failed_attempt_goes_back_to_pending_with_its_reason_while_attempts_re
     ):
         proposal_render(document_id=document.pk)
     document.refresh_from_db()
-    assert (document.status, document.attempts) == (D.PENDING, 1)
+    assert (document.status, document.attempts) == (DocumentStatus.PENDING, 1)
     assert document.error
 
 
@@ -140,10 +138,10 @@ def test_the_sweeper_requeues_rows_stuck_rendering_or_pending_and_leaves_fresh_o
     world, sent_quote
 ):
     revision = sent_quote.current_revision
-    dead = _stuck(revision, status=D.RENDERING, minutes_ago=30)
-    lost = _stuck(revision, status=D.PENDING, minutes_ago=30, attempts=0)
-    busy = _stuck(revision, status=D.RENDERING, minutes_ago=1)
-    exhausted = _stuck(revision, status=D.RENDERING, minutes_ago=30, attempts=3)
+    dead = _stuck(revision, status=DocumentStatus.RENDERING, minutes_ago=30)
+    lost = _stuck(revision, status=DocumentStatus.PENDING, minutes_ago=30, attempts=0)
+    busy = _stuck(revision, status=DocumentStatus.RENDERING, minutes_ago=1)
+    exhausted = _stuck(revision, status=DocumentStatus.RENDERING, minutes_ago=30, attempts=3)
 
     with mock.patch("proposals.services._enqueue") as enqueue:
         requeued = proposals_requeue_stuck(older_than=dt.timedelta(minutes=5))
@@ -151,13 +149,13 @@ def test_the_sweeper_requeues_rows_stuck_rendering_or_pending_and_leaves_fresh_o
     assert requeued == 2
     assert sorted(call.args[0] for call in enqueue.call_args_list) == sorted([dead.pk, lost.pk])
     statuses = dict(ProposalDocument.objects.values_list("pk", "status"))
-    assert statuses[dead.pk] == D.PENDING and statuses[lost.pk] == D.PENDING
-    assert statuses[busy.pk] == D.RENDERING
-    assert statuses[exhausted.pk] == D.FAILED
+    assert statuses[dead.pk] == statuses[lost.pk] == DocumentStatus.PENDING
+    assert statuses[busy.pk] == DocumentStatus.RENDERING
+    assert statuses[exhausted.pk] == DocumentStatus.FAILED
     assert "stopped 3 times" in ProposalDocument.objects.get(pk=exhausted.pk).error
 
     # The re-queued task renders it; a second sweep right after re-sends nothing.
-    assert proposal_render(document_id=dead.pk) == D.READY
+    assert proposal_render(document_id=dead.pk) == DocumentStatus.READY
     with mock.patch("proposals.services._enqueue") as enqueue:
         assert proposals_requeue_stuck(older_than=dt.timedelta(minutes=5)) == 0
 
@@ -169,13 +167,13 @@ def test_a_renderer_whose_claim_was_taken_over_cannot_overwrite_the_result(world
 
     def render_while_taken_over(**kwargs):
         # Mid-render, the sweeper presumes us dead and a second render takes the row over.
-        ProposalDocument.objects.filter(pk=document.pk).update(status=D.PENDING)
+        ProposalDocument.objects.filter(pk=document.pk).update(status=DocumentStatus.PENDING)
         with mock.patch("proposals.services.proposal_pdf", proposal_pdf):
-            assert proposal_render(document_id=document.pk) == D.READY
+            assert proposal_render(document_id=document.pk) == DocumentStatus.READY
         return b"%PDF-stale"
 
     with mock.patch("proposals.services.proposal_pdf", side_effect=render_while_taken_over):
         assert proposal_render(document_id=document.pk) is None
     document.refresh_from_db()
-    assert document.status == D.READY and bytes(document.pdf) != b"%PDF-stale"
+    assert document.status == DocumentStatus.READY and bytes(document.pdf) != b"%PDF-stale"
     assert document.attempts == 2

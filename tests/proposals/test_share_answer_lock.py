@@ -17,8 +17,6 @@ from quoting.services.quotes import quote_revise, quote_send
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import quote_reload
 
-S = QuoteStatus
-
 
 def _re_send(quote, user):
     """Staff edit the sent quote (R2 opens) and send it."""
@@ -31,7 +29,7 @@ def _answers(quote) -> list[str]:
     return [
         e.details["after"]
         for e in quote_reload(quote).events.filter(verb="status_changed")
-        if e.details.get("after") in (S.ACCEPTED, S.DECLINED)
+        if e.details.get("after") in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED)
     ]
 
 
@@ -60,7 +58,7 @@ def test_an_accept_of_r1_is_refused_when_r2_is_sent_inside_the_window(link, sent
         share_accept(link=link, revision_number=1, name="Li Wei", title="CTO", agreed=True)
     assert caught.value.status_code == 409
     assert "your answer was not recorded" in caught.value.message
-    assert quote_reload(sent_quote).status != S.ACCEPTED
+    assert quote_reload(sent_quote).status != QuoteStatus.ACCEPTED
     assert _answers(sent_quote) == []
 
 
@@ -77,11 +75,11 @@ def test_an_accept_of_r1_after_r2_was_sent_is_refused_and_r2_can_be_accepted(
     _re_send(sent_quote, world.sales)
     with pytest.raises(OfferSuperseded, match="replaced by a newer one"):
         share_accept(link=link, revision_number=1, name="Li Wei", title="", agreed=True)
-    assert quote_reload(sent_quote).status == S.SENT
+    assert quote_reload(sent_quote).status == QuoteStatus.SENT
 
     share_accept(link=link, revision_number=2, name="Li Wei", title="", agreed=True)
     quote = quote_reload(sent_quote)
-    assert (quote.status, quote.current_revision.number) == (S.ACCEPTED, 2)
+    assert (quote.status, quote.current_revision.number) == (QuoteStatus.ACCEPTED, 2)
     event = quote.events.filter(verb="status_changed").last()
     assert event.details["revision_label"] == "R2"
 
@@ -139,4 +137,4 @@ def test_on_postgresql_a_re_send_waits_for_the_answer_and_the_answer_lands_on_r1
     assert outcomes["customer"] == "done"
     assert outcomes["staff"] in ("StaleVersion", "IllegalTransition")
     final = quote_reload(quote)
-    assert (final.status, final.current_revision.number) == (S.ACCEPTED, 1)
+    assert (final.status, final.current_revision.number) == (QuoteStatus.ACCEPTED, 1)

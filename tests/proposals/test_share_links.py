@@ -22,7 +22,6 @@ from quoting.models import QuoteStatus
 from quoting.services.errors import IllegalTransition, InvalidValue
 from quoting.services.quotes import quote_create, quote_revise, quote_send
 
-S = QuoteStatus
 ROUTES = ("", "/pdf", "/accept", "/decline")
 IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
@@ -204,7 +203,7 @@ def test_the_customer_accepts_through_the_page(client, world, link_and_token):
     )
     assert response.status_code == 302 and response["Location"].endswith("?answered=1")
     link.quote.refresh_from_db()
-    assert link.quote.status == S.ACCEPTED
+    assert link.quote.status == QuoteStatus.ACCEPTED
     event = link.quote.events.filter(verb="status_changed").last()
     assert event.details["name"] == "Li Wei" and event.details["title"] == "CTO"
     assert event.actor is None
@@ -215,14 +214,14 @@ def test_accepting_needs_a_name_and_the_tick(client, link_and_token):
     response = _post(client, token, "/accept", {"revision": 1, "name": "Li Wei"})
     assert response.status_code == 400
     link.quote.refresh_from_db()
-    assert link.quote.status == S.SENT
+    assert link.quote.status == QuoteStatus.SENT
 
 
 def test_the_customer_declines_with_a_reason(client, link_and_token):
     link, token = link_and_token
     _post(client, token, "/decline", {"revision": 1, "reason": "Over budget"})
     link.quote.refresh_from_db()
-    assert link.quote.status == S.DECLINED
+    assert link.quote.status == QuoteStatus.DECLINED
     assert link.quote.events.filter(verb="status_changed").last().details["reason"] == "Over budget"
 
 
@@ -235,7 +234,7 @@ def test_an_expired_quote_cannot_be_accepted(client, link_and_token):
     assert response.status_code == 409
     assert "can no longer be accepted" in response.content.decode()
     link.quote.refresh_from_db()
-    assert link.quote.status == S.SENT
+    assert link.quote.status == QuoteStatus.SENT
 
 
 def test_a_superseded_revision_cannot_be_accepted(client, world, link_and_token):

@@ -20,7 +20,6 @@ from tests.proposals.conftest import quote_with_lines
 from tests.service_helpers import celery_worker, wait_for
 
 K = 4
-D = DocumentStatus
 
 
 def _database_url() -> str:
@@ -71,7 +70,7 @@ def test_every_proposal_ends_ready_after_its_worker_is_killed_mid_render(
                 proposal_request(revision=quote.current_revision, user=world.sales, language="en")
                 for _ in range(K)
             ]
-            assert wait_for(lambda: D.RENDERING in _statuses(), timeout=90), output
+            assert wait_for(lambda: DocumentStatus.RENDERING in _statuses(), timeout=90), output
             # The machine is lost: the worker and its pool processes, all at once.
             for pid in [first.pid, *_children(first.pid)]:
                 os.kill(pid, signal.SIGKILL)
@@ -84,7 +83,7 @@ def test_every_proposal_ends_ready_after_its_worker_is_killed_mid_render(
             _,
         ):
             _drain(second, output)
-            assert wait_for(lambda: set(_statuses()) == {D.READY}, timeout=240), (
+            assert wait_for(lambda: set(_statuses()) == {DocumentStatus.READY}, timeout=240), (
                 _statuses(),
                 output[-30:],
             )

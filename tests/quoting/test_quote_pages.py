@@ -25,7 +25,6 @@ from tests.quoting.factories import (
     world_make,
 )
 
-S = QuoteStatus
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
@@ -335,7 +334,7 @@ def test_a_15_percent_discount_needs_a_managers_approval_before_it_is_sent(clien
         {"expected_version": version, "note": "Strategic account"},
     )
     assert response.status_code == 302
-    assert quote_reload(draft).status == S.AWAITING_APPROVAL
+    assert quote_reload(draft).status == QuoteStatus.AWAITING_APPROVAL
     assert "Approve" not in client.get(f"/quotes/{draft.pk}/").content.decode()
 
     client.force_login(world.manager)
@@ -345,13 +344,13 @@ def test_a_15_percent_discount_needs_a_managers_approval_before_it_is_sent(clien
         f"/quotes/{draft.pk}/approve/",
         {"expected_version": quote_reload(draft).version, "note": "OK for Q4"},
     )
-    assert quote_reload(draft).status == S.APPROVED
+    assert quote_reload(draft).status == QuoteStatus.APPROVED
 
     client.force_login(world.sales)
     assert "Mark sent" in client.get(f"/quotes/{draft.pk}/").content.decode()
     client.post(f"/quotes/{draft.pk}/send/", {"expected_version": quote_reload(draft).version})
     page = client.get(f"/quotes/{draft.pk}/").content.decode()
-    assert quote_reload(draft).status == S.SENT
+    assert quote_reload(draft).status == QuoteStatus.SENT
     assert "Sent" in page and "Discount approved" in page and "is frozen" in page
 
 
@@ -375,7 +374,7 @@ def test_a_sales_user_cannot_approve_and_sees_why(client, world, draft):
     )
     assert response.status_code == 403
     assert "Only a sales manager" in response.content.decode()
-    assert quote_reload(draft).status == S.AWAITING_APPROVAL
+    assert quote_reload(draft).status == QuoteStatus.AWAITING_APPROVAL
 
 
 def test_sending_a_draft_with_a_big_discount_is_refused_with_a_message(client, world, draft):
@@ -400,7 +399,7 @@ def test_revising_a_sent_quote_opens_r2_and_the_diff_shows_the_change(sales, wor
     quote_send(quote=draft, user=world.sales, expected_version=draft.version)
     sales.post(f"/quotes/{draft.pk}/revise/", {"expected_version": draft.version})
     quote = quote_reload(draft)
-    assert quote.current_revision.number == 2 and quote.status == S.DRAFT
+    assert quote.current_revision.number == 2 and quote.status == QuoteStatus.DRAFT
     line = _line(quote, "CB-1")
     sales.post(
         f"/quotes/{quote.pk}/lines/{line.pk}/",
@@ -422,7 +421,7 @@ def test_recording_the_customers_answer_by_phone(sales, world, draft):
         f"/quotes/{draft.pk}/accept/",
         {"expected_version": draft.version, "note": "Mr Chen, by phone"},
     )
-    assert quote_reload(draft).status == S.ACCEPTED
+    assert quote_reload(draft).status == QuoteStatus.ACCEPTED
     page = sales.get(f"/quotes/{draft.pk}/").content.decode()
     assert (
         "Accepted" in page
