@@ -20,6 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
+from quoting.forms.contract import add_engine_errors
 from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
 from quoting.forms.tco import tco_page_query
 from quoting.models import SavedDesign
@@ -33,13 +34,6 @@ from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency", "design"}
-
-
-def _add_engine_errors(form, error: InvalidInput) -> None:
-    for field, messages in error.errors.items():
-        for message in messages:
-            form.add_error(field if field in form.fields else None,
-                           message[:1].upper() + message[1:])
 
 
 def _project(request):
@@ -68,7 +62,7 @@ def _design_from_query(request, project=None):
         try:
             design = design_compute(requirements=form.requirements())
         except InvalidInput as error:
-            _add_engine_errors(form, error)
+            add_engine_errors(form, error.errors)
     return form, design
 
 
