@@ -283,8 +283,17 @@ def _valid(serializer_class, request, **kwargs) -> dict:
     return serializer.validated_data
 
 
-def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK) -> Response:
-    quote = Quote.objects.select_related("owner", "current_revision").get(pk=quote.pk)
+# A revision's frozen design and TCO copies are large JSON documents no quote answer prints.
+SNAPSHOT_COLUMNS = [f"current_revision__{name}"
+                    for name in ("design_snapshot", "tco_snapshot", "tco_charts")]
+
+
+def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK, *,
+                    fresh: bool = False) -> Response:
+    """`fresh`: `quote` was just read with its owner and current revision (no write since)."""
+    if not fresh:
+        quote = (Quote.objects.select_related("owner", "current_revision")
+                 .defer(*SNAPSHOT_COLUMNS).get(pk=quote.pk))
     return Response(QuoteDetailSerializer(quote).data, status=status_code,
                     headers={"ETag": etag(quote.version)})
 
@@ -313,7 +322,10 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     if_match = True
 
     def get_queryset(self):
-        return quotes_visible_to(user=self.request.user)
+        quotes = quotes_visible_to(user=self.request.user)
+        if self.action in ("list", "retrieve"):
+            quotes = quotes.defer(*SNAPSHOT_COLUMNS)
+        return quotes
 
     def get_input_serializer_class(self):
         return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
@@ -338,7 +350,7 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     @extend_schema(summary="One quote with its current totals; ETag is its version",
                    responses={200: QuoteDetailSerializer, **errors(*READ_ERRORS)})
     def retrieve(self, request, pk=None):
-        return _quote_response(self.get_object())
+        return _quote_response(self.get_object(), fresh=True)
 
     # --- revisions, events ---
 

@@ -8,17 +8,23 @@ Every quote comes through quotes_visible_to(): a quote of another team is a 404 
 
 from __future__ import annotations
 
+import hashlib
+from functools import cache
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache as shared_cache
 from django.core.paginator import Paginator
 from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import get_template, render_to_string
 from django.urls import reverse
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
@@ -39,7 +45,6 @@ from quoting.selectors import (
     quotes_visible_to,
     revision_diff,
     revision_for_display,
-    revision_largest_discount,
     revision_needs_approval,
     revision_totals,
 )
@@ -131,7 +136,8 @@ def _page_context(request, display, **extra) -> dict:
     pending = next(
         (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
     )
-    needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
+    needs_approval = is_current and revision_needs_approval(
+        revision=revision, user=user, largest_discount=display.largest_discount)
     allowed = quote_actions(user=user, quote=quote, revision=revision,
                             needs_approval=needs_approval, pending=pending)
     actions = allowed.offered()
@@ -142,7 +148,9 @@ def _page_context(request, display, **extra) -> dict:
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.
         "lines_url": reverse("quoting:quote-detail", args=[quote.pk]) + "lines/",
-        "sections": [
+        # A callable, so the rows are only loaded when the line table is rendered (not when a
+        # frozen revision's table comes from the cache).
+        "sections": lambda: [
             (section, Section(section).label, rows) for section, rows in display.sections.items()
         ],
         "quote": quote,
@@ -154,9 +162,7 @@ def _page_context(request, display, **extra) -> dict:
         "pending": pending,
         "needs_approval": needs_approval,
         # What the gate measured, shown with the request: how far below list the customer pays.
-        "below_list": (
-            revision_largest_discount(revision=revision) if actions["request_approval"] else None
-        ),
+        "below_list": display.largest_discount if actions["request_approval"] else None,
         "actions": actions,
         "any_action": any(actions.values()),
         "events": events,
@@ -174,11 +180,40 @@ def _page_context(request, display, **extra) -> dict:
     } | extra
 
 
+LINES_TEMPLATE = "quoting/_quote_lines.html"
+FROZEN_LINES_SECONDS = 7 * 24 * 3600  # kept a week after its last render
+
+
+@cache
+def _lines_template_digest() -> str:
+    """Part of the cache key: a deployment that changes the line table renders it anew."""
+    source = Path(get_template(LINES_TEMPLATE).origin.name).read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]
+
+
+def _frozen_lines_html(request, context: dict) -> str | None:
+    """A frozen revision's line table, rendered once per language and kept in the shared cache
+    (its lines never change and, not editable, it carries no form token): a 200-line quote's
+    page then renders and loads no line. None for a revision that can still change."""
+    revision = context["revision"]
+    if not revision.is_frozen or context["editable"]:
+        return None
+    key = (f"quoting:frozen-lines:{revision.pk}:{get_language()}:"
+           f"{_lines_template_digest()}")
+    html = shared_cache.get(key)
+    if html is None:
+        html = render_to_string(LINES_TEMPLATE, context, request=request)
+        shared_cache.set(key, str(html), FROZEN_LINES_SECONDS)
+    return mark_safe(html)  # noqa: S308 - our own template's output, autoescaped when rendered
+
+
 @login_required
 @require_GET
 def quote_detail(request, pk: int):
     display = _display(request, pk, request.GET.get("r"))
-    return render(request, "quoting/quote_detail.html", _page_context(request, display))
+    context = _page_context(request, display)
+    context["lines_html"] = _frozen_lines_html(request, context)
+    return render(request, "quoting/quote_detail.html", context)
 
 
 @login_required
