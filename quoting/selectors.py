@@ -79,6 +79,12 @@ def projects_visible_to(*, user: User) -> QuerySet[Project]:
     ).select_related("customer", "owner")
 
 
+# A revision's frozen design and TCO copies and their drawings: large, and read only where the
+# design or the proposal is shown; lists and API answers defer them.
+REVISION_SNAPSHOTS = ("design_snapshot", "tco_snapshot", "design_drawing", "tco_charts")
+CURRENT_REVISION_SNAPSHOTS = tuple(f"current_revision__{name}" for name in REVISION_SNAPSHOTS)
+
+
 def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
     return Quote.objects.filter(
         customer__in=customers_visible_to(user=user).values("pk")
@@ -406,8 +412,14 @@ class FrozenFigures:
 FROZEN_FIGURES_SECONDS = 7 * 24 * 3600  # kept a week after the last computation
 
 
+def frozen_revision_key(revision: QuoteRevision) -> str:
+    """A frozen revision in cache keys: its freezing time too, so a key never outlives its row
+    (a database restored or made again reuses primary keys)."""
+    return f"{revision.pk}:{revision.frozen_at.timestamp()}"
+
+
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    return f"quoting:frozen-figures:v1:{revision.pk}"
+    return f"quoting:frozen-figures:v1:{frozen_revision_key(revision)}"
 
 
 @dataclass

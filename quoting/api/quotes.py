@@ -31,6 +31,7 @@ from quoting.models import (
     Section,
 )
 from quoting.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
     line_amount,
     projects_visible_to,
     quote_audit_trail,
@@ -283,17 +284,12 @@ def _valid(serializer_class, request, **kwargs) -> dict:
     return serializer.validated_data
 
 
-# A revision's frozen design and TCO copies are large JSON documents no quote answer prints.
-SNAPSHOT_COLUMNS = [f"current_revision__{name}"
-                    for name in ("design_snapshot", "tco_snapshot", "tco_charts")]
-
-
 def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK, *,
                     fresh: bool = False) -> Response:
     """`fresh`: `quote` was just read with its owner and current revision (no write since)."""
     if not fresh:
         quote = (Quote.objects.select_related("owner", "current_revision")
-                 .defer(*SNAPSHOT_COLUMNS).get(pk=quote.pk))
+                 .defer(*CURRENT_REVISION_SNAPSHOTS).get(pk=quote.pk))
     return Response(QuoteDetailSerializer(quote).data, status=status_code,
                     headers={"ETag": etag(quote.version)})
 
@@ -324,7 +320,7 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     def get_queryset(self):
         quotes = quotes_visible_to(user=self.request.user)
         if self.action in ("list", "retrieve"):
-            quotes = quotes.defer(*SNAPSHOT_COLUMNS)
+            quotes = quotes.defer(*CURRENT_REVISION_SNAPSHOTS)
         return quotes
 
     def get_input_serializer_class(self):

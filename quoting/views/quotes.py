@@ -41,6 +41,8 @@ from quoting.forms.quotes import (
 from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
 from quoting.permissions import quote_actions
 from quoting.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
+    frozen_revision_key,
     quote_audit_trail,
     quotes_visible_to,
     revision_diff,
@@ -99,7 +101,8 @@ def quote_list(request):
     filterset = QuoteFilter(
         request.GET, queryset=quotes_visible_to(user=request.user), request=request
     )
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    quotes = filterset.qs.defer(*CURRENT_REVISION_SNAPSHOTS)
+    page = Paginator(quotes, PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
     _attach_totals(page.object_list)
     query = request.GET.copy()
@@ -198,7 +201,7 @@ def _frozen_lines_html(request, context: dict) -> str | None:
     revision = context["revision"]
     if not revision.is_frozen or context["editable"]:
         return None
-    key = (f"quoting:frozen-lines:{revision.pk}:{get_language()}:"
+    key = (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{get_language()}:"
            f"{_lines_template_digest()}")
     html = shared_cache.get(key)
     if html is None:
