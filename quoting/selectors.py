@@ -508,7 +508,7 @@ def revision_for_display(
     quote = quotes_visible_to(user=user).get(pk=quote_id)
     revisions = QuoteRevision.objects.select_related(
         "quote__customer", "quote__project", "quote__owner", "created_by"
-    ).filter(quote=quote)
+    ).filter(quote=quote).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
     if number is None:
         revision = revisions.get(pk=quote.current_revision_id)
     else:
@@ -599,5 +599,6 @@ def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
     return (
         QuoteEvent.objects.filter(quote=quote)
         .select_related("actor", "revision")
+        .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
         .order_by("at", "pk")
     )

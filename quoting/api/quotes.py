@@ -92,6 +92,12 @@ class QuoteSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+# What QuoteSerializer reads: the API list loads these columns and no more.
+LISTED_COLUMNS = ("number", "status", "customer", "project", "owner__username", "currency",
+                  "valid_until", "version", "current_revision__number", "created_at",
+                  "updated_at")
+
+
 class QuoteDetailSerializer(QuoteSerializer):
     tax_percent = _percent(source="current_revision.tax_percent")
     discount_percent = _percent(source="current_revision.discount_percent")
@@ -319,7 +325,10 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
 
     def get_queryset(self):
         quotes = quotes_visible_to(user=self.request.user)
-        if self.action in ("list", "retrieve"):
+        if self.action == "list":  # a page of 50: only what QuoteSerializer prints
+            return quotes.select_related(None).select_related("owner", "current_revision").only(
+                *LISTED_COLUMNS)
+        if self.action == "retrieve":
             quotes = quotes.defer(*CURRENT_REVISION_SNAPSHOTS)
         return quotes
 
