@@ -171,15 +171,18 @@ def _page_context(request, display, **extra) -> dict:
         "events": events,
         "design": revision.design_snapshot,
         "design_query": _design_query(revision, quote),
-        "terms_form": TermsForm(
+        # The edit forms are callables, each built once, and only where the template shows them
+        # (an editable revision).
+        "terms_form": cache(lambda: TermsForm(
             initial={
                 "discount_percent": revision.discount_percent,
                 "tax_percent": revision.tax_percent,
                 "valid_until": quote.valid_until,
             }
-        ),
-        "free_text_form": FreeTextForm(auto_id="ft-%s"),
-        "alternative_form": AlternativeForm(auto_id="alt-%s", designs=quote.project.designs.all()),
+        )),
+        "free_text_form": cache(lambda: FreeTextForm(auto_id="ft-%s")),
+        "alternative_form": cache(lambda: AlternativeForm(auto_id="alt-%s",
+                                                          designs=quote.project.designs.all())),
     } | extra
 
 
