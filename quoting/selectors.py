@@ -505,15 +505,17 @@ def revision_for_display(
 
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
-    quote = quotes_visible_to(user=user).get(pk=quote_id)
-    revisions = QuoteRevision.objects.select_related(
+    # Whether the user may see it, and which revision is current: the quote itself comes with
+    # the revision (the page shows the design's figures, not its TCO copies).
+    quote_id, current_id = (
+        quotes_visible_to(user=user).values_list("pk", "current_revision_id").get(pk=quote_id)
+    )
+    revisions = QuoteRevision.objects.filter(quote_id=quote_id)
+    shown = revisions.select_related(
         "quote__customer", "quote__project", "quote__owner", "created_by"
-    ).filter(quote=quote).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
-    if number is None:
-        revision = revisions.get(pk=quote.current_revision_id)
-    else:
-        revision = revisions.get(number=number)
-    labels = [f"R{n}" for n in quote.revisions.order_by("number").values_list("number", flat=True)]
+    ).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
+    revision = shown.get(pk=current_id) if number is None else shown.get(number=number)
+    labels = [f"R{n}" for n in revisions.order_by("number").values_list("number", flat=True)]
     figures = shared_cache.get(_frozen_figures_key(revision)) if revision.is_frozen else None
     lines = None
     if figures is None:
