@@ -22,9 +22,10 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
+from django.utils import translation
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
@@ -204,7 +205,7 @@ def _frozen_lines_html(request, context: dict) -> str | None:
     revision = context["revision"]
     if not revision.is_frozen or context["editable"]:
         return None
-    key = (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{get_language()}:"
+    key = (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{translation.get_language()}:"
            f"{_lines_template_digest()}")
     html = shared_cache.get(key)
     if html is None:
