@@ -58,12 +58,12 @@ class TokenScopePermission(permissions.BasePermission):
 class TokenRateThrottle(throttling.SimpleRateThrottle):
     """Per token (each CRM its own budget); session users are throttled per user.
 
-    A fixed-window counter: one cache.add()/incr() per request. DRF's own keeps every request's
-    timestamp of the window in one cache entry and reads and writes the whole list each time,
-    which at 3000/hour is a 3000-item list per request. A window allows its budget and no more;
-    a burst across a window's end may reach twice the rate for a moment, which a per-hour budget
-    for integrations tolerates. Without Redis it lets requests through, as the cache is
-    forgiving (portal.cache).
+    A fixed-window counter: one cache.incr() per request (add() starts a window). DRF's own
+    keeps every request's timestamp of the window in one cache entry and reads and writes the
+    whole list each time, which at 3000/hour is a 3000-item list per request. A window allows
+    its budget and no more; a burst across a window's end may reach twice the rate for a
+    moment, which a per-hour budget for integrations tolerates. Without Redis it lets requests
+    through, as the cache is forgiving (portal.cache).
     """
 
     scope = "api_token"
@@ -78,11 +78,12 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
         window = int(now // self.duration)
         self.window_ends = (window + 1) * self.duration
         key = f"{self.key}:{window}"
-        if self.cache.add(key, 1, self.duration + 1):
-            return True
         try:
-            count = self.cache.incr(key)
-        except ValueError:  # expired just now, or the cache is unavailable: let it through
+            count = self.cache.incr(key)  # the usual case: the window has started
+        except ValueError:
+            # The window's first request (a lost race to start it, or the cache unavailable,
+            # lets one through as well).
+            self.cache.add(key, 1, self.duration + 1)
             return True
         if count > self.num_requests:
             return self.throttle_failure()
