@@ -22,4 +22,10 @@ class User(AbstractUser):
     )
 
     def has_role(self, group_name: str) -> bool:
-        return self.is_superuser or self.groups.filter(name=group_name).exists()
+        if self.is_superuser:
+            return True
+        # One query per user object (a request's user), however many rules ask on one page.
+        names = self.__dict__.get("_role_names")
+        if names is None:
+            names = self._role_names = frozenset(self.groups.values_list("name", flat=True))
+        return group_name in names

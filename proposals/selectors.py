@@ -7,12 +7,13 @@ import base64
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Case, Prefetch, QuerySet, Value, When
 from django.utils import timezone
 
 from portal.models import User
 from quoting.models import QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
+    REVISION_SNAPSHOTS,
     ROUNDING_RULE,
     AlternativeDelta,
     Totals,
@@ -107,6 +108,17 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
 # --- documents -----------------------------------------------------------------------------------
 
 
+def document_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
+    """The document a view of a frozen revision shows: the first ready one, else the first on its
+    way (pending or rendering), else None (then proposal_request() makes one)."""
+    documents = ProposalDocument.objects.filter(
+        revision=revision, language=language,
+        status__in=(DocumentStatus.READY, DocumentStatus.PENDING, DocumentStatus.RENDERING),
+    )
+    ready_first = Case(When(status=DocumentStatus.READY, then=Value(0)), default=Value(1))
+    return documents.order_by(ready_first, "pk").first()
+
+
 def document_ready_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
     """The first PDF made of a frozen revision: the very bytes the customer was sent."""
     return (
@@ -132,6 +144,8 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     return (
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
         .select_related("quote__customer", "quote__project")
+        # Large; read only when the proposal is rendered, once per sent revision and language.
+        .defer(*REVISION_SNAPSHOTS)
         .order_by("-number")
         .first()
     )

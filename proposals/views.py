@@ -19,6 +19,7 @@ from .guard import shared_route
 from .models import ProposalDocument, ShareLink
 from .pdf import shared_content_html
 from .selectors import (
+    document_for,
     document_ready_for,
     documents_visible_to,
     revision_shared,
@@ -159,10 +160,11 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         raise Http404
     language = link.quote.customer.language
     # Asked for on every view until it exists; a frozen revision is never rendered twice.
-    document = document_ready_for(revision=revision, language=language) or proposal_request(
-        revision=revision, user=None, language=language
-    )
-    document.refresh_from_db(fields=["status"])  # rendered already, when Celery runs eagerly
+    # One query per view once a document exists (ready, or on its way).
+    document = document_for(revision=revision, language=language)
+    if document is None:
+        document = proposal_request(revision=revision, user=None, language=language)
+        document.refresh_from_db(fields=["status"])  # rendered already, when Celery runs eagerly
     quote = link.quote
     initial = {"revision": revision.number}
     if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED):

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Prefetch, QuerySet
+from django.core.cache import cache as shared_cache
+from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -76,6 +77,12 @@ def projects_visible_to(*, user: User) -> QuerySet[Project]:
     return Project.objects.filter(
         customer__in=customers_visible_to(user=user).values("pk")
     ).select_related("customer", "owner")
+
+
+# A revision's frozen design and TCO copies and their drawings: large, and read only where the
+# design or the proposal is shown; lists and API answers defer them.
+REVISION_SNAPSHOTS = ("design_snapshot", "tco_snapshot", "design_drawing", "tco_charts")
+CURRENT_REVISION_SNAPSHOTS = tuple(f"current_revision__{name}" for name in REVISION_SNAPSHOTS)
 
 
 def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
@@ -365,10 +372,16 @@ def revision_largest_discount(
 
 
 def revision_needs_approval(
-    *, revision: QuoteRevision, user: User, lines: Iterable[QuoteLine] | None = None
+    *, revision: QuoteRevision, user: User, lines: Iterable[QuoteLine] | None = None,
+    largest_discount: Decimal | None = None,
 ) -> bool:
+    """`largest_discount`, when the caller has it (a page's display), spares measuring again."""
     limit = discount_threshold(user=user)
-    return limit is not None and revision_largest_discount(revision=revision, lines=lines) > limit
+    if limit is None:
+        return False
+    if largest_discount is None:
+        largest_discount = revision_largest_discount(revision=revision, lines=lines)
+    return largest_discount > limit
 
 
 # --- the revision page ---------------------------------------------------------------------------
@@ -389,12 +402,37 @@ class AlternativeDelta:
     delta_total: Decimal
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class FrozenFigures:
+    """What a frozen revision's page needs from its lines besides the rows themselves; they
+    never change, so they are computed once and kept in the cache."""
+
+    alternatives: list[AlternativeDelta]
+    largest_discount: Decimal
+
+
+FROZEN_FIGURES_SECONDS = 7 * 24 * 3600  # kept a week after the last computation
+
+
+def frozen_revision_key(revision: QuoteRevision) -> str:
+    """A frozen revision in cache keys: its freezing time too, so a key never outlives its row
+    (a database restored or made again reuses primary keys)."""
+    return f"{revision.pk}:{revision.frozen_at.timestamp()}"
+
+
+def _frozen_figures_key(revision: QuoteRevision) -> str:
+    return f"quoting:frozen-figures:v1:{frozen_revision_key(revision)}"
+
+
+@dataclass
 class RevisionDisplay:
     revision: QuoteRevision
-    sections: dict[str, list[LineView]]
+    # None until something reads .sections: a frozen revision's page takes its line table from
+    # the cache (quoting.views.quotes) and then loads no line at all.
+    _sections: dict[str, list[LineView]] | None
     totals: Totals
     alternatives: list[AlternativeDelta]
+    largest_discount: Decimal  # revision_largest_discount(), computed with the lines
     rounding_rule: str = ROUNDING_RULE
     revisions: list[str] = field(default_factory=list)
 
@@ -402,13 +440,22 @@ class RevisionDisplay:
     def quote(self) -> Quote:
         return self.revision.quote
 
+    @property
+    def sections(self) -> dict[str, list[LineView]]:
+        if self._sections is None:
+            self._sections = _sections_of(_revision_lines(self.revision))
+        return self._sections
 
-def _revisions_with_lines() -> QuerySet[QuoteRevision]:
-    return QuoteRevision.objects.select_related(
-        "quote__customer", "quote__project", "quote__owner", "created_by"
-    ).prefetch_related(
-        Prefetch("lines", queryset=QuoteLine.objects.select_related("product").order_by("position"))
-    )
+
+def _revision_lines(revision: QuoteRevision) -> list[QuoteLine]:
+    return list(revision.lines.select_related("product").order_by("position"))
+
+
+def _sections_of(lines: Iterable[QuoteLine]) -> dict[str, list[LineView]]:
+    sections: dict[str, list[LineView]] = {s: [] for s in Section.values}
+    for line in lines:
+        sections[line.section].append(LineView(line, _amount(line)))
+    return {s: rows for s, rows in sections.items() if rows}
 
 
 def revision_alternatives(
@@ -454,26 +501,39 @@ def revision_for_display(
     *, user: User, quote_id: int, number: int | None = None
 ) -> RevisionDisplay:
     """One revision (the current one unless `number` is given) with its lines, totals and
-    alternatives, in a constant number of queries however many lines it has.
+    alternatives, in a constant number of queries however many lines it has. A frozen
+    revision's figures come from the cache after its first view, and its lines are only loaded
+    when display.sections is read.
 
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
-    quote = quotes_visible_to(user=user).get(pk=quote_id)
-    revisions = _revisions_with_lines().filter(quote=quote)
-    if number is None:
-        revision = revisions.get(pk=quote.current_revision_id)
-    else:
-        revision = revisions.get(number=number)
-    lines = list(revision.lines.all())
-    sections: dict[str, list[LineView]] = {s: [] for s in Section.values}
-    for line in lines:
-        sections[line.section].append(LineView(line, _amount(line)))
-    labels = [f"R{n}" for n in quote.revisions.order_by("number").values_list("number", flat=True)]
+    # Whether the user may see it, and which revision is current: the quote itself comes with
+    # the revision (the page shows the design's figures, not its TCO copies).
+    quote_id, current_id = (
+        quotes_visible_to(user=user).values_list("pk", "current_revision_id").get(pk=quote_id)
+    )
+    revisions = QuoteRevision.objects.filter(quote_id=quote_id)
+    shown = revisions.select_related(
+        "quote__customer", "quote__project", "quote__owner", "created_by"
+    ).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
+    revision = shown.get(pk=current_id) if number is None else shown.get(number=number)
+    labels = [f"R{n}" for n in revisions.order_by("number").values_list("number", flat=True)]
+    figures = shared_cache.get(_frozen_figures_key(revision)) if revision.is_frozen else None
+    lines = None
+    if figures is None:
+        lines = _revision_lines(revision)
+        figures = FrozenFigures(
+            alternatives=revision_alternatives(revision=revision, lines=lines),
+            largest_discount=revision_largest_discount(revision=revision, lines=lines),
+        )
+        if revision.is_frozen:
+            shared_cache.set(_frozen_figures_key(revision), figures, FROZEN_FIGURES_SECONDS)
     return RevisionDisplay(
         revision=revision,
-        sections={s: rows for s, rows in sections.items() if rows},
+        _sections=None if lines is None else _sections_of(lines),
         totals=revision_totals(revision=revision, lines=lines),
-        alternatives=revision_alternatives(revision=revision, lines=lines),
+        alternatives=figures.alternatives,
+        largest_discount=figures.largest_discount,
         revisions=labels,
     )
 
@@ -543,5 +603,6 @@ def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
     return (
         QuoteEvent.objects.filter(quote=quote)
         .select_related("actor", "revision")
+        .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
         .order_by("at", "pk")
     )

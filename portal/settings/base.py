@@ -122,6 +122,10 @@ if REDIS_URL:
     # Acts as an empty cache while Redis is down (rate limits open), never as an error.
     CACHES = {"default": {"BACKEND": "portal.cache.ForgivingRedisCache", "LOCATION": REDIS_URL,
                           "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
+    # Sessions read from Redis (a query less per signed-in page), written through to the
+    # database, which still answers while Redis is down. Only with a cache all workers share:
+    # with a per-process one a sign-out would not reach the other workers.
+    SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -32,6 +32,7 @@ from quoting.models import (
     Section,
 )
 from quoting.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
     line_amount,
     projects_visible_to,
     quote_audit_trail,
@@ -88,6 +89,12 @@ class QuoteSerializer(serializers.ModelSerializer):
         fields = ["id", "number", "status", "customer", "project", "owner", "currency",
                   "valid_until", "version", "revision", "created_at", "updated_at"]
         read_only_fields = fields
+
+
+# What QuoteSerializer reads: the API list loads these columns and no more.
+LISTED_COLUMNS = ("number", "status", "customer", "project", "owner__username", "currency",
+                  "valid_until", "version", "current_revision__number", "created_at",
+                  "updated_at")
 
 
 class QuoteDetailSerializer(QuoteSerializer):
@@ -282,8 +289,12 @@ def _valid(serializer_class, request, **kwargs) -> dict:
     return serializer.validated_data
 
 
-def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK) -> Response:
-    quote = Quote.objects.select_related("owner", "current_revision").get(pk=quote.pk)
+def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK, *,
+                    fresh: bool = False) -> Response:
+    """`fresh`: `quote` was just read with its owner and current revision (no write since)."""
+    if not fresh:
+        quote = (Quote.objects.select_related("owner", "current_revision")
+                 .defer(*CURRENT_REVISION_SNAPSHOTS).get(pk=quote.pk))
     return Response(QuoteDetailSerializer(quote).data, status=status_code,
                     headers={"ETag": etag(quote.version)})
 
@@ -312,7 +323,13 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     if_match = True
 
     def get_queryset(self):
-        return quotes_visible_to(user=self.request.user)
+        quotes = quotes_visible_to(user=self.request.user)
+        if self.action == "list":  # a page of 50: only what QuoteSerializer prints
+            return quotes.select_related(None).select_related("owner", "current_revision").only(
+                *LISTED_COLUMNS)
+        if self.action == "retrieve":
+            quotes = quotes.defer(*CURRENT_REVISION_SNAPSHOTS)
+        return quotes
 
     def get_input_serializer_class(self):
         return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
@@ -337,7 +354,10 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     @extend_schema(summary="One quote with its current totals; ETag is its version",
                    responses={200: QuoteDetailSerializer, **errors(*READ_ERRORS)})
     def retrieve(self, request, pk=None):
-        return _quote_response(self.get_object())
+        # The list's filters have no say over one quote: building them cost a fifth of the call.
+        quote = get_object_or_404(self.get_queryset(), pk=pk)
+        self.check_object_permissions(request, quote)
+        return _quote_response(quote, fresh=True)
 
     # --- revisions, events ---
 

@@ -8,15 +8,22 @@ Every quote comes through quotes_visible_to(): a quote of another team is a 404 
 
 from __future__ import annotations
 
+import hashlib
+from functools import cache
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache as shared_cache
 from django.core.paginator import Paginator
 from django.db.models import prefetch_related_objects
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import get_template, render_to_string
 from django.urls import reverse
+from django.utils import translation
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -34,11 +41,12 @@ from quoting.forms.quotes import (
 from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
 from quoting.permissions import quote_actions
 from quoting.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
+    frozen_revision_key,
     quote_audit_trail,
     quotes_visible_to,
     revision_diff,
     revision_for_display,
-    revision_largest_discount,
     revision_needs_approval,
     revision_totals,
 )
@@ -75,7 +83,8 @@ def quote_list(request):
     filterset = QuoteFilter(
         request.GET, queryset=quotes_visible_to(user=request.user), request=request
     )
-    page = Paginator(filterset.qs, PAGE_SIZE).get_page(request.GET.get("page"))
+    quotes = filterset.qs.defer(*CURRENT_REVISION_SNAPSHOTS)
+    page = Paginator(quotes, PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
     _attach_totals(page.object_list)
     query = request.GET.copy()
@@ -112,7 +121,8 @@ def _page_context(request, display, **extra) -> dict:
     pending = next(
         (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
     )
-    needs_approval = is_current and revision_needs_approval(revision=revision, user=user)
+    needs_approval = is_current and revision_needs_approval(
+        revision=revision, user=user, largest_discount=display.largest_discount)
     allowed = quote_actions(user=user, quote=quote, revision=revision,
                             needs_approval=needs_approval, pending=pending)
     actions = allowed.offered()
@@ -121,7 +131,9 @@ def _page_context(request, display, **extra) -> dict:
         "display": display,
         # Row URLs are built from this prefix: one reverse() instead of two per line.
         "lines_url": reverse("quoting:quote-detail", args=[quote.pk]) + "lines/",
-        "sections": [
+        # A callable, so the rows are only loaded when the line table is rendered (not when a
+        # frozen revision's table comes from the cache).
+        "sections": lambda: [
             (section, Section(section).label, rows) for section, rows in display.sections.items()
         ],
         "quote": quote,
@@ -133,31 +145,61 @@ def _page_context(request, display, **extra) -> dict:
         "pending": pending,
         "needs_approval": needs_approval,
         # What the gate measured, shown with the request: how far below list the customer pays.
-        "below_list": (
-            revision_largest_discount(revision=revision) if actions["request_approval"] else None
-        ),
+        "below_list": display.largest_discount if actions["request_approval"] else None,
         "actions": actions,
         "any_action": any(actions.values()),
         "events": events,
         "design": revision.design_snapshot,
         "design_query": _design_query(revision, quote),
-        "terms_form": TermsForm(
+        # The edit forms are callables, each built once, and only where the template shows them
+        # (an editable revision).
+        "terms_form": cache(lambda: TermsForm(
             initial={
                 "discount_percent": revision.discount_percent,
                 "tax_percent": revision.tax_percent,
                 "valid_until": quote.valid_until,
             }
-        ),
-        "free_text_form": FreeTextForm(auto_id="ft-%s"),
-        "alternative_form": AlternativeForm(auto_id="alt-%s", designs=quote.project.designs.all()),
+        )),
+        "free_text_form": cache(lambda: FreeTextForm(auto_id="ft-%s")),
+        "alternative_form": cache(lambda: AlternativeForm(auto_id="alt-%s",
+                                                          designs=quote.project.designs.all())),
     } | extra
+
+
+LINES_TEMPLATE = "quoting/_quote_lines.html"
+FROZEN_LINES_SECONDS = 7 * 24 * 3600  # kept a week after its last render
+
+
+@cache
+def _lines_template_digest() -> str:
+    """Part of the cache key: a deployment that changes the line table renders it anew."""
+    source = Path(get_template(LINES_TEMPLATE).origin.name).read_bytes()
+    return hashlib.sha256(source).hexdigest()[:12]
+
+
+def _frozen_lines_html(request, context: dict) -> str | None:
+    """A frozen revision's line table, rendered once per language and kept in the shared cache
+    (its lines never change and, not editable, it carries no form token): a 200-line quote's
+    page then renders and loads no line. None for a revision that can still change."""
+    revision = context["revision"]
+    if not revision.is_frozen or context["editable"]:
+        return None
+    key = (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{translation.get_language()}:"
+           f"{_lines_template_digest()}")
+    html = shared_cache.get(key)
+    if html is None:
+        html = render_to_string(LINES_TEMPLATE, context, request=request)
+        shared_cache.set(key, str(html), FROZEN_LINES_SECONDS)
+    return mark_safe(html)  # noqa: S308 - our own template's output, autoescaped when rendered
 
 
 @login_required
 @require_GET
 def quote_detail(request, pk: int):
     display = _display(request, pk, request.GET.get("r"))
-    return render(request, "quoting/quote_detail.html", _page_context(request, display))
+    context = _page_context(request, display)
+    context["lines_html"] = _frozen_lines_html(request, context)
+    return render(request, "quoting/quote_detail.html", context)
 
 
 @login_required

@@ -11,6 +11,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.utils import timezone
 
+from integrations.auth import TokenRateThrottle
 from integrations.models import ApiToken
 from integrations.services import api_token_issue, api_token_revoke, token_hash
 from tests.quoting.api_world import quote_world_make, token_client
@@ -103,3 +104,20 @@ def test_a_token_of_a_deactivated_user_stops_working(qw):
     qw.world.sales.is_active = False
     qw.world.sales.save()
     assert token_client_raw(raw).get("/api/v1/customers/").status_code == 401
+
+
+def test_a_token_gets_its_budget_per_window_then_429_until_the_next_window(qw, monkeypatch):
+    monkeypatch.setattr(TokenRateThrottle, "THROTTLE_RATES", {"api_token": "3/minute"})
+    clock = [6000.0]  # the start of a one-minute window
+    monkeypatch.setattr(TokenRateThrottle, "timer", lambda self: clock[0])
+    _, raw = api_token_issue(user=qw.world.sales, scope="read", name="crm")
+    caller = token_client_raw(raw)
+    assert [caller.get("/api/v1/quotes/").status_code for _ in range(3)] == [200, 200, 200]
+    clock[0] += 20
+    refused = caller.get("/api/v1/quotes/")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == "40"  # the window's end
+    _, other = api_token_issue(user=qw.world.sales, scope="read", name="erp")
+    assert token_client_raw(other).get("/api/v1/quotes/").status_code == 200  # its own budget
+    clock[0] += 40
+    assert caller.get("/api/v1/quotes/").status_code == 200

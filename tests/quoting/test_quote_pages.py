@@ -449,6 +449,30 @@ def test_the_quote_page_query_count_does_not_grow_with_lines(
         assert sales.get(f"/quotes/{draft.pk}/").status_code == 200
 
 
+def _line_table(page: str) -> str:
+    start = page.index('<div id="quote-lines"')
+    return page[start:page.index("</section>", start)]
+
+
+def test_a_sent_quotes_page_is_the_same_from_the_cache_and_loads_no_line(
+    sales, world, draft, django_assert_max_num_queries
+):
+    _lines_add(draft, 48)  # 50 lines
+    quote_send(quote=draft, user=world.sales, expected_version=quote_reload(draft).version)
+    url = f"/quotes/{draft.pk}/"
+    first = sales.get(url).content.decode()  # renders the frozen line table and keeps it
+    with CaptureQueriesContext(connection) as captured:
+        again = sales.get(url).content.decode()
+    assert _line_table(again) == _line_table(first)
+    assert "Bulk line 47" in again and "R1 was sent and is frozen" in again
+    assert not any("quoting_quoteline" in query["sql"] for query in captured)
+    # In Chinese the table is rendered (and kept) apart.
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    chinese = sales.get(url).content.decode()
+    assert "Bulk line 47" in chinese and chinese != first
+
+
 def test_the_quote_list_query_count_does_not_grow_with_quotes(
     sales, world, draft, django_assert_max_num_queries
 ):
