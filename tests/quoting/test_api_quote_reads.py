@@ -1,0 +1,42 @@
+"""The API's quote reads are built from plain rows for speed; they print exactly what the
+serializers print."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rest_framework.renderers import JSONRenderer
+
+from quoting.api.quotes import QuoteSerializer
+from quoting.models import Quote
+from tests.quoting.api_world import quote_world_make, token_client
+
+
+@pytest.fixture
+def qw(seeded, make_user):
+    return quote_world_make(make_user)
+
+
+@pytest.fixture
+def api(qw):
+    return token_client(qw.world.sales)
+
+
+def _as_json(data):
+    return json.loads(JSONRenderer().render(data))
+
+
+def test_the_quote_list_prints_what_the_quote_serializer_prints(api, qw):
+    quote = Quote.objects.select_related("owner", "current_revision").get(pk=qw.quote.pk)
+
+    page = api.get("/api/v1/quotes/").json()
+
+    assert page["count"] == 1
+    assert page["results"] == [_as_json(QuoteSerializer(quote).data)]
+
+
+def test_the_quote_list_still_filters_and_orders(api, qw):
+    assert api.get("/api/v1/quotes/?status=draft&ordering=-number").json()["count"] == 1
+    assert api.get("/api/v1/quotes/?status=sent").json()["count"] == 0
+    assert api.get("/api/v1/quotes/?status=nonsense").status_code == 400
