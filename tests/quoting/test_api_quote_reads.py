@@ -8,8 +8,9 @@ import json
 import pytest
 from rest_framework.renderers import JSONRenderer
 
-from quoting.api.quotes import QuoteSerializer
+from quoting.api.quotes import QuoteDetailSerializer, QuoteSerializer
 from quoting.models import Quote
+from quoting.services.quotes import quote_send
 from tests.quoting.api_world import quote_world_make, token_client
 
 
@@ -40,3 +41,21 @@ def test_the_quote_list_still_filters_and_orders(api, qw):
     assert api.get("/api/v1/quotes/?status=draft&ordering=-number").json()["count"] == 1
     assert api.get("/api/v1/quotes/?status=sent").json()["count"] == 0
     assert api.get("/api/v1/quotes/?status=nonsense").status_code == 400
+
+
+def _detailed(quote_id):
+    quote = Quote.objects.select_related("owner", "current_revision").get(pk=quote_id)
+    return _as_json(QuoteDetailSerializer(quote).data)
+
+
+def test_one_quote_prints_what_the_detail_serializer_prints_draft_and_sent(api, qw):
+    url = f"/api/v1/quotes/{qw.quote.pk}/"
+    draft = api.get(url)
+    assert draft.json() == _detailed(qw.quote.pk)
+    assert draft["ETag"] == f'"{qw.quote.version}"'
+
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+    sent = api.get(url).json()
+    assert sent["status"] == "sent"
+    assert sent == _detailed(qw.quote.pk)
