@@ -141,14 +141,18 @@ def documents_visible_to(*, user: User) -> QuerySet[ProposalDocument]:
 
 def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     """The quote's latest sent revision: a link never shows a draft."""
-    return (
+    revision = (
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
-        .select_related("quote__customer", "quote__project")
         # Large; read only when the proposal is rendered, once per sent revision and language.
         .defer(*REVISION_SNAPSHOTS)
         .order_by("-number")
         .first()
     )
+    if revision is not None:
+        # share_link_resolve() read the link with its quote, customer and project: joining them
+        # again cost as much as the rest of the query.
+        revision.quote = link.quote
+    return revision
 
 
 @dataclass(frozen=True)
