@@ -87,13 +87,16 @@ def webhook_emit(*, event_type: str, data: dict, customer_id: int | None = None)
     """
     from .tasks import webhook_deliver
 
+    endpoints = _endpoints_for(event_type, customer_id)
+    if not endpoints:  # the usual case for quote.viewed: nobody listens, nothing to build
+        return 0
     event_id = f"msg_{uuid.uuid4().hex}"
     payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}
     payload = json.loads(json.dumps(payload, cls=DjangoJSONEncoder))  # Decimals, dates as text
     deliveries = WebhookDelivery.objects.bulk_create(
         WebhookDelivery(endpoint=e, event_id=event_id, event_type=event_type, payload=payload,
                         next_attempt_at=timezone.now())
-        for e in _endpoints_for(event_type, customer_id)
+        for e in endpoints
     )
     for delivery in deliveries:
         # The broker down must not fail the committed change: the row waits for the sweeper.
