@@ -116,7 +116,8 @@ def document_for(*, revision: QuoteRevision, language: str) -> ProposalDocument 
         status__in=(DocumentStatus.READY, DocumentStatus.PENDING, DocumentStatus.RENDERING),
     )
     ready_first = Case(When(status=DocumentStatus.READY, then=Value(0)), default=Value(1))
-    return documents.order_by(ready_first, "pk").first()
+    # Not the PDF's bytes: the page asks only whether it is ready (the download reads them).
+    return documents.defer("pdf").order_by(ready_first, "pk").first()
 
 
 def document_ready_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
