@@ -753,17 +753,7 @@ def _room_for_ufm(
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
         if reserved <= t.reserved_down:
             break
-        t = plan_topology(
-            radix=t.radix,
-            ports_per_cage=t.ports_per_cage,
-            split=t.split,
-            rails=t.rails,
-            rail_optimized=t.rail_optimized,
-            ratio=t.ratio,
-            servers=t.servers,
-            target_servers=req.growth_servers,
-            reserved_down=reserved,
-        )
+        t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved)
     return t
 
 
@@ -866,22 +856,34 @@ def _management(
     return Management(inband_switches, inband_cables, oob_switches, oob_cables)
 
 
+def _replan(
+    t: Topology,
+    *,
+    target_servers: int,
+    reserved_down: int | None = None,
+    rail_optimized: bool | None = None,
+) -> Topology:
+    """The same switch and servers planned again with one thing changed (growth target, ports
+    kept for UFM, rail optimisation)."""
+    return plan_topology(
+        radix=t.radix,
+        ports_per_cage=t.ports_per_cage,
+        split=t.split,
+        rails=t.rails,
+        rail_optimized=t.rail_optimized if rail_optimized is None else rail_optimized,
+        ratio=t.ratio,
+        servers=t.servers,
+        target_servers=target_servers,
+        reserved_down=t.reserved_down if reserved_down is None else reserved_down,
+    )
+
+
 def _pre_provisioned(
     req: FabricRequirements, t: Topology, warnings: list[Message]
 ) -> PreProvisioned | None:
     if req.growth_servers == req.servers:
         return None
-    now = plan_topology(
-        radix=t.radix,
-        ports_per_cage=t.ports_per_cage,
-        split=t.split,
-        rails=t.rails,
-        rail_optimized=t.rail_optimized,
-        ratio=t.ratio,
-        servers=t.servers,
-        target_servers=t.servers,
-        reserved_down=t.reserved_down,
-    )
+    now = _replan(t, target_servers=t.servers)
     target_gpus = req.growth_servers * req.gpus_per_server
     extra = PreProvisioned(
         for_gpus=target_gpus,
@@ -912,17 +914,7 @@ def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Mess
     if not (t.rail_optimized and t.tiers == 3):
         return
     try:
-        flat = plan_topology(
-            radix=t.radix,
-            ports_per_cage=t.ports_per_cage,
-            split=t.split,
-            rails=t.rails,
-            rail_optimized=False,
-            ratio=t.ratio,
-            servers=t.servers,
-            target_servers=req.growth_servers,
-            reserved_down=t.reserved_down,
-        )
+        flat = _replan(t, target_servers=req.growth_servers, rail_optimized=False)
     except InvalidInput:
         return
     if flat.tiers == 2:
