@@ -19,6 +19,7 @@ from integrations.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_retry_delay, webhook_secret_new
 from quoting.services.quotes import quote_mark_accepted, quote_send
+from tests.conftest import service_missing
 from tests.quoting.api_world import quote_world_make, token_client
 
 
@@ -288,7 +289,7 @@ def test_https_is_verified_against_the_host_name_while_connecting_to_the_checked
     import subprocess
 
     if shutil.which("openssl") is None:
-        pytest.skip("openssl is not installed")
+        service_missing("openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(  # noqa: S603
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",  # noqa: S607
