@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -95,7 +96,13 @@ class QuoteSerializer(serializers.ModelSerializer):
 # the serializer's fields for fifty quotes was most of a list call. The DRF fields format the
 # dates exactly as the serializer does; a test holds the two outputs equal.
 _DATE = serializers.DateField()
-_DATETIME = serializers.DateTimeField()
+
+
+def _datetime(value, zone) -> str:
+    """serializers.DateTimeField().to_representation(value) for an aware datetime and the
+    request's time zone, without its per-call setting lookups (two per listed quote)."""
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 LISTED_VALUES = ("id", "number", "status", "customer_id", "project_id", "owner__username",
                  "currency", "valid_until", "version", "current_revision__number", "created_at",
                  "updated_at")
@@ -119,8 +126,10 @@ class ListedRows:
         return self.quotes.values_list(*LISTED_VALUES)[index]
 
 
-def quote_listed(row: tuple) -> dict:
-    """QuoteSerializer(quote).data, from a row of `.values_list(*LISTED_VALUES)`."""
+def quote_listed(row: tuple, zone=None) -> dict:
+    """QuoteSerializer(quote).data, from a row of `.values_list(*LISTED_VALUES)`; `zone` is
+    the current time zone (looked up once per page by the caller, else here)."""
+    zone = zone or timezone.get_current_timezone()
     (pk, number, status_, customer, project, owner, currency, valid_until, version, revision,
      created_at, updated_at) = row
     return {
@@ -128,8 +137,8 @@ def quote_listed(row: tuple) -> dict:
         "owner": owner, "currency": currency,
         "valid_until": None if valid_until is None else _DATE.to_representation(valid_until),
         "version": version, "revision": revision,
-        "created_at": _DATETIME.to_representation(created_at),
-        "updated_at": _DATETIME.to_representation(updated_at),
+        "created_at": _datetime(created_at, zone),
+        "updated_at": _datetime(updated_at, zone),
     }
 
 
@@ -407,7 +416,8 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     def list(self, request, *args, **kwargs):
         quotes = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(ListedRows(quotes))
-        return self.get_paginated_response([quote_listed(row) for row in page])
+        zone = timezone.get_current_timezone()
+        return self.get_paginated_response([quote_listed(row, zone) for row in page])
 
     def get_input_serializer_class(self):
         return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
