@@ -31,7 +31,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token.")
         # The token, its user and the user's roles (for the permission rules) in one query.
         token = (
-            ApiToken.objects.select_related("user").annotate(**role_annotations("user__"))
+            ApiToken.objects.select_related("user").annotate(**role_annotations())
             .filter(token_hash=token_hash(raw)).first()
         )
         # Unknown, revoked and disabled-user tokens answer alike: nothing to probe.

@@ -121,9 +121,8 @@ def test_a_window_counter_lets_requests_through_while_redis_is_down():
 
 
 def _django_csp_header(path="/api/v1/"):
-    from django.http import HttpResponse
-
     from csp.middleware import CSPMiddleware as Original
+    from django.http import HttpResponse
 
     request = RequestFactory().get(path)
     middleware = Original(lambda r: HttpResponse())
