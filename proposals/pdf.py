@@ -66,7 +66,8 @@ def proposal_html(*, revision: QuoteRevision, language: str) -> str:
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         return render_to_string(
-            TEMPLATE, {"c": content, "language": language, "logo_src": "logo.svg"}
+            TEMPLATE,
+            {"c": content, "language": language, "logo_src": "logo.svg", "for_print": True},
         )
 
 
