@@ -7,7 +7,7 @@ import base64
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Case, Prefetch, QuerySet, Value, When
+from django.db.models import Case, Prefetch, QuerySet, Subquery, Value, When
 from django.utils import timezone
 
 from portal.models import CompanyProfile, User
@@ -73,7 +73,8 @@ def seller_for(*, owner: User | None, language: str) -> Seller:
         return Seller(**contact)
     logo_uri = ""
     if profile.logo and profile.logo_type:
-        logo_uri = f"data:{profile.logo_type};base64,{base64.b64encode(bytes(profile.logo)).decode()}"
+        encoded = base64.b64encode(bytes(profile.logo)).decode()
+        logo_uri = f"data:{profile.logo_type};base64,{encoded}"
     return Seller(
         legal_name=profile.legal_name_for(language),
         address=profile.address_for(language),
@@ -86,6 +87,23 @@ def seller_for(*, owner: User | None, language: str) -> Seller:
         logo_uri=logo_uri,
         **contact,
     )
+
+
+def seller_printed(*, owner_id: int | None) -> str:
+    """What changes the seller block of a proposal: the profile's last edit and the owner's
+    contact, read in one query."""
+    profile_edited = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).values(
+        "updated_at")[:1]
+    owner = (
+        User.objects.filter(pk=owner_id)
+        .annotate(profile_edited=Subquery(profile_edited))
+        .values_list("first_name", "last_name", "username", "email", "phone", "profile_edited")
+        .first()
+    )
+    if owner is None:
+        return str(CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).values_list(
+            "updated_at", flat=True).first())
+    return "|".join(str(part) for part in owner)
 
 
 @dataclass(frozen=True)
