@@ -15,6 +15,7 @@ from catalog.selectors import catalog_summary
 
 from .health import portal_health
 from .middleware import DATABASE_DOWN, database_unavailable
+from .work import NO_WORK, work_queues
 
 
 @require_GET
@@ -47,7 +48,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def home(request: HttpRequest):
-    return render(request, "portal/home.html", {"catalog": catalog_summary()})
+    work = work_queues(user=request.user)
+    context = {"catalog": catalog_summary(), "work_counts": work.counts}
+    if work.counts is not NO_WORK:
+        context["work"] = work
+    return render(request, "portal/home.html", context)
 
 
 @require_POST
