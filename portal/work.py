@@ -24,7 +24,11 @@ from portal.models import SALES, SALES_MANAGER, User
 from proposals.models import ShareLink
 from quoting.models import Approval, ApprovalDecision, Quote, QuoteStatus
 from quoting.permissions import approvals_to_decide
-from quoting.selectors import CURRENT_REVISION_SNAPSHOTS, quotes_visible_to
+from quoting.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
+    discount_threshold,
+    quotes_visible_to,
+)
 
 EXPIRING_DAYS = 7
 QUEUE_LENGTH = 20  # the home page lists this many of each queue; the count says how many in all
@@ -50,7 +54,8 @@ class WorkCounts:
 @dataclass(frozen=True, slots=True)
 class WorkQueues:
     counts: WorkCounts
-    approvals: list[Quote]  # annotated: requested_by_name, requested_at, requested_discount
+    # annotated: requested_by_name, requested_at, requested_discount, beyond_my_limit
+    approvals: list[Quote]
     expiring: list[Quote]
     unanswered: list[Quote]  # annotated: last_opened
     expiring_days: int = EXPIRING_DAYS
@@ -133,6 +138,9 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
                 requested_by_name=Subquery(pending.values("requested_by__username")[:1]),
             ).order_by("requested_at", "pk")[:QUEUE_LENGTH]
         )
+        limit = discount_threshold(user=user)
+        for quote in approvals:  # they may still reject it, or leave it to a higher approver
+            quote.beyond_my_limit = limit is not None and quote.requested_discount > limit
     expiring = []
     if counts.expiring:
         expiring = list(

@@ -100,7 +100,7 @@ def test_a_manager_sees_each_approval_waiting_for_them_linked_to_its_quote(clien
     page = _home(client, world.manager)
     approvals = _section(page, "approvals")
     assert f'href="/quotes/{asking.pk}/"' in approvals and asking.number in approvals
-    assert "15 % asked by wang" in approvals
+    assert "15 % asked by wang" in approvals and "above your limit" not in approvals
     assert 'href="/#approvals">Approvals <span class="badge warn">1</span>' in page
 
 
@@ -111,7 +111,9 @@ def test_a_manager_may_not_decide_their_own_request_so_it_is_not_in_their_queue(
     asking = _asking(world.manager, world.project, discount=30)  # above the manager's 25 %
     assert work_counts(user=_fresh(world.manager)).approvals == 0
     assert asking.number not in _section(_home(client, world.manager), "approvals")
-    assert work_counts(user=_fresh(other_manager)).approvals == 1
+    queues = work_queues(user=_fresh(other_manager))
+    assert queues.counts.approvals == 1 and queues.approvals[0].number == asking.number
+    assert queues.approvals[0].beyond_my_limit  # 30 % > 25 %: they may only reject it
 
 
 def test_sales_engineers_decide_no_approvals_and_see_no_approval_queue(client, world):
