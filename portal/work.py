@@ -8,8 +8,8 @@ Three queues, each a filter on the quotes the user may see (quoting.selectors.qu
 The last two are the user's own quotes; a sales manager also sees those of their teams.
 
 Read from the portal shell because they join quoting and proposals (quoting knows nothing of
-proposals). The counts are one aggregate query (plus the user's roles, which the page usually
-has loaded already), cheap enough for every page's header.
+proposals). The counts are one query of three scalar counts (plus the user's roles, which the
+page has often loaded already), cheap enough for every page's header: bench/bench_work_counts.py.
 """
 
 from __future__ import annotations
