@@ -50,6 +50,7 @@ class Small:
         self.revision = QuoteRevision.objects.get(pk=self.quote.current_revision_id)
         _, self.token = share_link_create(quote=self.quote, user=w.sales, recipient_name="Chen")
         quote_create_from_design(project=w.project, design=self.design, user=w.sales)  # a draft
+        Client().get(f"/p/{self.token}")  # opened once, not answered: the home page lists it
         self.product = Product.objects.order_by("part_number").first()
 
     def grow(self):
