@@ -23,6 +23,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services.snapshots import revision_snapshot_current
+from quoting.services.tco import tco_presented
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 
@@ -46,6 +47,8 @@ class ProposalContent:
     tco: dict | None
     tco_charts: list[str] = field(default_factory=list)  # data: URIs
     rounding_rule: str = ROUNDING_RULE
+    # The comparison as printed: network capex apart from servers, each option's pricing named.
+    tco_view: dict | None = None
 
     @property
     def quote(self):
@@ -102,6 +105,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
         tco=revision.tco_snapshot or None,
         tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
+        tco_view=tco_presented(revision.tco_snapshot),
     )
 
 

@@ -37,5 +37,7 @@ urlpatterns = [
     path("quotes/<int:pk>/lines/<int:line_pk>/remove/", quote_views.quote_line_remove,
          name="quote-line-remove"),
     path("quotes/<int:pk>/terms/", quote_views.quote_terms, name="quote-terms"),
+    path("quotes/<int:pk>/tco/", quote_views.quote_tco, name="quote-tco"),
+    path("quotes/<int:pk>/workload/", quote_views.quote_workload, name="quote-workload"),
     path("quotes/<int:pk>/<slug:action>/", quote_views.quote_action, name="quote-action"),
 ]

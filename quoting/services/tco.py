@@ -214,3 +214,46 @@ def tco_result_described(result: dict, body: dict, *, workload: str, quoted: boo
     return result | {"options": pricing, "workload": workload_described(workload),
                      "servers_priced": PRICED_LIST if server_capex is not None else NOT_PRICED,
                      "overall_discount_percent": discount}
+
+
+def _amount(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def tco_presented(snapshot: dict | None) -> dict | None:
+    """A stored comparison as the proposal and the quote page print it: per option its network
+    capex apart from the servers, and which options were priced how, so every figure says what
+    it holds. `described` is False for a comparison stored before options carried their pricing
+    (its capex is servers and network together, at list price)."""
+    if not snapshot or not snapshot.get("options"):
+        return None
+    options, groups = [], {PRICED_QUOTED: [], PRICED_LIST_LESS_DISCOUNT: [], PRICED_LIST: [],
+                           NOT_PRICED: []}
+    described = all("pricing" in o for o in snapshot["options"])
+    for option in snapshot["options"]:
+        row = dict(option)
+        if described:
+            row["network_capex"] = _amount(option.get("network_capex")) or Decimal(0)
+            row["network_opex_per_year"] = _amount(option.get("network_opex_per_year"))
+            groups[option["pricing"]].append(row)
+        options.append(row)
+    quoted = groups[PRICED_QUOTED][0] if groups[PRICED_QUOTED] else None
+    server_capex = None
+    if described:
+        server_capex = _amount(snapshot["options"][0].get("server_capex"))
+    return {
+        "described": described,
+        "currency": snapshot.get("currency"),
+        "life_years": snapshot.get("life_years"),
+        "workload": snapshot.get("workload"),
+        "options": options,
+        "server_capex": server_capex,
+        "quoted": quoted,
+        "quoted_total": (quoted["network_capex"] + (quoted["network_opex_per_year"] or 0))
+        if quoted else None,
+        "list_less_discount": [o["name"] for o in groups[PRICED_LIST_LESS_DISCOUNT]],
+        "listed": [o["name"] for o in groups[PRICED_LIST]],
+        "not_priced": [o["name"] for o in groups[NOT_PRICED]],
+        "discount_percent": snapshot.get("overall_discount_percent"),
+        "assumptions": snapshot.get("assumptions", []),
+    }
