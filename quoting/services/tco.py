@@ -11,6 +11,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign
 from quoting.engine.money import round_money
 from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
+from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
 from quoting.engine.tco.presets import (
     DEFAULT_WORKLOAD,
     MAX_OVERSUBSCRIPTION,
@@ -208,10 +209,16 @@ def tco_result_described(result: dict, body: dict, *, workload: str, quoted: boo
                    "network_opex_per_year": fabric.get("network_opex_per_year", "0"),
                    "pricing": how}
         pricing.append(option)
+    # A reference build has no design: what the engine reads as the design's is its default.
+    undesigned = tuple(f"fabric.{o['name']}." for o in pricing if o["pricing"] == NOT_PRICED)
+    assumptions = [a | {"basis": BASIS_MODEL}
+                   if a["key"].startswith(undesigned) and a.get("basis") == BASIS_DESIGN else a
+                   for a in result["assumptions"]] if undesigned else result["assumptions"]
     discount = None
     if other_factor is not None and other_factor != 1:
         discount = str(round_money((1 - other_factor) * 100, 1))
-    return result | {"options": pricing, "workload": workload_described(workload),
+    return result | {"options": pricing, "assumptions": assumptions,
+                     "workload": workload_described(workload),
                      "servers_priced": PRICED_LIST if server_capex is not None else NOT_PRICED,
                      "overall_discount_percent": discount}
 
