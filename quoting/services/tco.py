@@ -22,9 +22,6 @@ from quoting.selectors import bom_priced
 from quoting.services.designs import design_tco_inputs
 from quoting.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
 
-TCO_PRESET = DEFAULT_WORKLOAD  # the job a design or quote assumes until another is chosen
-WORKLOAD_CHOICES = tuple((key, preset.label) for key, preset in WORKLOAD_PRESETS.items())
-
 # How an option's network is priced in a comparison, as the proposal labels it.
 PRICED_QUOTED = "quoted"  # the quote's own lines, after line and quote discounts
 PRICED_LIST_LESS_DISCOUNT = "list_less_discount"  # list price less the quote's overall discount
