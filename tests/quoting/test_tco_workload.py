@@ -309,3 +309,20 @@ def test_editing_a_revised_quote_prices_its_tco_from_the_new_lines(world):
     first_this = first.tco_snapshot["options"][0]
     assert Decimal(first_this["network_capex"]) + Decimal(first_this["network_opex_per_year"]) \
         == first.net, "the sent revision keeps the prices it was sent with"
+
+
+def test_the_share_page_prints_the_workload_and_no_internal_note(
+        world, client, django_capture_on_commit_callbacks):
+    from proposals.services import share_link_create
+
+    quote = _discounted(world)
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    with django_capture_on_commit_callbacks(execute=True):
+        _link, token = share_link_create(quote=quote, user=world.sales)
+    body = client.get(f"/p/{token}").content.decode()
+    start = body.index('<section class="tco">')
+    tco = body[start:body.index("</section>", start)]
+    assert world.customer.language.startswith("zh")
+    assert "大语言模型预训练，70B" in tco and "本报价折后价格" in tco
+    for note in INTERNAL_NOTES:
+        assert note not in tco, note
