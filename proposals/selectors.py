@@ -23,6 +23,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services.snapshots import revision_snapshot_current
+from quoting.services.tco import tco_presented
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 
@@ -120,6 +121,8 @@ class ProposalContent:
     tco_charts: list[str] = field(default_factory=list)  # data: URIs
     seller: Seller = field(default_factory=Seller)
     rounding_rule: str = ROUNDING_RULE
+    # The comparison as printed: network capex apart from servers, each option's pricing named.
+    tco_view: dict | None = None
 
     @property
     def quote(self):
@@ -179,6 +182,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         tco=revision.tco_snapshot or None,
         tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
         seller=seller_for(owner=revision.quote.owner, language=language),
+        tco_view=tco_presented(revision.tco_snapshot),
     )
 
 

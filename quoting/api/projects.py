@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from integrations.idempotency import idempotent
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
 from quoting.selectors import customers_visible_to, projects_visible_to
@@ -29,7 +30,7 @@ from .base import (
     ServiceViewSetMixin,
     errors,
 )
-from .designs import DesignRequestSerializer
+from .designs import DesignRequestSerializer, workload_field
 
 
 class ProjectInputSerializer(serializers.Serializer):
@@ -61,12 +62,15 @@ class ProjectSerializer(serializers.ModelSerializer):
 
 
 class SavedDesignInputSerializer(DesignRequestSerializer):
-    """The body of POST /api/v1/designs/ plus the name to keep it under."""
+    """The body of POST /api/v1/designs/ plus the name to keep it under and the workload its
+    TCO comparison assumes."""
 
     name = serializers.CharField(max_length=200)
+    workload = workload_field(required=False, default=DEFAULT_WORKLOAD)
 
     def requirements(self) -> FabricRequirements:
-        values = {name: value for name, value in self.validated_data.items() if name != "name"}
+        values = {name: value for name, value in self.validated_data.items()
+                  if name not in ("name", "workload")}
         return FabricRequirements(**values)
 
 
@@ -105,8 +109,8 @@ class SavedDesignSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = SavedDesign
-        fields = ["id", "project", "name", "requirements", "result", "priced_bom", "tco",
-                  "created_by", "created_at"]
+        fields = ["id", "project", "name", "requirements", "workload", "result", "priced_bom",
+                  "tco", "created_by", "created_at"]
         read_only_fields = fields
 
 
@@ -168,5 +172,6 @@ class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
         data = SavedDesignInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         design = design_save(project=project, name=data.validated_data["name"],
-                             requirements=data.requirements(), user=request.user)
+                             requirements=data.requirements(), user=request.user,
+                             workload=data.validated_data["workload"])
         return Response(SavedDesignSerializer(design).data, status=status.HTTP_201_CREATED)

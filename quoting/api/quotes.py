@@ -57,6 +57,7 @@ from .base import (
     etag,
     if_match_version,
 )
+from .designs import workload_field
 
 
 def _percent(**kwargs) -> serializers.DecimalField:
@@ -145,10 +146,15 @@ def quote_listed(row: tuple, zone=None) -> dict:
 class QuoteDetailSerializer(QuoteSerializer):
     tax_percent = _percent(source="current_revision.tax_percent")
     discount_percent = _percent(source="current_revision.discount_percent")
+    workload = serializers.CharField(
+        source="current_revision.workload",
+        help_text="The workload preset the current revision's TCO assumes; empty for a TCO "
+        "scenario chosen by hand.")
     totals = serializers.SerializerMethodField()
 
     class Meta(QuoteSerializer.Meta):
-        fields = [*QuoteSerializer.Meta.fields, "tax_percent", "discount_percent", "totals"]
+        fields = [*QuoteSerializer.Meta.fields, "tax_percent", "discount_percent", "workload",
+                  "totals"]
         read_only_fields = fields
 
     @extend_schema_field(TotalsSerializer)
@@ -165,7 +171,7 @@ DETAILED_COLUMNS = (
     "valid_until", "version", "created_at", "updated_at",
     *(f"current_revision__{name}" for name in (
         "number", "tax_percent", "discount_percent", "frozen_at", "subtotal", "discount_amount",
-        "net", "tax_amount", "total")),
+        "net", "tax_amount", "total", "workload")),
 )
 
 
@@ -189,6 +195,7 @@ def quote_detailed(quote: Quote) -> dict:
                         quote.updated_at)),
         "tax_percent": _decimal(_PERCENT, revision.tax_percent),
         "discount_percent": _decimal(_PERCENT, revision.discount_percent),
+        "workload": revision.workload,
         "totals": totals_printed(revision_totals(revision=revision)),
     }
 
@@ -218,7 +225,7 @@ class RevisionSerializer(serializers.ModelSerializer):
         model = QuoteRevision
         fields = ["number", "label", "created_by", "created_at", "frozen_at", "sent_at",
                   "fx_source_currency", "fx_rate", "fx_rate_date", "tax_percent",
-                  "discount_percent", "totals"]
+                  "discount_percent", "workload", "totals"]
         read_only_fields = fields
 
     @extend_schema_field(TotalsSerializer)
@@ -290,6 +297,7 @@ class QuoteCreateSerializer(serializers.Serializer):
     )
     currency = serializers.RegexField(r"^[A-Za-z]{3}$", required=False,
                                       help_text="Defaults to the customer's currency.")
+    workload = workload_field(required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -304,6 +312,7 @@ class QuoteTermsSerializer(serializers.Serializer):
     valid_until = serializers.DateField(required=False)
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
+    workload = workload_field(required=False)
 
 
 class LineAddSerializer(serializers.Serializer):
@@ -429,7 +438,8 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
         design = data["design"]
         return services.quote_create_from_design(project=design.project, design=design,
                                                  user=self.request.user,
-                                                 currency=data.get("currency"))
+                                                 currency=data.get("currency"),
+                                                 workload=data.get("workload"))
 
     def update_service(self, quote, data):
         return services.quote_update_terms(quote=quote, user=self.request.user, **data)
