@@ -106,10 +106,14 @@ class Notification(models.Model):
         """The person's own words (a reason, a request note), shown as they wrote them."""
         return self.params.get("note", "")
 
-    def note_label(self) -> str:
+    def note_line(self) -> str:
+        """The note with what it is ("Reason: ..."), or nothing."""
+        note = self.note()
+        if not note:
+            return ""
         if self.kind == NotificationKind.APPROVAL_REQUESTED:
-            return pgettext("notification", "Note")
-        return pgettext("notification", "Reason")
+            return pgettext("notification", "Note: %(note)s") % {"note": note}
+        return pgettext("notification", "Reason: %(note)s") % {"note": note}
 
 
 class NotificationEmailOptOut(models.Model):
