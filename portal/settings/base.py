@@ -329,6 +329,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=0, minute=10),
     },
     "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
+    "notification-emails-requeue": {
+        "task": "quoting.notification_emails_requeue",
+        "schedule": 300.0,
+    },
     "webhook-deliveries-requeue": {
         "task": "integrations.webhook_deliveries_requeue",
         "schedule": crontab(minute="*/15"),

@@ -52,6 +52,11 @@ class Notification(models.Model):
                 fields=["recipient"], condition=Q(read_at__isnull=True),
                 name="notification_unread_idx",
             ),
+            # The e-mail sweeper reads only the rows still waiting for their e-mail.
+            models.Index(
+                fields=["created_at"], condition=Q(emailed_at__isnull=True),
+                name="notification_unsent_idx",
+            ),
         ]
 
     def __str__(self) -> str:

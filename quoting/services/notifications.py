@@ -8,6 +8,7 @@ that is down or refuses costs a line in the log, never the customer's or the use
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from collections.abc import Iterable
 from decimal import Decimal
@@ -20,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from portal.models import SALES_MANAGER, User
+from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import Notification, NotificationEmailOptOut, NotificationKind, Quote
 
 from .errors import InvalidValue
@@ -27,6 +29,10 @@ from .errors import InvalidValue
 logger = logging.getLogger(__name__)
 
 NOTE_MAX = 500  # of a reason or request note carried into the inbox and the e-mail
+# An e-mail not sent this long after its event is queued again by the sweeper; older than a
+# day it is stale news, left to the inbox.
+EMAIL_REQUEUE_AFTER = dt.timedelta(minutes=5)
+EMAIL_GIVE_UP_AFTER = dt.timedelta(days=1)
 
 
 def person_name(user: User | None) -> str:
@@ -76,15 +82,26 @@ def notify(
 
 
 def _emails_queue(notification_ids: list[int]) -> None:
-    """After the commit: one task per e-mail. A broker that is down loses the e-mail, never
-    the request (the inbox has it)."""
+    """After the commit: one task per e-mail. A broker that is down never fails the request:
+    the row waits for notification_emails_requeue."""
     from quoting.notification_tasks import notification_email_task  # tasks import this module
 
     for pk in notification_ids:
-        try:
-            notification_email_task.delay(pk)
-        except Exception:
-            logger.exception("notification %s: the e-mail could not be queued", pk)
+        enqueue_or_leave_to_sweeper(notification_email_task.delay, pk)
+
+
+def notification_emails_requeue() -> int:
+    """Queue again the e-mails nobody sent (the broker was down at commit time, a worker was
+    lost); returns how many. A duplicate is harmless: a row is claimed before it is sent."""
+    now = timezone.now()
+    waiting = Notification.objects.filter(
+        emailed_at__isnull=True,
+        created_at__lt=now - EMAIL_REQUEUE_AFTER,
+        created_at__gte=now - EMAIL_GIVE_UP_AFTER,
+    ).order_by("created_at")
+    pks = list(waiting.values_list("pk", flat=True)[:1000])
+    _emails_queue(pks)
+    return len(pks)
 
 
 # --- e-mail --------------------------------------------------------------------------------------

@@ -5,15 +5,23 @@ server that fails never fails the action."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 from django.core import mail
 from django.core.mail.backends.locmem import EmailBackend
+from django.db import transaction
 from django.test import Client
+from django.utils import timezone
 
 from proposals.services import share_link_create
 from quoting.models import Notification, NotificationEmailOptOut, NotificationKind, QuoteStatus
 from quoting.services.errors import InvalidValue
-from quoting.services.notifications import notification_email_kinds_set, notification_email_send
+from quoting.services.notifications import (
+    notification_email_kinds_set,
+    notification_email_send,
+    notification_emails_requeue,
+)
 from quoting.services.quotes import (
     quote_add_free_text,
     quote_approve,
@@ -242,6 +250,40 @@ def test_a_failing_mail_server_does_not_fail_the_customers_answer(
     assert _kinds(world.sales) == [Kind.LINK_OPENED, Kind.QUOTE_ACCEPTED]
     assert "the e-mail could not be sent" in caplog.text
     assert mail.outbox == []
+
+
+def test_a_notification_rolls_back_with_its_event_and_sends_nothing(
+    world, mailoutbox, django_capture_on_commit_callbacks
+):
+    quote = _draft(world)
+    quote_set_discount(quote=quote, discount_percent=15, user=world.sales,
+                       expected_version=quote.version)
+    with (django_capture_on_commit_callbacks(execute=True), pytest.raises(RuntimeError),
+          transaction.atomic()):
+        quote_request_approval(quote=quote, user=world.sales, expected_version=quote.version)
+        raise RuntimeError("something later in the same request failed")
+    assert not Notification.objects.exists() and mailoutbox == []
+
+
+def test_emails_never_queued_are_sent_by_the_sweeper_once_and_stale_ones_dropped(
+    world, sent, mailoutbox
+):
+    def waiting(minutes_ago):
+        row = Notification.objects.create(
+            recipient=world.sales, kind=Kind.QUOTE_DECLINED, quote=sent,
+            params={"number": sent.number, "customer": "Pengcheng University"})
+        Notification.objects.filter(pk=row.pk).update(
+            created_at=timezone.now() - dt.timedelta(minutes=minutes_ago))
+        return row
+
+    lost, fresh, stale = waiting(10), waiting(1), waiting(60 * 48)
+    assert notification_emails_requeue() == 1
+    assert len(mailoutbox) == 1
+    assert notification_emails_requeue() == 0  # sent: never again
+    lost.refresh_from_db()
+    fresh.refresh_from_db()
+    stale.refresh_from_db()
+    assert lost.emailed_at is not None and fresh.emailed_at is None and stale.emailed_at is None
 
 
 # --- the inbox -----------------------------------------------------------------------------------
