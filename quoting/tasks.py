@@ -16,3 +16,7 @@ def quotes_expire_overdue_task() -> int:
     No arguments and idempotent: a duplicate delivery or a second run expires nothing more.
     """
     return quotes_expire_overdue()
+
+
+# Registered with the worker from here (Celery discovers `tasks` modules only).
+from quoting.notification_tasks import notification_email_task  # noqa: E402, F401

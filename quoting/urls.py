@@ -1,7 +1,7 @@
 from django.urls import path
 
 from quoting.views import customers as customer_views
-from quoting.views import designs, tco
+from quoting.views import designs, notifications, tco
 from quoting.views import quotes as quote_views
 
 app_name = "quoting"
@@ -24,6 +24,11 @@ urlpatterns = [
     path("projects/<int:pk>/", customer_views.project_detail, name="project-detail"),
     path("projects/<int:pk>/designs/<int:design_pk>/quote/", customer_views.quote_from_design,
          name="quote-from-design"),
+    path("inbox/", notifications.inbox, name="inbox"),
+    path("inbox/read-all/", notifications.inbox_read_all, name="inbox-read-all"),
+    path("inbox/<int:pk>/read/", notifications.inbox_read, name="inbox-read"),
+    path("account/notifications/", notifications.notification_settings,
+         name="notification-settings"),
     path("quotes/", quote_views.quote_list, name="quote-list"),
     path("quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
     path("quotes/<int:pk>/diff/", quote_views.quote_diff, name="quote-diff"),

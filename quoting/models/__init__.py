@@ -3,6 +3,7 @@
 from .audit import QuoteEvent, QuoteEventVerb
 from .customers import Contact, Customer, Project, Team, VatZone
 from .designs import SavedDesign, TcoScenario
+from .notifications import Notification, NotificationEmailOptOut, NotificationKind
 from .quotes import (
     TOTALLED_SECTIONS,
     TRANSITIONS,
@@ -27,6 +28,9 @@ __all__ = [
     "Customer",
     "FxRate",
     "LineKind",
+    "Notification",
+    "NotificationEmailOptOut",
+    "NotificationKind",
     "Project",
     "Quote",
     "QuoteCounter",
