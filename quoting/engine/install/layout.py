@@ -19,6 +19,7 @@ longer than the quoted part is reported, so the distance on the design can be ra
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -60,6 +61,7 @@ class Rack:
     network_max_w: float = 0.0
     server_typical_w: float = 0.0  # servers: outside the design's network power
     server_max_w: float = 0.0
+    parts: Counter = field(default_factory=Counter)  # racked parts: devices, optics, cables
 
     @property
     def row_name(self) -> str:
@@ -148,7 +150,7 @@ class InstallLayout:
         return f"{rack.row_name}.{rack.position + 1:02d}-U{d.u:02d}"
 
     def label(self, device: str, port: str, far_device: str, far_port: str) -> str:
-        return f"{self.location(device)}:{port}/{self.location(far_device)}:{far_port}"
+        return f"{self.location(device)}:{port} > {self.location(far_device)}:{far_port}"
 
     def rack_of(self, device: str) -> Rack:
         return self.racks[self.devices[device].rack]
@@ -210,6 +212,8 @@ class _Placer:
         device.rack, device.u = rack.index, rack.units_used + 1
         rack.units_used += device.units
         rack.devices.append(device.name)
+        if device.part:
+            rack.parts[device.part] += 1
         if device.network:
             rack.network_typical_w += device.typical_w
             rack.network_max_w += device.max_w
@@ -508,6 +512,8 @@ def _cables(
         part = by_sku.get(run.cable_part)
         if run.cable_part not in classes:
             classes[run.cable_part] = _length_classes(part, by_sku)
+        if legs == 0:  # a cable is picked once, at the A end of its first leg
+            layout.rack_of(a).parts[run.cable_part] += 1
         length = route_length(layout, a, z)
         length_class = next((c for c in classes[run.cable_part] if c >= length), None)
         yield Cable(
@@ -521,6 +527,8 @@ def _cables(
 def _add_power(layout: InstallLayout, device: str, part: ProductSpec | None) -> None:
     typical, maximum = _power(part)
     rack = layout.rack_of(device)
+    if part is not None:
+        rack.parts[part.part_number] += 1
     rack.network_typical_w += typical
     rack.network_max_w += maximum
 
