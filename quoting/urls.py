@@ -12,6 +12,8 @@ urlpatterns = [
     path("designs/cable-schedule.csv", designs.design_cable_schedule_csv,
          name="design-cable-schedule"),
     path("designs/drawing.svg", designs.design_drawing_svg, name="design-drawing"),
+    path("designs/install-pack.zip", designs.design_install_pack_zip,
+         name="design-install-pack"),
     path("tco/", tco.tco_page, name="tco"),
     path("customers/", customer_views.customer_list, name="customer-list"),
     path("customers/new/", customer_views.customer_new, name="customer-new"),

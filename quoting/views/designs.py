@@ -19,14 +19,27 @@ from django.views.decorators.http import require_GET, require_POST
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
+from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors
-from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
+from quoting.forms.designs import (
+    CURRENCY_CHOICES,
+    DesignForm,
+    DesignSaveForm,
+    SiteForm,
+    design_form_data,
+)
 from quoting.forms.tco import tco_page_query
 from quoting.models import SavedDesign
 from quoting.selectors import projects_visible_to
 from quoting.services.customers import design_save
-from quoting.services.designs import design_bom_priced, design_compute, message_from_json
+from quoting.services.designs import (
+    design_bom_priced,
+    design_compute,
+    design_install_layout,
+    message_from_json,
+    site_from_json,
+)
 from quoting.services.errors import QuoteError
 from quoting.services.snapshots import design_priced, design_snapshot_current
 from quoting.services.tco import TCO_PRESET, design_tco_body, tco_comparison, tco_compute
@@ -217,6 +230,29 @@ def design_cable_schedule_csv(request):
                                      content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = (
         f'attachment; filename="cable-schedule-{design.gpu_count}-gpus.csv"')
+    return response
+
+
+@login_required
+@require_GET
+def design_install_pack_zip(request):
+    """The installation pack of the design in the query, on the site in the query (defaults
+    for what it leaves out)."""
+    form, design = _design_from_query(request)
+    if design is None:
+        return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
+    site_form = SiteForm(request.GET)
+    if not site_form.is_valid():
+        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+    try:
+        layout = design_install_layout(design=design,
+                                       site=site_from_json(site_form.site_values()))
+    except InvalidInput as error:
+        add_engine_errors(site_form, error.errors)
+        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+    response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"')
     return response
 
 
