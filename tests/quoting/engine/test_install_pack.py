@@ -102,8 +102,8 @@ def test_every_cable_id_and_every_label_is_unique(pack):
     assert len(ids) == len(set(ids)) > 0
     assert len(labels) == len(set(labels))
     for c in cables:  # each label starts at its own end: row.rack-Uu:port
-        assert c["label_a"].startswith(f"{c['a_rack'][:-2]}.{c['a_rack'][-2:]}-U{int(c['a_u']):02d}:"
-                                       f"{c['a_port']} > ")
+        row, rack = c["a_rack"][:-2], c["a_rack"][-2:]
+        assert c["label_a"].startswith(f"{row}.{rack}-U{int(c['a_u']):02d}:{c['a_port']} > ")
 
 
 def test_every_switch_port_appears_at_most_once(pack):
