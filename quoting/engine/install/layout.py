@@ -63,13 +63,12 @@ class Rack:
     server_max_w: float = 0.0
     parts: Counter = field(default_factory=Counter)  # racked parts: devices, optics, cables
 
-    @property
-    def row_name(self) -> str:
-        return row_letters(self.row)
+    row_name: str = ""  # A, B, ... AA
+    name: str = ""  # A01: row and position
 
-    @property
-    def name(self) -> str:
-        return f"{self.row_name}{self.position + 1:02d}"
+    def __post_init__(self) -> None:
+        self.row_name = row_letters(self.row)
+        self.name = f"{self.row_name}{self.position + 1:02d}"
 
     @property
     def typical_kw(self) -> float:
@@ -132,6 +131,7 @@ class InstallLayout:
     server_units: int
     server_max_kw: float
     warnings: list[str]
+    _locations: dict[str, str] = field(default_factory=dict)
 
     def position(self, device: str) -> tuple[float, float, float]:
         """The device's centre in metres: along the row, across rows, height."""
@@ -145,9 +145,12 @@ class InstallLayout:
 
     def location(self, device: str) -> str:
         """TIA-606 style: row.rack-Uu."""
-        d = self.devices[device]
-        rack = self.racks[d.rack]
-        return f"{rack.row_name}.{rack.position + 1:02d}-U{d.u:02d}"
+        found = self._locations.get(device)
+        if found is None:
+            d = self.devices[device]
+            rack = self.racks[d.rack]
+            found = self._locations[device] = f"{rack.row_name}.{rack.position + 1:02d}-U{d.u:02d}"
+        return found
 
     def label(self, device: str, port: str, far_device: str, far_port: str) -> str:
         return f"{self.location(device)}:{port} > {self.location(far_device)}:{far_port}"
