@@ -16,17 +16,19 @@ ELEVATION_STYLE = (
     "text{font:10px sans-serif;fill:#1b1f24}.title{font-size:15px;font-weight:bold}"
     ".row{font-size:13px;font-weight:bold}.frame{fill:#f6f8fa;stroke:#57606a}"
     ".over .frame{fill:#fdecea;stroke:#c62828;stroke-width:2}.over .kw{fill:#c62828}"
-    "rect.dev{stroke:#57606a}.server{fill:#e8f1fb}.leaf{fill:#dff3e4}.spine,.core{fill:#c8e6c9}"
-    ".ufm{fill:#fff3cd}.mgmt{fill:#eeeeee}.storage{fill:#f3e5f5}"
+    "rect.dev{stroke:#57606a}.el-server{fill:#e8f1fb}.el-leaf{fill:#dff3e4}"
+    ".el-spine,.el-core{fill:#c8e6c9}.el-ufm{fill:#fff3cd}.el-mgmt{fill:#eeeeee}"
+    ".el-storage{fill:#f3e5f5}"
 )
 
 
 def _css(role: str) -> str:
+    """Classes of their own (el-...), so the page's fabric drawing keeps its .leaf and .spine."""
     if role.startswith("storage"):
-        return "storage"
+        return "el-storage"
     if "management" in role:
-        return "mgmt"
-    return role
+        return "el-mgmt"
+    return f"el-{role}"
 
 
 def rack_elevations_svg(layout: InstallLayout) -> Iterator[str]:
