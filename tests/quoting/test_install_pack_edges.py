@@ -78,7 +78,7 @@ def test_the_page_link_answers_bad_site_input_with_a_400(sales_client, seeded, s
 def test_the_command_writes_the_pack_into_a_directory(seeded, capsys, tmp_path):
     call_command("fabric_design", "--gpus", "128", "--pack", str(tmp_path / "pack"),
                  "--rack-power-kw", "60")
-    assert "Installation pack: 12 files" in capsys.readouterr().out
+    assert "Installation pack: 14 files" in capsys.readouterr().out
     assert sorted(p.name for p in (tmp_path / "pack").iterdir()) == sorted(PACK_FILE_NAMES)
 
 

@@ -338,6 +338,9 @@ FILE_NOTES = (
     ("racks.csv", "per rack: position, devices at their U, U used and free, typical and max "
      "power (network and servers apart) against the budget."),
     ("rack-elevations.svg", "front views of every rack, devices at their U, kW against budget."),
+    ("rack-elevations.pdf", "the same, six racks to a landscape A4 page, to tape to rack doors."),
+    ("labels.pdf", "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 "
+     "page."),
     ("slurm-topology.conf", "Slurm topology/tree: leaves with their nodes, spines and core above."),
     ("ibdiagnet.topo", "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool "
      "(InfiniBand fabrics)."),

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from quoting.engine.install import exports
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.layout import InstallLayout
+from quoting.engine.install.pdf import labels_pdf, rack_elevations_pdf
 
 # Fixed member dates: the same design and site give the same bytes (and the same SHA-256).
 MEMBER_DATE = (2026, 1, 1, 0, 0, 0)
@@ -25,6 +26,8 @@ def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, 
         ("port-map.csv", lambda: exports.port_map_csv(layout)),
         ("racks.csv", lambda: exports.racks_csv(layout)),
         ("rack-elevations.svg", lambda: rack_elevations_svg(layout)),
+        ("rack-elevations.pdf", lambda: rack_elevations_pdf(layout)),
+        ("labels.pdf", lambda: labels_pdf(layout)),
         ("slurm-topology.conf", lambda: exports.slurm_topology(layout)),
         ("ibdiagnet.topo", lambda: exports.ibdiagnet_topo(layout)),
         ("ufm-ndt.csv", lambda: exports.ufm_ndt_csv(layout)),
@@ -37,6 +40,7 @@ def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, 
 
 PACK_FILE_NAMES = (
     "README.txt", "cable-schedule.csv", "port-map.csv", "racks.csv", "rack-elevations.svg",
+    "rack-elevations.pdf", "labels.pdf",
     "slurm-topology.conf", "ibdiagnet.topo", "ufm-ndt.csv", "netbox-devices.csv",
     "netbox-interfaces.csv", "netbox-cables.csv", "bom-by-rack.csv",
 )
@@ -91,8 +95,8 @@ def pack_write_dir(layout: InstallLayout, directory, *, revision: str = "") -> l
     directory.mkdir(parents=True, exist_ok=True)
     names = []
     for name, produce in pack_files(layout, revision=revision):
-        with (directory / name).open("w", encoding="utf-8", newline="") as out:
+        with (directory / name).open("wb") as out:
             for chunk in produce():
-                out.write(chunk if isinstance(chunk, str) else chunk.decode("utf-8"))
+                out.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
         names.append(name)
     return names

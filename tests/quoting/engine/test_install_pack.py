@@ -10,6 +10,7 @@ import re
 import zipfile
 from collections import Counter, defaultdict
 
+import pypdf
 import pytest
 
 from quoting.engine.errors import InvalidInput
@@ -255,6 +256,20 @@ def test_the_bom_by_rack_picks_every_quoted_part_exactly_once(pack):
     for line in pack.design.bom:
         quoted[line.sku] += line.quantity
     assert picked == quoted
+
+
+def test_the_label_sheets_hold_two_labels_per_cable_leg_and_the_elevations_every_rack(pack):
+    legs = len(pack.layout.cables)
+    labels = pypdf.PdfReader(io.BytesIO(pack.zip.read("labels.pdf")), strict=True)
+    assert len(labels.pages) == math.ceil(2 * legs / 36)
+    first = labels.pages[0].extract_text()
+    cable = pack.rows("cable-schedule.csv")[0]
+    assert f"{cable['cable_id']}  A" in first and f"{cable['cable_id']}  Z" in first
+    assert cable["label_a"].split(" > ")[0] in first
+    elevations = pypdf.PdfReader(io.BytesIO(pack.zip.read("rack-elevations.pdf")), strict=True)
+    assert len(elevations.pages) == math.ceil(len(pack.layout.racks) / 6)
+    text = "".join(page.extract_text() for page in elevations.pages)
+    assert all(f"{rack.name} ({rack.kind})" in text for rack in pack.layout.racks)
 
 
 def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(catalog):
