@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from quoting.install_tasks import install_pack_build_task  # noqa: F401  (registers it)
 from quoting.services.quotes import quotes_expire_overdue
 
 
@@ -16,3 +17,4 @@ def quotes_expire_overdue_task() -> int:
     No arguments and idempotent: a duplicate delivery or a second run expires nothing more.
     """
     return quotes_expire_overdue()
+
