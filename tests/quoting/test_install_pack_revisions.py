@@ -110,3 +110,25 @@ def test_a_quote_you_may_not_see_has_no_pack_for_you(api, qw):
     other = token_client(qw.world.other_sales)  # a salesperson of another team
     assert other.get(url(qw)).status_code == 404
     assert other.post(url(qw), {}, format="json").status_code == 404
+
+
+def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is_fixed(
+        client, qw, django_capture_on_commit_callbacks):
+    client.force_login(qw.world.sales)
+    page = f"/quotes/{qw.quote.pk}/"
+    assert "Build the installation pack" in client.get(page).content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"{page}install-pack/", {"revision": "1"})
+    assert response.status_code == 302 and response["Location"].endswith("?r=1")
+    body = client.get(page).content.decode()
+    zip_url = f"{page}revisions/1/install-pack.zip"
+    assert zip_url in body
+    download = client.get(zip_url)
+    assert download.status_code == 200
+    assert hashlib.sha256(download.content).hexdigest() == InstallPack.objects.get().sha256
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+    body = client.get(page).content.decode()
+    assert zip_url in body and "Build the installation pack" not in body
+    assert client.post(f"{page}install-pack/", {"revision": "x1"}).status_code == 404
+    assert client.get(f"{page}revisions/7/install-pack.zip").status_code == 404
