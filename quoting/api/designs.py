@@ -172,7 +172,8 @@ class DesignViewSet(viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         try:
             design = design_compute(requirements=serializer.requirements())
-            layout = design_install_layout(design=design, site=serializer.site())
+            layout = design_install_layout(design=design, site=serializer.site(),
+                                           interactive=True)
         except InvalidInput as error:
             raise validation_error(error) from error
         response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")

@@ -166,7 +166,19 @@ def site_from_json(data: dict) -> SiteInputs:
     return SiteInputs(**data)
 
 
-def design_install_layout(*, design: FabricDesign, site: SiteInputs) -> InstallLayout:
+# A pack built while a request waits (design API, design page): about 100,000 cable legs and
+# ten seconds of CPU at most; a larger one is built by the worker for a quote revision.
+INSTALL_PACK_INTERACTIVE_MAX_GPUS = 32_768
+
+
+def design_install_layout(
+    *, design: FabricDesign, site: SiteInputs, interactive: bool = False
+) -> InstallLayout:
     """Racks, placed devices and labelled cables of a design on a site (the installation pack's
     source). Raises InvalidInput naming the site field at fault."""
+    if interactive and design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
+        raise InvalidInput.field(
+            "gpu_count",
+            f"an installation pack of more than {INSTALL_PACK_INTERACTIVE_MAX_GPUS:,} GPUs is "
+            "built by a worker: save the design, quote it and ask for the revision's pack.")
     return plan_layout(design, site, product_specs())

@@ -280,7 +280,7 @@ def design_install_pack_zip(request):
     if not site_form.is_valid():
         return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
     try:
-        layout = design_install_layout(design=design,
+        layout = design_install_layout(design=design, interactive=True,
                                        site=site_from_json(site_form.site_values()))
     except InvalidInput as error:
         add_engine_errors(site_form, error.errors)

@@ -45,6 +45,7 @@ def test_the_api_streams_the_pack_of_the_design_body_on_the_site_given(api):
     ({"gpu_count": 4096, "rows": 2}, "rows"),  # too large for the site
     ({"gpu_count": 256, "cable_route": "by pigeon"}, "cable_route"),
     ({"gpu_count": 0}, "gpu_count"),  # the design's own contract still applies
+    ({"gpu_count": 40_000}, "gpu_count"),  # too large to build while the request waits
     ({"gpu_count": 256, "rack_colour": "blue"}, "rack_colour"),
 ])
 def test_bad_site_or_design_input_is_a_400_naming_the_field(api, body, field):
