@@ -386,13 +386,16 @@ def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK, *,
 
 
 class InstallPackStateSerializer(serializers.ModelSerializer):
+    # Text, not an enum: the proposal documents' status enum has other values.
+    status = serializers.CharField(read_only=True, help_text="pending, building, ready or failed")
+
     class Meta:
         model = InstallPack
         fields = ["id", "status", "error", "sha256", "size", "site", "created_at", "finished_at"]
 
 
-InstallPackRequestSerializer = type(
-    "InstallPackRequestSerializer", (serializers.Serializer,), serializer_fields(SiteInputs))
+RevisionInstallPackSerializer = type(
+    "RevisionInstallPackSerializer", (serializers.Serializer,), serializer_fields(SiteInputs))
 
 
 class PackNotReady(APIException):
@@ -521,12 +524,12 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     @extend_schema(
         summary="Ask for the revision's installation pack on a site (built by a worker; a sent "
                 "revision keeps one pack per site)",
-        parameters=[NUMBER], request=InstallPackRequestSerializer,
+        parameters=[NUMBER], request=RevisionInstallPackSerializer,
         responses={202: InstallPackStateSerializer, **errors(*WRITE_ERRORS)})
     @install_pack.mapping.post
     def install_pack_create(self, request, pk=None, number=None):
         revision = self._revision(self.get_object(), number)
-        site = InstallPackRequestSerializer(data=request.data)
+        site = RevisionInstallPackSerializer(data=request.data)
         site.is_valid(raise_exception=True)
         try:
             pack = install_pack_request(revision=revision, user=request.user,

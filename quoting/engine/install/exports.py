@@ -24,7 +24,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import fields
 
-from quoting.engine.csvcells import FORMULA_STARTS, csv_cell
+from quoting.engine.csvcells import csv_row
 from quoting.engine.install.layout import HOST_TIERS, Cable, InstallLayout
 from quoting.engine.install.site import SiteInputs
 
@@ -36,20 +36,12 @@ NETBOX_CABLE_TYPES = {
 }
 
 
-_RISKY_FIRST = frozenset(FORMULA_STARTS) | {"'"}
-
-
-def _cells(row: Iterable) -> list:
-    """csv_row, with the common case (no text that starts like a formula) made cheap."""
-    return [csv_cell(v) if type(v) is str and v[:1] in _RISKY_FIRST else v for v in row]
-
-
 def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(list(header))
     for count, row in enumerate(rows, 1):
-        writer.writerow(_cells(row))
+        writer.writerow(csv_row(row))
         if count % CHUNK_ROWS == 0:
             yield out.getvalue()
             out.seek(0)
