@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
+# Registered with the worker from here (Celery discovers `tasks` modules only).
+from quoting.install_tasks import install_pack_build_task  # noqa: F401
+from quoting.notification_tasks import notification_email_task  # noqa: F401
 from quoting.services.quotes import quotes_expire_overdue
 
 
@@ -16,7 +19,3 @@ def quotes_expire_overdue_task() -> int:
     No arguments and idempotent: a duplicate delivery or a second run expires nothing more.
     """
     return quotes_expire_overdue()
-
-
-# Registered with the worker from here (Celery discovers `tasks` modules only).
-from quoting.notification_tasks import notification_email_task  # noqa: E402, F401

@@ -14,6 +14,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import NIC_GENERATIONS as NIC_GENERATION_CHOICES
 from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors, form_fields
 
@@ -115,3 +116,15 @@ def design_form_data(requirements: dict) -> dict:
         else:
             data[name] = value
     return data
+
+
+class SiteForm(forms.Form):
+    """The installation pack's site inputs from a query; empty fields take the defaults, the
+    layout checks the rules across them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields.update(form_fields(SiteInputs, SITE_FIELDS, optional=frozenset(SITE_FIELDS)))
+
+    def site_values(self) -> dict:
+        return {k: v for k, v in self.cleaned_data.items() if v not in (None, "")}

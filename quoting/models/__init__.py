@@ -3,6 +3,7 @@
 from .audit import QuoteEvent, QuoteEventVerb
 from .customers import Contact, Customer, Project, Team, VatZone
 from .designs import SavedDesign, TcoScenario
+from .install import InstallPack, InstallPackStatus
 from .notifications import Notification, NotificationEmailOptOut, NotificationKind
 from .quotes import (
     TOTALLED_SECTIONS,
@@ -27,6 +28,8 @@ __all__ = [
     "Contact",
     "Customer",
     "FxRate",
+    "InstallPack",
+    "InstallPackStatus",
     "LineKind",
     "Notification",
     "NotificationEmailOptOut",
