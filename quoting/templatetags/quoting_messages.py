@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext
 
+from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.messages import Message
 
 register = template.Library()
@@ -16,3 +17,18 @@ def translated(value: object) -> object:
     if isinstance(value, Message):
         return value.render(gettext)
     return value
+
+
+@register.filter
+def bom_role(role: str) -> str:
+    """A BOM role code (leaf, server-leaf, storage spine...) as words in the active language."""
+    return bom_role_label(role or "").render(gettext) if role else ""
+
+
+@register.filter
+def name_in(row, names: dict | None) -> str:
+    """A BOM row's product name from `names` (part number -> name in the active language), else
+    the name the row carries. Rows are objects or snapshot dicts."""
+    sku = getattr(row, "sku", None) or (row.get("sku") if isinstance(row, dict) else "")
+    name = getattr(row, "name", None) or (row.get("name") if isinstance(row, dict) else "")
+    return (names or {}).get(sku) or name

@@ -17,6 +17,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from catalog.selectors import product_names_shown
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
@@ -129,6 +130,9 @@ def design_new(request):
         context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
+    if context.get("priced") is not None:
+        context["catalog_names"] = product_names_shown(
+            part_numbers=[line.sku for line in context["priced"].lines])
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
 
