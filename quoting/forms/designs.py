@@ -76,7 +76,7 @@ class DesignForm(_RequirementsForm):
             try:
                 check_requirements(self.requirements())
             except InvalidInput as error:
-                add_engine_errors(self, error.errors)
+                add_engine_errors(self, error.messages)
         return data
 
     def requirements(self) -> FabricRequirements:

@@ -19,7 +19,7 @@ from catalog.selectors import gpu_peak_tflops
 from quoting.engine.contract import specs
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
 from quoting.engine.tco.presets import DEFAULT_CURRENCY, WORKLOAD_PRESETS
-from quoting.forms.contract import form_field, form_fields
+from quoting.forms.contract import engine_error_text, form_field, form_fields
 
 FABRIC_ROWS = 4  # the page compares up to four options; the API takes up to eight
 DEFAULT_PRESET = "llm_pretrain_7b"
@@ -199,9 +199,7 @@ class TcoForms:
             if match and int(match[1]) < len(self.used_rows):
                 form, field = self.fabrics[self.used_rows[int(match[1])]], match[2]
             for message in messages:
-                form.add_error(
-                    field if field in form.fields else None, message[:1].upper() + message[1:]
-                )
+                form.add_error(field if field in form.fields else None, engine_error_text(message))
 
 
 def tco_page_query(body: dict) -> str:

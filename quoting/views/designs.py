@@ -63,7 +63,7 @@ def _design_from_query(request, project=None):
         try:
             design = design_compute(requirements=form.requirements())
         except InvalidInput as error:
-            add_engine_errors(form, error.errors)
+            add_engine_errors(form, error.messages)
     return form, design
 
 

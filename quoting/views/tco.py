@@ -33,7 +33,7 @@ def tco_page(request):
         try:
             result = tco_compute(data=forms.body())
         except InvalidInput as error:
-            forms.add_engine_errors(error.errors)
+            forms.add_engine_errors(error.messages)
     context = {
         "forms": forms,
         "form": forms.form,
