@@ -23,6 +23,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services.snapshots import revision_snapshot_current
+from quoting.svg.tco import chart_in
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 
@@ -101,7 +102,9 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         design=revision.design_snapshot or None,
         drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
         tco=revision.tco_snapshot or None,
-        tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
+        tco_charts=[
+            svg_data_uri(chart_in(chart, language)) for chart in revision.tco_charts or []
+        ],
     )
 
 

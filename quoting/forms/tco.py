@@ -77,7 +77,7 @@ def _cluster_fields() -> dict[str, forms.Field]:
         label=_("Workload preset"),
         required=False,
         initial=DEFAULT_PRESET,
-        choices=[("", _("Custom"))] + [(k, p.label) for k, p in WORKLOAD_PRESETS.items()],
+        choices=[("", _("Custom"))] + [(k, _(p.label)) for k, p in WORKLOAD_PRESETS.items()],
         help_text=_("Fills the workload fields; adjust them afterwards."),
     )
     workload = form_fields(Workload, WORKLOAD_FIELDS, optional=_OPTIONAL, initial=_NO_INITIAL)

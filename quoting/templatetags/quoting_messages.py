@@ -7,6 +7,7 @@ from django.utils.translation import gettext
 
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.messages import Message
+from quoting.engine.tco.names import option_name_message
 
 register = template.Library()
 
@@ -32,3 +33,27 @@ def name_in(row, names: dict | None) -> str:
     sku = getattr(row, "sku", None) or (row.get("sku") if isinstance(row, dict) else "")
     name = getattr(row, "name", None) or (row.get("name") if isinstance(row, dict) else "")
     return (names or {}).get(sku) or name
+
+
+@register.filter
+def assumption_text(assumption, part: str) -> str:
+    """An assumption's label, unit or source in the active language: from the engine's object,
+    or from a kept result (its "messages"; a result kept before them reads in English)."""
+    if isinstance(assumption, dict):
+        kept = (assumption.get("messages") or {}).get(part)
+        if kept:
+            return Message.from_json(kept).render(gettext)
+        return assumption.get(part, "")
+    return translated(getattr(assumption, part, ""))
+
+
+@register.filter
+def engine_label(text: str) -> str:
+    """A fixed engine text marked with gettext_noop (a preset's or transport's label)."""
+    return gettext(text) if text else ""
+
+
+@register.filter
+def option_name(name: str) -> str:
+    """A TCO option's name in the active language (see quoting/engine/tco/names.py)."""
+    return option_name_message(name or "").render(gettext) if name else ""
