@@ -30,7 +30,8 @@ class ProductAdmin(admin.ModelAdmin):
     search_fields = ["part_number", "name", "name_zh", "family"]
     inlines = [PriceInline]
     fieldsets = [
-        (None, {"fields": ["part_number", "name", "name_zh", "category", "family", "generation", "protocol",
+        (None, {"fields": ["part_number", "name", "name_zh", "category", "family", "generation",
+                           "protocol",
                            "lifecycle", "unit", "description_en", "description_zh"]}),
         (_("Ports and power"), {"fields": ["port_count", "port_speed_gbps", "cage_type",
                                            "cage_count", "managed", "rack_units",

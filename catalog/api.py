@@ -33,7 +33,8 @@ class ProductSerializer(serializers.ModelSerializer):
         model = Product
         fields = [
             "part_number", "name", "name_zh", "category", "family", "generation", "protocol",
-            "lifecycle", "unit", "description_en", "description_zh", "specs", "prices", "updated_at",
+            "lifecycle", "unit", "description_en", "description_zh", "specs", "prices",
+            "updated_at",
         ]
 
 

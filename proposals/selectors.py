@@ -86,7 +86,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
     chinese = language.startswith("zh")
     promises = [
         (
-            ln.description,
+            (ln.product.name_zh if chinese else "") or ln.description,
             (ln.product.description_zh if chinese else "") or ln.product.description_en,
         )
         for ln in lines

@@ -16,10 +16,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.contract import Spec, default_of, specs
-from quoting.engine.messages import Message
 from quoting.engine.fabric import DISTANCE_CLASSES, distance_parse
 from quoting.engine.fabric.requirements import DISTANCE_LABELS
-
+from quoting.engine.messages import Message
 
 
 def _distance_names() -> str:

@@ -326,16 +326,6 @@ class QuoteLine(models.Model):
     )
     price_source = models.CharField(_("price source"), max_length=300, blank=True)
 
-    @property
-    def description_shown(self) -> str:
-        """The description in the active language: a catalog line's product has a Chinese name
-        (the line keeps the English one it was made with); other lines read as they were typed."""
-        from django.utils.translation import get_language
-
-        if self.product_id and (get_language() or "").startswith("zh") and self.product.name_zh:
-            return self.product.name_zh
-        return self.description
-
     class Meta:
         ordering = ["revision", "position"]
         verbose_name = _("quote line")
@@ -355,6 +345,16 @@ class QuoteLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sku or self.description} x {self.quantity}"
+
+    @property
+    def description_shown(self) -> str:
+        """The description in the active language: a catalog line's product has a Chinese name
+        (the line keeps the English one it was made with); other lines read as they were typed."""
+        from django.utils.translation import get_language
+
+        if self.product_id and (get_language() or "").startswith("zh") and self.product.name_zh:
+            return self.product.name_zh
+        return self.description
 
 
 class ApprovalDecision(models.TextChoices):

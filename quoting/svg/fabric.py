@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from django.utils.translation import gettext, ngettext
+
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.topology import ceil_div
 
@@ -39,13 +41,16 @@ class _Block:
 def _blocks(design: FabricDesign) -> list[_Block]:
     t, node = design.topology, _node_namer(design.topology.servers)
     if t.tiers == 1:
-        return [_Block("switch-01", f"{t.radix} ports", _range(node, 0, t.servers), t.endpoints, 0)]
+        ports = gettext("{ports} ports").format(ports=t.radix)
+        return [_Block("switch-01", ports, _range(node, 0, t.servers), t.endpoints, 0)]
     if t.tiers == 3:
-        size, title, noun = t.leaves_per_pod, "pod {n}", "leaves, {s} spines"
+        size, title = t.leaves_per_pod, gettext("pod {n}")
+        noun = gettext("{leaves} leaves, {s} spines")
     elif t.rail_optimized:
-        size, title, noun = t.rails, "rail group {n}", "leaves (one per rail)"
+        size, title, noun = t.rails, gettext("rail group {n}"), gettext(
+            "{leaves} leaves (one per rail)")
     else:
-        size, title, noun = 1, "leaf-{n:03d}", "leaf"
+        size, title, noun = 1, "leaf-{n:03d}", gettext("{leaves} leaf")
     blocks = []
     for number, first_leaf in enumerate(range(0, t.leaf_count, size), start=1):
         leaves = min(size, t.leaf_count - first_leaf)
@@ -61,7 +66,7 @@ def _blocks(design: FabricDesign) -> list[_Block]:
         blocks.append(
             _Block(
                 title.format(n=number),
-                f"{leaves} " + noun.format(s=t.spines_per_pod),
+                noun.format(leaves=leaves, s=t.spines_per_pod),
                 _range(node, first, last),
                 endpoints,
                 up,
@@ -78,7 +83,9 @@ def _node_namer(servers: int):
 def _range(node, first: int, last: int) -> str:
     count = last - first
     names = node(first) if count == 1 else f"{node(first)} … {node(last - 1)}"
-    return f"{count} servers: {names}" if count != 1 else f"1 server: {names}"
+    # The drawing splits this at ": " into the box's two lines.
+    return ngettext("{count} server: {names}", "{count} servers: {names}", count).format(
+        count=count, names=names)
 
 
 def _elide(items: list) -> tuple[list, int]:
@@ -112,7 +119,8 @@ def _row(
     x = (width - total) / 2
     parts, centres = [], []
     for lines in labels:
-        parts.append(_box(x, y, lines or [f"… ×{hidden} more"], css if lines else "more"))
+        more = gettext("… ×{hidden} more").format(hidden=hidden)
+        parts.append(_box(x, y, lines or [more], css if lines else "more"))
         centres.append(x + BOX_W / 2)
         x += BOX_W + GAP
     return parts, centres
@@ -131,34 +139,37 @@ def fabric_svg(design: FabricDesign) -> str:
     spines: list = []
     if t.tiers == 2:
         spines, spine_hidden = _elide([f"spine-{n:02d}" for n in range(1, t.spine_count + 1)])
-    tops = {3: f"core: {t.core_count} switches", 2: f"spines: {t.spine_count} switches"}
+    tops = {3: gettext("core: {count} switches").format(count=t.core_count),
+            2: gettext("spines: {count} switches").format(count=t.spine_count)}
     columns = max(len(blocks), len(spines), 1)
     width = max(columns * (BOX_W + GAP) + 2 * MARGIN, 640)
     rows_y = [MARGIN + 60 + i * (BOX_H + ROW_GAP) for i in range(3)]
     parts = []
 
-    title = design.requirements.label or "Fabric design"
+    title = design.requirements.label or gettext("Fabric design")
     counts = (
-        [(design.leaf_count, "leaves"), (design.spine_count, "spines"), (design.core_count, "core")]
+        [(design.leaf_count, gettext("{n} leaves")), (design.spine_count, gettext("{n} spines")),
+         (design.core_count, gettext("{n} core"))]
         if t.tiers > 1
-        else [(1, "switch")]
+        else [(1, gettext("{n} switch"))]
     )
     summary = " · ".join(
         [
-            f"{design.gpu_count} GPUs",
-            f"{design.endpoint_ports} endpoint ports",
+            gettext("{n} GPUs").format(n=design.gpu_count),
+            gettext("{n} endpoint ports").format(n=design.endpoint_ports),
             design.switch.part_number,
-            f"{t.tiers} tier" + "s" * (t.tiers > 1),
+            ngettext("{n} tier", "{n} tiers", t.tiers).format(n=t.tiers),
         ]
-        + [f"{n} {noun}" for n, noun in counts if n]
+        + [noun.format(n=n) for n, noun in counts if n]
     )
     if design.planes > 1:
-        summary += f" · {design.planes} identical planes, one drawn"
+        summary += " · " + gettext("{n} identical planes, one drawn").format(n=design.planes)
     if design.server:
         summary += f" · {t.servers} × {design.server.part_number}"
     if design.ufm:
         ufm = design.ufm
-        summary += f" · {ufm.appliances} UFM appliances on {len(ufm.links)} leaf ports"
+        summary += " · " + gettext("{n} UFM appliances on {ports} leaf ports").format(
+            n=ufm.appliances, ports=len(ufm.links))
     parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
     parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))
 
@@ -173,14 +184,17 @@ def fabric_svg(design: FabricDesign) -> str:
     server_parts, _ = _row(server_y, server_labels, hidden, "servers", width)
     for block, x in zip(blocks, centres, strict=True):
         if block:
-            parts.append(_bundle(x, server_y, x, leaf_y + BOX_H, f"{block.down_links} links"))
+            links = gettext("{n} links").format(n=block.down_links)
+            parts.append(_bundle(x, server_y, x, leaf_y + BOX_H, links))
     if t.tiers > 1:
         if t.tiers == 2:
             labels = [[name] if name else None for name in spines]
             top_parts, _ = _row(top_y, labels, spine_hidden, "spine", width)
-            per_pair = f" · {t.links_per_leaf_per_spine} per leaf per spine"
+            per_pair = " · " + gettext("{n} per leaf per spine").format(
+                n=t.links_per_leaf_per_spine)
         else:
-            core = [f"{t.core_count} core", f"{t.links_per_spine_per_core} per spine per core"]
+            core = [gettext("{n} core").format(n=t.core_count),
+                    gettext("{n} per spine per core").format(n=t.links_per_spine_per_core)]
             top_parts, _ = _row(top_y, [core], 0, "core", width)
             per_pair = ""
         parts.append(
@@ -192,7 +206,8 @@ def fabric_svg(design: FabricDesign) -> str:
         for block, x in zip(blocks, centres, strict=True):
             if block:
                 parts.append(
-                    _bundle(x, leaf_y, x, top_y + BOX_H + 8, f"{block.up_links} links{per_pair}")
+                    _bundle(x, leaf_y, x, top_y + BOX_H + 8,
+                            gettext("{n} links").format(n=block.up_links) + per_pair)
                 )
     parts.extend(leaf_parts)
     parts.extend(server_parts)

@@ -6,6 +6,7 @@ from django import template
 from django.utils.translation import gettext
 
 from quoting.engine.fabric.bom import bom_role_label
+from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
 from quoting.engine.messages import Message
 from quoting.engine.tco.names import option_name_message
 
@@ -57,3 +58,9 @@ def engine_label(text: str) -> str:
 def option_name(name: str) -> str:
     """A TCO option's name in the active language (see quoting/engine/tco/names.py)."""
     return option_name_message(name or "").render(gettext) if name else ""
+
+
+@register.filter
+def subnet_manager_label(value: str) -> str:
+    """A design's subnet manager code (on-switch, ufm-licence...) as its label."""
+    return gettext(dict(SUBNET_MANAGER_LABELS).get(value, value)) if value else ""

@@ -100,7 +100,7 @@ def report(pages: dict[str, Counter]) -> str:
 def chinese_world(make_user, seeded):
     """A Chinese-speaking sales engineer and manager, a Chinese customer with an accepted quote
     from a real design (with its TCO and a support line) and a share link to it."""
-    from proposals.services import share_accept, share_link_create
+    from proposals.services import share_link_create
     from tests.proposals.conftest import quote_rich
     from tests.quoting.factories import world_make
 

@@ -97,8 +97,10 @@ def pick_switch(
         if switch.protocol != family:
             raise InvalidInput.field(
                 "switch_part_number",
-                message(gettext_noop("{sku} is a {protocol} switch; the fabric family is {family}."),
-                        sku=part_number, protocol=switch.protocol, family=family),
+                message(
+                    gettext_noop("{sku} is a {protocol} switch; the fabric family is {family}."),
+                    sku=part_number, protocol=switch.protocol, family=family,
+                ),
             )
         split = split_for(catalog, switch, nic_generation)
         if split is None:
