@@ -23,6 +23,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services.snapshots import revision_snapshot_current
+from quoting.svg.fabric import drawing_in
 from quoting.svg.tco import chart_in
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
@@ -92,6 +93,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         for ln in lines
         if ln.section == Section.SUPPORT and ln.product is not None
     ]
+    drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
     return ProposalContent(
         revision=revision,
         issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
@@ -100,7 +102,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         totals=revision_totals(revision=revision, lines=lines),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
-        drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
+        drawing_uri=svg_data_uri(drawing) if drawing else None,
         tco=revision.tco_snapshot or None,
         tco_charts=[
             svg_data_uri(chart_in(chart, language)) for chart in revision.tco_charts or []

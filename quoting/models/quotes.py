@@ -247,6 +247,7 @@ class QuoteRevision(models.Model):
     # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
     # snapshot_version marks a revision made before they existed: filled on its first read.
     design_drawing = models.TextField(_("design drawing"), blank=True)
+    design_drawings = models.JSONField(_("design drawing in each language"), null=True, blank=True)
     tco_charts = models.JSONField(_("TCO charts"), null=True, blank=True)
     snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), null=True,
                                                         blank=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from decimal import Decimal
 
+from django.conf import settings
 from django.utils import timezone
 
 from quoting.engine.errors import InvalidInput
@@ -26,7 +27,7 @@ from quoting.services.designs import (
     requirements_from_json,
 )
 from quoting.services.tco import tco_body_for_design, tco_charts, tco_comparison, tco_compute
-from quoting.svg.fabric import fabric_svg
+from quoting.svg.fabric import fabric_svgs
 
 logger = logging.getLogger(__name__)
 
@@ -35,8 +36,8 @@ logger = logging.getLogger(__name__)
 # charts filled once.
 SNAPSHOT_VERSION = 1
 
-SNAPSHOT_FIELDS = ("result", "drawing", "engine_messages", "tco_inputs", "priced_bom", "tco",
-                   "snapshot_version", "snapshot_at")
+SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
+                   "tco", "snapshot_version", "snapshot_at")
 
 # The figures a revision's design snapshot and the saved design's must share before the saved
 # design's drawing is printed beside the revision's figures.
@@ -49,9 +50,11 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str) -
     design = design_compute(requirements=requirements)
     summary = design.as_dict()
     inputs = design_tco_inputs(design, summary)
+    drawings = fabric_svgs(design)
     return {
         "result": summary,
-        "drawing": fabric_svg(design),
+        "drawing": drawings[settings.LANGUAGE_CODE],
+        "drawings": drawings,
         "engine_messages": design_messages_json(design),
         "tco_inputs": inputs,
         "priced_bom": bom_priced(bom=summary["bom"], currency=currency).as_json(),
@@ -77,7 +80,8 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
             requirements=requirements_from_json(design.requirements), currency=currency)
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
-        values = {"drawing": "", "engine_messages": None, "tco_inputs": None, "tco": None,
+        values = {"drawing": "", "drawings": None, "engine_messages": None, "tco_inputs": None,
+                  "tco": None,
                   "priced_bom": bom_priced(bom=design.bom, currency=currency).as_json(),
                   "snapshot_version": SNAPSHOT_VERSION, "snapshot_at": timezone.now()}
     for name, value in values.items():
@@ -134,6 +138,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
     revision.design = design
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
+    revision.design_drawings = design.drawings
     if tco is None:
         comparison = _tco_for_quote(design, priced)
         if comparison and comparison.get("result"):
@@ -145,7 +150,8 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
         revision.tco_charts = _scenario_charts(tco, tco.result)
     revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design", "design_snapshot", "design_drawing", "tco",
+    revision.save(update_fields=["design", "design_snapshot", "design_drawing", "design_drawings",
+                                 "tco",
                                  "tco_snapshot", "tco_charts", "snapshot_version"])
 
 
@@ -170,16 +176,18 @@ def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
     """
     if revision.snapshot_version is not None:
         return revision
-    drawing, charts = "", []
+    drawing, drawings, charts = "", None, []
     saved, figures = revision.design, revision.design_snapshot
     if saved is not None and figures:
         saved = design_snapshot_current(design=saved)
         if saved.drawing and all(
                 saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
-            drawing = saved.drawing
+            drawing, drawings = saved.drawing, saved.drawings
     if revision.tco is not None and revision.tco_snapshot:
         charts = _scenario_charts(revision.tco, revision.tco_snapshot)
     revision.design_drawing, revision.tco_charts = drawing, charts
+    revision.design_drawings = drawings
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design_drawing", "tco_charts", "snapshot_version"])
+    revision.save(update_fields=["design_drawing", "design_drawings", "tco_charts",
+                                 "snapshot_version"])
     return revision

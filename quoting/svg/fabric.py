@@ -133,6 +133,24 @@ def _bundle(x1: float, y1: float, x2: float, y2: float, label: str) -> str:
     )
 
 
+def fabric_svgs(design: FabricDesign) -> dict[str, str]:
+    """The drawing in each of the portal's languages, as a snapshot keeps it."""
+    from django.conf import settings
+    from django.utils import translation
+
+    drawings = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            drawings[language] = fabric_svg(design)
+    return drawings
+
+
+def drawing_in(drawings: dict | None, drawing: str, language: str) -> str:
+    """A kept drawing in `language`: from the drawings in each language, else the one drawing
+    kept (designs saved before drawings were kept per language)."""
+    return (drawings or {}).get(language) or drawing
+
+
 def fabric_svg(design: FabricDesign) -> str:
     t = design.topology
     blocks, hidden = _elide(_blocks(design))

@@ -14,6 +14,7 @@ from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
@@ -31,7 +32,7 @@ from quoting.services.designs import design_bom_priced, design_compute, message_
 from quoting.services.errors import QuoteError
 from quoting.services.snapshots import design_priced, design_snapshot_current
 from quoting.services.tco import TCO_PRESET, design_tco_body, tco_comparison, tco_compute
-from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
+from quoting.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency", "design"}
@@ -119,7 +120,8 @@ def design_new(request):
                "save_form": save_form}
     if saved is not None:  # the snapshot, as saved: no engine run
         messages = saved.engine_messages or {}
-        context |= {"design": saved, "summary": saved.result, "drawing": saved.drawing,
+        drawing = drawing_in(saved.drawings, saved.drawing, translation.get_language())
+        context |= {"design": saved, "summary": saved.result, "drawing": drawing,
                     "priced": design_priced(design=saved, currency=currency),
                     "warnings": [message_from_json(m) for m in messages.get("warnings", [])]
                     or saved.result.get("warnings", []),

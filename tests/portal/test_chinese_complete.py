@@ -32,6 +32,15 @@ ALLOWED_WORDS = {
     "API", "CSV", "PDF", "SVG", "URL", "VAT", "TCO", "BOM", "SKU", "ID", "IP", "MTBF", "PUE",
     "NCCL", "MFU", "FP8", "FP16", "BF16", "TFLOPS", "PFLOPS", "KPI", "SLA", "RMA", "IB",
     "OEM", "OPEX", "CAPEX", "ROI", "FEC", "BER", "SerDes", "HTTPS", "UTC",
+    # topology layers: Chinese network engineers write Leaf, Spine and Core as they are (the
+    # established translations do: "服务器到 Leaf", "Leaf–Spine 组网")
+    "Leaf", "Spine", "Core", "Leaf-Spine", "Pod",
+    # AI training and collective-communication terms used as they are in Chinese
+    "token", "tokens", "NCCL", "nccl-tests", "busbw", "AllReduce", "all-to-all", "GPUDirect",
+    "QP", "ECMP", "E-ECMP", "MoE", "DDP", "FSDP", "ZeRO", "Megatron-Core", "Llama", "Mixtral",
+    "SXM", "Dx", "OpenSM", "LACC", "TFLOP", "Simple", "NPV", "TCP",
+    # sources cited by the TCO assumptions
+    "Tolly", "Meta", "SIGCOMM", "issue",
     # units and currencies
     "Gb", "Gbps", "Tb", "Tbps", "GB", "TB", "MB", "kW", "kWh", "MW", "W", "V", "A", "U", "RU",
     "m", "km", "mm", "ms", "us", "ns", "s", "h", "x", "CNY", "USD", "EUR", "RMB",
