@@ -7,13 +7,14 @@ clean() ends with the engine's own check, so the page and the API accept the sam
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Category, Product
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.fabric.requirements import DISTANCE_LABELS, check_requirements
 from quoting.engine.fabric.requirements import NIC_GENERATIONS as NIC_GENERATION_CHOICES
-from quoting.engine.fabric.requirements import check_requirements
 from quoting.forms.contract import add_engine_errors, form_fields
 
 NIC_GENERATIONS = list(NIC_GENERATION_CHOICES)  # the project form offers the same
@@ -109,3 +110,30 @@ def design_form_data(requirements: dict) -> dict:
         else:
             data[name] = value
     return data
+
+
+def requirements_shown(requirements: dict) -> list[tuple[str, str]]:
+    """Stored requirements as a reader sees them: each field's label, and its value as the
+    design form offers it (a choice's label, a distance class's name, yes for a ticked box).
+    Empty and unticked fields are left out; a field the form no longer has shows as stored."""
+    form = DesignForm()
+    shown = []
+    for name, value in requirements.items():
+        if value in (None, "", False):
+            continue
+        field = form.fields.get(name)
+        if field is None:
+            shown.append((name, str(value)))
+            continue
+        if isinstance(field, forms.BooleanField):
+            text = gettext("yes")
+        elif isinstance(value, str) and value in DISTANCE_LABELS:
+            text = gettext(DISTANCE_LABELS[value])
+        elif getattr(field, "choices", None):
+            text = str(dict(field.choices).get(value, value))
+        elif isinstance(value, float) and name.endswith(("_to_leaf", "_to_spine", "_to_core")):
+            text = gettext("%s m") % f"{value:g}"
+        else:
+            text = str(value)
+        shown.append((str(field.label), text))
+    return shown

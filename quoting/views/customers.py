@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from quoting.filters import CustomerFilter, ProjectFilter
 from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
+from quoting.forms.designs import requirements_shown
 from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
 from quoting.services.customers import (
     CONTACT_FIELDS,
@@ -210,11 +211,7 @@ def _project_page(request, project, *, error: str = "", status: int = 200):
     new_design = "/designs/new/?" + urlencode({"project": project.pk})
     context = {
         "project": project,
-        "requirements": {
-            name: value
-            for name, value in project.requirements.items()
-            if value not in (None, "", False)
-        },
+        "requirements": requirements_shown(project.requirements or {}),
         "designs": designs,
         "currency": currency,
         "quotes": quotes_visible_to(user=request.user).filter(project=project),
