@@ -11,6 +11,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import Category, Product
+from quoting.engine.contract import specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import DISTANCE_LABELS, check_requirements
@@ -122,8 +123,9 @@ def requirements_shown(requirements: dict) -> list[tuple[str, str]]:
         if value in (None, "", False):
             continue
         field = form.fields.get(name)
-        if field is None:
-            shown.append((name, str(value)))
+        if field is None:  # the API's own fields (the drawing's label): the engine's label
+            spec = specs(FabricRequirements).get(name)
+            shown.append((gettext(spec.label) if spec and spec.label else name, str(value)))
             continue
         if isinstance(field, forms.BooleanField):
             text = gettext("yes")
