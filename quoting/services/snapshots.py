@@ -14,7 +14,7 @@ import logging
 from decimal import Decimal
 
 from django.conf import settings
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
@@ -27,7 +27,7 @@ from quoting.services.designs import (
     requirements_from_json,
 )
 from quoting.services.tco import tco_body_for_design, tco_charts, tco_comparison, tco_compute
-from quoting.svg.fabric import fabric_svgs
+from quoting.svg.fabric import fabric_svg
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,10 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str) -
     design = design_compute(requirements=requirements)
     summary = design.as_dict()
     inputs = design_tco_inputs(design, summary)
-    drawings = fabric_svgs(design)
+    drawings = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            drawings[language] = fabric_svg(design, translation.gettext)
     return {
         "result": summary,
         "drawing": drawings[settings.LANGUAGE_CODE],

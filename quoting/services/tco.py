@@ -137,9 +137,10 @@ def tco_charts(result: TcoResult) -> list[dict[str, str]]:
     charts = []
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
-            drawn = [cost_per_hour_chart(result), cost_breakdown_chart(result)]
+            drawn = [cost_per_hour_chart(result, translation.gettext),
+                     cost_breakdown_chart(result, translation.gettext)]
             if result.efficiency_curve:
-                drawn.insert(0, efficiency_chart(result))
+                drawn.insert(0, efficiency_chart(result, translation.gettext))
         charts = charts or [{} for _ in drawn]
         for chart, svg in zip(charts, drawn, strict=True):
             chart[language] = svg

@@ -8,13 +8,19 @@ fabric option is one `<g class="series" data-name="...">`, so tests and styles c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
-from django.utils.translation import gettext, gettext_noop
-
+from quoting.engine.messages import gettext_noop
 from quoting.engine.tco import TcoResult
 from quoting.engine.tco.names import option_name_message
+
+Translate = Callable[[str], str]  # the edge's gettext; the charts themselves never import Django
+
+
+def _same(text: str) -> str:
+    return text
 
 WIDTH, HEIGHT = 720, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 190, 36, 52  # plot margins; the legend sits on the right
@@ -31,15 +37,18 @@ COST_PARTS = (
 )
 
 
-def _point_title(name: str, nodes: int, efficiency: float) -> str:
-    return gettext("{name}: {nodes} nodes, {share}").format(
-        name=_name(name), nodes=nodes, share=f"{efficiency:.1%}"
+BAR_TITLE = gettext_noop("{name}: {cost} {currency} at {efficiency} network efficiency")
+
+
+def _point_title(name: str, nodes: int, efficiency: float, tr: Translate) -> str:
+    return tr(gettext_noop("{name}: {nodes} nodes, {share}")).format(
+        name=_name(name, tr), nodes=nodes, share=f"{efficiency:.1%}"
     )
 
 
-def _name(name: str) -> str:
+def _name(name: str, tr: Translate) -> str:
     """An option's name in the active language (the names a design's comparison makes)."""
-    return option_name_message(name).render(gettext)
+    return option_name_message(name).render(tr)
 
 
 def chart_in(chart: str | dict[str, str], language: str) -> str:
@@ -50,8 +59,9 @@ def chart_in(chart: str | dict[str, str], language: str) -> str:
     return chart.get(language) or chart.get("en") or next(iter(chart.values()), "")
 
 
-def efficiency_chart(result: TcoResult) -> str:
+def efficiency_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Network efficiency versus node count, one line per fabric, at the same tokens per node."""
+    tr = translate or _same
     counts = sorted({n for curve in result.efficiency_curve for n, _ in curve.points})
     span = math.log2(counts[-1]) or 1.0
 
@@ -61,7 +71,7 @@ def efficiency_chart(result: TcoResult) -> str:
     def y(efficiency: float) -> float:
         return TOP + PLOT_H * (1 - efficiency)
 
-    title = gettext("Network efficiency vs cluster size (same tokens per node)")
+    title = tr(gettext_noop("Network efficiency vs cluster size (same tokens per node)"))
     parts = []
     for share in (0, 0.25, 0.5, 0.75, 1):
         parts.append(_hline(y(share)))
@@ -69,15 +79,16 @@ def efficiency_chart(result: TcoResult) -> str:
     for nodes in counts:
         if nodes & (nodes - 1) == 0:  # powers of two only: a quoted 100 would crowd 128
             parts.append(_text(x(nodes), TOP + PLOT_H + 18, str(nodes), anchor="middle"))
+    axis = tr(gettext_noop("nodes (log scale)"))
     parts.append(
-        _text(LEFT + PLOT_W / 2, HEIGHT - 12, gettext("nodes (log scale)"), anchor="middle")
+        _text(LEFT + PLOT_W / 2, HEIGHT - 12, axis, anchor="middle")
     )
     for i, curve in enumerate(result.efficiency_curve):
         colour = PALETTE[i % len(PALETTE)]
         path = " ".join(f"{x(n):.1f},{y(e):.1f}" for n, e in curve.points)
         dots = "".join(
             f'<circle cx="{x(n):.1f}" cy="{y(e):.1f}" r="2.5" fill="{colour}">'
-            f"<title>{escape(_point_title(curve.name, n, e))}</title></circle>"
+            f"<title>{escape(_point_title(curve.name, n, e, tr))}</title></circle>"
             for n, e in curve.points
         )
         parts.append(
@@ -86,15 +97,17 @@ def efficiency_chart(result: TcoResult) -> str:
             f'stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
             f"{dots}</g>"
         )
-        parts.append(_legend(i, _name(curve.name), colour))
+        parts.append(_legend(i, _name(curve.name, tr), colour))
     return _svg("tco-efficiency", title, parts)
 
 
-def cost_breakdown_chart(result: TcoResult) -> str:
+def cost_breakdown_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Annual cost of each option stacked by what it pays for."""
+    tr = translate or _same
     top = _nice_max(max(o.annual_cost for o in result.options))
     width = _bar_width(len(result.options))
-    title = gettext("Annual cost by component ({currency})").format(currency=result.currency)
+    title = tr(gettext_noop("Annual cost by component ({currency})")).format(
+        currency=result.currency)
     parts = _money_axis(top)
     # Snapshots taken before yearly licences were split out have no such part; a chart without
     # any licences keeps its four-part legend.
@@ -114,21 +127,23 @@ def cost_breakdown_chart(result: TcoResult) -> str:
             base -= height
             segments.append(
                 f'<rect x="{x:.1f}" y="{base:.1f}" width="{width:.1f}" height="{height:.1f}" '
-                f'fill="{colour}"><title>{escape(_name(option.name))}: {escape(gettext(label))} '
+                f'fill="{colour}"><title>{escape(_name(option.name, tr))}: {escape(tr(label))} '
                 f"{_amount(amount)} {escape(result.currency)}</title></rect>"
             )
         parts.append(_bar_group(option.name, segments))
-        parts.append(_bar_label(x + width / 2, _name(option.name), len(result.options)))
+        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
     for i, (_, label, colour) in enumerate(cost_parts):
-        parts.append(_legend(i, gettext(label), colour))
+        parts.append(_legend(i, tr(label), colour))
     return _svg("tco-cost-breakdown", title, parts)
 
 
-def cost_per_hour_chart(result: TcoResult) -> str:
+def cost_per_hour_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Cost per effective GPU-hour: what the buyer really pays for work done."""
+    tr = translate or _same
     top = _nice_max(max(o.cost_per_effective_gpu_hour for o in result.options))
     width = _bar_width(len(result.options))
-    title = gettext("Cost per effective GPU-hour ({currency})").format(currency=result.currency)
+    title = tr(gettext_noop("Cost per effective GPU-hour ({currency})")).format(
+        currency=result.currency)
     parts = _money_axis(top)
     for i, option in enumerate(result.options):
         x = _bar_x(i, len(result.options), width)
@@ -138,14 +153,14 @@ def cost_per_hour_chart(result: TcoResult) -> str:
         bar = (
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
             f'fill="{PALETTE[i % len(PALETTE)]}"><title>'
-            + escape(gettext("{name}: {cost} {currency} at {efficiency} network efficiency").format(
-                name=_name(option.name), cost=_amount(cost, 2), currency=result.currency,
+            + escape(tr(BAR_TITLE).format(
+                name=_name(option.name, tr), cost=_amount(cost, 2), currency=result.currency,
                 efficiency=f"{option.network_efficiency:.0%}"))
             + "</title></rect>"
         )
         value = _text(x + width / 2, y - 6, _amount(cost, 2), anchor="middle")
         parts.append(_bar_group(option.name, [bar, value]))
-        parts.append(_bar_label(x + width / 2, _name(option.name), len(result.options)))
+        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
     return _svg("tco-cost-per-hour", title, parts)
 
 

@@ -129,7 +129,7 @@ def design_new(request):
                     or saved.result.get("advice", []),
                     "tco_query": f"design={saved.pk}"}
     elif design is not None:
-        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
+        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design, _),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
     if context.get("priced") is not None:
@@ -232,6 +232,6 @@ def design_drawing_svg(request):
     form, design = _design_from_query(request)
     if design is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
-    response = HttpResponse(fabric_svg(design), content_type="image/svg+xml")
+    response = HttpResponse(fabric_svg(design, _), content_type="image/svg+xml")
     response["Content-Disposition"] = f'attachment; filename="fabric-{design.gpu_count}-gpus.svg"'
     return response

@@ -36,7 +36,7 @@ ALLOWED_WORDS = {
     # established translations do: "服务器到 Leaf", "Leaf–Spine 组网")
     "Leaf", "Spine", "Core", "Leaf-Spine", "Pod",
     # AI training and collective-communication terms used as they are in Chinese
-    "token", "tokens", "NCCL", "nccl-tests", "busbw", "AllReduce", "all-to-all", "GPUDirect",
+    "token", "tokens", "nccl-tests", "busbw", "AllReduce", "all-to-all", "GPUDirect",
     "QP", "ECMP", "E-ECMP", "MoE", "DDP", "FSDP", "ZeRO", "Megatron-Core", "Llama", "Mixtral",
     "SXM", "Dx", "OpenSM", "LACC", "TFLOP", "Simple", "NPV", "TCP",
     # sources cited by the TCO assumptions
