@@ -9,6 +9,7 @@ translate, and the failure names it with its page.
 
 from __future__ import annotations
 
+import base64
 import html
 import re
 from collections import Counter
@@ -155,6 +156,7 @@ DESIGN_ERRORS = (
 def pages_in_chinese(client, world) -> dict[str, str]:
     """Page name -> visible text of every page this test reads, rendered in Chinese."""
     from proposals.pdf import proposal_pdf
+    from proposals.selectors import proposal_content
     from tests.proposals.conftest import pdf_text
 
     quote, project, customer = world.quote, world.project, world.customer
@@ -184,6 +186,13 @@ def pages_in_chinese(client, world) -> dict[str, str]:
     texts = {name: visible_text(body) for name, body in pages.items()}
     texts["proposal PDF"] = pdf_text(
         proposal_pdf(revision=quote.current_revision, language="zh-hans")
+    )
+    # The PDF and the share page show the drawing and the charts as images: read their texts.
+    content = proposal_content(revision=quote.current_revision, language="zh-hans")
+    images = [content.drawing_uri, *content.tco_charts]
+    assert all(images) and len(images) >= 3, "the proposal should have a drawing and charts"
+    texts["proposal drawing and charts"] = " ".join(
+        visible_text(base64.b64decode(uri.split(",", 1)[1]).decode()) for uri in images
     )
     return texts
 
