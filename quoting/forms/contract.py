@@ -12,7 +12,7 @@ from typing import Any
 from django import forms
 from django.core.validators import BaseValidator, RegexValidator
 from django.utils.functional import lazy
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.contract import Spec, default_of, specs
@@ -22,7 +22,8 @@ from quoting.engine.messages import Message
 
 
 def _distance_names() -> str:
-    return ", ".join(gettext(DISTANCE_LABELS[name]) for name in DISTANCE_CLASSES)
+    separator = pgettext("between the items of a list", ", ")
+    return separator.join(gettext(DISTANCE_LABELS[name]) for name in DISTANCE_CLASSES)
 
 
 # Lazy: the help is read in the language of each request, not of the import.

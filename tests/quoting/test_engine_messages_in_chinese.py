@@ -53,7 +53,7 @@ def test_a_bad_distance_is_refused_in_chinese(client, make_user, seeded):
     body = _chinese(client, make_user).get(
         GROWTH_BELOW.replace("server_to_leaf=same-row", "server_to_leaf=far")).content.decode()
 
-    assert "请填写米数，或以下之一：同机柜, 相邻机柜, 同一列, 跨机房。" in body
+    assert "请填写米数，或以下之一：同机柜、相邻机柜、同一列、跨机房。" in body
 
 
 def test_bom_roles_and_option_names_read_in_chinese():

@@ -269,7 +269,9 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "costs.support_percent",
             message(_("Support per year")),
             costs.support_percent,
+            # xgettext:no-python-format
             _unit(_("% of hardware")),
+            # xgettext:no-python-format
             message(_("~20 % for a DGX-class contract")),
         ),
         Assumption(

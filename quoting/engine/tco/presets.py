@@ -54,6 +54,7 @@ TRANSPORTS: dict[str, Transport] = {
         efficiency=0.55,
         latency_us=10.0,
         nic_ceiling_gbytes=None,
+        # xgettext:no-python-format
         source=_("up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)"),
         busbw_efficiency=0.65,
         busbw_source=_("tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
