@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 # Raise it when the engine, the pricing rule or the snapshot's shape changes: every saved design
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: drawings and charts in each language, assumptions as messages
 
 SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
                    "tco", "snapshot_version", "snapshot_at")
