@@ -39,7 +39,8 @@ OPTIONAL_FIELDS = frozenset({
 def _part_choices(*categories: str) -> list[tuple[str, str]]:
     parts = Product.objects.filter(category__in=categories).exclude(lifecycle="eol")
     return [("", _("Let the engine choose"))] + [
-        (p.part_number, f"{p.part_number} · {p.name}") for p in parts.order_by("part_number")
+        (p.part_number, f"{p.part_number} · {p.display_name}")
+        for p in parts.order_by("part_number")
     ]
 
 
@@ -77,7 +78,7 @@ class DesignForm(_RequirementsForm):
             try:
                 check_requirements(self.requirements())
             except InvalidInput as error:
-                add_engine_errors(self, error.errors)
+                add_engine_errors(self, error.messages)
         return data
 
     def requirements(self) -> FabricRequirements:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from decimal import Decimal
-from numbers import Real
 
 from catalog.models import Category, Product
 from catalog.selectors import product_specs
@@ -128,28 +126,13 @@ def design_tco_inputs(design: FabricDesign, summary: dict | None = None,
 # --- messages in a snapshot ---------------------------------------------------------------------
 
 
-def _param_json(value):
-    if isinstance(value, Message):
-        return message_json(value)
-    if value is None or isinstance(value, str | int | float):
-        return value
-    if isinstance(value, Real | Decimal):  # Fraction, Decimal: a number still, for "{x:g}"
-        return float(value)
-    return str(value)
-
-
 def message_json(message: Message) -> dict:
     """An engine Message as a snapshot keeps it, so a page can still translate it."""
-    return {"template": message.template,
-            "params": [[name, _param_json(value)] for name, value in message.params]}
+    return message.as_json()
 
 
 def message_from_json(data) -> Message | str:
-    if not isinstance(data, dict):
-        return str(data)
-    return Message(data["template"], tuple(
-        (name, message_from_json(value) if isinstance(value, dict) else value)
-        for name, value in data["params"]))
+    return Message.from_json(data)
 
 
 def design_messages_json(design: FabricDesign) -> dict:

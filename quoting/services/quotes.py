@@ -268,6 +268,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         tco_snapshot=old.tco_snapshot,
         workload=old.workload,
         design_drawing=old.design_drawing,
+        design_drawings=old.design_drawings,
         tco_charts=old.tco_charts,
         snapshot_version=old.snapshot_version,
         design_list_value=old.design_list_value,

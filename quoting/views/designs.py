@@ -14,9 +14,11 @@ from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from catalog.selectors import product_names_shown
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
 from quoting.engine.install import SITE_FIELDS
@@ -49,7 +51,7 @@ from quoting.services.snapshots import (
     design_workload_set,
 )
 from quoting.services.tco import design_tco_body, tco_comparison, tco_compute
-from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
+from quoting.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency", "design", "workload"}
@@ -83,7 +85,7 @@ def _design_from_query(request, project=None):
         try:
             design = design_compute(requirements=form.requirements())
         except InvalidInput as error:
-            add_engine_errors(form, error.errors)
+            add_engine_errors(form, error.messages)
     return form, design
 
 
@@ -183,7 +185,8 @@ def design_new(request):
                "save_form": save_form, "workload": workload}
     if saved is not None:  # the snapshot, as saved: no engine run
         messages = saved.engine_messages or {}
-        context |= {"design": saved, "summary": saved.result, "drawing": saved.drawing,
+        drawing = drawing_in(saved.drawings, saved.drawing, translation.get_language())
+        context |= {"design": saved, "summary": saved.result, "drawing": drawing,
                     "priced": design_priced(design=saved, currency=currency),
                     "warnings": [message_from_json(m) for m in messages.get("warnings", [])]
                     or saved.result.get("warnings", []),
@@ -191,10 +194,13 @@ def design_new(request):
                     or saved.result.get("advice", []),
                     "tco_query": f"design={saved.pk}"}
     elif design is not None:
-        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
+        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design, _),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
     context |= _site_context(request, design)
+    if context.get("priced") is not None:
+        context["catalog_names"] = product_names_shown(
+            part_numbers=[line.sku for line in context["priced"].lines])
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
 
@@ -336,6 +342,6 @@ def design_drawing_svg(request):
     form, design = _design_from_query(request)
     if design is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
-    response = HttpResponse(fabric_svg(design), content_type="image/svg+xml")
+    response = HttpResponse(fabric_svg(design, _), content_type="image/svg+xml")
     response["Content-Disposition"] = f'attachment; filename="fabric-{design.gpu_count}-gpus.svg"'
     return response
