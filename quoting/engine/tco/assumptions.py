@@ -352,16 +352,17 @@ _DEFAULT_BASIS = (
 
 def _basis(row: Assumption) -> str:
     """The customer-facing basis of a row: never an internal note."""
+    source = str(row.source)  # the English text of a Message
     if row.key.endswith(".network_opex_per_year"):
         return BASIS_PRICES
     if row.key.endswith(".oversubscription"):
         return BASIS_DESIGN
     if row.key.endswith(".node_bandwidth"):
-        return BASIS_CUSTOMER_MEASURED if row.source.startswith("nccl") else BASIS_STATED
+        return BASIS_CUSTOMER_MEASURED if source.startswith("nccl") else BASIS_STATED
     if row.key in ("costs.server_capex", "costs.services_capex", "costs.space_per_year") and (
             not row.value):
         return BASIS_NOT_INCLUDED
-    table = _STATED_BASIS if row.source == QUOTE else _DEFAULT_BASIS
+    table = _STATED_BASIS if source == str(QUOTE) else _DEFAULT_BASIS
     return next((basis for prefix, basis in table if row.key.startswith(prefix)), BASIS_MODEL)
 
 
