@@ -9,7 +9,7 @@ from catalog.selectors import product_specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign, FabricRequirements, design_fabric
 from quoting.engine.install import SITE_FIELDS, InstallLayout, SiteInputs, plan_layout
-from quoting.engine.messages import Message
+from quoting.engine.messages import Message, gettext_noop, message
 from quoting.selectors import PricedBom, bom_priced
 
 REQUIREMENT_FIELDS = frozenset(f.name for f in fields(FabricRequirements))
@@ -160,8 +160,8 @@ def design_install_layout(
     """Racks, placed devices and labelled cables of a design on a site (the installation pack's
     source). Raises InvalidInput naming the site field at fault."""
     if interactive and design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
-        raise InvalidInput.field(
-            "gpu_count",
-            f"an installation pack of more than {INSTALL_PACK_INTERACTIVE_MAX_GPUS:,} GPUs is "
-            "built by a worker: save the design, quote it and ask for the revision's pack.")
+        raise InvalidInput.field("gpu_count", message(
+            gettext_noop("an installation pack of more than {gpus} GPUs is built by a worker: "
+                         "save the design, quote it and ask for the revision's pack."),
+            gpus=f"{INSTALL_PACK_INTERACTIVE_MAX_GPUS:,}"))
     return plan_layout(design, site, product_specs())

@@ -25,7 +25,7 @@ from quoting.engine.install import SITE_FIELDS
 from quoting.engine.install.elevations import ELEVATION_STYLE, rack_elevations_svg
 from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
-from quoting.forms.contract import add_engine_errors
+from quoting.forms.contract import add_engine_errors, engine_error_text
 from quoting.forms.designs import (
     CURRENCY_CHOICES,
     DesignForm,
@@ -155,11 +155,12 @@ def _site_context(request, design) -> dict:
             design=design, site=site_from_json(site_form.site_values() if given else {}))
     except InvalidInput as error:
         if given:
-            add_engine_errors(site_form, error.errors)
+            add_engine_errors(site_form, error.messages)
         else:
-            context["site_error"] = str(error)
+            context["site_error"] = " ".join(
+                engine_error_text(m) for messages in error.messages.values() for m in messages)
         return context
-    return context | {"layout": layout, "elevations": "".join(rack_elevations_svg(layout)),
+    return context | {"layout": layout, "elevations": "".join(rack_elevations_svg(layout, _)),
                       "rows": layout.racks[-1].row + 1 if layout.racks else 0}
 
 
@@ -328,7 +329,7 @@ def design_install_pack_zip(request):
         layout = design_install_layout(design=design, interactive=True,
                                        site=site_from_json(site_form.site_values()))
     except InvalidInput as error:
-        add_engine_errors(site_form, error.errors)
+        add_engine_errors(site_form, error.messages)
         return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
     response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
     response["Content-Disposition"] = (

@@ -31,7 +31,7 @@ ALLOWED_WORDS = {
     "QSFP", "QSFP-DD", "QSFP112", "QSFP56", "SFP", "DAC", "ACC", "AOC", "MPO", "MMF", "SMF",
     "LC", "APC", "SR", "DR", "FR", "LR", "PAM4", "BGP", "EVPN", "VXLAN", "ECN", "PFC", "DCQCN",
     "SM", "GPU", "GPUs", "CPU", "NIC", "NICs", "HCA", "DPU", "TOR", "ToR", "LLM", "AI", "HPC",
-    "API", "CSV", "PDF", "SVG", "URL", "VAT", "TCO", "BOM", "SKU", "ID", "IP", "MTBF", "PUE",
+    "API", "CSV", "PDF", "SVG", "ZIP", "URL", "VAT", "TCO", "BOM", "SKU", "ID", "IP", "MTBF", "PUE",
     "NCCL", "MFU", "FP8", "FP16", "BF16", "TFLOPS", "PFLOPS", "KPI", "SLA", "RMA", "IB",
     "OEM", "OPEX", "CAPEX", "ROI", "FEC", "BER", "SerDes", "HTTPS", "UTC",
     # topology layers: Chinese network engineers write Leaf, Spine and Core as they are (the
@@ -49,6 +49,8 @@ ALLOWED_WORDS = {
     "m", "km", "mm", "ms", "us", "ns", "s", "h", "x", "B", "GiB", "CNY", "USD", "EUR", "RMB",
     # the seed catalog's model codes that carry no digit
     "HDR-SR", "SN",
+    # a hall's rows are lettered (their racks A01, A02 ...): "A 排" names row A
+    "A",
 }
 
 # Part numbers, model codes and figures with letters: anything holding a digit (MQM9790-NS2F,

@@ -69,6 +69,36 @@ def test_the_design_page_offers_the_pack_and_its_link_downloads_it(sales_client,
     assert "rack_units = 42" in pack.read("README.txt").decode()
 
 
+@pytest.fixture
+def chinese_client(client, make_user):
+    client.force_login(make_user("wang", language="zh-hans"))
+    return client
+
+
+def test_the_chinese_design_page_draws_and_warns_in_chinese_but_the_pack_stays_english(
+    chinese_client, seeded
+):
+    over_budget = f"{QUERY}&servers_per_rack=4"  # 4 x 10.2 kW and the switches: over 40 kW
+
+    page = chinese_client.get(f"/designs/new/?{over_budget}").content.decode()
+
+    assert "机柜立面图" in page and "A 排" in page and "kW max" not in page
+    assert "超出其 40 kW 的功率预算" in page and "over its 40 kW budget" not in page
+    pack = read_zip(chinese_client.get(f"/designs/install-pack.zip?{over_budget}"))
+    assert "over its 40 kW budget" in pack.read("README.txt").decode()
+    elevations = pack.read("rack-elevations.svg").decode()
+    assert "Rack elevations" in elevations and "Row A" in elevations and "机柜" not in elevations
+
+
+def test_a_site_too_small_for_a_server_is_refused_in_chinese_beside_its_field(
+    chinese_client, seeded
+):
+    page = chinese_client.get(f"/designs/new/?{QUERY}&rack_units=6").content.decode()
+
+    assert "6 U 的机柜放不下一台 8 U 的服务器。" in page
+    assert "cannot hold" not in page
+
+
 @pytest.mark.parametrize("site", ["rack_units=0", "rack_power_kw=-3", "rack_units=4"])
 def test_the_page_link_answers_bad_site_input_with_a_400(sales_client, seeded, site):
     response = sales_client.get(f"/designs/install-pack.zip?{QUERY}&{site}")

@@ -2,14 +2,23 @@
 
 Rows of racks left to right as they stand in the hall, one band per row; written a row at a
 time so a 16,384-GPU hall (hundreds of racks) streams. Colours by role, over-budget racks in red.
+Its words go through `translate` (the edge's gettext; English without, as the pack's file has).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
 from quoting.engine.install.layout import InstallLayout
+from quoting.engine.messages import gettext_noop
+
+Translate = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
 
 RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 7, 14, 50, 20, 40
 ELEVATION_STYLE = (
@@ -31,7 +40,8 @@ def _css(role: str) -> str:
     return f"el-{role}"
 
 
-def rack_elevations_svg(layout: InstallLayout) -> Iterator[str]:
+def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = None) -> Iterator[str]:
+    tr = translate or _same
     site = layout.site
     rack_h = site.rack_units * U_H
     rows = layout.racks[-1].row + 1 if layout.racks else 0
@@ -40,8 +50,12 @@ def rack_elevations_svg(layout: InstallLayout) -> Iterator[str]:
     band = rack_h + HEAD + ROW_GAP
     height = 2 * MARGIN + 30 + rows * band
     req = layout.design.requirements
-    title = escape(f"Rack elevations: {req.label or f'{layout.design.gpu_count} GPUs'} "
-                   f"({len(layout.racks)} racks, budget {site.rack_power_kw:g} kW per rack)")
+    design_name = req.label or tr(gettext_noop("{gpus} GPUs")).format(gpus=layout.design.gpu_count)
+    title = escape(tr(gettext_noop(
+        "Rack elevations: {name} ({racks} racks, budget {budget:g} kW per rack)")).format(
+        name=design_name, racks=len(layout.racks), budget=site.rack_power_kw))
+    row_label = tr(gettext_noop("Row {row}"))
+    power_label = tr(gettext_noop("{kw:.1f} / {budget:g} kW max"))
     yield (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
            f"<style>{ELEVATION_STYLE}</style>"
@@ -51,7 +65,8 @@ def rack_elevations_svg(layout: InstallLayout) -> Iterator[str]:
         top = MARGIN + 30 + rack.row * band
         if rack.row != current_row:
             current_row = rack.row
-            yield f'<text class="row" x="{MARGIN}" y="{top + 12}">Row {rack.row_name}</text>\n'
+            row = escape(row_label.format(row=rack.row_name))
+            yield f'<text class="row" x="{MARGIN}" y="{top + 12}">{row}</text>\n'
         x = MARGIN + rack.position * (RACK_W + RACK_GAP)
         y = top + HEAD
         over = rack.max_kw > site.rack_power_kw + 1e-9
@@ -59,8 +74,8 @@ def rack_elevations_svg(layout: InstallLayout) -> Iterator[str]:
             f'<g class="rack{" over" if over else ""}" data-rack="{rack.name}">',
             f'<text x="{x}" y="{top + 26}">{rack.name} · {rack.units_used}/{site.rack_units} U'
             "</text>",
-            f'<text class="kw" x="{x}" y="{top + 37}">{rack.max_kw:.1f} / '
-            f"{site.rack_power_kw:g} kW max</text>",
+            f'<text class="kw" x="{x}" y="{top + 37}">'
+            f"{escape(power_label.format(kw=rack.max_kw, budget=site.rack_power_kw))}</text>",
             f'<rect class="frame" x="{x}" y="{y}" width="{RACK_W}" height="{rack_h}"/>',
         ]
         for name in rack.devices:

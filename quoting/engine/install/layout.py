@@ -37,6 +37,7 @@ from quoting.engine.install.site import (
     SiteInputs,
     check_site,
 )
+from quoting.engine.messages import Message, gettext_noop, message
 
 # Colour by rail (name, NetBox hex): the NIC of rail i and the leaf of rail i share a colour.
 RAIL_COLOURS = (
@@ -130,8 +131,13 @@ class InstallLayout:
     servers_per_rack: int
     server_units: int
     server_max_kw: float
-    warnings: list[str]
+    # Translatable messages; `warnings` below is their English text (the pack's files, the CLI).
+    warning_messages: list[Message]
     _locations: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def warnings(self) -> list[str]:
+        return [str(m) for m in self.warning_messages]
 
     def position(self, device: str) -> tuple[float, float, float]:
         """The device's centre in metres: along the row, across rows, height."""
@@ -309,7 +315,7 @@ def plan_layout(
     by_sku = {p.part_number: p for p in catalog}
     t = design.topology
     placer = _Placer(site)
-    warnings: list[str] = []
+    warnings: list[Message] = []
 
     # Names: the schedule's node-017 and leaf-r3-02 become placed names.
     rename: dict[str, str] = {}
@@ -424,19 +430,22 @@ def plan_layout(
 
     rows = placer.row + 1
     if site.rows is not None and rows > site.rows:
-        raise InvalidInput.field(
-            "rows",
-            f"the design needs {len(placer.racks)} racks in {rows} rows of at most "
-            f"{site.racks_per_row}; the site has {site.rows} rows. Add rows, allow more racks "
-            "per row, or raise the rack's power budget.")
+        raise InvalidInput.field("rows", message(
+            gettext_noop("the design needs {racks} racks in {rows} rows of at most "
+                         "{per_row}; the site has {site_rows} rows. Add rows, allow more racks "
+                         "per row, or raise the rack's power budget."),
+            racks=len(placer.racks), rows=rows, per_row=site.racks_per_row,
+            site_rows=site.rows))
 
     layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
                            server_units, server_max_kw, warnings)
     layout.cables = list(_cables(layout, rename, by_sku))
     for rack in layout.racks:
         if rack.max_kw > site.rack_power_kw + 1e-9:
-            warnings.append(f"Rack {rack.name} draws up to {rack.max_kw:.1f} kW, over its "
-                            f"{site.rack_power_kw:g} kW budget.")
+            warnings.append(message(
+                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
+                             "budget."),
+                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
     _length_warnings(layout)
     return layout
 
@@ -556,6 +565,25 @@ def _length_warnings(layout: InstallLayout) -> None:
             count, worst = longest.get(cable.tier, (0, 0.0))
             longest[cable.tier] = (count + 1, max(worst, cable.length_m))
     for tier, (count, worst) in longest.items():
-        layout.warnings.append(
-            f"{count} {tier} runs are longer than the quoted cable (up to {worst:g} m): set the "
-            f"design's {tier} distance to at least {math.ceil(worst)} m to quote the right parts.")
+        layout.warning_messages.append(message(
+            gettext_noop("{count} {tier} runs are longer than the quoted cable (up to {worst:g} "
+                         "m): set the design's {tier} distance to at least {metres} m to quote "
+                         "the right parts."),
+            count=count, tier=tier_name(tier), worst=worst, metres=math.ceil(worst)))
+
+
+# A cable tier's name in a sentence (its code in English).
+TIER_NAMES = {
+    "server-leaf": gettext_noop("server-leaf"),
+    "leaf-spine": gettext_noop("leaf-spine"),
+    "spine-core": gettext_noop("spine-core"),
+    "ufm-leaf": gettext_noop("ufm-leaf"),
+}
+
+
+def tier_name(tier: str) -> Message | str:
+    """A tier code (storage ones too) as a translatable name; an unknown tier reads as itself."""
+    if tier.startswith("storage "):
+        inner = tier_name(tier.removeprefix("storage "))
+        return message(gettext_noop("storage {tier}"), tier=inner)
+    return message(TIER_NAMES[tier]) if tier in TIER_NAMES else tier

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from quoting.engine.contract import field_errors, spec
 from quoting.engine.errors import InvalidInput
 from quoting.engine.messages import gettext_noop as _
+from quoting.engine.messages import message
 
 CABLE_ROUTES = (("overhead", _("Overhead tray")), ("raised-floor", _("Raised floor")))
 # A rack unit is 1.75 in.
@@ -67,14 +68,16 @@ def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> 
     if errors:
         raise InvalidInput(errors)
     if server_units > site.rack_units:
-        errors["rack_units"] = [
-            f"a {site.rack_units} U rack cannot hold one {server_units} U server."]
+        errors["rack_units"] = [message(
+            _("a {rack} U rack cannot hold one {server} U server."),
+            rack=site.rack_units, server=server_units)]
     if server_max_kw > site.rack_power_kw:
-        errors["rack_power_kw"] = [
-            f"a {site.rack_power_kw:g} kW rack cannot power one {server_max_kw:g} kW server."]
+        errors["rack_power_kw"] = [message(
+            _("a {rack:g} kW rack cannot power one {server:g} kW server."),
+            rack=site.rack_power_kw, server=server_max_kw)]
     if site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
-        errors["servers_per_rack"] = [
-            f"{site.servers_per_rack} servers of {server_units} U do not fit a "
-            f"{site.rack_units} U rack."]
+        errors["servers_per_rack"] = [message(
+            _("{servers} servers of {server} U do not fit a {rack} U rack."),
+            servers=site.servers_per_rack, server=server_units, rack=site.rack_units)]
     if errors:
         raise InvalidInput(errors)
