@@ -86,7 +86,11 @@ class DesignForm(_RequirementsForm):
 class DesignSaveForm(forms.Form):
     """Keep the design on screen in one of the user's projects."""
 
-    project = forms.ModelChoiceField(label=_("Project"), queryset=None)
+    project = forms.ModelChoiceField(
+        label=_("Project"), queryset=None,
+        error_messages={"invalid_choice": _(
+            "You cannot save to this project: it is not one of the projects you can see. "
+            "Choose one of yours.")})
     name = forms.CharField(label=_("Design name"), max_length=200)
 
     def __init__(self, *args, projects, **kwargs):

@@ -104,6 +104,8 @@ DRAWING_STYLE_SRC = f"'sha256-{_DRAWING_DIGEST}'"
 def design_new(request):
     project = _project(request)
     saved = _saved_design(request)
+    if project is None and saved is not None:
+        project = saved.project
     if saved is not None:
         form, design = DesignForm(design_form_data(saved.requirements)), None
         form.is_valid()

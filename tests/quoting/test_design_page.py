@@ -129,7 +129,28 @@ def test_another_teams_project_is_not_offered_nor_accepted(client, project, make
     assert str(project) not in body
     body = client.post(f"/designs/save/?{DESIGN_QUERY}",
                        {"project": project.pk, "name": "Sneaky"}).content.decode()
-    assert "Select a valid choice" in body and project.designs.count() == 0
+    assert "You cannot save to this project" in body and project.designs.count() == 0
+
+
+def test_a_design_started_from_a_project_keeps_it_through_every_re_render(client, project):
+    client = _client_for(client, project)
+    page = client.get(f"/designs/new/?project={project.pk}").content.decode()
+    assert f'<input type="hidden" name="project" value="{project.pk}">' in page
+    # An input changes: htmx sends the form (with its project) and swaps in the results.
+    body = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}",
+                      HTTP_HX_REQUEST="true").content.decode()
+    assert f'<option value="{project.pk}" selected>' in body
+
+
+def test_a_saved_design_opened_without_its_project_still_saves_to_it(client, project):
+    from quoting.services.customers import design_save
+
+    client = _client_for(client, project)
+    saved = design_save(project=project, name="Uni", requirements={"gpu_count": 256},
+                        user=project.owner)
+    page = client.get(f"/designs/new/?design={saved.pk}").content.decode()
+    assert f'<input type="hidden" name="project" value="{project.pk}">' in page
+    assert f'<option value="{project.pk}" selected>' in page
 
 
 def test_the_design_page_shows_what_the_network_is_worth(sales_client, seeded):
