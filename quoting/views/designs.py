@@ -44,14 +44,16 @@ def _project(request):
     return projects_visible_to(user=request.user).filter(pk=project_id).first()
 
 
-def _design_from_query(request, project=None):
+def _design_from_query(request, project=None, *, params=None):
     """(form, design or None). Engine errors land on the form's fields, as form errors do.
 
-    With no requirements in the URL the form starts from the project's last requirements, or
-    from the defaults, so a first visit shows a design at once.
+    `params` are the requirements (the URL's query unless given). With none the form starts
+    from the project's last requirements, or from the defaults, so a first visit shows a design
+    at once.
     """
-    if set(request.GET) - PAGE_PARAMS:
-        data = request.GET
+    params = request.GET if params is None else params
+    if set(params) - PAGE_PARAMS:
+        data = params
     elif project is not None and project.requirements:
         data = design_form_data(project.requirements)
     else:
@@ -188,9 +190,14 @@ def _saved_tco_panel(request, saved: SavedDesign):
 @login_required
 @require_POST
 def design_save_view(request):
-    """Save the design described by the URL's query into one of the user's projects."""
-    form, design = _design_from_query(request)
-    save_form = DesignSaveForm(request.POST, projects=projects_visible_to(user=request.user))
+    """Save the design into one of the user's projects. The design is the design form's current
+    inputs, sent along with the save (htmx), or else the URL's query (a page without script)."""
+    projects = projects_visible_to(user=request.user)
+    sent_inputs = request.POST.copy()
+    for name in (*DesignSaveForm.base_fields, "csrfmiddlewaretoken"):
+        sent_inputs.pop(name, None)
+    form, design = _design_from_query(request, params=sent_inputs or request.GET)
+    save_form = DesignSaveForm(request.POST, projects=projects)
     saved = None
     if design is None:
         save_form.add_error(None, _("Correct the design's inputs before saving it."))
@@ -204,6 +211,8 @@ def design_save_view(request):
                                 error.message)
         except InvalidInput as error:
             save_form.add_error(None, str(error))
+    if saved is not None:  # a fresh form, ready to save the next variant to the same project
+        save_form = DesignSaveForm(projects=projects, initial={"project": saved.project_id})
     # 200 even with errors: htmx swaps only successful responses, and the errors are the content.
     return render(request, "quoting/_design_save.html",
                   {"save_form": save_form, "saved": saved, "query": _requirements_query(form)})

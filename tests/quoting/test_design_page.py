@@ -135,11 +135,27 @@ def test_another_teams_project_is_not_offered_nor_accepted(client, project, make
 def test_a_design_started_from_a_project_keeps_it_through_every_re_render(client, project):
     client = _client_for(client, project)
     page = client.get(f"/designs/new/?project={project.pk}").content.decode()
-    assert f'<input type="hidden" name="project" value="{project.pk}">' in page
-    # An input changes: htmx sends the form (with its project) and swaps in the results.
-    body = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}",
-                      HTTP_HX_REQUEST="true").content.decode()
-    assert f'<option value="{project.pk}" selected>' in body
+    # htmx adds the project to every re-render's request (and so to the pushed URL).
+    assert f"""hx-vals='{{"project": "{project.pk}"}}'""" in page
+    assert f'<option value="{project.pk}" selected>' in page
+    # That URL, reloaded, still offers the project.
+    page = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}").content.decode()
+    assert f'<option value="{project.pk}" selected>' in page
+
+
+def test_a_save_takes_the_design_on_screen_not_an_older_url(client, project):
+    from django.http import QueryDict
+
+    client = _client_for(client, project)
+    on_screen = QueryDict(DESIGN_QUERY, mutable=True)
+    on_screen["gpu_count"] = "512"
+    on_screen.update({"project": project.pk, "name": "Grown"})
+    body = client.post(f"/designs/save/?{DESIGN_QUERY}", on_screen.urlencode(),
+                       content_type="application/x-www-form-urlencoded").content.decode()
+    assert "Saved" in body
+    assert project.designs.get().requirements["gpu_count"] == 512
+    # The form is ready for the next variant, in the same project.
+    assert f'<option value="{project.pk}" selected>' in body and 'value="Grown"' not in body
 
 
 def test_a_saved_design_opened_without_its_project_still_saves_to_it(client, project):
@@ -149,7 +165,7 @@ def test_a_saved_design_opened_without_its_project_still_saves_to_it(client, pro
     saved = design_save(project=project, name="Uni", requirements={"gpu_count": 256},
                         user=project.owner)
     page = client.get(f"/designs/new/?design={saved.pk}").content.decode()
-    assert f'<input type="hidden" name="project" value="{project.pk}">' in page
+    assert f"""hx-vals='{{"project": "{project.pk}"}}'""" in page
     assert f'<option value="{project.pk}" selected>' in page
 
 
