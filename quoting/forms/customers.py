@@ -8,9 +8,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.fabric import FabricRequirements
-from quoting.forms.designs import NIC_GENERATIONS
+from quoting.forms.designs import NO_SWITCH_FOR_GENERATION
 from quoting.models import Contact, Customer
 from quoting.permissions import teams_for_filing
+from quoting.services.designs import design_nic_generations
 
 
 class CustomerForm(forms.ModelForm):
@@ -54,12 +55,16 @@ class ProjectForm(forms.Form):
         required=False,
         help_text=_("The cluster as the customer describes it; the design page refines it."),
     )
-    nic_generation = forms.ChoiceField(
-        label=_("NIC generation"), choices=[("", "—"), *NIC_GENERATIONS], required=False
-    )
+    nic_generation = forms.ChoiceField(label=_("NIC generation"), required=False)
     notes = forms.CharField(
         label=_("Notes"), max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        generation = self.fields["nic_generation"]
+        generation.choices = [("", "—"), *design_nic_generations()]  # what the design page offers
+        generation.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
 
     def requirements(self) -> dict:
         """All the requirement fields (the rest at their defaults), so the design page can

@@ -12,11 +12,10 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Category, Product
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
-from quoting.engine.fabric.requirements import NIC_GENERATIONS as NIC_GENERATION_CHOICES
 from quoting.engine.fabric.requirements import check_requirements
 from quoting.forms.contract import add_engine_errors, form_fields
+from quoting.services.designs import design_nic_generations
 
-NIC_GENERATIONS = list(NIC_GENERATION_CHOICES)  # the project form offers the same
 CURRENCY_CHOICES = [("CNY", "CNY"), ("USD", "USD")]
 # The page's fields, in its order; "label" (the drawing's caption) is the API's only.
 FORM_FIELDS = (
@@ -32,6 +31,10 @@ OPTIONAL_FIELDS = frozenset({
     "storage_servers", "storage_ports_per_server", "storage_ports_per_storage_server",
     "storage_oversubscription",
 })
+
+
+NO_SWITCH_FOR_GENERATION = _("No switch in the catalog runs %(value)s: choose one of the "
+                             "generations offered.")
 
 
 def _part_choices(*categories: str) -> list[tuple[str, str]]:
@@ -50,6 +53,9 @@ class DesignForm(_RequirementsForm):
         super().__init__(*args, **kwargs)
         self.fields["switch_part_number"].choices = _part_choices(Category.SWITCH)
         self.fields["nic_part_number"].choices = _part_choices(Category.ADAPTER, Category.DPU)
+        generation = self.fields["nic_generation"]
+        generation.choices = design_nic_generations()
+        generation.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
         self.fields["server_part_number"].choices = [
             ("", _("Not specified: one single-port module per NIC port")),
             *_part_choices(Category.SERVER)[1:],

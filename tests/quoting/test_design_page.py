@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 """The design page: inputs on the left, the design updating on the right."""
@@ -226,3 +228,24 @@ def test_the_warnings_are_in_the_users_language(client, make_user, seeded):
                       ).content.decode()
     assert "此设计已满：扩容需要重新布线。" in body
     assert "This design is full" not in body
+
+
+def test_only_generations_the_catalog_can_build_are_offered(sales_client, seeded):
+    body = sales_client.get("/designs/new/").content.decode()
+    offered = re.findall(r'<option value="([^"]+)"[^>]*>', body.split('id="id_nic_generation"')[1]
+                         .split("</select>")[0])
+    assert offered == ["HDR", "NDR200", "NDR", "XDR", "400GbE"]
+    # A bookmarked 800GbE design says why, beside the field, instead of failing in the engine.
+    body = sales_client.get("/designs/new/?gpu_count=64&nic_generation=800GbE&family=ethernet"
+                            ).content.decode()
+    assert "No switch in the catalog runs 800GbE" in body
+
+
+def test_the_project_form_offers_the_same_generations(client, project):
+    from quoting.forms.customers import ProjectForm
+
+    client = _client_for(client, project)
+    form = ProjectForm(data={"name": "X", "nic_generation": "800GbE"})
+    assert "800GbE" not in dict(form.fields["nic_generation"].choices)
+    assert not form.is_valid()
+    assert "No switch in the catalog runs 800GbE" in str(form.errors["nic_generation"])
