@@ -26,6 +26,65 @@
     }
   });
 
+  // Forms whose fields scroll inside their own panel (<form data-field-errors>): a field whose
+  // error slot (#err-<name>) has a message is marked invalid and described by it, and an error
+  // summary (<div data-error-summary>) links to each field at fault.
+  function markInvalidFields() {
+    document.querySelectorAll("form[data-field-errors] .field-error[id^='err-']").forEach(function (slot) {
+      var field = document.getElementById("id_" + slot.id.slice(4));
+      if (!field) return;
+      var invalid = slot.textContent.trim() !== "";
+      field.setAttribute("aria-invalid", invalid ? "true" : "false");
+      var described = (field.getAttribute("aria-describedby") || "").split(/\s+/).filter(Boolean);
+      if (invalid && described.indexOf(slot.id) < 0) described.push(slot.id);
+      if (!invalid) described = described.filter(function (id) { return id !== slot.id; });
+      if (described.length) field.setAttribute("aria-describedby", described.join(" "));
+      else field.removeAttribute("aria-describedby");
+    });
+  }
+
+  function summaryField(link) {
+    return document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+  }
+
+  function reveal(field) {
+    field.scrollIntoView({block: "center"});
+    field.focus({preventScroll: true});
+  }
+
+  // The first field at fault comes into view. Focus moves to it unless the user is typing in
+  // the form: then only its panel scrolls, and a field already at fault keeps the focus.
+  function showFirstError(root) {
+    var link = root.querySelector("[data-error-summary] a[data-focus-field]");
+    var field = link && summaryField(link);
+    if (!field) return;
+    var active = document.activeElement;
+    if (field.form && active && active !== document.body && field.form.contains(active)) {
+      if (active.getAttribute("aria-invalid") !== "true") field.scrollIntoView({block: "nearest"});
+      return;
+    }
+    reveal(field);
+  }
+
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-focus-field]");
+    var field = link && summaryField(link);
+    if (!field) return;
+    event.preventDefault();
+    reveal(field);
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    markInvalidFields();
+    showFirstError(document);
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    markInvalidFields();
+    var target = event.detail.target;
+    if (target && target.querySelector) showFirstError(target);
+  });
+
   // TCO page: a preset fills the workload fields; the form's own change trigger recomputes.
   document.addEventListener("change", function (event) {
     var select = event.target;
