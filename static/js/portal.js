@@ -85,6 +85,43 @@
     if (target && target.querySelector) showFirstError(target);
   });
 
+  // A table wider than its .table-wrap scrolls sideways: keyboard users must reach it by Tab
+  // (axe: scrollable-region-focusable), and it is announced as a region named by its heading.
+  function headingOf(wrap) {
+    for (var el = wrap.previousElementSibling; el; el = el.previousElementSibling) {
+      if (/^H[1-6]$/.test(el.tagName)) return el;
+      var inner = el.querySelector && el.querySelector("h1, h2, h3, h4");
+      if (inner) return inner;
+    }
+    var card = wrap.parentElement && wrap.parentElement.closest(".card, section, article");
+    return card && card.querySelector("h1, h2, h3, h4");
+  }
+
+  function reachableTables() {
+    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+      var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
+      if (scrolls && !wrap.hasAttribute("tabindex")) {
+        var heading = headingOf(wrap);
+        wrap.setAttribute("tabindex", "0");
+        wrap.setAttribute("role", "region");
+        if (heading) wrap.setAttribute("aria-label", heading.textContent.trim());
+        wrap.setAttribute("data-scrolls", "");
+      } else if (!scrolls && wrap.hasAttribute("data-scrolls")) {
+        ["tabindex", "role", "aria-label", "data-scrolls"].forEach(function (name) {
+          wrap.removeAttribute(name);
+        });
+      }
+    });
+  }
+
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(reachableTables, 100);
+  });
+  document.addEventListener("DOMContentLoaded", reachableTables);
+  document.addEventListener("htmx:afterSettle", reachableTables);
+
   // TCO page: a preset fills the workload fields; the form's own change trigger recomputes.
   document.addEventListener("change", function (event) {
     var select = event.target;
