@@ -7,6 +7,9 @@ import datetime as dt
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
 
+from portal.cache import count_in_window
+from portal.models import role_annotations, roles_from_row
+
 from .models import ApiToken, TokenScope
 from .services import token_hash
 
@@ -26,12 +29,15 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             return None
         if not raw or len(raw) > 200:
             raise exceptions.AuthenticationFailed("Invalid token.")
+        # The token, its user and the user's roles (for the permission rules) in one query.
         token = (
-            ApiToken.objects.select_related("user").filter(token_hash=token_hash(raw)).first()
+            ApiToken.objects.select_related("user").annotate(**role_annotations())
+            .filter(token_hash=token_hash(raw)).first()
         )
         # Unknown, revoked and disabled-user tokens answer alike: nothing to probe.
         if token is None or token.revoked_at is not None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid token.")
+        roles_from_row(token.user, token)
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             # At most one write a minute per token, not one per request.
@@ -58,7 +64,7 @@ class TokenScopePermission(permissions.BasePermission):
 class TokenRateThrottle(throttling.SimpleRateThrottle):
     """Per token (each CRM its own budget); session users are throttled per user.
 
-    A fixed-window counter: one cache.incr() per request (add() starts a window). DRF's own
+    A fixed-window counter: one round trip to Redis per request (portal.cache). DRF's own
     keeps every request's timestamp of the window in one cache entry and reads and writes the
     whole list each time, which at 3000/hour is a 3000-item list per request. A window allows
     its budget and no more; a burst across a window's end may reach twice the rate for a
@@ -77,14 +83,7 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
         now = self.timer()
         window = int(now // self.duration)
         self.window_ends = (window + 1) * self.duration
-        key = f"{self.key}:{window}"
-        try:
-            count = self.cache.incr(key)  # the usual case: the window has started
-        except ValueError:
-            # The window's first request (a lost race to start it, or the cache unavailable,
-            # lets one through as well).
-            self.cache.add(key, 1, self.duration + 1)
-            return True
+        count = count_in_window(self.cache, f"{self.key}:{window}", self.duration + 1)
         if count > self.num_requests:
             return self.throttle_failure()
         return True

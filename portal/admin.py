@@ -1,11 +1,87 @@
+import base64
+
+from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .models import User
+from .models import LOGO_MAX_BYTES, CompanyProfile, User, logo_content_type
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
-    fieldsets = (*BaseUserAdmin.fieldsets, (_("Preferences"), {"fields": ("language",)}))
+    fieldsets = (*BaseUserAdmin.fieldsets, (_("Preferences"), {"fields": ("language", "phone")}))
     list_display = ("username", "email", "first_name", "last_name", "is_staff", "language")
+
+
+class CompanyProfileForm(forms.ModelForm):
+    logo_upload = forms.FileField(
+        label=_("Logo"), required=False,
+        help_text=_("PNG or JPEG, at most 512 KB; printed on the proposal's cover."),
+    )
+    logo_remove = forms.BooleanField(label=_("Remove the logo"), required=False)
+
+    class Meta:
+        model = CompanyProfile
+        fields = (
+            "legal_name_en", "legal_name_zh", "address_en", "address_zh", "phone", "email",
+            "website", "tax_number", "bank_name", "bank_account",
+        )
+
+    def clean_logo_upload(self):
+        upload = self.cleaned_data.get("logo_upload")
+        if not upload:
+            return None
+        if upload.size > LOGO_MAX_BYTES:
+            raise forms.ValidationError(_("The logo may take at most 512 KB."))
+        data = upload.read()
+        if logo_content_type(data) is None:
+            raise forms.ValidationError(_("Upload a PNG or JPEG image."))
+        return data
+
+    def save(self, commit=True):
+        profile = super().save(commit=False)
+        if self.cleaned_data.get("logo_remove"):
+            profile.logo, profile.logo_type = None, ""
+        elif data := self.cleaned_data.get("logo_upload"):
+            profile.logo, profile.logo_type = data, logo_content_type(data)
+        if commit:
+            profile.save()
+        return profile
+
+
+@admin.register(CompanyProfile)
+class CompanyProfileAdmin(admin.ModelAdmin):
+    """One row: the list opens it, or the form to create it."""
+
+    form = CompanyProfileForm
+    readonly_fields = ("logo_preview",)
+    fieldsets = (
+        (_("Legal entity"), {"fields": ("legal_name_en", "legal_name_zh", "address_en",
+                                        "address_zh", "tax_number")}),
+        (_("Contact"), {"fields": ("phone", "email", "website")}),
+        (_("Bank"), {"fields": ("bank_name", "bank_account")}),
+        (_("Logo"), {"fields": ("logo_preview", "logo_upload", "logo_remove")}),
+    )
+
+    @admin.display(description=_("Current logo"))
+    def logo_preview(self, profile):
+        if not profile.logo:
+            return "—"
+        uri = f"data:{profile.logo_type};base64,{base64.b64encode(bytes(profile.logo)).decode()}"
+        return format_html('<img src="{}" alt="" height="48">', uri)
+
+    def has_add_permission(self, request):
+        return super().has_add_permission(request) and not CompanyProfile.objects.exists()
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        if CompanyProfile.objects.exists():
+            return redirect(reverse("admin:portal_companyprofile_change",
+                                    args=[CompanyProfile.SINGLETON_PK]))
+        return redirect(reverse("admin:portal_companyprofile_add"))

@@ -1,5 +1,8 @@
 import logging
+from dataclasses import asdict
 
+from csp import middleware as csp_middleware
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -69,3 +72,51 @@ class DatabaseUnavailableMiddleware:
                          exception.__class__.__name__, exception)
             return database_unavailable(request)
         return None
+
+
+# --- the Content-Security-Policy header, built once ---------------------------------------------
+
+# What a view or a decorator may set on a response to change or drop the policy (django-csp).
+_CSP_PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_exempt",
+                     "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro", "_csp_exempt_ro")
+
+
+class CSPMiddleware(csp_middleware.CSPMiddleware):
+    """django-csp's middleware, without rebuilding the same header for every response.
+
+    The policy only varies with a nonce (a page that used one) or a response's own settings
+    (csp_update and the like); otherwise it is the settings' policy, built once per process,
+    where django-csp builds it anew each time (a tenth of an API call's time). A response that
+    already carries a policy (the share page sets its own) gets nothing built at all.
+    """
+
+    _plain: tuple[object, str] | None = None  # (the settings' policy, its header)
+
+    def process_response(self, request, response):
+        if (getattr(request, "_csp_nonce", None) is not None
+                or any(hasattr(response, name) for name in _CSP_PER_RESPONSE)
+                or _csp_has_extras()):
+            return super().process_response(request, response)
+        if csp_middleware.HEADER not in response and not (
+                settings.DEBUG and response.status_code in (404, 500)):
+            header = self._plain_header(request, response)
+            if header:
+                response[csp_middleware.HEADER] = header
+        # As django-csp does: a nonce asked for after the header is written is an error.
+        request.csp_nonce = csp_middleware.CheckableLazyObject(self._csp_nonce_post_response)
+        return response
+
+    def _plain_header(self, request, response) -> str:
+        policy = getattr(settings, "CONTENT_SECURITY_POLICY", None)
+        cached = CSPMiddleware._plain
+        if cached is None or cached[0] is not policy:  # first use, or settings overridden
+            parts = self.get_policy_parts(request=request, response=response)
+            cached = CSPMiddleware._plain = (policy, csp_middleware.build_policy(**asdict(parts)))
+        return cached[1]
+
+
+def _csp_has_extras() -> bool:
+    """A report-only policy or excluded paths: left to django-csp's own code."""
+    report_only = getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
+    policy = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
+    return bool(report_only) or bool(policy.get("EXCLUDE_URL_PREFIXES"))

@@ -10,6 +10,38 @@ CATALOG_MANAGER = "catalog-manager"
 ROLE_GROUPS = (SALES, SALES_MANAGER, CATALOG_MANAGER)
 
 
+def role_annotations() -> dict:
+    """The user's staff roles as one number (bit n: ROLE_GROUPS[n]), for a query that loads
+    users (as itself or with select_related("user")): roles_from_row() reads it, so a request's
+    user costs no second query for its groups.
+
+    Raw SQL on purpose: the same subquery built with Exists() costs more to compile (about
+    1.6 ms a request) than the query it saves; this one compiles in a tenth of that.
+    """
+    from django.contrib.auth.models import Group
+    from django.db import connection
+    from django.db.models.expressions import RawSQL
+
+    quote = connection.ops.quote_name
+    through = User.groups.through._meta
+    cases = " ".join(f"WHEN %s THEN {1 << n}" for n in range(len(ROLE_GROUPS)))
+    # Only identifiers from the models' metadata are formatted in; the role names are parameters.
+    sql = (
+        f"(SELECT COALESCE(SUM(CASE g.{quote('name')} {cases} ELSE 0 END), 0)"  # noqa: S608
+        f" FROM {quote(through.db_table)} ug JOIN {quote(Group._meta.db_table)} g"
+        f" ON g.{quote('id')} = ug.{quote(through.get_field('group').column)}"
+        f" WHERE ug.{quote(through.get_field('user').column)}"
+        f" = {quote(User._meta.db_table)}.{quote('id')})"
+    )
+    return {"_roles": RawSQL(sql, ROLE_GROUPS)}  # noqa: S611
+
+
+def roles_from_row(user: "User", row) -> None:
+    """Set the roles role_annotations() read on `row` (the user or a row holding it)."""
+    mask = row._roles
+    user._role_names = frozenset(n for i, n in enumerate(ROLE_GROUPS) if mask & (1 << i))
+
+
 class User(AbstractUser):
     """A staff member. Customers never sign in: they use share links."""
 
@@ -20,12 +52,74 @@ class User(AbstractUser):
         blank=True,
         help_text=_("The portal's language for this user; empty follows the browser."),
     )
+    phone = models.CharField(
+        _("phone"),
+        max_length=40,
+        blank=True,
+        help_text=_("Printed on the proposals this user owns, with their name and e-mail."),
+    )
 
     def has_role(self, group_name: str) -> bool:
         if self.is_superuser:
             return True
-        # One query per user object (a request's user), however many rules ask on one page.
+        # One query per user object (a request's user), however many rules ask on one page,
+        # and none when the query that loaded the user read its roles (role_annotations). A
+        # group outside the staff roles (a deployment's own, named in a setting) is looked up.
         names = self.__dict__.get("_role_names")
-        if names is None:
+        partial = group_name not in ROLE_GROUPS and not self.__dict__.get("_all_groups")
+        if names is None or partial:
             names = self._role_names = frozenset(self.groups.values_list("name", flat=True))
+            self._all_groups = True
         return group_name in names
+
+
+LOGO_MAX_BYTES = 512 * 1024
+LOGO_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
+
+
+def logo_content_type(data: bytes) -> str | None:
+    """PNG or JPEG by its first bytes; None for anything else (SVG could call out of the PDF)."""
+    return next((kind for magic, kind in LOGO_TYPES.items() if data.startswith(magic)), None)
+
+
+class CompanyProfile(models.Model):
+    """The seller, as proposals and the customer's page name it: one row, edited in the admin.
+
+    The logo is kept in the row, not in media storage, so a worker on another machine prints it.
+    """
+
+    SINGLETON_PK = 1
+
+    legal_name_en = models.CharField(_("legal name (English)"), max_length=200)
+    legal_name_zh = models.CharField(_("legal name (Chinese)"), max_length=200, blank=True)
+    address_en = models.TextField(_("address (English)"), max_length=500, blank=True)
+    address_zh = models.TextField(_("address (Chinese)"), max_length=500, blank=True)
+    phone = models.CharField(_("phone"), max_length=40, blank=True)
+    email = models.EmailField(_("e-mail"), blank=True)
+    website = models.CharField(_("website"), max_length=200, blank=True)
+    tax_number = models.CharField(
+        _("tax number"), max_length=40, blank=True,
+        help_text=_("Unified social credit code (统一社会信用代码) or VAT number."),
+    )
+    bank_name = models.CharField(_("bank"), max_length=200, blank=True)
+    bank_account = models.CharField(_("bank account"), max_length=60, blank=True)
+    logo = models.BinaryField(_("logo"), blank=True, null=True, editable=False)
+    logo_type = models.CharField(max_length=20, blank=True, editable=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("company profile")
+        verbose_name_plural = _("company profile")
+
+    def __str__(self) -> str:
+        return self.legal_name_en
+
+    def save(self, *args, **kwargs):
+        self.pk = self.SINGLETON_PK  # one seller: a second save edits the same row
+        super().save(*args, **kwargs)
+
+    def legal_name_for(self, language: str) -> str:
+        return (language.startswith("zh") and self.legal_name_zh) or self.legal_name_en
+
+    def address_for(self, language: str) -> str:
+        return (language.startswith("zh") and self.address_zh) or self.address_en

@@ -6,7 +6,7 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from .models import CATALOG_MANAGER, SALES, SALES_MANAGER, User
+from .models import CATALOG_MANAGER, SALES, SALES_MANAGER, CompanyProfile, User
 
 # Model permissions per role, as "app_label.codename". Row-level scoping lives in selectors.
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
@@ -21,11 +21,24 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 }
 
 DEMO_USERS = (
-    # username, role, staff (admin access), first name
-    ("sales", SALES, False, "Demo Sales"),
-    ("manager", SALES_MANAGER, False, "Demo Manager"),
-    ("catalog", CATALOG_MANAGER, True, "Demo Catalog"),
+    # username, role, staff (admin access), first name, phone
+    ("sales", SALES, False, "Demo Sales", "+86 755 8600 0101"),
+    ("manager", SALES_MANAGER, False, "Demo Manager", "+86 755 8600 0102"),
+    ("catalog", CATALOG_MANAGER, True, "Demo Catalog", ""),
 )
+
+# A made-up seller (the .invalid domain, a code of the right shape): replace it in the admin.
+DEMO_COMPANY = {
+    "legal_name_en": "Shenzhen FabricQuote Networks Co., Ltd. (demo)",
+    "legal_name_zh": "深圳法布报价网络有限公司（演示）",
+    "address_en": "Floor 18, Tower A, 9 Keji South Road, Nanshan District, Shenzhen 518057, China",
+    "address_zh": "中国广东省深圳市南山区科技南路9号A座18层 518057",
+    "phone": "+86 755 8600 0100",
+    "email": "sales@fabricquote.invalid",
+    "tax_number": "91440300MA5DEMO00X",
+    "bank_name": "China Merchants Bank, Shenzhen Nanshan Branch",
+    "bank_account": "7559 0000 0000 0000",
+}
 
 
 def role_groups_ensure() -> None:
@@ -45,10 +58,10 @@ def demo_users_ensure() -> list[tuple[str, str, bool]]:
     """The demo sign-ins; existing users are left as they are. Returns (username, role, new)."""
     role_groups_ensure()
     made = []
-    for username, role, staff, first_name in DEMO_USERS:
+    for username, role, staff, first_name, phone in DEMO_USERS:
         user, created = User.objects.get_or_create(
             username=username,
-            defaults={"is_staff": staff, "first_name": first_name,
+            defaults={"is_staff": staff, "first_name": first_name, "phone": phone,
                       "email": f"{username}@demo.invalid"},
         )
         if created:
@@ -57,3 +70,11 @@ def demo_users_ensure() -> list[tuple[str, str, bool]]:
             user.groups.add(Group.objects.get(name=role))
         made.append((username, role, created))
     return made
+
+
+def demo_company_profile_ensure() -> bool:
+    """The demo seller, unless a company profile is set already; True when it was created."""
+    _profile, created = CompanyProfile.objects.get_or_create(
+        pk=CompanyProfile.SINGLETON_PK, defaults=DEMO_COMPANY
+    )
+    return created

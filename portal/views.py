@@ -1,7 +1,10 @@
+import functools
 import sys
+from pathlib import Path
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, JsonResponse
+from django.contrib.staticfiles import finders
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views import defaults
 from django.views.decorators.cache import never_cache
@@ -12,6 +15,7 @@ from catalog.selectors import catalog_summary
 
 from .health import portal_health
 from .middleware import DATABASE_DOWN, database_unavailable
+from .work import NO_WORK, work_queues
 
 
 @require_GET
@@ -21,9 +25,34 @@ def healthz(request: HttpRequest) -> JsonResponse:
     return JsonResponse(health, status=200 if health["status"] == "ok" else 503)
 
 
+FAVICON = "favicon.svg"
+
+
+@functools.cache
+def _favicon_bytes() -> bytes | None:
+    path = finders.find(FAVICON)
+    return None if path is None else Path(path).read_bytes()
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico, which browsers ask for whatever the page links: the SVG icon itself (a
+    redirect to a hashed static name could not be cached for good)."""
+    icon = _favicon_bytes()
+    if icon is None:
+        raise Http404
+    response = HttpResponse(icon, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response
+
+
 @login_required
 def home(request: HttpRequest):
-    return render(request, "portal/home.html", {"catalog": catalog_summary()})
+    work = work_queues(user=request.user)
+    context = {"catalog": catalog_summary(), "work_counts": work.counts}
+    if work.counts is not NO_WORK:
+        context["work"] = work
+    return render(request, "portal/home.html", context)
 
 
 @require_POST

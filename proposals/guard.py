@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import translation
 
+from portal.cache import count_in_window
 from portal.clients import client_address
 
 from .services import share_link_resolve
@@ -58,13 +59,7 @@ def _count(key: str) -> int:
 
     With Redis down the cache finds nothing and stores nothing (portal.cache): every count is
     1, so the limit fails open, and the cache logs the outage."""
-    window = _setting("PROPOSALS_LINK_MISS_WINDOW")
-    cache.add(key, 0, timeout=window)
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add and incr (or no cache): a new window
-        cache.add(key, 1, timeout=window)
-        return 1
+    return count_in_window(cache, key, _setting("PROPOSALS_LINK_MISS_WINDOW"))
 
 
 def _miss(request: HttpRequest, token: str) -> bool:

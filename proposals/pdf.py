@@ -25,7 +25,7 @@ from weasyprint.urls import FatalURLFetchingError, URLFetcher
 from quoting.models import QuoteRevision
 from quoting.services.snapshots import SNAPSHOT_VERSION
 
-from .selectors import proposal_content
+from .selectors import proposal_content, seller_printed
 
 # Its progress messages would fill a worker log at INFO.
 logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
@@ -66,7 +66,8 @@ def proposal_html(*, revision: QuoteRevision, language: str) -> str:
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         return render_to_string(
-            TEMPLATE, {"c": content, "language": language, "logo_src": "logo.svg"}
+            TEMPLATE,
+            {"c": content, "language": language, "logo_src": "logo.svg", "for_print": True},
         )
 
 
@@ -83,9 +84,11 @@ def _content_template_digest() -> str:
 
 def _shared_content_key(revision: QuoteRevision, language: str) -> str:
     quote = revision.quote
-    # A sent revision never changes, but the quote's validity, the customer's and project's names
-    # are printed in it and may be edited: they are part of the key.
-    printed = f"{quote.valid_until}|{quote.customer.company}|{quote.project.name}"
+    # A sent revision never changes, but the quote's validity, the customer's and project's names,
+    # the seller's profile and the owner's contact are printed in it and may be edited: they are
+    # part of the key (one small query, against a render of the whole proposal).
+    seller = seller_printed(owner_id=quote.owner_id)
+    printed = f"{quote.valid_until}|{quote.customer.company}|{quote.project.name}|{seller}"
     digest = hashlib.sha256(printed.encode()).hexdigest()[:12]
     return (f"proposals:shared:{revision.pk}:{language}:{SNAPSHOT_VERSION}:"
             f"{_content_template_digest()}:{digest}")

@@ -7,10 +7,10 @@ import base64
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db.models import Case, Prefetch, QuerySet, Value, When
+from django.db.models import Case, Prefetch, QuerySet, Subquery, Value, When
 from django.utils import timezone
 
-from portal.models import User
+from portal.models import CompanyProfile, User
 from quoting.models import QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
     REVISION_SNAPSHOTS,
@@ -23,6 +23,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services.snapshots import revision_snapshot_current
+from quoting.services.tco import tco_presented
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 
@@ -31,6 +32,79 @@ from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 class Row:
     line: QuoteLine
     amount: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Seller:
+    """Who makes the offer, in the reader's language: every field may be empty (no profile set),
+    and the template prints only what there is."""
+
+    legal_name: str = ""
+    address: str = ""
+    phone: str = ""
+    email: str = ""
+    website: str = ""
+    tax_number: str = ""
+    bank_name: str = ""
+    bank_account: str = ""
+    logo_uri: str = ""  # data: URI of the uploaded logo
+    contact_name: str = ""  # the quote's owner, the sales engineer the customer talks to
+    contact_email: str = ""
+    contact_phone: str = ""
+
+    @property
+    def has_company(self) -> bool:
+        return bool(self.legal_name)
+
+    @property
+    def has_contact(self) -> bool:
+        return bool(self.contact_name or self.contact_email or self.contact_phone)
+
+
+def seller_for(*, owner: User | None, language: str) -> Seller:
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    contact = {}
+    if owner is not None:
+        contact = {
+            "contact_name": owner.get_full_name() or owner.get_username(),
+            "contact_email": owner.email,
+            "contact_phone": owner.phone,
+        }
+    if profile is None:
+        return Seller(**contact)
+    logo_uri = ""
+    if profile.logo and profile.logo_type:
+        encoded = base64.b64encode(bytes(profile.logo)).decode()
+        logo_uri = f"data:{profile.logo_type};base64,{encoded}"
+    return Seller(
+        legal_name=profile.legal_name_for(language),
+        address=profile.address_for(language),
+        phone=profile.phone,
+        email=profile.email,
+        website=profile.website,
+        tax_number=profile.tax_number,
+        bank_name=profile.bank_name,
+        bank_account=profile.bank_account,
+        logo_uri=logo_uri,
+        **contact,
+    )
+
+
+def seller_printed(*, owner_id: int | None) -> str:
+    """What changes the seller block of a proposal: the profile's last edit and the owner's
+    contact, read in one query."""
+    profile_edited = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).values(
+        "updated_at")[:1]
+    owner = (
+        User.objects.filter(pk=owner_id)
+        .annotate(profile_edited=Subquery(profile_edited))
+        .values_list("first_name", "last_name", "username", "email", "phone", "profile_edited")
+        .first()
+    )
+    if owner is None:
+        return str(CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).values_list(
+            "updated_at", flat=True).first())
+    return "|".join(str(part) for part in owner)
 
 
 @dataclass(frozen=True)
@@ -45,7 +119,10 @@ class ProposalContent:
     drawing_uri: str | None
     tco: dict | None
     tco_charts: list[str] = field(default_factory=list)  # data: URIs
+    seller: Seller = field(default_factory=Seller)
     rounding_rule: str = ROUNDING_RULE
+    # The comparison as printed: network capex apart from servers, each option's pricing named.
+    tco_view: dict | None = None
 
     @property
     def quote(self):
@@ -75,7 +152,9 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
     revision = revision_snapshot_current(revision=revision)
     lines = list(revision.lines.all())
     sections: dict[str, list[Row]] = {s: [] for s in Section.values}
-    for line in lines:
+    # A line of nothing (a design's unused role, a line zeroed while editing) adds nothing to the
+    # totals and means nothing to the customer: it is not printed.
+    for line in (ln for ln in lines if ln.quantity):
         amount = line_amount(
             quantity=line.quantity,
             unit_price=line.unit_price,
@@ -89,7 +168,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             (ln.product.description_zh if chinese else "") or ln.product.description_en,
         )
         for ln in lines
-        if ln.section == Section.SUPPORT and ln.product is not None
+        if ln.section == Section.SUPPORT and ln.product is not None and ln.quantity
     ]
     return ProposalContent(
         revision=revision,
@@ -102,6 +181,8 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
         tco=revision.tco_snapshot or None,
         tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
+        seller=seller_for(owner=revision.quote.owner, language=language),
+        tco_view=tco_presented(revision.tco_snapshot),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from portal.models import SALES_MANAGER, User
 from quoting.models import TRANSITIONS, Approval, ApprovalDecision, Quote, QuoteRevision, Team
@@ -28,6 +28,7 @@ from quoting.services.errors import (
 __all__ = [
     "QuoteActions",
     "approval_decide_check",
+    "approvals_to_decide",
     "may_decide_approvals",
     "quote_actions",
     "quote_send_check",
@@ -104,6 +105,19 @@ def quote_send_check(*, quote: Quote, revision: QuoteRevision, user: User,
             f"approve it first.",
             field="discount_percent",
         )
+
+
+def approvals_to_decide(*, user: User) -> Q | None:
+    """The quotes whose approval `user` may decide, as a filter on Quote: _decide_refusal's
+    rule as a query (a manager, a quote awaiting approval, a pending request on its current
+    revision that someone else made). None for a user who decides none. Whether the manager
+    may approve or only reject (their own limit) is approval_decide_check's, on the page."""
+    if not may_decide_approvals(user=user):
+        return None
+    pending = Approval.objects.filter(
+        revision=OuterRef("current_revision"), decision=ApprovalDecision.PENDING
+    ).exclude(requested_by=user)
+    return Q(status=Status.AWAITING_APPROVAL) & Q(Exists(pending))
 
 
 def _decide_refusal(*, user: User, quote: Quote, approval: Approval | None) -> QuoteError | None:

@@ -9,6 +9,7 @@ urlpatterns = [
     path("designs/new/", designs.design_new, name="design-new"),
     path("designs/save/", designs.design_save_view, name="design-save"),
     path("designs/tco/", designs.design_tco_panel, name="design-tco"),
+    path("designs/<int:pk>/workload/", designs.design_workload, name="design-workload"),
     path("designs/cable-schedule.csv", designs.design_cable_schedule_csv,
          name="design-cable-schedule"),
     path("designs/drawing.svg", designs.design_drawing_svg, name="design-drawing"),
@@ -36,5 +37,7 @@ urlpatterns = [
     path("quotes/<int:pk>/lines/<int:line_pk>/remove/", quote_views.quote_line_remove,
          name="quote-line-remove"),
     path("quotes/<int:pk>/terms/", quote_views.quote_terms, name="quote-terms"),
+    path("quotes/<int:pk>/tco/", quote_views.quote_tco, name="quote-tco"),
+    path("quotes/<int:pk>/workload/", quote_views.quote_workload, name="quote-workload"),
     path("quotes/<int:pk>/<slug:action>/", quote_views.quote_action, name="quote-action"),
 ]

@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "integrations.middleware.ApiBodyLimitMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "portal.middleware.CSPMiddleware",  # django-csp's, the constant header built once
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -97,6 +97,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "portal.context_processors.work",
             ],
         },
     },
@@ -136,7 +137,7 @@ else:
 # AXES_COOLOFF_TIME; staff see and clear lockouts in the admin ("Access attempts").
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out attempt before checking
-    "django.contrib.auth.backends.ModelBackend",
+    "portal.backends.RolesModelBackend",  # ModelBackend, reading the roles with the user
 ]
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)

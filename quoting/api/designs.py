@@ -15,8 +15,18 @@ from quoting.engine.contract import specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
 from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.services.designs import design_compute, design_server_defaults
 from quoting.svg.fabric import fabric_svg
+
+
+def workload_field(**kwargs) -> serializers.ChoiceField:
+    """The job a TCO comparison assumes: one of the TCO engine's workload presets."""
+    return serializers.ChoiceField(
+        choices=[(key, preset.label) for key, preset in WORKLOAD_PRESETS.items()],
+        help_text="The workload preset the TCO comparison assumes: "
+        + ", ".join(WORKLOAD_PRESETS) + f". Default {DEFAULT_WORKLOAD}.", **kwargs)
+
 
 _RequirementFields = type(
     "_RequirementFields", (serializers.Serializer,), serializer_fields(FabricRequirements))

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from integrations.idempotency import idempotent
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
 from quoting.selectors import customers_visible_to, projects_visible_to
@@ -18,6 +19,7 @@ from quoting.services.customers import (
     project_delete,
     project_update,
 )
+from quoting.services.snapshots import design_snapshot_current
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -28,7 +30,7 @@ from .base import (
     ServiceViewSetMixin,
     errors,
 )
-from .designs import DesignRequestSerializer
+from .designs import DesignRequestSerializer, workload_field
 
 
 class ProjectInputSerializer(serializers.Serializer):
@@ -60,12 +62,15 @@ class ProjectSerializer(serializers.ModelSerializer):
 
 
 class SavedDesignInputSerializer(DesignRequestSerializer):
-    """The body of POST /api/v1/designs/ plus the name to keep it under."""
+    """The body of POST /api/v1/designs/ plus the name to keep it under and the workload its
+    TCO comparison assumes."""
 
     name = serializers.CharField(max_length=200)
+    workload = workload_field(required=False, default=DEFAULT_WORKLOAD)
 
     def requirements(self) -> FabricRequirements:
-        values = {name: value for name, value in self.validated_data.items() if name != "name"}
+        values = {name: value for name, value in self.validated_data.items()
+                  if name not in ("name", "workload")}
         return FabricRequirements(**values)
 
 
@@ -76,13 +81,36 @@ class DesignSnapshotField(serializers.JSONField):
     """Returned as stored: a snapshot never changes after it is saved."""
 
 
+@extend_schema_field({"type": "object", "nullable": True, "additionalProperties": True,
+                      "description": "The bill of materials priced in the customer's currency "
+                      "when the design was saved: lines, totals, price sources."})
+class PricedBomField(serializers.JSONField):
+    """The snapshot's priced BOM, as stored."""
+
+
+@extend_schema_field({"type": "object", "nullable": True, "additionalProperties": True,
+                      "description": "The TCO comparison computed with the design: its "
+                      "currency, request (the inputs) and result (as POST /tco/ answers)."})
+class TcoSnapshotField(serializers.Field):
+    """The snapshot's TCO comparison without its drawn charts (pages draw them)."""
+
+    def to_representation(self, tco):
+        return {key: tco[key] for key in ("currency", "request", "result") if key in tco}
+
+    def get_attribute(self, design):
+        return design.tco or None  # an empty snapshot prints null
+
+
 class SavedDesignSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     result = DesignSnapshotField(read_only=True)
+    priced_bom = PricedBomField(read_only=True)
+    tco = TcoSnapshotField(read_only=True, allow_null=True)
 
     class Meta:
         model = SavedDesign
-        fields = ["id", "project", "name", "requirements", "result", "created_by", "created_at"]
+        fields = ["id", "project", "name", "requirements", "workload", "result", "priced_bom",
+                  "tco", "created_by", "created_at"]
         read_only_fields = fields
 
 
@@ -133,7 +161,9 @@ class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
     def designs(self, request, pk=None):
         project = self.get_object()
         if request.method == "GET":
-            designs = project.designs.select_related("created_by").order_by("-created_at")
+            designs = project.designs.select_related("created_by", "project__customer")
+            # Rows saved before the current snapshot are computed once here (lazy migration).
+            designs = [design_snapshot_current(design=d) for d in designs.order_by("-created_at")]
             return Response(SavedDesignSerializer(designs, many=True).data)
         return self._design_save(request, project)
 
@@ -142,5 +172,6 @@ class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
         data = SavedDesignInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         design = design_save(project=project, name=data.validated_data["name"],
-                             requirements=data.requirements(), user=request.user)
+                             requirements=data.requirements(), user=request.user,
+                             workload=data.validated_data["workload"])
         return Response(SavedDesignSerializer(design).data, status=status.HTTP_201_CREATED)

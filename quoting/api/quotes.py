@@ -9,6 +9,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from django.shortcuts import get_object_or_404
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -56,6 +57,7 @@ from .base import (
     etag,
     if_match_version,
 )
+from .designs import workload_field
 
 
 def _percent(**kwargs) -> serializers.DecimalField:
@@ -95,7 +97,13 @@ class QuoteSerializer(serializers.ModelSerializer):
 # the serializer's fields for fifty quotes was most of a list call. The DRF fields format the
 # dates exactly as the serializer does; a test holds the two outputs equal.
 _DATE = serializers.DateField()
-_DATETIME = serializers.DateTimeField()
+
+
+def _datetime(value, zone) -> str:
+    """serializers.DateTimeField().to_representation(value) for an aware datetime and the
+    request's time zone, without its per-call setting lookups (two per listed quote)."""
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
 LISTED_VALUES = ("id", "number", "status", "customer_id", "project_id", "owner__username",
                  "currency", "valid_until", "version", "current_revision__number", "created_at",
                  "updated_at")
@@ -119,8 +127,10 @@ class ListedRows:
         return self.quotes.values_list(*LISTED_VALUES)[index]
 
 
-def quote_listed(row: tuple) -> dict:
-    """QuoteSerializer(quote).data, from a row of `.values_list(*LISTED_VALUES)`."""
+def quote_listed(row: tuple, zone=None) -> dict:
+    """QuoteSerializer(quote).data, from a row of `.values_list(*LISTED_VALUES)`; `zone` is
+    the current time zone (looked up once per page by the caller, else here)."""
+    zone = zone or timezone.get_current_timezone()
     (pk, number, status_, customer, project, owner, currency, valid_until, version, revision,
      created_at, updated_at) = row
     return {
@@ -128,18 +138,23 @@ def quote_listed(row: tuple) -> dict:
         "owner": owner, "currency": currency,
         "valid_until": None if valid_until is None else _DATE.to_representation(valid_until),
         "version": version, "revision": revision,
-        "created_at": _DATETIME.to_representation(created_at),
-        "updated_at": _DATETIME.to_representation(updated_at),
+        "created_at": _datetime(created_at, zone),
+        "updated_at": _datetime(updated_at, zone),
     }
 
 
 class QuoteDetailSerializer(QuoteSerializer):
     tax_percent = _percent(source="current_revision.tax_percent")
     discount_percent = _percent(source="current_revision.discount_percent")
+    workload = serializers.CharField(
+        source="current_revision.workload",
+        help_text="The workload preset the current revision's TCO assumes; empty for a TCO "
+        "scenario chosen by hand.")
     totals = serializers.SerializerMethodField()
 
     class Meta(QuoteSerializer.Meta):
-        fields = [*QuoteSerializer.Meta.fields, "tax_percent", "discount_percent", "totals"]
+        fields = [*QuoteSerializer.Meta.fields, "tax_percent", "discount_percent", "workload",
+                  "totals"]
         read_only_fields = fields
 
     @extend_schema_field(TotalsSerializer)
@@ -156,7 +171,7 @@ DETAILED_COLUMNS = (
     "valid_until", "version", "created_at", "updated_at",
     *(f"current_revision__{name}" for name in (
         "number", "tax_percent", "discount_percent", "frozen_at", "subtotal", "discount_amount",
-        "net", "tax_amount", "total")),
+        "net", "tax_amount", "total", "workload")),
 )
 
 
@@ -180,6 +195,7 @@ def quote_detailed(quote: Quote) -> dict:
                         quote.updated_at)),
         "tax_percent": _decimal(_PERCENT, revision.tax_percent),
         "discount_percent": _decimal(_PERCENT, revision.discount_percent),
+        "workload": revision.workload,
         "totals": totals_printed(revision_totals(revision=revision)),
     }
 
@@ -209,7 +225,7 @@ class RevisionSerializer(serializers.ModelSerializer):
         model = QuoteRevision
         fields = ["number", "label", "created_by", "created_at", "frozen_at", "sent_at",
                   "fx_source_currency", "fx_rate", "fx_rate_date", "tax_percent",
-                  "discount_percent", "totals"]
+                  "discount_percent", "workload", "totals"]
         read_only_fields = fields
 
     @extend_schema_field(TotalsSerializer)
@@ -281,6 +297,7 @@ class QuoteCreateSerializer(serializers.Serializer):
     )
     currency = serializers.RegexField(r"^[A-Za-z]{3}$", required=False,
                                       help_text="Defaults to the customer's currency.")
+    workload = workload_field(required=False)
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -295,6 +312,7 @@ class QuoteTermsSerializer(serializers.Serializer):
     valid_until = serializers.DateField(required=False)
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
+    workload = workload_field(required=False)
 
 
 class LineAddSerializer(serializers.Serializer):
@@ -407,7 +425,8 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     def list(self, request, *args, **kwargs):
         quotes = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(ListedRows(quotes))
-        return self.get_paginated_response([quote_listed(row) for row in page])
+        zone = timezone.get_current_timezone()
+        return self.get_paginated_response([quote_listed(row, zone) for row in page])
 
     def get_input_serializer_class(self):
         return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
@@ -419,7 +438,8 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
         design = data["design"]
         return services.quote_create_from_design(project=design.project, design=design,
                                                  user=self.request.user,
-                                                 currency=data.get("currency"))
+                                                 currency=data.get("currency"),
+                                                 workload=data.get("workload"))
 
     def update_service(self, quote, data):
         return services.quote_update_terms(quote=quote, user=self.request.user, **data)

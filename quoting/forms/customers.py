@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.fabric import FabricRequirements
+from quoting.forms.contract import form_fields
 from quoting.forms.designs import NO_SWITCH_FOR_GENERATION
 from quoting.models import Contact, Customer
 from quoting.permissions import teams_for_filing
@@ -47,24 +48,27 @@ ContactFormSet = forms.inlineformset_factory(
 
 
 class ProjectForm(forms.Form):
+    """A project and the cluster as the customer describes it. Those requirement fields are
+    the engine's own (FabricRequirements: bounds, choices, labels), optional here."""
+
+    REQUIREMENT_FIELDS = ("gpu_count", "nic_generation")
+
     name = forms.CharField(label=_("Project name"), max_length=200)
-    gpu_count = forms.IntegerField(
-        label=_("GPUs"),
-        min_value=1,
-        max_value=1_000_000,
-        required=False,
-        help_text=_("The cluster as the customer describes it; the design page refines it."),
-    )
-    nic_generation = forms.ChoiceField(label=_("NIC generation"), required=False)
     notes = forms.CharField(
         label=_("Notes"), max_length=5000, required=False, widget=forms.Textarea(attrs={"rows": 3})
     )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        generation = self.fields["nic_generation"]
-        generation.choices = [("", "—"), *design_nic_generations()]  # what the design page offers
-        generation.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
+        asked = form_fields(FabricRequirements, self.REQUIREMENT_FIELDS,
+                            optional=frozenset(self.REQUIREMENT_FIELDS),
+                            initial={"nic_generation": None})
+        asked["gpu_count"].help_text = _(
+            "The cluster as the customer describes it; the design page refines it.")
+        nic = asked["nic_generation"]
+        nic.choices = [("", "—"), *design_nic_generations()]  # not known yet; as designable
+        nic.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
+        self.fields = {"name": self.fields["name"], **asked, "notes": self.fields["notes"]}
 
     def requirements(self) -> dict:
         """All the requirement fields (the rest at their defaults), so the design page can

@@ -13,6 +13,7 @@ from catalog.models import Category, Product
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors, form_fields
 from quoting.services.designs import design_nic_generations
 
@@ -90,7 +91,7 @@ class DesignForm(_RequirementsForm):
 
 
 class DesignSaveForm(forms.Form):
-    """Keep the design on screen in one of the user's projects."""
+    """Keep the design on screen in one of the user's projects, with the job its TCO assumes."""
 
     project = forms.ModelChoiceField(
         label=_("Project"), queryset=None,
@@ -98,10 +99,16 @@ class DesignSaveForm(forms.Form):
             "You cannot save to this project: it is not one of the projects you can see. "
             "Choose one of yours.")})
     name = forms.CharField(label=_("Design name"), max_length=200)
+    workload = forms.ChoiceField(
+        label=_("TCO workload"), initial=DEFAULT_WORKLOAD, required=False,
+        choices=[(key, _(preset.label)) for key, preset in WORKLOAD_PRESETS.items()])
 
     def __init__(self, *args, projects, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["project"].queryset = projects
+
+    def clean_workload(self) -> str:
+        return self.cleaned_data["workload"] or DEFAULT_WORKLOAD
 
 
 def design_form_data(requirements: dict) -> dict:

@@ -7,6 +7,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from portal.widgets import IsoDateInput
+from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.models import Section
 
 EDITABLE_SECTIONS = [(s.value, s.label) for s in Section if s != Section.ALTERNATIVES]
@@ -58,3 +59,11 @@ class AlternativeForm(VersionForm):
 class ActionForm(VersionForm):
     # The approval note, the manager's reason, or the customer's answer taken by phone.
     note = forms.CharField(label=_("Note"), max_length=2000, required=False)
+
+
+class WorkloadForm(VersionForm):
+    """The job the quote's TCO comparison assumes: one of the TCO engine's presets."""
+
+    workload = forms.ChoiceField(
+        label=_("TCO workload"),
+        choices=[(key, _(preset.label)) for key, preset in WORKLOAD_PRESETS.items()])

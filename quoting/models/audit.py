@@ -20,6 +20,7 @@ class QuoteEventVerb(models.TextChoices):
     DISCOUNT_CHANGED = "discount_changed", _("Quote discount changed")
     VALIDITY_CHANGED = "validity_changed", _("Validity changed")
     TAX_CHANGED = "tax_changed", _("VAT changed")
+    WORKLOAD_CHANGED = "workload_changed", _("TCO workload changed")
     STATUS_CHANGED = "status_changed", _("Status changed")
     APPROVAL_REQUESTED = "approval_requested", _("Approval requested")
     APPROVED = "approved", _("Discount approved")

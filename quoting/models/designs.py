@@ -6,7 +6,13 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
+
 from .customers import Project
+
+# A key of quoting.engine.tco.presets.WORKLOAD_PRESETS (the services check it): no choices here,
+# so a new preset needs no migration.
+WORKLOAD_MAX_LENGTH = 40
 
 
 class SavedDesign(models.Model):
@@ -30,6 +36,9 @@ class SavedDesign(models.Model):
     # PricedBom.as_json() in the customer's currency, and the TCO comparison priced with it.
     priced_bom = models.JSONField(_("priced bill of materials"), null=True, blank=True)
     tco = models.JSONField(_("TCO comparison"), null=True, blank=True)
+    # The job the TCO comparison assumes.
+    workload = models.CharField(_("workload"), max_length=WORKLOAD_MAX_LENGTH,
+                                default=DEFAULT_WORKLOAD)
     snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), default=0)
     snapshot_at = models.DateTimeField(_("snapshot computed"), null=True, blank=True)
     created_by = models.ForeignKey(

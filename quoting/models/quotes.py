@@ -18,7 +18,7 @@ from catalog.models import CURRENCY_VALIDATOR, Product
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 
 from .customers import Customer, Project
-from .designs import SavedDesign, TcoScenario
+from .designs import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 
 PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
@@ -243,6 +243,9 @@ class QuoteRevision(models.Model):
         verbose_name=_("TCO scenario"),
     )
     tco_snapshot = models.JSONField(_("TCO snapshot"), null=True, blank=True)
+    # The job the TCO comparison assumes (a workload preset's key); empty when the comparison is
+    # a TCO scenario chosen by hand, or was made before workloads could be chosen.
+    workload = models.CharField(_("workload"), max_length=WORKLOAD_MAX_LENGTH, blank=True)
     # Renderings of the snapshots above, made once (quoting.services.snapshots): the design's
     # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
     # snapshot_version marks a revision made before they existed: filled on its first read.

@@ -9,12 +9,14 @@ from django.db import transaction
 
 from portal.models import User
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.models import Contact, Customer, Project, SavedDesign, Team, VatZone
 from quoting.permissions import team_for_filing
 
 from .errors import InvalidValue
 from .requirements import requirements_from_json
 from .snapshots import design_snapshot_values
+from .tco import workload_check
 
 CUSTOMER_FIELDS = frozenset(
     {"company", "team", "industry", "region", "vat_zone", "language", "default_currency", "notes"}
@@ -216,13 +218,16 @@ def project_delete(*, project: Project) -> None:
 
 @transaction.atomic
 def design_save(
-    *, project: Project, name: str, requirements: FabricRequirements | dict, user: User
+    *, project: Project, name: str, requirements: FabricRequirements | dict, user: User,
+    workload: str = DEFAULT_WORKLOAD,
 ) -> SavedDesign:
     """Design the fabric from the current catalog and keep both the question and the answer.
 
-    The project's requirements become these (the last ones the engineer designed with).
-    Raises the engine's InvalidInput naming the bad field.
+    The project's requirements become these (the last ones the engineer designed with); the TCO
+    comparison assumes `workload` (a preset's key). Raises the engine's InvalidInput naming the
+    bad field.
     """
+    workload = workload_check(workload)
     if isinstance(requirements, dict):
         requirements = requirements_from_json(requirements)
     name = name.strip()
@@ -232,10 +237,12 @@ def design_save(
         raise InvalidValue(f"This project already has a design called {name}.", field="name")
     # The engine runs here, once: pages, quotes and proposals read the snapshot.
     snapshot = design_snapshot_values(requirements=requirements,
-                                      currency=project.customer.default_currency)
+                                      currency=project.customer.default_currency,
+                                      workload=workload)
     stored = asdict(requirements)
     project.requirements = stored
     project.save(update_fields=["requirements", "updated_at"])
     return SavedDesign.objects.create(
-        project=project, name=name, requirements=stored, created_by=user, **snapshot
+        project=project, name=name, requirements=stored, created_by=user, workload=workload,
+        **snapshot
     )

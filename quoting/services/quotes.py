@@ -22,6 +22,7 @@ from django.utils import timezone
 from catalog.models import Category, Product
 from integrations.webhooks import webhook_emit
 from portal.models import User
+from quoting.engine.errors import InvalidInput
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
 from quoting.models import (
     TOTALLED_SECTIONS,
@@ -52,7 +53,12 @@ from quoting.selectors import (
     revision_needs_approval,
     revision_totals,
 )
-from quoting.services.snapshots import design_snapshot_current, revision_snapshot_from_design
+from quoting.services.snapshots import (
+    design_snapshot_current,
+    revision_snapshot_from_design,
+    revision_tco_refresh,
+)
+from quoting.services.tco import workload_check as tco_workload_check
 
 from .errors import (
     IllegalTransition,
@@ -109,6 +115,18 @@ def _percent(value, field: str) -> Decimal:
     if percent != percent.quantize(Decimal("0.01")):
         raise InvalidValue("Use at most two decimal places for a percentage.", field=field)
     return percent.quantize(Decimal("0.01"))  # as the NUMERIC(5, 2) column gives it back
+
+
+def _workload(value) -> str:
+    try:
+        return tco_workload_check(value)
+    except InvalidInput as error:
+        raise InvalidValue(error.errors["workload"][0], field="workload") from None
+
+
+def _tco_follows(revision: QuoteRevision, *, user: User) -> None:
+    """The draft's TCO follows its prices: computed again after every change to them."""
+    revision_tco_refresh(revision=revision, user=user)
 
 
 def _quantity(value) -> int:
@@ -246,6 +264,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         design_snapshot=old.design_snapshot,
         tco=old.tco,
         tco_snapshot=old.tco_snapshot,
+        workload=old.workload,
         design_drawing=old.design_drawing,
         tco_charts=old.tco_charts,
         snapshot_version=old.snapshot_version,
@@ -459,12 +478,16 @@ def quote_create_from_design(
     user: User,
     currency: str | None = None,
     tco: TcoScenario | None = None,
+    workload: str | None = None,
 ) -> Quote:
     """A draft whose lines are the design's bill of materials, priced in the quote currency.
 
     Without a TCO scenario the quote gets the design's own comparison (this fabric against the
-    other family and a commodity build), so the proposal can show what the network is worth.
+    other family and a commodity build) for `workload` (default: the design's), so the
+    proposal can show what the network is worth.
     """
+    if workload is not None:
+        _workload(workload)
     if design.project_id != project.pk:
         raise InvalidValue("This design belongs to another project.", field="design")
     if tco is not None and tco.project_id != project.pk:
@@ -476,7 +499,7 @@ def quote_create_from_design(
     priced = _priced(revision, design.bom, quote.currency)
     # The design's snapshot, frozen on the revision; its TCO priced as these lines are.
     revision_snapshot_from_design(revision=revision, design=design, priced=priced, user=user,
-                                  tco=tco)
+                                  tco=tco, workload=workload)
     lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
     # What the customer was shown, at list: the approval gate measures the quote against it.
     revision.design_list_value = sum(
@@ -545,6 +568,7 @@ def quote_add_product(
         price_source=price.source[:300],
     )
     _assert_fits(revision, field="quantity")
+    _tco_follows(revision, user=user)
     _event(
         quote,
         QuoteEventVerb.LINE_ADDED,
@@ -593,6 +617,7 @@ def quote_add_free_text(
         price_source="entered by hand",
     )
     _assert_fits(revision, field="unit_price")
+    _tco_follows(revision, user=user)
     _event(
         quote,
         QuoteEventVerb.LINE_ADDED,
@@ -637,6 +662,7 @@ def quote_update_line(
         target.price_source = f"set by hand (was {before['unit_price']})"[:300]
     target.save()
     _assert_fits(revision, field="unit_price" if "unit_price" in changes else "quantity")
+    _tco_follows(revision, user=user)
     _event(
         quote,
         QuoteEventVerb.LINE_CHANGED,
@@ -656,6 +682,7 @@ def quote_remove_line(*, quote: Quote, line: QuoteLine, user: User, expected_ver
     revision = _editable_revision(quote, user=user)
     target = _line_in(revision, line, looked_at=looked_at)
     target.delete()
+    _tco_follows(revision, user=user)
     _event(
         quote,
         QuoteEventVerb.LINE_REMOVED,
@@ -676,18 +703,24 @@ def quote_update_terms(
     discount_percent=None,
     tax_percent=None,
     valid_until: dt.date | None = None,
+    workload: str | None = None,
 ) -> Quote:
     """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
-    rounded lines), the VAT rate (0 for export) and the validity date. None leaves a term as
-    it is. One version bump and one event per term that really changed, all or nothing; when
-    nothing changes, nothing is written (an approved quote stays approved)."""
+    rounded lines), the VAT rate (0 for export), the validity date and the workload its TCO
+    assumes (a preset's key; the TCO is computed again). None leaves a term as it is. One
+    version bump and one event per term that really changed, all or nothing; when nothing
+    changes, nothing is written (an approved quote stays approved)."""
     discount = None if discount_percent is None else _percent(discount_percent, "discount_percent")
     tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
+    workload = None if workload is None else _workload(workload)
     if valid_until is not None and valid_until < timezone.localdate():
         raise InvalidValue("The validity date is in the past.", field="valid_until")
     current = _current(quote)
+    if workload is not None and current.design_id is None:
+        raise InvalidValue("This quote has no design to compare fabrics for.", field="workload")
     if (discount in (None, current.discount_percent) and tax in (None, current.tax_percent)
-            and valid_until in (None, quote.valid_until)):
+            and valid_until in (None, quote.valid_until)
+            and workload in (None, current.workload)):
         if quote.version != expected_version:
             raise StaleVersion(expected=expected_version, current=quote.version)
         return quote
@@ -699,6 +732,11 @@ def quote_update_terms(
         revision.discount_percent = discount
         revision.save(update_fields=["discount_percent"])
         _assert_fits(revision, field="discount_percent")
+        _tco_follows(revision, user=user)
+    if workload is not None and workload != revision.workload:
+        _event(quote, QuoteEventVerb.WORKLOAD_CHANGED, actor=user, revision=revision,
+               before=revision.workload, after=workload)
+        revision_tco_refresh(revision=revision, user=user, workload=workload)
     if valid_until is not None and valid_until != quote.valid_until:
         _event(
             quote, QuoteEventVerb.VALIDITY_CHANGED, actor=user,
@@ -876,6 +914,7 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     if not revision.lines.exists():
         raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
     _assert_fits(revision, field="lines")
+    _tco_follows(revision, user=user)  # what is frozen is priced as sent
     totals = revision_totals(revision=revision)
     now = timezone.now()
     revision.subtotal, revision.discount_amount, revision.net = (

@@ -15,17 +15,25 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from catalog.models import paid_yearly
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
-from quoting.models import QuoteRevision, SavedDesign, TcoScenario
-from quoting.selectors import PricedBom, bom_priced
+from quoting.engine.money import round_money
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
+from quoting.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision, SavedDesign, TcoScenario
+from quoting.selectors import PricedBom, bom_priced, line_amount, revision_totals
 from quoting.services.designs import (
     design_compute,
     design_messages_json,
     design_tco_inputs,
     requirements_from_json,
 )
-from quoting.services.tco import tco_body_for_design, tco_charts, tco_comparison, tco_compute
+from quoting.services.tco import (
+    tco_charts,
+    tco_comparison,
+    tco_compute,
+    workload_check,
+)
 from quoting.svg.fabric import fabric_svg
 
 logger = logging.getLogger(__name__)
@@ -33,7 +41,7 @@ logger = logging.getLogger(__name__)
 # Raise it when the engine, the pricing rule or the snapshot's shape changes: every saved design
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
-SNAPSHOT_VERSION = 1
+SNAPSHOT_VERSION = 2  # 2: the TCO comparison names its workload and how each option is priced
 
 SNAPSHOT_FIELDS = ("result", "drawing", "engine_messages", "tco_inputs", "priced_bom", "tco",
                    "snapshot_version", "snapshot_at")
@@ -43,9 +51,11 @@ SNAPSHOT_FIELDS = ("result", "drawing", "engine_messages", "tco_inputs", "priced
 DRAWING_MUST_MATCH = ("tiers", "gpu_count", "leaf_count", "spine_count", "core_count", "bom")
 
 
-def design_snapshot_values(*, requirements: FabricRequirements, currency: str) -> dict:
+def design_snapshot_values(*, requirements: FabricRequirements, currency: str,
+                           workload: str = DEFAULT_WORKLOAD) -> dict:
     """Everything a saved design keeps, computed now: the fabric engine runs here (this design
-    and the other family's, for the comparison), the TCO engine once. Raises InvalidInput."""
+    and the other family's, for the comparison), the TCO engine once, for `workload`.
+    Raises InvalidInput."""
     design = design_compute(requirements=requirements)
     summary = design.as_dict()
     inputs = design_tco_inputs(design, summary)
@@ -55,7 +65,7 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str) -
         "engine_messages": design_messages_json(design),
         "tco_inputs": inputs,
         "priced_bom": bom_priced(bom=summary["bom"], currency=currency).as_json(),
-        "tco": tco_comparison(inputs=inputs, currency=currency),
+        "tco": tco_comparison(inputs=inputs, currency=currency, workload=workload),
         "snapshot_version": SNAPSHOT_VERSION,
         "snapshot_at": timezone.now(),
     }
@@ -74,7 +84,8 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
     currency = _currency(design)
     try:
         values = design_snapshot_values(
-            requirements=requirements_from_json(design.requirements), currency=currency)
+            requirements=requirements_from_json(design.requirements), currency=currency,
+            workload=design.workload)
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
         values = {"drawing": "", "engine_messages": None, "tco_inputs": None, "tco": None,
@@ -105,48 +116,144 @@ def design_priced(*, design: SavedDesign, currency: str) -> PricedBom:
 # --- a quote revision's frozen copies ----------------------------------------------------------
 
 
-def _tco_for_quote(design: SavedDesign, priced: PricedBom) -> dict | None:
-    """The comparison as the quote prices the design: the snapshot's when it priced the BOM
-    the same way, else the TCO engine alone again (the fabric designs are in the snapshot)."""
+def design_workload_set(*, design: SavedDesign, workload: str) -> SavedDesign:
+    """Change the job a saved design's comparison assumes: the TCO engine alone runs again
+    (the fabric designs are in the snapshot). InvalidInput naming `workload` if unknown."""
+    workload = workload_check(workload)
+    if workload == design.workload and design.tco is not None:
+        return design
+    design.workload = workload
+    fields = ["workload"]
+    if design.tco_inputs:
+        design.tco = tco_comparison(inputs=design.tco_inputs, currency=_currency(design),
+                                    workload=workload)
+        fields.append("tco")
+    design.save(update_fields=fields)
+    return design
+
+
+def revision_network_price(
+    *, revision: QuoteRevision, lines: list[QuoteLine] | None = None
+) -> tuple[Decimal, Decimal, Decimal]:
+    """What this revision charges for its fabric: (net, the part of it paid every year, the same
+    lines at list price). `net` is the quote's own net total (lines after their discounts, less
+    the quote discount, before tax), so the TCO's capex is exactly what the customer pays."""
+    if lines is None:
+        lines = list(revision.lines.select_related("product"))
+    totalled = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
+    net = revision_totals(revision=revision, lines=totalled).net
+    yearly = sum((line_amount(quantity=ln.quantity, unit_price=ln.unit_price,
+                              discount_percent=ln.discount_percent)
+                  for ln in totalled if ln.product is not None
+                  and paid_yearly(unit=ln.product.unit, category=ln.product.category)),
+                 Decimal("0.00"))
+    yearly = round_money(yearly * (100 - revision.discount_percent) / 100)
+    listed = sum((round_money(ln.quantity * (ln.list_price if ln.list_price is not None
+                                             else ln.unit_price)) for ln in totalled),
+                 Decimal("0.00"))
+    return net, yearly, listed
+
+
+def _tco_for_quote(design: SavedDesign, *, price: tuple[Decimal, Decimal, Decimal],
+                   currency: str, workload: str) -> dict | None:
+    """The comparison as the quote prices the design: this design at the quote's net, the
+    other designs at list less the same overall discount. The saved design's snapshot when it
+    is the same comparison (same workload, prices and currency), else the TCO engine alone
+    again (the fabric designs are in the snapshot)."""
+    net, yearly, listed = price
+    factor = (net / listed) if listed else None
     tco = design.tco
-    if tco and tco.get("result") and tco["currency"] == priced.currency:
+    if (tco and tco.get("result") and tco["currency"] == currency and net == listed
+            and tco.get("workload", DEFAULT_WORKLOAD) == workload
+            and "pricing" in tco["result"]["options"][0]):
         this = tco["request"]["fabrics"][0]
-        if Decimal(this["network_capex"]) == priced.one_time_total and Decimal(
-                this.get("network_opex_per_year", 0)) == priced.yearly_total:
-            return tco
+        if Decimal(this["network_capex"]) + Decimal(this.get("network_opex_per_year", 0)) == \
+                net and Decimal(this.get("network_opex_per_year", 0)) == yearly:
+            return tco | {"result": _as_quoted(tco["result"])}
     if not design.tco_inputs:
         return None
-    body = tco_body_for_design(inputs=design.tco_inputs, currency=priced.currency,
-                               this_price=(priced.total, priced.yearly_total))
-    try:
-        result = tco_compute(data=body)
-    except InvalidInput:
-        return None
-    return {"currency": priced.currency, "request": body, "result": result.as_dict(),
-            "charts": tco_charts(result), "error": ""}
+    comparison = tco_comparison(inputs=design.tco_inputs, currency=currency, workload=workload,
+                                this_price=(net, yearly), other_factor=factor)
+    return comparison if comparison.get("result") else None
+
+
+def _as_quoted(result: dict) -> dict:
+    """A saved design's comparison read as a quote's: its first option is the quoted one (at list
+    price, no discount given, the quote's prices are the list prices)."""
+    options = [dict(o) for o in result["options"]]
+    options[0]["pricing"] = "quoted"
+    return result | {"options": options}
+
+
+def revision_tco_refresh(*, revision: QuoteRevision, user, workload: str | None = None) -> None:
+    """Compute the draft revision's TCO again from its own prices (after every discount) and
+    workload; a sent revision is frozen and keeps its own. A revision whose comparison is a TCO
+    scenario chosen by hand (no workload) keeps it until a workload is chosen."""
+    if revision.is_frozen:
+        return
+    if workload is not None:
+        revision.workload = workload_check(workload)
+    if not revision.workload or revision.design_id is None:
+        return
+    design = design_snapshot_current(design=revision.design)
+    comparison = _tco_for_quote(design, price=revision_network_price(revision=revision),
+                                currency=revision.quote.currency, workload=revision.workload)
+    if comparison is None:
+        revision.tco, revision.tco_snapshot, revision.tco_charts = None, None, []
+    else:
+        revision.tco = _scenario_kept(revision, design, comparison, user)
+        revision.tco_snapshot, revision.tco_charts = comparison["result"], comparison["charts"]
+    revision.save(update_fields=["workload", "tco", "tco_snapshot", "tco_charts"])
+
+
+def _scenario_kept(revision: QuoteRevision, design: SavedDesign, comparison: dict,
+                   user) -> TcoScenario:
+    """The TcoScenario row the revision's comparison is kept in: its own, updated, unless another
+    revision (a frozen one) shares it."""
+    scenario = revision.tco
+    if scenario is not None and not QuoteRevision.objects.filter(tco=scenario).exclude(
+            pk=revision.pk).exists():
+        scenario.request, scenario.result = comparison["request"], comparison["result"]
+        scenario.save(update_fields=["request", "result"])
+        return scenario
+    return TcoScenario.objects.create(
+        project=design.project, name=f"{design.name} — TCO"[:200],
+        request=comparison["request"], result=comparison["result"],
+        created_by=user or revision.created_by)
 
 
 def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesign,
-                                  priced: PricedBom, user, tco: TcoScenario | None = None) -> None:
+                                  priced: PricedBom, user, tco: TcoScenario | None = None,
+                                  workload: str | None = None) -> None:
     """Freeze copies of the design's snapshot on a new revision: its result, drawing and the
-    TCO comparison priced as the quote is (a TcoScenario row too, as the TCO page keeps them).
-    A given `tco` scenario is kept as it is, charted once from its request."""
+    TCO comparison priced as the quote is (a TcoScenario row too, as the TCO page keeps them),
+    for `workload` (default: the design's). A given `tco` scenario is kept as it is, charted
+    once from its request."""
     revision.design = design
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
     if tco is None:
-        comparison = _tco_for_quote(design, priced)
+        revision.workload = workload_check(workload or design.workload)
+        price = (priced.total, priced.yearly_total, priced.total)
+        comparison = _tco_for_quote(design, price=price, currency=priced.currency,
+                                    workload=revision.workload)
         if comparison and comparison.get("result"):
             tco = TcoScenario.objects.create(
                 project=design.project, name=f"{design.name} — TCO"[:200],
                 request=comparison["request"], result=comparison["result"], created_by=user)
             revision.tco_charts = comparison["charts"]
+        revision.tco, revision.tco_snapshot = tco, (comparison["result"] if tco else None)
     else:
+        revision.workload = ""  # the scenario says what job it is for
         revision.tco_charts = _scenario_charts(tco, tco.result)
-    revision.tco, revision.tco_snapshot = tco, (tco.result if tco else None)
+        revision.tco, revision.tco_snapshot = tco, tco.result
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=["design", "design_snapshot", "design_drawing", "tco",
-                                 "tco_snapshot", "tco_charts", "snapshot_version"])
+                                 "tco_snapshot", "tco_charts", "snapshot_version", "workload"])
+
+
+# Keys tco_result_described() adds to an engine option: not part of the engine's figures.
+_DESCRIBED_KEYS = ("server_capex", "network_capex", "network_opex_per_year", "pricing")
 
 
 def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:
@@ -156,7 +263,9 @@ def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:
         result = tco_compute(data=scenario.request)
     except (InvalidInput, TypeError, ValueError):
         return []
-    if result.as_dict()["options"] != figures.get("options"):
+    kept = [{k: v for k, v in o.items() if k not in _DESCRIBED_KEYS}
+            for o in figures.get("options") or []]
+    if result.as_dict()["options"] != kept:
         return []
     return tco_charts(result)
 

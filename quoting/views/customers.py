@@ -17,6 +17,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from quoting.display import requirement_rows
 from quoting.filters import CustomerFilter, ProjectFilter
 from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
 from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
@@ -210,11 +211,7 @@ def _project_page(request, project, *, error: str = "", status: int = 200):
     new_design = "/designs/new/?" + urlencode({"project": project.pk})
     context = {
         "project": project,
-        "requirements": {
-            name: value
-            for name, value in project.requirements.items()
-            if value not in (None, "", False)
-        },
+        "requirements": requirement_rows(project.requirements),
         "designs": designs,
         "currency": currency,
         "quotes": quotes_visible_to(user=request.user).filter(project=project),

@@ -13,13 +13,13 @@ import hashlib
 from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict, StreamingHttpResponse
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
-from quoting.engine.tco.presets import WORKLOAD_PRESETS
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors
 from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
 from quoting.forms.tco import tco_page_query
@@ -28,12 +28,16 @@ from quoting.selectors import projects_visible_to
 from quoting.services.customers import design_save
 from quoting.services.designs import design_bom_priced, design_compute, message_from_json
 from quoting.services.errors import QuoteError
-from quoting.services.snapshots import design_priced, design_snapshot_current
-from quoting.services.tco import TCO_PRESET, design_tco_body, tco_comparison, tco_compute
+from quoting.services.snapshots import (
+    design_priced,
+    design_snapshot_current,
+    design_workload_set,
+)
+from quoting.services.tco import design_tco_body, tco_comparison, tco_compute
 from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
 
 # Query parameters that are not cluster requirements.
-PAGE_PARAMS = {"project", "currency", "design"}
+PAGE_PARAMS = {"project", "currency", "design", "workload"}
 
 
 def _project(request):
@@ -80,6 +84,18 @@ def _saved_design(request) -> SavedDesign | None:
     return design_snapshot_current(design=saved) if saved is not None else None
 
 
+def _workload(request) -> str:
+    """The TCO workload the page shows: ?workload= when it is a preset, else the default."""
+    workload = request.GET.get("workload", "")
+    return workload if workload in WORKLOAD_PRESETS else DEFAULT_WORKLOAD
+
+
+def _tco_context(workload: str) -> dict:
+    """What the panel prints beside the comparison: the workload and its choices."""
+    return {"workload": workload, "preset": WORKLOAD_PRESETS[workload],
+            "workload_choices": [(key, p.label) for key, p in WORKLOAD_PRESETS.items()]}
+
+
 def _currency(request) -> str:
     currency = request.GET.get("currency", "CNY")
     return currency if currency in dict(CURRENCY_CHOICES) else "CNY"
@@ -115,11 +131,13 @@ def design_new(request):
         form, design = _design_from_query(request, project)
     currency = _currency(request)
     projects = projects_visible_to(user=request.user)
+    workload = saved.workload if saved is not None else _workload(request)
     save_form = DesignSaveForm(projects=projects,
-                               initial={"project": project.pk if project else None})
+                               initial={"project": project.pk if project else None,
+                                        "workload": workload})
     context = {"form": form, "design": design, "currency": currency, "project": project,
                "currencies": CURRENCY_CHOICES, "query": _requirements_query(form),
-               "save_form": save_form}
+               "save_form": save_form, "workload": workload}
     if saved is not None:  # the snapshot, as saved: no engine run
         messages = saved.engine_messages or {}
         context |= {"design": saved, "summary": saved.result, "drawing": saved.drawing,
@@ -145,12 +163,14 @@ def design_tco_panel(request):
     if saved is not None:
         return _saved_tco_panel(request, saved)
     form, design = _design_from_query(request)
-    context = {"design": design}
+    workload = _workload(request)
+    context = {"design": design, "query": _requirements_query(form),
+               "currency": _currency(request)} | _tco_context(workload)
     if design is not None:
         currency = _currency(request)
         priced = design_bom_priced(design=design, currency=currency)
         body = design_tco_body(design=design, bom_total=priced.total, currency=currency,
-                               yearly_total=priced.yearly_total)
+                               yearly_total=priced.yearly_total, workload=workload)
         try:
             result = tco_compute(data=body)
         except InvalidInput as error:  # e.g. no H100 server in the catalog to take TFLOPS from
@@ -158,7 +178,7 @@ def design_tco_panel(request):
         else:
             best = max(o.network_efficiency for o in result.options) or 1.0
             context |= {
-                "result": result, "preset": WORKLOAD_PRESETS[TCO_PRESET],
+                "result": result,
                 "rows": [(o, (1 - o.network_efficiency / best) * 100) for o in result.options],
                 "tco_query": tco_page_query(body),
             }
@@ -171,8 +191,10 @@ def _saved_tco_panel(request, saved: SavedDesign):
     currency = _currency(request)
     comparison = saved.tco
     if saved.tco_inputs and (not comparison or comparison["currency"] != currency):
-        comparison = tco_comparison(inputs=saved.tco_inputs, currency=currency)
-    context = {"design": saved}
+        comparison = tco_comparison(inputs=saved.tco_inputs, currency=currency,
+                                    workload=saved.workload)
+    context = {"design": saved, "saved": saved,
+               "currency": currency} | _tco_context(saved.workload)
     if not comparison or not comparison.get("result"):
         context["error"] = (comparison or {}).get("error") or _(
             "This design can no longer be compared: design it again.")
@@ -180,11 +202,27 @@ def _saved_tco_panel(request, saved: SavedDesign):
         result = comparison["result"]
         best = max(o["network_efficiency"] for o in result["options"]) or 1.0
         context |= {
-            "result": result, "preset": WORKLOAD_PRESETS[TCO_PRESET],
+            "result": result,
             "rows": [(o, (1 - o["network_efficiency"] / best) * 100) for o in result["options"]],
             "tco_query": tco_page_query(comparison["request"]),
         }
     return render(request, "quoting/_design_tco.html", context)
+
+
+@login_required
+@require_POST
+def design_workload(request, pk: int):
+    """Choose the job a saved design's comparison assumes; answers with the comparison."""
+    saved = get_object_or_404(
+        SavedDesign.objects.select_related("project__customer"),
+        pk=pk, project__in=projects_visible_to(user=request.user).values("pk"))
+    saved = design_snapshot_current(design=saved)
+    try:
+        saved = design_workload_set(design=saved, workload=request.POST.get("workload", ""))
+    except InvalidInput as error:
+        return HttpResponse(" ".join(error.errors.get("workload", [str(error)])), status=400,
+                            content_type="text/plain; charset=utf-8")
+    return _saved_tco_panel(request, saved)
 
 
 @login_required
@@ -205,14 +243,16 @@ def design_save_view(request):
         try:
             saved = design_save(project=save_form.cleaned_data["project"],
                                 name=save_form.cleaned_data["name"],
-                                requirements=form.requirements(), user=request.user)
+                                requirements=form.requirements(), user=request.user,
+                                workload=save_form.cleaned_data["workload"])
         except QuoteError as error:
             save_form.add_error(error.field if error.field in save_form.fields else None,
                                 error.message)
         except InvalidInput as error:
             save_form.add_error(None, str(error))
     if saved is not None:  # a fresh form, ready to save the next variant to the same project
-        save_form = DesignSaveForm(projects=projects, initial={"project": saved.project_id})
+        save_form = DesignSaveForm(projects=projects, initial={"project": saved.project_id,
+                                                               "workload": saved.workload})
     # 200 even with errors: htmx swaps only successful responses, and the errors are the content.
     return render(request, "quoting/_design_save.html",
                   {"save_form": save_form, "saved": saved, "query": _requirements_query(form)})

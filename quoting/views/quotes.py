@@ -37,6 +37,7 @@ from quoting.forms.quotes import (
     FreeTextForm,
     LineForm,
     TermsForm,
+    WorkloadForm,
 )
 from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
 from quoting.permissions import quote_actions
@@ -52,6 +53,7 @@ from quoting.selectors import (
 )
 from quoting.services import quotes as services
 from quoting.services.errors import QuoteError, StaleVersion
+from quoting.services.tco import tco_presented
 
 PAGE_SIZE = 25
 PICKER_SIZE = 10
@@ -297,7 +299,9 @@ def _changed(request, quote: Quote, *, lines: bool = False, line_pk=None, error_
         line_amount=amount,
         clear=sorted(set((error_ids or {}).values())),
     )
-    return render(request, "quoting/_quote_changed.html", context)
+    response = render(request, "quoting/_quote_changed.html", context)
+    response["HX-Trigger"] = "quote-changed"  # the TCO panel follows the new prices
+    return response
 
 
 def _edit(request, quote: Quote, form, error_ids: dict, run, **changed):
@@ -442,6 +446,40 @@ def quote_terms(request, pk: int):
         )
 
     return _edit(request, quote, form, error_ids, run)
+
+
+@login_required
+@require_GET
+def quote_tco(request, pk: int):
+    """The revision's own TCO comparison (?r=<number>, else the current one), priced as the
+    quote is, with the workload it assumes and, on an editable revision, the choice of another."""
+    quote = _quote_or_404(request, pk)
+    number = request.GET.get("r", "")
+    which = {"number": number} if number.isdigit() else {"pk": quote.current_revision_id}
+    revision = get_object_or_404(QuoteRevision.objects.filter(quote=quote), **which)
+    editable = (revision.pk == quote.current_revision_id and revision.design_id is not None
+                and quote_actions(user=request.user, quote=quote, revision=revision,
+                                  needs_approval=False, pending=None).editable)
+    context = {"quote": quote, "revision": revision, "tco": tco_presented(revision.tco_snapshot),
+               "editable": editable,
+               "workload_form": WorkloadForm(initial={"workload": revision.workload,
+                                                      "expected_version": quote.version})}
+    return render(request, "quoting/_quote_tco.html", context)
+
+
+@login_required
+@require_POST
+def quote_workload(request, pk: int):
+    """Choose the workload the quote's TCO assumes: the current revision's TCO is computed again
+    (a sent revision keeps its own: the change opens the next revision)."""
+    quote = _quote_or_404(request, pk)
+    form = WorkloadForm(request.POST)
+
+    def run(version):
+        services.quote_update_terms(quote=quote, user=request.user, expected_version=version,
+                                    workload=form.cleaned_data["workload"])
+
+    return _edit(request, quote, form, {"workload": "quote-message"}, run)
 
 
 @login_required

@@ -50,3 +50,27 @@ def test_a_customer_reads_downloads_and_accepts_and_sales_sees_it(
     assert "Accepted by Li Wei (CTO)" in staff.locator("[data-answer=accepted]").inner_text()
     # Two opens: the link itself, and the page again after answering.
     assert staff.locator(".share-links td.num").first.inner_text() == "2"
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_every_tco_column_is_in_view_on_the_share_page_at_desk_width(
+    live_server, browser, make_user, seeded, language
+):
+    from tests.proposals.conftest import quote_rich
+
+    world = world_make(make_user)
+    quote = quote_rich(world, language=language,
+                       costs={"server_capex": "239616000", "services_capex": "1250000"})
+    _, token = share_link_create(quote=quote, user=world.sales)
+
+    customer = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = customer.new_page()
+    page.goto(f"{live_server.url}/p/{token}")
+    table = page.locator("table.tco-options")
+    widths = table.evaluate("t => [t.scrollWidth, t.clientWidth]")
+    sheet = page.locator("main.sheet").bounding_box()
+    last_heading = table.locator("thead th").last.bounding_box()
+    customer.close()
+
+    assert widths[0] <= widths[1], widths  # nothing to scroll sideways to
+    assert last_heading["x"] + last_heading["width"] <= sheet["x"] + sheet["width"]

@@ -54,9 +54,10 @@ def pdf_text(data: bytes) -> str:
     return "\n".join(page.extract_text() or "" for page in pdf_reader(data).pages)
 
 
-def quote_rich(world, *, language="en"):
+def quote_rich(world, *, language="en", costs=None):
     """A quote from a real design of the shipped catalog, with a TCO scenario and a support tier:
-    every part of the proposal has something to show. Needs the `seeded` fixture."""
+    every part of the proposal has something to show. Needs the `seeded` fixture. `costs` (the
+    TCO request's) make its figures as wide as a real cluster's."""
     from quoting.engine.tco.presets import WORKLOAD_PRESETS
     from quoting.models import TcoScenario
     from quoting.services.customers import design_save
@@ -87,6 +88,7 @@ def quote_rich(world, *, language="en"):
             {"name": "8x400G IB", "transport": "infiniband", "nics_per_node": 8, "nic_gbps": 400},
             {"name": "2x100G RoCE", "transport": "roce", "nics_per_node": 2, "nic_gbps": 100},
         ],
+        **({"costs": costs} if costs else {}),
     }
     scenario = TcoScenario.objects.create(
         project=world.project,

@@ -59,3 +59,11 @@ def test_one_quote_prints_what_the_detail_serializer_prints_draft_and_sent(api, 
     sent = api.get(url).json()
     assert sent["status"] == "sent"
     assert sent == _detailed(qw.quote.pk)
+
+
+def test_the_quote_list_prints_times_in_the_servers_zone_as_the_serializer_does(api, qw, settings):
+    settings.TIME_ZONE = "Asia/Shanghai"
+    quote = Quote.objects.select_related("owner", "current_revision").get(pk=qw.quote.pk)
+    row = api.get("/api/v1/quotes/").json()["results"][0]
+    assert row == _as_json(QuoteSerializer(quote).data)
+    assert row["created_at"].endswith("+08:00")

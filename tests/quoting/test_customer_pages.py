@@ -119,7 +119,7 @@ def test_a_project_is_created_with_its_requirements_summary(sales, world, seeded
     assert project.requirements["gpu_count"] == 64
     assert project.requirements["nic_generation"] == "NDR"
     body = sales.get(response["Location"]).content.decode()
-    assert "gpu_count" in body and "Phase 2" in body
+    assert "<dt>GPUs</dt><dd>64</dd>" in body and "Phase 2" in body  # labelled, not gpu_count
     assert f'href="/designs/new/?project={project.pk}"' in body
     # The design page starts from these requirements: a design at once, ready to save.
     design_page = sales.get(f"/designs/new/?project={project.pk}").content.decode()

@@ -154,6 +154,20 @@ def test_the_fabric_form_and_serializer_are_built_from_the_specs():
             assert str(form[name].label) == spec.label, name
 
 
+def test_the_project_forms_cluster_fields_are_the_engines_own_and_optional():
+    from quoting.forms.customers import ProjectForm
+
+    spec = specs(FabricRequirements)
+    form = ProjectForm()
+    assert form.fields["gpu_count"].max_value == spec["gpu_count"].high
+    assert [v for v, _ in form.fields["nic_generation"].choices][1:] == list(
+        spec["nic_generation"].values)
+    assert ProjectForm({"name": "P"}).is_valid()  # both may stay empty
+    too_many = ProjectForm({"name": "P", "gpu_count": spec["gpu_count"].high + 1})
+    assert "gpu_count" in too_many.errors
+    assert "nic_generation" in ProjectForm({"name": "P", "nic_generation": "nonsense"}).errors
+
+
 # --- The TCO -----------------------------------------------------------------------------------
 
 GPUS = {"H100": 989.0}

@@ -93,6 +93,19 @@ def test_the_quote_page_shows_lines_totals_and_the_rounding_rule(sales, draft):
     assert 'class="quote-version"' in body and f'value="{draft.version}"' in body
 
 
+def test_a_chinese_speaker_reads_the_cny_total_in_words_beside_the_figures(sales, world, draft):
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    body = sales.get(f"/quotes/{draft.pk}/").content.decode()
+    # 24,860.00 CNY
+    assert "金额大写" in body and "贰万肆仟捌佰陆拾元整" in body
+
+
+def test_an_english_quote_page_has_no_amount_in_words(sales, draft):
+    body = sales.get(f"/quotes/{draft.pk}/").content.decode()
+    assert "24,860.00" in body and 'id="total-in-words"' not in body
+
+
 def test_the_quote_list_shows_number_customer_status_owner_and_total(sales, draft):
     body = sales.get("/quotes/").content.decode()
     assert draft.number in body and "Pengcheng University" in body and "GPU cluster" in body

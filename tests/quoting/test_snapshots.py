@@ -344,3 +344,29 @@ def test_the_engines_messages_are_kept_translatable_and_read_back_the_same(world
     original = message("At {distance:g} m: {why}", distance=Decimal("2.5"), why=nested)
     assert str(message_from_json(message_json(original))) == str(original) == \
         "At 2.5 m: MQM8700 is end of life."
+
+
+def test_the_api_returns_a_saved_designs_priced_bom_and_tco_without_designing_again(
+        world, engines):
+    fabric, tco = engines
+    saved = _saved(world)
+    fabric.reset_mock(), tco.reset_mock()
+
+    listed = token_client(world.sales, scope="read").get(
+        f"/api/v1/projects/{world.project.pk}/designs/").json()
+
+    assert (fabric.call_count, tco.call_count) == (0, 0)
+    (design,) = listed
+    assert design["priced_bom"] == saved.priced_bom
+    assert design["tco"]["result"] == saved.tco["result"]
+    assert "charts" not in design["tco"]  # drawings stay on the pages
+
+
+def test_the_api_completes_a_design_saved_before_snapshots_on_first_read(world):
+    saved = _saved(world)
+    SavedDesign.objects.filter(pk=saved.pk).update(
+        priced_bom=None, tco=None, tco_inputs=None, snapshot_version=0, snapshot_at=None)
+    (design,) = token_client(world.sales, scope="read").get(
+        f"/api/v1/projects/{world.project.pk}/designs/").json()
+    assert design["priced_bom"]["total"] == saved.priced_bom["total"]
+    assert design["tco"]["result"] == saved.tco["result"]

@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from portal.services import demo_users_ensure
+from portal.services import demo_company_profile_ensure, demo_users_ensure
 from quoting.services.demo import demo_data_ensure
 
 
@@ -16,6 +16,8 @@ class Command(BaseCommand):
         for username, role, created in demo_users_ensure():
             state = "created" if created else "already there"
             self.stdout.write(f"  {username:<8} {role:<16} {state}")
+        if demo_company_profile_ensure():
+            self.stdout.write("  demo company profile created (edit it in the admin)")
         try:
             made = demo_data_ensure()
         except RuntimeError as error:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
+from quoting.engine.messages import gettext_noop as _
 from quoting.engine.tco.inputs import TcoRequest
 from quoting.engine.tco.model import (
     BACKWARD_SHARE,
@@ -24,6 +25,25 @@ from quoting.engine.tco.presets import (
 
 QUOTE = "the request"
 
+# What a customer reads beside an assumption: one of these few phrases (translated where they
+# are printed). `source` is our own provenance note (the request, "verify", the docs' sections)
+# and stays on the staff pages.
+BASIS_CLUSTER = _("Your cluster")
+BASIS_WORKLOAD = _("Chosen workload")
+BASIS_CATALOG = _("Product specification")
+BASIS_MEASURED = _("Published measurements")
+BASIS_CUSTOMER_MEASURED = _("Measured on your cluster")
+BASIS_DESIGN = _("Fabric design")
+BASIS_TYPICAL = _("Typical value for such sites")
+BASIS_MODEL = _("Model default")
+BASIS_STATED = _("Stated for this comparison")
+BASIS_PRICES = _("Prices of this comparison")
+BASIS_NOT_INCLUDED = _("Not included")
+CUSTOMER_BASES = frozenset({
+    BASIS_CLUSTER, BASIS_WORKLOAD, BASIS_CATALOG, BASIS_MEASURED, BASIS_CUSTOMER_MEASURED,
+    BASIS_DESIGN, BASIS_TYPICAL, BASIS_MODEL, BASIS_STATED, BASIS_PRICES, BASIS_NOT_INCLUDED,
+})
+
 
 @dataclass(frozen=True, slots=True)
 class Assumption:
@@ -31,7 +51,8 @@ class Assumption:
     label: str
     value: str | float | int | Decimal
     unit: str
-    source: str
+    source: str  # internal provenance, for the staff pages
+    basis: str = ""  # customer-facing: one of CUSTOMER_BASES
 
     def as_dict(self) -> dict:
         return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
@@ -271,7 +292,46 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere",
         ),
     ]
-    return tuple(rows)
+    return tuple(replace(row, basis=_basis(row)) for row in rows)
+
+
+# Rows the caller states (QUOTE) say so by their key; the rest come from evidence or defaults.
+_STATED_BASIS = (
+    ("cluster.", BASIS_CLUSTER),
+    ("workload.", BASIS_WORKLOAD),
+    ("costs.server_capex", BASIS_PRICES),
+    ("costs.services_capex", BASIS_PRICES),
+    ("fabric.", BASIS_DESIGN),
+    ("costs.", BASIS_STATED),
+)
+_DEFAULT_BASIS = (
+    ("gpu.", BASIS_CATALOG),
+    ("transport.", BASIS_MEASURED),
+    ("model.nvlink", BASIS_MEASURED),
+    ("workload.buckets", BASIS_MODEL),
+    ("model.", BASIS_MODEL),
+    ("costs.hours_per_year", BASIS_MODEL),
+    ("costs.availability", BASIS_MODEL),
+    ("costs.utilisation", BASIS_MODEL),
+    ("costs.discount_rate", BASIS_STATED),
+    ("fabric.", BASIS_MODEL),
+    ("costs.", BASIS_TYPICAL),
+)
+
+
+def _basis(row: Assumption) -> str:
+    """The customer-facing basis of a row: never an internal note."""
+    if row.key.endswith(".network_opex_per_year"):
+        return BASIS_PRICES
+    if row.key.endswith(".oversubscription"):
+        return BASIS_DESIGN
+    if row.key.endswith(".node_bandwidth"):
+        return BASIS_CUSTOMER_MEASURED if row.source.startswith("nccl") else BASIS_STATED
+    if row.key in ("costs.server_capex", "costs.services_capex", "costs.space_per_year") and (
+            not row.value):
+        return BASIS_NOT_INCLUDED
+    table = _STATED_BASIS if row.source == QUOTE else _DEFAULT_BASIS
+    return next((basis for prefix, basis in table if row.key.startswith(prefix)), BASIS_MODEL)
 
 
 def _leaf_rows(f, *, nodes: int) -> list[Assumption]:

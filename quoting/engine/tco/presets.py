@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from quoting.engine.messages import gettext_noop as _
+
 
 @dataclass(frozen=True, slots=True)
 class Transport:
@@ -106,7 +108,7 @@ class WorkloadPreset:
 
 WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
     "llm_pretrain_7b": WorkloadPreset(
-        label="LLM pre-training, 7B",
+        label=_("LLM pre-training, 7B"),
         workload={
             "params_billion": 7,
             "tokens_per_node_per_step": 131_072,
@@ -114,10 +116,10 @@ WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
             "overlap": 0.5,
             "mfu": 0.45,
         },
-        note="Llama-2-7B-like: 4M-token global batch over 32 nodes = 128K tokens per node.",
+        note=_("Llama-2-7B-like: 4M-token global batch over 32 nodes = 128K tokens per node."),
     ),
     "llm_pretrain_70b": WorkloadPreset(
-        label="LLM pre-training, 70B",
+        label=_("LLM pre-training, 70B"),
         workload={
             "params_billion": 70,
             "tokens_per_node_per_step": 131_072,
@@ -125,10 +127,10 @@ WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
             "overlap": 0.7,
             "mfu": 0.40,
         },
-        note="Llama-2-70B-like: 4M-token batch over 32 nodes, sharded parameters (FSDP).",
+        note=_("Llama-2-70B-like: 4M-token batch over 32 nodes, sharded parameters (FSDP)."),
     ),
     "fine_tune_8b": WorkloadPreset(
-        label="Full fine-tuning, 8B",
+        label=_("Full fine-tuning, 8B"),
         workload={
             "params_billion": 8,
             "tokens_per_node_per_step": 32_768,
@@ -136,10 +138,10 @@ WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
             "overlap": 0.3,
             "mfu": 0.35,
         },
-        note="Small batches of short sequences: 2 x 2,048 tokens per GPU per step.",
+        note=_("Small batches of short sequences: 2 x 2,048 tokens per GPU per step."),
     ),
     "moe_47b": WorkloadPreset(
-        label="Mixture-of-experts pre-training, 47B (13B active)",
+        label=_("Mixture-of-experts pre-training, 47B (13B active)"),
         workload={
             "params_billion": 46.7,
             "active_params_billion": 12.9,
@@ -151,6 +153,10 @@ WORKLOAD_PRESETS: dict[str, WorkloadPreset] = {
             # its top-2 experts and back, forward and backward: 4 x 2 x 4096 x 2 B x 32 layers.
             "cross_node_bytes_per_token": 2_097_152,
         },
-        note="Mixtral-8x7B-like; expert-parallel all-to-all crosses nodes on every MoE layer.",
+        note=_("Mixtral-8x7B-like; expert-parallel all-to-all crosses nodes on every MoE layer."),
     ),
 }
+
+# The job a design and a quote assume until someone picks another: a large model, which is what
+# a multi-node cluster is bought for (a 7B job barely touches the network and flatters any fabric).
+DEFAULT_WORKLOAD = "llm_pretrain_70b"

@@ -1,0 +1,20 @@
+"""``{{ project.requirements|requirement_rows }}`` and ``{{ event|event_details }}``: stored
+JSON as labelled, translated, formatted rows (quoting/display.py)."""
+
+from __future__ import annotations
+
+from django import template
+
+from quoting.display import Row, event_detail_rows, requirement_rows
+
+register = template.Library()
+
+
+@register.filter(name="requirement_rows")
+def requirement_rows_filter(requirements) -> list[Row]:
+    return requirement_rows(requirements or {})
+
+
+@register.filter
+def event_details(event) -> list[Row]:
+    return event_detail_rows(event.verb, event.details)
