@@ -251,3 +251,11 @@ def test_the_project_form_offers_the_same_generations(client, project):
     assert "800GbE" not in dict(form.fields["nic_generation"].choices)
     assert not form.is_valid()
     assert "No switch in the catalog runs 800GbE" in str(form.errors["nic_generation"])
+
+
+def test_the_save_forms_workload_follows_the_workload_the_page_compares(client, project):
+    client = _client_for(client, project)
+    body = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}&workload=moe_47b",
+                      HTTP_HX_REQUEST="true").content.decode()
+    swapped = body.split('<div id="design-save-workload" hx-swap-oob="true">')[1].split("</div>")[0]
+    assert '<option value="moe_47b" selected>' in swapped
