@@ -27,10 +27,11 @@ class ProductAdmin(admin.ModelAdmin):
     change_list_template = "admin/catalog/product/change_list.html"
     list_display = ["part_number", "name", "category", "generation", "lifecycle", "updated_at"]
     list_filter = ["category", "generation", "protocol", "lifecycle"]
-    search_fields = ["part_number", "name", "family"]
+    search_fields = ["part_number", "name", "name_zh", "family"]
     inlines = [PriceInline]
     fieldsets = [
-        (None, {"fields": ["part_number", "name", "category", "family", "generation", "protocol",
+        (None, {"fields": ["part_number", "name", "name_zh", "category", "family", "generation",
+                           "protocol",
                            "lifecycle", "unit", "description_en", "description_zh"]}),
         (_("Ports and power"), {"fields": ["port_count", "port_speed_gbps", "cage_type",
                                            "cage_count", "managed", "rack_units",

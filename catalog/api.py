@@ -32,8 +32,9 @@ class ProductSerializer(serializers.ModelSerializer):
     class Meta:
         model = Product
         fields = [
-            "part_number", "name", "category", "family", "generation", "protocol", "lifecycle",
-            "unit", "description_en", "description_zh", "specs", "prices", "updated_at",
+            "part_number", "name", "name_zh", "category", "family", "generation", "protocol",
+            "lifecycle", "unit", "description_en", "description_zh", "specs", "prices",
+            "updated_at",
         ]
 
 

@@ -28,6 +28,6 @@ class ProductFilter(django_filters.FilterSet):
             return queryset
         return queryset.filter(
             Q(part_number__icontains=value) | Q(name__icontains=value)
-            | Q(family__icontains=value) | Q(description_en__icontains=value)
-            | Q(description_zh__icontains=value)
+            | Q(name_zh__icontains=value) | Q(family__icontains=value)
+            | Q(description_en__icontains=value) | Q(description_zh__icontains=value)
         )

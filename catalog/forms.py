@@ -9,7 +9,8 @@ from .models import SPEC_FIELDS, Product
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
 PRODUCT_CSV_FIELDS = (
-    "part_number", "name", "category", "family", "generation", "protocol", "lifecycle", "unit",
+    "part_number", "name", "name_zh", "category", "family", "generation", "protocol", "lifecycle",
+    "unit",
     *SPEC_FIELDS, "description_en", "description_zh",
 )
 

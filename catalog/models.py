@@ -139,6 +139,10 @@ class Product(models.Model):
         help_text=_("The manufacturer's orderable part number (OPN), e.g. MQM9700-NS2F."),
     )
     name = models.CharField(_("name"), max_length=200)
+    name_zh = models.CharField(
+        _("name (Chinese)"), max_length=200, blank=True,
+        help_text=_("Shown instead of the name when the page is in Chinese; empty shows the name."),
+    )
     category = models.CharField(_("category"), max_length=16, choices=Category.choices)
     family = models.CharField(_("family"), max_length=64, blank=True)
     generation = models.CharField(
@@ -236,6 +240,15 @@ class Product(models.Model):
             )
         if errors:
             raise ValidationError(errors)
+
+    @property
+    def display_name(self) -> str:
+        """The name in the active language, falling back to English."""
+        from django.utils.translation import get_language
+
+        if (get_language() or "").startswith("zh") and self.name_zh:
+            return self.name_zh
+        return self.name
 
     @property
     def description(self) -> str:

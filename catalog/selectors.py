@@ -117,3 +117,16 @@ def gpu_peak_tflops() -> dict[str, float]:
     rows = (Product.objects.filter(category=Category.SERVER, gpu_peak_tflops__isnull=False)
             .exclude(gpu_model="").values_list("gpu_model", "gpu_peak_tflops"))
     return {model: float(tflops) for model, tflops in rows}
+
+
+def product_names_shown(*, part_numbers) -> dict[str, str]:
+    """Part number -> the product's name in the active language, for rows that carry the English
+    name (a design's BOM); empty in English, where the rows' own names are shown."""
+    from django.utils.translation import get_language
+
+    if not (get_language() or "").startswith("zh"):
+        return {}
+    return dict(
+        Product.objects.filter(part_number__in=set(part_numbers)).exclude(name_zh="")
+        .values_list("part_number", "name_zh")
+    )

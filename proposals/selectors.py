@@ -24,6 +24,8 @@ from quoting.selectors import (
 )
 from quoting.services.snapshots import revision_snapshot_current
 from quoting.services.tco import tco_presented
+from quoting.svg.fabric import drawing_in
+from quoting.svg.tco import chart_in
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 
@@ -164,12 +166,13 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
     chinese = language.startswith("zh")
     promises = [
         (
-            ln.description,
+            (ln.product.name_zh if chinese else "") or ln.description,
             (ln.product.description_zh if chinese else "") or ln.product.description_en,
         )
         for ln in lines
         if ln.section == Section.SUPPORT and ln.product is not None and ln.quantity
     ]
+    drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
     return ProposalContent(
         revision=revision,
         issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
@@ -178,9 +181,11 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         totals=revision_totals(revision=revision, lines=lines),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
-        drawing_uri=svg_data_uri(revision.design_drawing) if revision.design_drawing else None,
+        drawing_uri=svg_data_uri(drawing) if drawing else None,
         tco=revision.tco_snapshot or None,
-        tco_charts=[svg_data_uri(chart) for chart in revision.tco_charts or []],
+        tco_charts=[
+            svg_data_uri(chart_in(chart, language)) for chart in revision.tco_charts or []
+        ],
         seller=seller_for(owner=revision.quote.owner, language=language),
         tco_view=tco_presented(revision.tco_snapshot),
     )

@@ -23,7 +23,7 @@ from django.utils import timezone
 from integrations.webhooks import webhook_emit
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
-from quoting.models import Quote, QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
 from quoting.services.errors import (
     IllegalTransition,
     InvalidValue,
@@ -31,6 +31,7 @@ from quoting.services.errors import (
     QuoteExpired,
     StaleVersion,
 )
+from quoting.services.notifications import notify
 from quoting.services.quotes import (
     MAX_LINES_PER_REVISION,
     quote_mark_accepted,
@@ -362,6 +363,12 @@ def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevisio
         ShareLink.objects.filter(pk=link.pk).update(
             use_count=F("use_count") + 1, last_used_at=view.at
         )
+        # Read back under the row lock the UPDATE holds: exactly one open sees 1, however
+        # many arrive at once.
+        if ShareLink.objects.filter(pk=link.pk).values_list("use_count", flat=True).get() == 1:
+            notify(kind=NotificationKind.LINK_OPENED, quote=link.quote,
+                   recipients=[link.quote.owner], who=link.recipient_name,
+                   revision=revision.label)
         quote_event(
             link.quote, "quote.viewed", revision=revision.label, link_id=link.pk, viewed_at=view.at
         )

@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache as shared_cache
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -25,6 +25,9 @@ from .models import (
     TOTALLED_SECTIONS,
     Customer,
     FxRate,
+    Notification,
+    NotificationEmailOptOut,
+    NotificationKind,
     Project,
     Quote,
     QuoteEvent,
@@ -81,7 +84,8 @@ def projects_visible_to(*, user: User) -> QuerySet[Project]:
 
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
 # design or the proposal is shown; lists and API answers defer them.
-REVISION_SNAPSHOTS = ("design_snapshot", "tco_snapshot", "design_drawing", "tco_charts")
+REVISION_SNAPSHOTS = ("design_snapshot", "tco_snapshot", "design_drawing", "design_drawings",
+                      "tco_charts")
 CURRENT_REVISION_SNAPSHOTS = tuple(f"current_revision__{name}" for name in REVISION_SNAPSHOTS)
 
 
@@ -606,3 +610,28 @@ def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
         .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
         .order_by("at", "pk")
     )
+
+
+# --- notifications -------------------------------------------------------------------------------
+
+
+def notifications_for(*, user: User) -> QuerySet[Notification]:
+    """`user`'s own inbox, unread first, newest first within each; nobody sees another's."""
+    unread = ExpressionWrapper(Q(read_at__isnull=True), output_field=BooleanField())
+    return (
+        Notification.objects.filter(recipient_id=user.pk)
+        .select_related("quote")
+        .only("kind", "params", "created_at", "read_at", "quote_id", "quote__number")
+        .order_by(unread.desc(), "-created_at", "-pk")
+    )
+
+
+def notifications_unread_count(*, user: User) -> int:
+    """The header's badge: one COUNT on the partial index of unread rows."""
+    return Notification.objects.filter(recipient_id=user.pk, read_at__isnull=True).count()
+
+
+def notification_email_kinds(*, user: User) -> list[str]:
+    """The kinds `user` gets by e-mail: every kind but those they turned off."""
+    off = set(NotificationEmailOptOut.objects.filter(user=user).values_list("kind", flat=True))
+    return [kind for kind in NotificationKind.values if kind not in off]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from celery import shared_task
 
+# Registered with the worker from here (Celery discovers `tasks` modules only).
+from quoting.install_tasks import install_pack_build_task  # noqa: F401
+from quoting.notification_tasks import notification_email_task  # noqa: F401
 from quoting.services.quotes import quotes_expire_overdue
 
 

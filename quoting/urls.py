@@ -1,7 +1,7 @@
 from django.urls import path
 
 from quoting.views import customers as customer_views
-from quoting.views import designs, tco
+from quoting.views import designs, notifications, tco
 from quoting.views import quotes as quote_views
 
 app_name = "quoting"
@@ -13,6 +13,8 @@ urlpatterns = [
     path("designs/cable-schedule.csv", designs.design_cable_schedule_csv,
          name="design-cable-schedule"),
     path("designs/drawing.svg", designs.design_drawing_svg, name="design-drawing"),
+    path("designs/install-pack.zip", designs.design_install_pack_zip,
+         name="design-install-pack"),
     path("tco/", tco.tco_page, name="tco"),
     path("customers/", customer_views.customer_list, name="customer-list"),
     path("customers/new/", customer_views.customer_new, name="customer-new"),
@@ -24,9 +26,18 @@ urlpatterns = [
     path("projects/<int:pk>/", customer_views.project_detail, name="project-detail"),
     path("projects/<int:pk>/designs/<int:design_pk>/quote/", customer_views.quote_from_design,
          name="quote-from-design"),
+    path("inbox/", notifications.inbox, name="inbox"),
+    path("inbox/read-all/", notifications.inbox_read_all, name="inbox-read-all"),
+    path("inbox/<int:pk>/read/", notifications.inbox_read, name="inbox-read"),
+    path("account/notifications/", notifications.notification_settings,
+         name="notification-settings"),
     path("quotes/", quote_views.quote_list, name="quote-list"),
     path("quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
     path("quotes/<int:pk>/diff/", quote_views.quote_diff, name="quote-diff"),
+    path("quotes/<int:pk>/install-pack/", quote_views.quote_install_pack,
+         name="quote-install-pack"),
+    path("quotes/<int:pk>/revisions/<int:number>/install-pack.zip",
+         quote_views.quote_install_pack_zip, name="quote-install-pack-zip"),
     path("quotes/<int:pk>/products/", quote_views.quote_product_picker, name="quote-products"),
     path("quotes/<int:pk>/lines/add/", quote_views.quote_add_product, name="quote-add-product"),
     path("quotes/<int:pk>/lines/free-text/", quote_views.quote_add_free_text,

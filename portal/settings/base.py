@@ -98,6 +98,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "portal.context_processors.work",
+                "quoting.context_processors.notifications",  # the header's unread badge
             ],
         },
     },
@@ -296,6 +297,24 @@ WEBHOOKS_ALLOW_LOOPBACK = False
 WEBHOOKS_TIMEOUT_SECONDS = 5  # connecting, and each read of the answer
 WEBHOOKS_RESPONSE_EXCERPT_BYTES = 1024  # what is kept of the answer
 
+# E-mail (notifications to staff). With no EMAIL_HOST the messages are printed to the console
+# (development, embedded); with one, they go out by SMTP.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND") or (
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_PORT = int(os.environ.get("EMAIL_PORT") or 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = int(os.environ.get("EMAIL_TIMEOUT") or 10)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FabricQuote <noreply@localhost>")
+# Where the links in e-mails point (no request to build them from in a worker).
+PORTAL_URL = os.environ.get("PORTAL_URL", "http://127.0.0.1:8000").rstrip("/")
+
 # Demo sign-in created by `make run` (manage.py setup_demo); never in production.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
 
@@ -311,6 +330,10 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=0, minute=10),
     },
     "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
+    "notification-emails-requeue": {
+        "task": "quoting.notification_emails_requeue",
+        "schedule": 300.0,
+    },
     "webhook-deliveries-requeue": {
         "task": "integrations.webhook_deliveries_requeue",
         "schedule": crontab(minute="*/15"),

@@ -33,3 +33,9 @@ STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# E-mail: SMTP when EMAIL_HOST is set (see base); without it, none is sent (the inbox still
+# tells everyone), rather than printed into the server's log.
+if not EMAIL_HOST and not os.environ.get("EMAIL_BACKEND"):  # noqa: F405
+    EMAIL_BACKEND = "django.core.mail.backends.dummy.EmailBackend"
+PORTAL_URL = os.environ.get("PORTAL_URL", f"https://{ALLOWED_HOSTS[0].lstrip('*.')}").rstrip("/")

@@ -15,8 +15,15 @@ from quoting.engine.contract import specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
 from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.install import SITE_FIELDS, SiteInputs
+from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
-from quoting.services.designs import design_compute, design_server_defaults
+from quoting.services.designs import (
+    design_compute,
+    design_install_layout,
+    design_server_defaults,
+    site_from_json,
+)
 from quoting.svg.fabric import fabric_svg
 
 
@@ -60,6 +67,17 @@ class DesignRequestSerializer(_RequirementFields):
 
     def requirements(self) -> FabricRequirements:
         return FabricRequirements(**self._requirement_values(self.validated_data))
+
+
+_SiteFields = type("_SiteFields", (DesignRequestSerializer,), serializer_fields(SiteInputs))
+
+
+class InstallPackRequestSerializer(_SiteFields):
+    """The design request's fields and the site's (SiteInputs' specs); the layout checks the
+    rules across them (a rack too small for one server, a design too large for the site)."""
+
+    def site(self) -> SiteInputs:
+        return site_from_json({k: v for k, v in self.validated_data.items() if k in SITE_FIELDS})
 
 
 class BomLineSerializer(serializers.Serializer):
@@ -150,6 +168,27 @@ class DesignViewSet(viewsets.ViewSet):
         response = StreamingHttpResponse(cable_schedule_csv_lines(design),
                                          content_type="text/csv; charset=utf-8")
         response["Content-Disposition"] = 'attachment; filename="cable-schedule.csv"'
+        return response
+
+    @extend_schema(request=InstallPackRequestSerializer,
+                   responses={(200, "application/zip"): OpenApiTypes.BINARY,
+                              400: OpenApiResponse(
+                                  description="Field errors: {field: [message, ...]}")},
+                   summary="The design's installation pack (zip): racks, labelled cables, "
+                           "elevations, Slurm, ibdiagnet, UFM NDT and NetBox files")
+    @action(detail=False, methods=["post"], url_path="install-pack")
+    def install_pack(self, request):
+        serializer = InstallPackRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            design = design_compute(requirements=serializer.requirements())
+            layout = design_install_layout(design=design, site=serializer.site(),
+                                           interactive=True)
+        except InvalidInput as error:
+            raise validation_error(error) from error
+        response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"')
         return response
 
     @extend_schema(request=DesignRequestSerializer,

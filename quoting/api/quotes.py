@@ -8,23 +8,34 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_field,
     extend_schema_view,
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from quoting.api.contract import serializer_fields
+from quoting.api.errors import validation_error
+from quoting.engine.errors import InvalidInput
+from quoting.engine.install import SiteInputs
 from quoting.engine.money import MONEY_DIGITS, MONEY_MAX
 from quoting.filters import QuoteFilter
 from quoting.models import (
     Approval,
+    InstallPack,
+    InstallPackStatus,
     Quote,
     QuoteEvent,
     QuoteLine,
@@ -42,6 +53,7 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services import quotes as services
+from quoting.services.install import install_pack_latest, install_pack_request
 
 from .base import (
     IDEMPOTENCY_KEY,
@@ -50,6 +62,7 @@ from .base import (
     LIST_ERRORS,
     QUOTE_WRITE_ERRORS,
     READ_ERRORS,
+    WRITE_ERRORS,
     ApiViewSetMixin,
     ServiceCreateMixin,
     ServiceUpdateMixin,
@@ -390,6 +403,34 @@ def _quote_response(quote: Quote, status_code: int = status.HTTP_200_OK, *,
                     headers={"ETag": etag(quote.version)})
 
 
+class InstallPackStateSerializer(serializers.ModelSerializer):
+    # Text, not an enum: the proposal documents' status enum has other values.
+    status = serializers.CharField(read_only=True, help_text="pending, building, ready or failed")
+
+    class Meta:
+        model = InstallPack
+        fields = ["id", "status", "error", "sha256", "size", "site", "created_at", "finished_at"]
+
+
+RevisionInstallPackSerializer = type(
+    "RevisionInstallPackSerializer", (serializers.Serializer,), serializer_fields(SiteInputs))
+
+
+class PackNotReady(APIException):
+    status_code = 409
+    default_code = "not_ready"
+
+
+class _JsonForErrors(BaseContentNegotiation):
+    """The pack view answers zip bytes itself; its errors are JSON whatever Accept says."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
 def _write_schema(summary: str, request=EmptySerializer, response=QuoteDetailSerializer,
                   ok: int = 200):
     return extend_schema(summary=summary, request=request, parameters=[IF_MATCH],
@@ -474,6 +515,49 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
     def revision(self, request, pk=None, number=None):
         revision = self._revision(self.get_object(), number)
         return Response(RevisionDetailSerializer(revision).data)
+
+    @extend_schema(
+        summary="The revision's latest installation pack (zip), once a worker has built it",
+        parameters=[NUMBER],
+        responses={
+            (200, "application/zip"): OpenApiResponse(OpenApiTypes.BINARY,
+                                                      description="The zip, as stored."),
+            **errors(*READ_ERRORS, 409),
+        })
+    @action(detail=True, methods=["get"],
+            url_path=r"revisions/(?P<number>[0-9]{1,5})/install-pack",
+            filter_backends=[], pagination_class=None, renderer_classes=[JSONRenderer],
+            content_negotiation_class=_JsonForErrors)
+    def install_pack(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        pack = install_pack_latest(revision=revision)
+        if pack is None:
+            raise NotFound("No installation pack has been asked for this revision; POST to "
+                           "this URL first.")
+        if pack.status != InstallPackStatus.READY:
+            raise PackNotReady(f"The installation pack is {pack.status}. {pack.error}".strip())
+        response = HttpResponse(bytes(pack.archive), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{pack.filename}"'
+        response["Digest"] = f"sha-256={pack.sha256}"
+        return response
+
+    @extend_schema(
+        summary="Ask for the revision's installation pack on a site (built by a worker; a sent "
+                "revision keeps one pack per site)",
+        parameters=[NUMBER], request=RevisionInstallPackSerializer,
+        responses={202: InstallPackStateSerializer, **errors(*WRITE_ERRORS)})
+    @install_pack.mapping.post
+    def install_pack_create(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        site = RevisionInstallPackSerializer(data=request.data)
+        site.is_valid(raise_exception=True)
+        try:
+            pack = install_pack_request(revision=revision, user=request.user,
+                                        site=dict(site.validated_data))
+        except InvalidInput as error:
+            raise validation_error(error) from error
+        pack.refresh_from_db()  # built already when Celery runs eagerly
+        return Response(InstallPackStateSerializer(pack).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(summary="What changed between two revisions", parameters=DIFF,
                    responses={200: RevisionDiffSerializer, **errors(400, *READ_ERRORS)})

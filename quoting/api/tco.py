@@ -129,6 +129,11 @@ class TcoAssumptionSerializer(serializers.Serializer):
     value = serializers.JSONField()
     unit = serializers.CharField()
     source = serializers.CharField()
+    messages = serializers.DictField(
+        required=False,
+        help_text="label, unit and source as translatable messages ({template, params}), for "
+        "clients that print them in another language; the plain fields above are English.",
+    )
 
 
 class TcoCurvePointSerializer(serializers.Serializer):

@@ -15,11 +15,14 @@ class InvalidInput(EngineError):
     """One or more inputs are wrong; `errors` maps each field name to its messages."""
 
     def __init__(self, errors: dict[str, list[str]] | None = None, **field_messages: str) -> None:
-        merged: dict[str, list[str]] = {k: list(v) for k, v in (errors or {}).items()}
+        merged: dict[str, list] = {k: list(v) for k, v in (errors or {}).items()}
         for field, message in field_messages.items():
             merged.setdefault(field, []).append(message)
-        self.errors = merged
-        super().__init__("; ".join(f"{f}: {' '.join(m)}" for f, m in merged.items()))
+        # A message is a plain string or an engine Message (translatable at the edge): `messages`
+        # keeps them as raised, `errors` holds their English text for the API and the commands.
+        self.messages = merged
+        self.errors = {field: [str(m) for m in messages] for field, messages in merged.items()}
+        super().__init__("; ".join(f"{f}: {' '.join(m)}" for f, m in self.errors.items()))
 
     @classmethod
     def field(cls, field: str, message: str) -> InvalidInput:

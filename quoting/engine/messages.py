@@ -7,6 +7,8 @@ Pure Python (the engine never imports Django). Templates are marked with ``gette
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+from numbers import Real
 
 
 def gettext_noop(text: str) -> str:
@@ -31,6 +33,31 @@ class Message:
             for name, value in self.params
         }
         return translate(self.template).format(**values)
+
+
+    def as_json(self) -> dict:
+        """The message as a snapshot keeps it (JSON), so a page can still translate it."""
+        return {"template": self.template,
+                "params": [[name, _param_json(value)] for name, value in self.params]}
+
+    @classmethod
+    def from_json(cls, data) -> Message | str:
+        """A kept message back; anything but a kept message reads as its text."""
+        if not isinstance(data, dict):
+            return str(data)
+        return cls(data["template"], tuple(
+            (name, cls.from_json(value) if isinstance(value, dict) else value)
+            for name, value in data["params"]))
+
+
+def _param_json(value):
+    if isinstance(value, Message):
+        return value.as_json()
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, Real | Decimal):  # Fraction, Decimal: a number still, for "{x:g}"
+        return float(value)
+    return str(value)
 
 
 def message(template: str, **params: object) -> Message:

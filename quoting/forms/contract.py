@@ -6,18 +6,28 @@ what is its own (which fields it shows, which may be left empty, the first value
 
 from __future__ import annotations
 
-from dataclasses import MISSING
+from dataclasses import MISSING, replace
 from typing import Any
 
 from django import forms
 from django.core.validators import BaseValidator, RegexValidator
-from django.utils.translation import gettext
+from django.utils.functional import lazy
+from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.contract import Spec, default_of, specs
 from quoting.engine.fabric import DISTANCE_CLASSES, distance_parse
+from quoting.engine.fabric.requirements import DISTANCE_LABELS
+from quoting.engine.messages import Message
 
-DISTANCE_HELP = _("Metres, or one of: %s.") % ", ".join(DISTANCE_CLASSES)
+
+def _distance_names() -> str:
+    separator = pgettext("between the items of a list", ", ")
+    return separator.join(gettext(DISTANCE_LABELS[name]) for name in DISTANCE_CLASSES)
+
+
+# Lazy: the help is read in the language of each request, not of the import.
+DISTANCE_HELP = lazy(lambda: gettext("Metres, or one of: %s.") % _distance_names(), str)()
 
 
 class AboveValidator(BaseValidator):
@@ -43,10 +53,13 @@ class DistanceField(forms.CharField):
         value = super().clean(value)
         if value in self.empty_values:
             return None
+        named = {gettext(label).lower(): name for name, label in DISTANCE_LABELS.items()}
+        value = named.get(str(value).strip().lower(), value)
         try:
             return distance_parse(value)
         except ValueError as exc:
-            raise forms.ValidationError(str(exc).capitalize()) from exc
+            raise forms.ValidationError(
+                gettext("Use metres or one of: %s.") % _distance_names()) from exc
 
 
 def _translated(text: str):
@@ -114,10 +127,21 @@ def form_fields(
     return built
 
 
-def add_engine_errors(form: forms.Form, errors: dict[str, list[str]]) -> None:
-    """The engine's InvalidInput errors beside the fields they name (else on the form)."""
+def engine_error_text(message: str | Message) -> str:
+    """An engine error in the active language, as a sentence (the engine writes them lowercase,
+    to follow a field name in the API's English)."""
+    if isinstance(message, Message):
+        return replace(message, template=_capitalized(message.template)).render(gettext)
+    return gettext(_capitalized(message))
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def add_engine_errors(form: forms.Form, errors: dict[str, list[str | Message]]) -> None:
+    """The engine's InvalidInput errors (its `messages`) beside the fields they name (else on
+    the form), translated."""
     for field, messages in errors.items():
         for message in messages:
-            # A fixed engine message may have a translation; one with values keeps its English.
-            text = gettext(message[:1].upper() + message[1:])
-            form.add_error(field if field in form.fields else None, text)
+            form.add_error(field if field in form.fields else None, engine_error_text(message))

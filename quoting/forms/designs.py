@@ -13,6 +13,7 @@ from catalog.models import Category, Product
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors, form_fields
 from quoting.services.designs import design_nic_generations
@@ -41,7 +42,8 @@ NO_SWITCH_FOR_GENERATION = _("No switch in the catalog runs %(value)s: choose on
 def _part_choices(*categories: str) -> list[tuple[str, str]]:
     parts = Product.objects.filter(category__in=categories).exclude(lifecycle="eol")
     return [("", _("Let the engine choose"))] + [
-        (p.part_number, f"{p.part_number} · {p.name}") for p in parts.order_by("part_number")
+        (p.part_number, f"{p.part_number} · {p.display_name}")
+        for p in parts.order_by("part_number")
     ]
 
 
@@ -82,7 +84,7 @@ class DesignForm(_RequirementsForm):
             try:
                 check_requirements(self.requirements())
             except InvalidInput as error:
-                add_engine_errors(self, error.errors)
+                add_engine_errors(self, error.messages)
         return data
 
     def requirements(self) -> FabricRequirements:
@@ -125,3 +127,15 @@ def design_form_data(requirements: dict) -> dict:
         else:
             data[name] = value
     return data
+
+
+class SiteForm(forms.Form):
+    """The installation pack's site inputs from a query; empty fields take the defaults, the
+    layout checks the rules across them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields.update(form_fields(SiteInputs, SITE_FIELDS, optional=frozenset(SITE_FIELDS)))
+
+    def site_values(self) -> dict:
+        return {k: v for k, v in self.cleaned_data.items() if v not in (None, "")}

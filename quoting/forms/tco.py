@@ -19,7 +19,7 @@ from catalog.selectors import gpu_peak_tflops
 from quoting.engine.contract import specs
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
 from quoting.engine.tco.presets import DEFAULT_CURRENCY, WORKLOAD_PRESETS
-from quoting.forms.contract import form_field, form_fields
+from quoting.forms.contract import engine_error_text, form_field, form_fields
 
 FABRIC_ROWS = 4  # the page compares up to four options; the API takes up to eight
 DEFAULT_PRESET = "llm_pretrain_7b"
@@ -77,7 +77,7 @@ def _cluster_fields() -> dict[str, forms.Field]:
         label=_("Workload preset"),
         required=False,
         initial=DEFAULT_PRESET,
-        choices=[("", _("Custom"))] + [(k, p.label) for k, p in WORKLOAD_PRESETS.items()],
+        choices=[("", _("Custom"))] + [(k, _(p.label)) for k, p in WORKLOAD_PRESETS.items()],
         help_text=_("Fills the workload fields; adjust them afterwards."),
     )
     workload = form_fields(Workload, WORKLOAD_FIELDS, optional=_OPTIONAL, initial=_NO_INITIAL)
@@ -199,9 +199,7 @@ class TcoForms:
             if match and int(match[1]) < len(self.used_rows):
                 form, field = self.fabrics[self.used_rows[int(match[1])]], match[2]
             for message in messages:
-                form.add_error(
-                    field if field in form.fields else None, message[:1].upper() + message[1:]
-                )
+                form.add_error(field if field in form.fields else None, engine_error_text(message))
 
 
 def tco_page_query(body: dict) -> str:

@@ -3,6 +3,8 @@
 from .audit import QuoteEvent, QuoteEventVerb
 from .customers import Contact, Customer, Project, Team, VatZone
 from .designs import SavedDesign, TcoScenario
+from .install import InstallPack, InstallPackStatus
+from .notifications import Notification, NotificationEmailOptOut, NotificationKind
 from .quotes import (
     TOTALLED_SECTIONS,
     TRANSITIONS,
@@ -26,7 +28,12 @@ __all__ = [
     "Contact",
     "Customer",
     "FxRate",
+    "InstallPack",
+    "InstallPackStatus",
     "LineKind",
+    "Notification",
+    "NotificationEmailOptOut",
+    "NotificationKind",
     "Project",
     "Quote",
     "QuoteCounter",

@@ -31,6 +31,44 @@ class QuoteEventVerb(models.TextChoices):
     SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
 
 
+# What each key of an event's details means, for the audit trail (the keys are stable data).
+DETAIL_LABELS = {
+    "number": _("quote number"),
+    "currency": _("currency"),
+    "valid_until": _("valid until"),
+    "tax_percent": _("VAT %"),
+    "design": _("design"),
+    "lines": _("lines"),
+    "fx_rate": _("exchange rate"),
+    "fx_source_currency": _("exchange from"),
+    "sku": _("SKU"),
+    "description": _("description"),
+    "quantity": _("quantity"),
+    "unit_price": _("unit price"),
+    "discount_percent": _("discount %"),
+    "section": _("section"),
+    "line": _("line"),
+    "before": _("before"),
+    "after": _("after"),
+    "source": _("from"),
+    "created": _("created"),
+    "label": _("label"),
+    "note": _("note"),
+    "reason": _("reason"),
+    "revision_label": _("revision"),
+    "total": _("total"),
+    "link": _("share link"),
+    "recipient": _("recipient"),
+    "days": _("days"),
+    "name": _("name"),
+    "title": _("title"),
+    "via": _("via"),
+    "decision": _("decision"),
+    "request_note": _("request note"),
+}
+DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
+
+
 class QuoteEvent(models.Model):
     quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="events")
     revision = models.ForeignKey(

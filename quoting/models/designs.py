@@ -29,6 +29,8 @@ class SavedDesign(models.Model):
     requirements = models.JSONField(_("requirements"))
     result = models.JSONField(_("result snapshot"))
     drawing = models.TextField(_("drawing (SVG)"), blank=True)
+    # The same drawing in each of the portal's languages ({language: SVG}); see drawing_in().
+    drawings = models.JSONField(_("drawing in each language"), null=True, blank=True)
     # The engine's warnings and advice as translatable messages ({template, params}).
     engine_messages = models.JSONField(_("warnings and advice"), null=True, blank=True)
     # What the TCO comparison needs of this design and the other family's, prices aside.

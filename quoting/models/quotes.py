@@ -250,6 +250,7 @@ class QuoteRevision(models.Model):
     # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
     # snapshot_version marks a revision made before they existed: filled on its first read.
     design_drawing = models.TextField(_("design drawing"), blank=True)
+    design_drawings = models.JSONField(_("design drawing in each language"), null=True, blank=True)
     tco_charts = models.JSONField(_("TCO charts"), null=True, blank=True)
     snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), null=True,
                                                         blank=True)
@@ -348,6 +349,16 @@ class QuoteLine(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sku or self.description} x {self.quantity}"
+
+    @property
+    def description_shown(self) -> str:
+        """The description in the active language: a catalog line's product has a Chinese name
+        (the line keeps the English one it was made with); other lines read as they were typed."""
+        from django.utils.translation import get_language
+
+        if self.product_id and (get_language() or "").startswith("zh") and self.product.name_zh:
+            return self.product.name_zh
+        return self.description
 
 
 class ApprovalDecision(models.TextChoices):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import fields, replace
-from decimal import Decimal
-from numbers import Real
 
 from catalog.models import Category, Product
 from catalog.selectors import product_specs
@@ -16,6 +14,7 @@ from quoting.engine.fabric import (
     designable_generations,
 )
 from quoting.engine.fabric.requirements import NIC_GENERATIONS
+from quoting.engine.install import SITE_FIELDS, InstallLayout, SiteInputs, plan_layout
 from quoting.engine.messages import Message
 from quoting.selectors import PricedBom, bom_priced
 
@@ -140,30 +139,42 @@ def design_tco_inputs(design: FabricDesign, summary: dict | None = None,
 # --- messages in a snapshot ---------------------------------------------------------------------
 
 
-def _param_json(value):
-    if isinstance(value, Message):
-        return message_json(value)
-    if value is None or isinstance(value, str | int | float):
-        return value
-    if isinstance(value, Real | Decimal):  # Fraction, Decimal: a number still, for "{x:g}"
-        return float(value)
-    return str(value)
-
-
 def message_json(message: Message) -> dict:
     """An engine Message as a snapshot keeps it, so a page can still translate it."""
-    return {"template": message.template,
-            "params": [[name, _param_json(value)] for name, value in message.params]}
+    return message.as_json()
 
 
 def message_from_json(data) -> Message | str:
-    if not isinstance(data, dict):
-        return str(data)
-    return Message(data["template"], tuple(
-        (name, message_from_json(value) if isinstance(value, dict) else value)
-        for name, value in data["params"]))
+    return Message.from_json(data)
 
 
 def design_messages_json(design: FabricDesign) -> dict:
     return {"warnings": [message_json(m) for m in design.warning_messages],
             "advice": [message_json(m) for m in design.advice_messages]}
+
+
+def site_from_json(data: dict) -> SiteInputs:
+    """SiteInputs from posted or typed values; unknown keys are refused, not ignored. The
+    engine checks bounds and the rules across fields when it plans the layout."""
+    unknown = sorted(set(data) - set(SITE_FIELDS))
+    if unknown:
+        raise InvalidInput({key: ["is not a site input."] for key in unknown})
+    return SiteInputs(**data)
+
+
+# A pack built while a request waits (design API, design page): about 100,000 cable legs and
+# ten seconds of CPU at most; a larger one is built by the worker for a quote revision.
+INSTALL_PACK_INTERACTIVE_MAX_GPUS = 32_768
+
+
+def design_install_layout(
+    *, design: FabricDesign, site: SiteInputs, interactive: bool = False
+) -> InstallLayout:
+    """Racks, placed devices and labelled cables of a design on a site (the installation pack's
+    source). Raises InvalidInput naming the site field at fault."""
+    if interactive and design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
+        raise InvalidInput.field(
+            "gpu_count",
+            f"an installation pack of more than {INSTALL_PACK_INTERACTIVE_MAX_GPUS:,} GPUs is "
+            "built by a worker: save the design, quote it and ask for the revision's pack.")
+    return plan_layout(design, site, product_specs())

@@ -30,6 +30,7 @@ from quoting.models import (
     Approval,
     ApprovalDecision,
     LineKind,
+    NotificationKind,
     Project,
     Quote,
     QuoteCounter,
@@ -53,6 +54,7 @@ from quoting.selectors import (
     revision_needs_approval,
     revision_totals,
 )
+from quoting.services.notifications import notify, person_name, sales_managers
 from quoting.services.snapshots import (
     design_snapshot_current,
     revision_snapshot_from_design,
@@ -266,6 +268,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         tco_snapshot=old.tco_snapshot,
         workload=old.workload,
         design_drawing=old.design_drawing,
+        design_drawings=old.design_drawings,
         tco_charts=old.tco_charts,
         snapshot_version=old.snapshot_version,
         design_list_value=old.design_list_value,
@@ -844,6 +847,8 @@ def quote_request_approval(
         discount_percent=approval.discount_percent,
         note=note[:2000],
     )
+    notify(kind=NotificationKind.APPROVAL_REQUESTED, quote=quote, recipients=sales_managers(),
+           actor=user, who=person_name(user), discount=approval.discount_percent, note=note)
     return approval
 
 
@@ -869,6 +874,9 @@ def _decide(
         discount_percent=approval.discount_percent,
         reason=reason,
     )
+    notify(kind=NotificationKind.APPROVAL_DECIDED, quote=quote,
+           recipients=[quote.owner, approval.requested_by], actor=user, who=person_name(user),
+           approved=approve, discount=approval.discount_percent, note=reason)
     return approval
 
 
@@ -951,6 +959,8 @@ def quote_mark_accepted(
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status, **details})
+    notify(kind=NotificationKind.QUOTE_ACCEPTED, quote=quote, recipients=[quote.owner],
+           actor=actor, who=str(details.get("name") or ""))
     return quote
 
 
@@ -967,6 +977,8 @@ def quote_mark_declined(
     webhook_emit(event_type="quote.declined", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status,
         "reason": reason[:2000]})
+    notify(kind=NotificationKind.QUOTE_DECLINED, quote=quote, recipients=[quote.owner],
+           actor=actor, note=reason)
     return quote
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 import logging
 from decimal import Decimal
 
-from django.utils import timezone
+from django.conf import settings
+from django.utils import timezone, translation
 
 from catalog.models import paid_yearly
 from quoting.engine.errors import InvalidInput
@@ -41,10 +42,10 @@ logger = logging.getLogger(__name__)
 # Raise it when the engine, the pricing rule or the snapshot's shape changes: every saved design
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
-SNAPSHOT_VERSION = 2  # 2: the TCO comparison names its workload and how each option is priced
+SNAPSHOT_VERSION = 3  # 2: the TCO names its workload and pricing; 3: drawings in each language
 
-SNAPSHOT_FIELDS = ("result", "drawing", "engine_messages", "tco_inputs", "priced_bom", "tco",
-                   "snapshot_version", "snapshot_at")
+SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
+                   "tco", "snapshot_version", "snapshot_at")
 
 # The figures a revision's design snapshot and the saved design's must share before the saved
 # design's drawing is printed beside the revision's figures.
@@ -59,9 +60,14 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str,
     design = design_compute(requirements=requirements)
     summary = design.as_dict()
     inputs = design_tco_inputs(design, summary)
+    drawings = {}
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            drawings[language] = fabric_svg(design, translation.gettext)
     return {
         "result": summary,
-        "drawing": fabric_svg(design),
+        "drawing": drawings[settings.LANGUAGE_CODE],
+        "drawings": drawings,
         "engine_messages": design_messages_json(design),
         "tco_inputs": inputs,
         "priced_bom": bom_priced(bom=summary["bom"], currency=currency).as_json(),
@@ -88,7 +94,8 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
             workload=design.workload)
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
-        values = {"drawing": "", "engine_messages": None, "tco_inputs": None, "tco": None,
+        values = {"drawing": "", "drawings": None, "engine_messages": None, "tco_inputs": None,
+                  "tco": None,
                   "priced_bom": bom_priced(bom=design.bom, currency=currency).as_json(),
                   "snapshot_version": SNAPSHOT_VERSION, "snapshot_at": timezone.now()}
     for name, value in values.items():
@@ -232,6 +239,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
     revision.design = design
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
+    revision.design_drawings = design.drawings
     if tco is None:
         revision.workload = workload_check(workload or design.workload)
         price = (priced.total, priced.yearly_total, priced.total)
@@ -248,8 +256,9 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
         revision.tco_charts = _scenario_charts(tco, tco.result)
         revision.tco, revision.tco_snapshot = tco, tco.result
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design", "design_snapshot", "design_drawing", "tco",
-                                 "tco_snapshot", "tco_charts", "snapshot_version", "workload"])
+    revision.save(update_fields=["design", "design_snapshot", "design_drawing", "design_drawings",
+                                 "tco", "tco_snapshot", "tco_charts", "snapshot_version",
+                                 "workload"])
 
 
 # Keys tco_result_described() adds to an engine option: not part of the engine's figures.
@@ -279,16 +288,18 @@ def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
     """
     if revision.snapshot_version is not None:
         return revision
-    drawing, charts = "", []
+    drawing, drawings, charts = "", None, []
     saved, figures = revision.design, revision.design_snapshot
     if saved is not None and figures:
         saved = design_snapshot_current(design=saved)
         if saved.drawing and all(
                 saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
-            drawing = saved.drawing
+            drawing, drawings = saved.drawing, saved.drawings
     if revision.tco is not None and revision.tco_snapshot:
         charts = _scenario_charts(revision.tco, revision.tco_snapshot)
     revision.design_drawing, revision.tco_charts = drawing, charts
+    revision.design_drawings = drawings
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design_drawing", "tco_charts", "snapshot_version"])
+    revision.save(update_fields=["design_drawing", "design_drawings", "tco_charts",
+                                 "snapshot_version"])
     return revision

@@ -5,6 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.conf import settings
+from django.utils import translation
+
 from catalog.models import Category, Lifecycle, Product
 from catalog.selectors import gpu_peak_tflops, price_lookup
 from quoting.engine.errors import InvalidInput
@@ -12,6 +15,7 @@ from quoting.engine.fabric import FabricDesign
 from quoting.engine.money import round_money
 from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
 from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
+from quoting.engine.tco.names import COMMODITY, OTHER_FAMILY, THIS_DESIGN, UNTUNED
 from quoting.engine.tco.presets import (
     DEFAULT_WORKLOAD,
     MAX_OVERSUBSCRIPTION,
@@ -28,8 +32,7 @@ PRICED_LIST_LESS_DISCOUNT = "list_less_discount"  # list price less the quote's 
 PRICED_LIST = "list"  # list price
 NOT_PRICED = "not_priced"  # no design, so no price (the commodity build)
 # The cheap build the seed's claim is about: two 100G ports per 8-GPU node, commodity Ethernet.
-COMMODITY_OPTION = {"name": "2×100G RoCE (commodity)", "transport": "roce",
-                    "nics_per_node": 2, "nic_gbps": 100}
+COMMODITY_OPTION = {"name": COMMODITY, "transport": "roce", "nics_per_node": 2, "nic_gbps": 100}
 
 
 def tco_compute(*, data: Any) -> TcoResult:
@@ -110,15 +113,16 @@ def tco_body_for_design(*, inputs: dict, currency: str,
             total, yearly = round_money(priced.total * factor), round_money(
                 priced.yearly_total * factor)
         if i == 0:
-            name = f"This design ({facts['family']})"
+            name = THIS_DESIGN.format(family=facts["family"])
         else:
             label = "InfiniBand" if facts["subnet_manager"] else "RoCE"
-            name = f"{label} on {facts['family']}"
+            name = OTHER_FAMILY.format(transport=label, family=facts["family"])
         fabrics.append(tco_option_from_design(
             name=name, design_dict=facts, network_capex=total - yearly,
             network_opex_per_year=yearly, servers_per_leaf=facts["servers_per_leaf"]))
         if i > 0 and not facts["subnet_manager"]:
-            fabrics.append({**fabrics[-1], "name": f"{name} untuned", "transport": "roce_untuned"})
+            fabrics.append({**fabrics[-1], "name": UNTUNED.format(name=name),
+                            "transport": "roce_untuned"})
     fabrics.append(dict(COMMODITY_OPTION))
     nodes = inputs["designs"][0]["node_count"]
     costs = {"currency": currency}
@@ -155,11 +159,19 @@ def _server_price(*, gpu: str, gpus_per_server: int, currency: str,
     return min((p.list_price for p in prices.values()), default=None)
 
 
-def tco_charts(result: TcoResult) -> list[str]:
-    """The comparison's charts as SVG, drawn once from the result (a snapshot keeps them)."""
-    charts = [cost_per_hour_chart(result), cost_breakdown_chart(result)]
-    if result.efficiency_curve:
-        charts.insert(0, efficiency_chart(result))
+def tco_charts(result: TcoResult) -> list[dict[str, str]]:
+    """The comparison's charts as SVG, drawn once from the result in every language of the
+    portal (a snapshot keeps them; a proposal prints them in its own language, see chart_in)."""
+    charts = []
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            drawn = [cost_per_hour_chart(result, translation.gettext),
+                     cost_breakdown_chart(result, translation.gettext)]
+            if result.efficiency_curve:
+                drawn.insert(0, efficiency_chart(result, translation.gettext))
+        charts = charts or [{} for _ in drawn]
+        for chart, svg in zip(charts, drawn, strict=True):
+            chart[language] = svg
     return charts
 
 

@@ -7,11 +7,20 @@ few around a "×N more" box, so 8 switches and 5,000 switches both stay readable
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.topology import ceil_div
+from quoting.engine.messages import gettext_noop
+
+Translate = Callable[[str], str]  # the edge's gettext; the drawing itself never imports Django
+
+
+def _same(text: str) -> str:
+    return text
+
 
 BOX_W, BOX_H, GAP, ROW_GAP, MARGIN = 170, 56, 24, 90, 30
 SHOWN_HEAD, SHOWN_TAIL = 5, 2  # boxes kept on each side of an elided row
@@ -36,16 +45,19 @@ class _Block:
     up_links: int
 
 
-def _blocks(design: FabricDesign) -> list[_Block]:
+def _blocks(design: FabricDesign, tr: Translate) -> list[_Block]:
     t, node = design.topology, _node_namer(design.topology.servers)
     if t.tiers == 1:
-        return [_Block("switch-01", f"{t.radix} ports", _range(node, 0, t.servers), t.endpoints, 0)]
+        ports = tr(gettext_noop("{ports} ports")).format(ports=t.radix)
+        return [_Block("switch-01", ports, _range(node, 0, t.servers, tr), t.endpoints, 0)]
     if t.tiers == 3:
-        size, title, noun = t.leaves_per_pod, "pod {n}", "leaves, {s} spines"
+        size, title = t.leaves_per_pod, tr(gettext_noop("pod {n}"))
+        noun = tr(gettext_noop("{leaves} leaves, {s} spines"))
     elif t.rail_optimized:
-        size, title, noun = t.rails, "rail group {n}", "leaves (one per rail)"
+        size, title, noun = t.rails, tr(gettext_noop("rail group {n}")), tr(gettext_noop(
+            "{leaves} leaves (one per rail)"))
     else:
-        size, title, noun = 1, "leaf-{n:03d}", "leaf"
+        size, title, noun = 1, "leaf-{n:03d}", tr(gettext_noop("{leaves} leaf"))
     blocks = []
     for number, first_leaf in enumerate(range(0, t.leaf_count, size), start=1):
         leaves = min(size, t.leaf_count - first_leaf)
@@ -61,8 +73,8 @@ def _blocks(design: FabricDesign) -> list[_Block]:
         blocks.append(
             _Block(
                 title.format(n=number),
-                f"{leaves} " + noun.format(s=t.spines_per_pod),
-                _range(node, first, last),
+                noun.format(leaves=leaves, s=t.spines_per_pod),
+                _range(node, first, last, tr),
                 endpoints,
                 up,
             )
@@ -75,10 +87,13 @@ def _node_namer(servers: int):
     return lambda n: f"node-{n + 1:0{width}d}"
 
 
-def _range(node, first: int, last: int) -> str:
+def _range(node, first: int, last: int, tr: Translate) -> str:
     count = last - first
     names = node(first) if count == 1 else f"{node(first)} … {node(last - 1)}"
-    return f"{count} servers: {names}" if count != 1 else f"1 server: {names}"
+    # The drawing splits this at ": " into the box's two lines.
+    template = (gettext_noop("{count} server: {names}") if count == 1
+                else gettext_noop("{count} servers: {names}"))
+    return tr(template).format(count=count, names=names)
 
 
 def _elide(items: list) -> tuple[list, int]:
@@ -105,14 +120,16 @@ def _box(x: float, y: float, lines: list[str], css: str) -> str:
 
 
 def _row(
-    y: float, labels: list[list[str] | None], hidden: int, css: str, width: float
+    y: float, labels: list[list[str] | None], hidden: int, css: str, width: float,
+    tr: Translate,
 ) -> tuple[list[str], list[float]]:
     """Boxes centred in the drawing; returns the SVG parts and each box's centre x."""
     total = len(labels) * BOX_W + (len(labels) - 1) * GAP
     x = (width - total) / 2
     parts, centres = [], []
     for lines in labels:
-        parts.append(_box(x, y, lines or [f"… ×{hidden} more"], css if lines else "more"))
+        more = tr(gettext_noop("… ×{hidden} more")).format(hidden=hidden)
+        parts.append(_box(x, y, lines or [more], css if lines else "more"))
         centres.append(x + BOX_W / 2)
         x += BOX_W + GAP
     return parts, centres
@@ -125,40 +142,54 @@ def _bundle(x1: float, y1: float, x2: float, y2: float, label: str) -> str:
     )
 
 
-def fabric_svg(design: FabricDesign) -> str:
+def drawing_in(drawings: dict | None, drawing: str, language: str) -> str:
+    """A kept drawing in `language`: from the drawings in each language, else the one drawing
+    kept (designs saved before drawings were kept per language)."""
+    return (drawings or {}).get(language) or drawing
+
+
+def fabric_svg(design: FabricDesign, translate: Translate | None = None) -> str:
+    """The drawing, its texts passed through `translate` (the edge's gettext; English without)."""
+    tr = translate or _same
     t = design.topology
-    blocks, hidden = _elide(_blocks(design))
+    blocks, hidden = _elide(_blocks(design, tr))
     spines: list = []
     if t.tiers == 2:
         spines, spine_hidden = _elide([f"spine-{n:02d}" for n in range(1, t.spine_count + 1)])
-    tops = {3: f"core: {t.core_count} switches", 2: f"spines: {t.spine_count} switches"}
+    tops = {3: tr(gettext_noop("core: {count} switches")).format(count=t.core_count),
+            2: tr(gettext_noop("spines: {count} switches")).format(count=t.spine_count)}
     columns = max(len(blocks), len(spines), 1)
     width = max(columns * (BOX_W + GAP) + 2 * MARGIN, 640)
     rows_y = [MARGIN + 60 + i * (BOX_H + ROW_GAP) for i in range(3)]
     parts = []
 
-    title = design.requirements.label or "Fabric design"
+    title = design.requirements.label or tr(gettext_noop("Fabric design"))
     counts = (
-        [(design.leaf_count, "leaves"), (design.spine_count, "spines"), (design.core_count, "core")]
+        [(design.leaf_count, tr(gettext_noop("{n} leaves"))),
+         (design.spine_count, tr(gettext_noop("{n} spines"))),
+         (design.core_count, tr(gettext_noop("{n} core")))]
         if t.tiers > 1
-        else [(1, "switch")]
+        else [(1, tr(gettext_noop("{n} switch")))]
     )
     summary = " · ".join(
         [
-            f"{design.gpu_count} GPUs",
-            f"{design.endpoint_ports} endpoint ports",
+            tr(gettext_noop("{n} GPUs")).format(n=design.gpu_count),
+            tr(gettext_noop("{n} endpoint ports")).format(n=design.endpoint_ports),
             design.switch.part_number,
-            f"{t.tiers} tier" + "s" * (t.tiers > 1),
+            tr(gettext_noop("{n} tier") if t.tiers == 1 else gettext_noop("{n} tiers")).format(
+                n=t.tiers),
         ]
-        + [f"{n} {noun}" for n, noun in counts if n]
+        + [noun.format(n=n) for n, noun in counts if n]
     )
     if design.planes > 1:
-        summary += f" · {design.planes} identical planes, one drawn"
+        summary += " · " + tr(gettext_noop("{n} identical planes, one drawn")).format(
+            n=design.planes)
     if design.server:
         summary += f" · {t.servers} × {design.server.part_number}"
     if design.ufm:
         ufm = design.ufm
-        summary += f" · {ufm.appliances} UFM appliances on {len(ufm.links)} leaf ports"
+        summary += " · " + tr(gettext_noop("{n} UFM appliances on {ports} leaf ports")).format(
+            n=ufm.appliances, ports=len(ufm.links))
     parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
     parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))
 
@@ -169,19 +200,23 @@ def fabric_svg(design: FabricDesign) -> str:
     server_labels = [
         [b.servers.split(": ")[0], b.servers.split(": ")[1]] if b else None for b in blocks
     ]
-    leaf_parts, centres = _row(leaf_y, leaf_labels, hidden, "leaf", width)
-    server_parts, _ = _row(server_y, server_labels, hidden, "servers", width)
+    leaf_parts, centres = _row(leaf_y, leaf_labels, hidden, "leaf", width, tr)
+    server_parts, _ = _row(server_y, server_labels, hidden, "servers", width, tr)
     for block, x in zip(blocks, centres, strict=True):
         if block:
-            parts.append(_bundle(x, server_y, x, leaf_y + BOX_H, f"{block.down_links} links"))
+            links = tr(gettext_noop("{n} links")).format(n=block.down_links)
+            parts.append(_bundle(x, server_y, x, leaf_y + BOX_H, links))
     if t.tiers > 1:
         if t.tiers == 2:
             labels = [[name] if name else None for name in spines]
-            top_parts, _ = _row(top_y, labels, spine_hidden, "spine", width)
-            per_pair = f" · {t.links_per_leaf_per_spine} per leaf per spine"
+            top_parts, _ = _row(top_y, labels, spine_hidden, "spine", width, tr)
+            per_pair = " · " + tr(gettext_noop("{n} per leaf per spine")).format(
+                n=t.links_per_leaf_per_spine)
         else:
-            core = [f"{t.core_count} core", f"{t.links_per_spine_per_core} per spine per core"]
-            top_parts, _ = _row(top_y, [core], 0, "core", width)
+            core = [tr(gettext_noop("{n} core")).format(n=t.core_count),
+                    tr(gettext_noop("{n} per spine per core")).format(
+                        n=t.links_per_spine_per_core)]
+            top_parts, _ = _row(top_y, [core], 0, "core", width, tr)
             per_pair = ""
         parts.append(
             f'<rect class="band" x="{MARGIN / 2:.0f}" y="{top_y - 8:.0f}" '
@@ -192,7 +227,8 @@ def fabric_svg(design: FabricDesign) -> str:
         for block, x in zip(blocks, centres, strict=True):
             if block:
                 parts.append(
-                    _bundle(x, leaf_y, x, top_y + BOX_H + 8, f"{block.up_links} links{per_pair}")
+                    _bundle(x, leaf_y, x, top_y + BOX_H + 8,
+                            tr(gettext_noop("{n} links")).format(n=block.up_links) + per_pair)
                 )
     parts.extend(leaf_parts)
     parts.extend(server_parts)

@@ -8,10 +8,19 @@ fabric option is one `<g class="series" data-name="...">`, so tests and styles c
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
+from quoting.engine.messages import gettext_noop
 from quoting.engine.tco import TcoResult
+from quoting.engine.tco.names import option_name_message
+
+Translate = Callable[[str], str]  # the edge's gettext; the charts themselves never import Django
+
+
+def _same(text: str) -> str:
+    return text
 
 WIDTH, HEIGHT = 720, 360
 LEFT, RIGHT, TOP, BOTTOM = 64, 190, 36, 52  # plot margins; the legend sits on the right
@@ -20,16 +29,39 @@ PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 DASHES = ("", "7 4", "2 3", "10 3 2 3")  # lines of equal fabrics lie on top of each other
 COST_PARTS = (
-    ("capital", "Capital (capex x CRF)", "#0072B2"),
-    ("support", "Support", "#56B4E9"),
-    ("energy", "Energy", "#E69F00"),
-    ("space", "Space", "#999999"),
-    ("licences", "Licences (per year)", "#009E73"),
+    ("capital", gettext_noop("Capital (capex x CRF)"), "#0072B2"),
+    ("support", gettext_noop("Support"), "#56B4E9"),
+    ("energy", gettext_noop("Energy"), "#E69F00"),
+    ("space", gettext_noop("Space"), "#999999"),
+    ("licences", gettext_noop("Licences (per year)"), "#009E73"),
 )
 
 
-def efficiency_chart(result: TcoResult) -> str:
+BAR_TITLE = gettext_noop("{name}: {cost} {currency} at {efficiency} network efficiency")
+
+
+def _point_title(name: str, nodes: int, efficiency: float, tr: Translate) -> str:
+    return tr(gettext_noop("{name}: {nodes} nodes, {share}")).format(
+        name=_name(name, tr), nodes=nodes, share=f"{efficiency:.1%}"
+    )
+
+
+def _name(name: str, tr: Translate) -> str:
+    """An option's name in the active language (the names a design's comparison makes)."""
+    return option_name_message(name).render(tr)
+
+
+def chart_in(chart: str | dict[str, str], language: str) -> str:
+    """A kept chart in `language`: charts are kept drawn in each language (older snapshots kept
+    one drawing, which is all there is)."""
+    if isinstance(chart, str):
+        return chart
+    return chart.get(language) or chart.get("en") or next(iter(chart.values()), "")
+
+
+def efficiency_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Network efficiency versus node count, one line per fabric, at the same tokens per node."""
+    tr = translate or _same
     counts = sorted({n for curve in result.efficiency_curve for n, _ in curve.points})
     span = math.log2(counts[-1]) or 1.0
 
@@ -39,7 +71,7 @@ def efficiency_chart(result: TcoResult) -> str:
     def y(efficiency: float) -> float:
         return TOP + PLOT_H * (1 - efficiency)
 
-    title = "Network efficiency vs cluster size (same tokens per node)"
+    title = tr(gettext_noop("Network efficiency vs cluster size (same tokens per node)"))
     parts = []
     for share in (0, 0.25, 0.5, 0.75, 1):
         parts.append(_hline(y(share)))
@@ -47,13 +79,16 @@ def efficiency_chart(result: TcoResult) -> str:
     for nodes in counts:
         if nodes & (nodes - 1) == 0:  # powers of two only: a quoted 100 would crowd 128
             parts.append(_text(x(nodes), TOP + PLOT_H + 18, str(nodes), anchor="middle"))
-    parts.append(_text(LEFT + PLOT_W / 2, HEIGHT - 12, "nodes (log scale)", anchor="middle"))
+    axis = tr(gettext_noop("nodes (log scale)"))
+    parts.append(
+        _text(LEFT + PLOT_W / 2, HEIGHT - 12, axis, anchor="middle")
+    )
     for i, curve in enumerate(result.efficiency_curve):
         colour = PALETTE[i % len(PALETTE)]
         path = " ".join(f"{x(n):.1f},{y(e):.1f}" for n, e in curve.points)
         dots = "".join(
             f'<circle cx="{x(n):.1f}" cy="{y(e):.1f}" r="2.5" fill="{colour}">'
-            f"<title>{escape(curve.name)}: {n} nodes, {e:.1%}</title></circle>"
+            f"<title>{escape(_point_title(curve.name, n, e, tr))}</title></circle>"
             for n, e in curve.points
         )
         parts.append(
@@ -62,15 +97,17 @@ def efficiency_chart(result: TcoResult) -> str:
             f'stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
             f"{dots}</g>"
         )
-        parts.append(_legend(i, curve.name, colour))
+        parts.append(_legend(i, _name(curve.name, tr), colour))
     return _svg("tco-efficiency", title, parts)
 
 
-def cost_breakdown_chart(result: TcoResult) -> str:
+def cost_breakdown_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Annual cost of each option stacked by what it pays for."""
+    tr = translate or _same
     top = _nice_max(max(o.annual_cost for o in result.options))
     width = _bar_width(len(result.options))
-    title = f"Annual cost by component ({result.currency})"
+    title = tr(gettext_noop("Annual cost by component ({currency})")).format(
+        currency=result.currency)
     parts = _money_axis(top)
     # Snapshots taken before yearly licences were split out have no such part; a chart without
     # any licences keeps its four-part legend.
@@ -90,21 +127,23 @@ def cost_breakdown_chart(result: TcoResult) -> str:
             base -= height
             segments.append(
                 f'<rect x="{x:.1f}" y="{base:.1f}" width="{width:.1f}" height="{height:.1f}" '
-                f'fill="{colour}"><title>{escape(option.name)}: {escape(label)} '
+                f'fill="{colour}"><title>{escape(_name(option.name, tr))}: {escape(tr(label))} '
                 f"{_amount(amount)} {escape(result.currency)}</title></rect>"
             )
         parts.append(_bar_group(option.name, segments))
-        parts.append(_bar_label(x + width / 2, option.name, len(result.options)))
+        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
     for i, (_, label, colour) in enumerate(cost_parts):
-        parts.append(_legend(i, label, colour))
+        parts.append(_legend(i, tr(label), colour))
     return _svg("tco-cost-breakdown", title, parts)
 
 
-def cost_per_hour_chart(result: TcoResult) -> str:
+def cost_per_hour_chart(result: TcoResult, translate: Translate | None = None) -> str:
     """Cost per effective GPU-hour: what the buyer really pays for work done."""
+    tr = translate or _same
     top = _nice_max(max(o.cost_per_effective_gpu_hour for o in result.options))
     width = _bar_width(len(result.options))
-    title = f"Cost per effective GPU-hour ({result.currency})"
+    title = tr(gettext_noop("Cost per effective GPU-hour ({currency})")).format(
+        currency=result.currency)
     parts = _money_axis(top)
     for i, option in enumerate(result.options):
         x = _bar_x(i, len(result.options), width)
@@ -113,13 +152,15 @@ def cost_per_hour_chart(result: TcoResult) -> str:
         y = TOP + PLOT_H - height
         bar = (
             f'<rect x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="{height:.1f}" '
-            f'fill="{PALETTE[i % len(PALETTE)]}"><title>{escape(option.name)}: '
-            f"{_amount(cost, 2)} {escape(result.currency)} at "
-            f"{option.network_efficiency:.0%} network efficiency</title></rect>"
+            f'fill="{PALETTE[i % len(PALETTE)]}"><title>'
+            + escape(tr(BAR_TITLE).format(
+                name=_name(option.name, tr), cost=_amount(cost, 2), currency=result.currency,
+                efficiency=f"{option.network_efficiency:.0%}"))
+            + "</title></rect>"
         )
         value = _text(x + width / 2, y - 6, _amount(cost, 2), anchor="middle")
         parts.append(_bar_group(option.name, [bar, value]))
-        parts.append(_bar_label(x + width / 2, option.name, len(result.options)))
+        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
     return _svg("tco-cost-per-hour", title, parts)
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from django import template
 from django.utils.translation import gettext
 
+from quoting.engine.fabric.bom import bom_role_label
+from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
 from quoting.engine.messages import Message
+from quoting.engine.tco.names import option_name_message
 
 register = template.Library()
 
@@ -16,3 +19,75 @@ def translated(value: object) -> object:
     if isinstance(value, Message):
         return value.render(gettext)
     return value
+
+
+@register.filter
+def bom_role(role: str) -> str:
+    """A BOM role code (leaf, server-leaf, storage spine...) as words in the active language."""
+    return bom_role_label(role or "").render(gettext) if role else ""
+
+
+@register.filter
+def name_in(row, names: dict | None) -> str:
+    """A BOM row's product name from `names` (part number -> name in the active language), else
+    the name the row carries. Rows are objects or snapshot dicts."""
+    sku = getattr(row, "sku", None) or (row.get("sku") if isinstance(row, dict) else "")
+    name = getattr(row, "name", None) or (row.get("name") if isinstance(row, dict) else "")
+    return (names or {}).get(sku) or name
+
+
+@register.filter
+def assumption_text(assumption, part: str) -> str:
+    """An assumption's label, unit or source in the active language: from the engine's object,
+    or from a kept result (its "messages"; a result kept before them reads in English)."""
+    if isinstance(assumption, dict):
+        kept = (assumption.get("messages") or {}).get(part)
+        if kept:
+            return Message.from_json(kept).render(gettext)
+        return assumption.get(part, "")
+    return translated(getattr(assumption, part, ""))
+
+
+@register.filter
+def engine_label(text: str) -> str:
+    """A fixed engine text marked with gettext_noop (a preset's or transport's label)."""
+    return gettext(text) if text else ""
+
+
+@register.filter
+def option_name(name: str) -> str:
+    """A TCO option's name in the active language (see quoting/engine/tco/names.py)."""
+    return option_name_message(name or "").render(gettext) if name else ""
+
+
+@register.filter
+def subnet_manager_label(value: str) -> str:
+    """A design's subnet manager code (on-switch, ufm-licence...) as its label."""
+    return gettext(dict(SUBNET_MANAGER_LABELS).get(value, value)) if value else ""
+
+
+@register.filter
+def audit_details(details) -> list[tuple[str, str]]:
+    """An event's details as (label, value) in the active language: known keys get their label,
+    statuses and sections theirs; a nested change ({"quantity": 2}) reads the same way."""
+    from quoting.models.audit import DETAIL_LABELS, DETAIL_VALUES
+    from quoting.models.quotes import QuoteStatus, Section
+
+    values = {**dict(QuoteStatus.choices), **dict(Section.choices), **DETAIL_VALUES}
+
+    def shown(value) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{label}: {text}" for label, text in audit_details(value))
+        if isinstance(value, bool):
+            return gettext("yes") if value else gettext("no")
+        if isinstance(value, str) and value in values:
+            return str(values[value])
+        return str(value)
+
+    if not isinstance(details, dict):
+        return []
+    return [
+        (str(DETAIL_LABELS.get(key, key)), shown(value))
+        for key, value in details.items()
+        if value != "" and value is not None
+    ]

@@ -14,19 +14,36 @@ from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponse, QueryDict, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from catalog.selectors import product_names_shown
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
+from quoting.engine.install import SITE_FIELDS
+from quoting.engine.install.elevations import ELEVATION_STYLE, rack_elevations_svg
+from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors
-from quoting.forms.designs import CURRENCY_CHOICES, DesignForm, DesignSaveForm, design_form_data
+from quoting.forms.designs import (
+    CURRENCY_CHOICES,
+    DesignForm,
+    DesignSaveForm,
+    SiteForm,
+    design_form_data,
+)
 from quoting.forms.tco import tco_page_query
 from quoting.models import SavedDesign
 from quoting.selectors import projects_visible_to
 from quoting.services.customers import design_save
-from quoting.services.designs import design_bom_priced, design_compute, message_from_json
+from quoting.services.designs import (
+    design_bom_priced,
+    design_compute,
+    design_install_layout,
+    message_from_json,
+    site_from_json,
+)
 from quoting.services.errors import QuoteError
 from quoting.services.snapshots import (
     design_priced,
@@ -34,10 +51,12 @@ from quoting.services.snapshots import (
     design_workload_set,
 )
 from quoting.services.tco import design_tco_body, tco_comparison, tco_compute
-from quoting.svg.fabric import DRAWING_STYLE, fabric_svg
+from quoting.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency", "design", "workload"}
+# The page draws rack elevations live up to this many servers; past it, the pack has them.
+ELEVATIONS_MAX_SERVERS = 256
 
 
 def _project(request):
@@ -56,7 +75,7 @@ def _design_from_query(request, project=None, *, params=None):
     at once.
     """
     params = request.GET if params is None else params
-    if set(params) - PAGE_PARAMS:
+    if set(params) - PAGE_PARAMS - set(SITE_FIELDS):
         data = params
     elif project is not None and project.requirements:
         data = design_form_data(project.requirements)
@@ -68,7 +87,7 @@ def _design_from_query(request, project=None, *, params=None):
         try:
             design = design_compute(requirements=form.requirements())
         except InvalidInput as error:
-            add_engine_errors(form, error.errors)
+            add_engine_errors(form, error.messages)
     return form, design
 
 
@@ -105,20 +124,50 @@ def _requirements_query(form) -> str:
     """The URL query that reproduces this form's design (for links and the save form)."""
     query = QueryDict(mutable=True)
     for name, value in form.data.items():
-        if name not in PAGE_PARAMS and value not in ("", None):
+        if name not in PAGE_PARAMS and name not in SITE_FIELDS and value not in ("", None):
             query[name] = value
     return query.urlencode()
 
 
 # The inline drawing's <style> is allowed by its hash, which also covers every drawing htmx swaps
 # in later (a nonce would hold only for the first response).
-_DRAWING_DIGEST = base64.b64encode(hashlib.sha256(DRAWING_STYLE.encode()).digest()).decode()
-DRAWING_STYLE_SRC = f"'sha256-{_DRAWING_DIGEST}'"
+def _style_src(style: str) -> str:
+    return f"'sha256-{base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()}'"
+
+
+DRAWING_STYLE_SRC = _style_src(DRAWING_STYLE)
+ELEVATION_STYLE_SRC = _style_src(ELEVATION_STYLE)
+
+
+def _site_context(request, design) -> dict:
+    """The site fields, and the racks of a design small enough to lay out while typing."""
+    given = [name for name in SITE_FIELDS if request.GET.get(name, "") != ""]
+    site_form = SiteForm(request.GET if given else None)
+    context = {"site_form": site_form,
+               "site_query": QueryDict(mutable=True)}
+    context["site_query"].update({name: request.GET[name] for name in given})
+    context["site_query"] = context["site_query"].urlencode()
+    if design is None or (given and not site_form.is_valid()):
+        return context
+    if design.topology.servers > ELEVATIONS_MAX_SERVERS:
+        context["elevations_skipped"] = ELEVATIONS_MAX_SERVERS
+        return context
+    try:
+        layout = design_install_layout(
+            design=design, site=site_from_json(site_form.site_values() if given else {}))
+    except InvalidInput as error:
+        if given:
+            add_engine_errors(site_form, error.errors)
+        else:
+            context["site_error"] = str(error)
+        return context
+    return context | {"layout": layout, "elevations": "".join(rack_elevations_svg(layout)),
+                      "rows": layout.racks[-1].row + 1 if layout.racks else 0}
 
 
 @login_required
 @require_GET
-@csp_update({"style-src": [DRAWING_STYLE_SRC]})
+@csp_update({"style-src": [DRAWING_STYLE_SRC, ELEVATION_STYLE_SRC]})
 def design_new(request):
     project = _project(request)
     saved = _saved_design(request)
@@ -140,7 +189,8 @@ def design_new(request):
                "save_form": save_form, "workload": workload}
     if saved is not None:  # the snapshot, as saved: no engine run
         messages = saved.engine_messages or {}
-        context |= {"design": saved, "summary": saved.result, "drawing": saved.drawing,
+        drawing = drawing_in(saved.drawings, saved.drawing, translation.get_language())
+        context |= {"design": saved, "summary": saved.result, "drawing": drawing,
                     "priced": design_priced(design=saved, currency=currency),
                     "warnings": [message_from_json(m) for m in messages.get("warnings", [])]
                     or saved.result.get("warnings", []),
@@ -148,9 +198,13 @@ def design_new(request):
                     or saved.result.get("advice", []),
                     "tco_query": f"design={saved.pk}"}
     elif design is not None:
-        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design),
+        context |= {"summary": design.as_dict(), "drawing": fabric_svg(design, _),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
+    context |= _site_context(request, design)
+    if context.get("priced") is not None:
+        context["catalog_names"] = product_names_shown(
+            part_numbers=[line.sku for line in context["priced"].lines])
     template = "quoting/_design_results.html" if request.htmx else "quoting/design_new.html"
     return render(request, template, context)
 
@@ -273,10 +327,33 @@ def design_cable_schedule_csv(request):
 
 @login_required
 @require_GET
+def design_install_pack_zip(request):
+    """The installation pack of the design in the query, on the site in the query (defaults
+    for what it leaves out)."""
+    form, design = _design_from_query(request)
+    if design is None:
+        return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
+    site_form = SiteForm(request.GET)
+    if not site_form.is_valid():
+        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+    try:
+        layout = design_install_layout(design=design, interactive=True,
+                                       site=site_from_json(site_form.site_values()))
+    except InvalidInput as error:
+        add_engine_errors(site_form, error.errors)
+        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+    response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+    response["Content-Disposition"] = (
+        f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"')
+    return response
+
+
+@login_required
+@require_GET
 def design_drawing_svg(request):
     form, design = _design_from_query(request)
     if design is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
-    response = HttpResponse(fabric_svg(design), content_type="image/svg+xml")
+    response = HttpResponse(fabric_svg(design, _), content_type="image/svg+xml")
     response["Content-Disposition"] = f'attachment; filename="fabric-{design.gpu_count}-gpus.svg"'
     return response

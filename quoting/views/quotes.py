@@ -18,7 +18,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache as shared_cache
 from django.core.paginator import Paginator
 from django.db.models import prefetch_related_objects
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import get_template, render_to_string
 from django.urls import reverse
@@ -29,6 +29,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
+from quoting.engine.errors import InvalidInput
 from quoting.filters import QuoteFilter
 from quoting.forms.quotes import (
     ActionForm,
@@ -39,7 +40,14 @@ from quoting.forms.quotes import (
     TermsForm,
     WorkloadForm,
 )
-from quoting.models import ApprovalDecision, Quote, QuoteLine, QuoteRevision, Section
+from quoting.models import (
+    ApprovalDecision,
+    InstallPackStatus,
+    Quote,
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
 from quoting.permissions import quote_actions
 from quoting.selectors import (
     CURRENT_REVISION_SNAPSHOTS,
@@ -53,6 +61,7 @@ from quoting.selectors import (
 )
 from quoting.services import quotes as services
 from quoting.services.errors import QuoteError, StaleVersion
+from quoting.services.install import install_pack_latest, install_pack_request
 from quoting.services.tco import tco_presented
 
 PAGE_SIZE = 25
@@ -201,7 +210,37 @@ def quote_detail(request, pk: int):
     display = _display(request, pk, request.GET.get("r"))
     context = _page_context(request, display)
     context["lines_html"] = _frozen_lines_html(request, context)
+    context["install_pack"] = install_pack_latest(revision=display.revision)
     return render(request, "quoting/quote_detail.html", context)
+
+
+@login_required
+@require_POST
+def quote_install_pack(request, pk: int):
+    """Ask for the shown revision's installation pack (default site); back to the page."""
+    quote = _quote_or_404(request, pk)
+    number = request.POST.get("revision", "").strip()
+    if not (number.isascii() and number.isdigit() and len(number) <= 5):
+        raise Http404
+    revision = get_object_or_404(QuoteRevision, quote=quote, number=int(number))
+    try:
+        install_pack_request(revision=revision, user=request.user, site={})
+    except InvalidInput as error:
+        messages.error(request, " ".join(m for ms in error.errors.values() for m in ms))
+    return redirect(f"{reverse('quoting:quote-detail', args=[quote.pk])}?r={revision.number}")
+
+
+@login_required
+@require_GET
+def quote_install_pack_zip(request, pk: int, number: int):
+    quote = _quote_or_404(request, pk)
+    revision = get_object_or_404(QuoteRevision, quote=quote, number=number)
+    pack = install_pack_latest(revision=revision)
+    if pack is None or pack.status != InstallPackStatus.READY:
+        raise Http404
+    response = HttpResponse(bytes(pack.archive), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{pack.filename}"'
+    return response
 
 
 @login_required

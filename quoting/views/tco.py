@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
 from quoting.engine.errors import InvalidInput
@@ -33,7 +34,7 @@ def tco_page(request):
         try:
             result = tco_compute(data=forms.body())
         except InvalidInput as error:
-            forms.add_engine_errors(error.errors)
+            forms.add_engine_errors(error.messages)
     context = {
         "forms": forms,
         "form": forms.form,
@@ -58,6 +59,6 @@ def _results(result: TcoResult) -> dict:
             for o in result.options
         ],
         "tornados": [(t, t.bars[:TORNADO_BARS]) for t in result.sensitivity],
-        "charts": [efficiency_chart(result), cost_per_hour_chart(result),
-                   cost_breakdown_chart(result)],
+        "charts": [efficiency_chart(result, gettext), cost_per_hour_chart(result, gettext),
+                   cost_breakdown_chart(result, gettext)],
     }  # fmt: skip

@@ -21,12 +21,12 @@ def test_the_design_page_updates_live_with_its_drawing_styled(live_server, sign_
     leaf = "#design-results svg rect.leaf"
     fill = "sel => getComputedStyle(document.querySelector(sel)).fill"
     assert page.evaluate(fill, leaf) == "rgb(232, 241, 251)"  # the <style> allowed by its hash
-    before = page.locator("#design-results svg").inner_html()
+    before = page.locator("#design-results .drawing svg").inner_html()
     with page.expect_response(re.compile(r".*/designs/new/\?.*")):
         page.fill("#id_gpu_count", "2048")
         page.press("#id_gpu_count", "Tab")
-    page.wait_for_function("b => document.querySelector('#design-results svg').innerHTML !== b",
-                           arg=before)
+    page.wait_for_function(
+        "b => document.querySelector('#design-results .drawing svg').innerHTML !== b", arg=before)
     assert page.evaluate(fill, leaf) == "rgb(232, 241, 251)"  # and so is a swapped-in drawing
     page.wait_for_load_state("networkidle")  # the TCO panel loads after the swap
 

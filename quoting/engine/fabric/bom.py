@@ -13,6 +13,32 @@ from fractions import Fraction
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.topology import Topology, ceil_div
+from quoting.engine.messages import Message, gettext_noop, message
+
+# What each BOM role is, for people: a role is a code in the BOM, the snapshot and a quote line.
+BOM_ROLE_LABELS = {
+    "leaf": gettext_noop("leaf switches"),
+    "spine": gettext_noop("spine switches"),
+    "core": gettext_noop("core switches"),
+    "server-leaf": gettext_noop("server to leaf links"),
+    "leaf-spine": gettext_noop("leaf to spine links"),
+    "spine-core": gettext_noop("spine to core links"),
+    "ufm-leaf": gettext_noop("UFM appliance to leaf links"),
+    "server NIC": gettext_noop("server NICs"),
+    "subnet manager": gettext_noop("subnet manager"),
+    "in-band management": gettext_noop("in-band management"),
+    "out-of-band management": gettext_noop("out-of-band management"),
+    "spare": gettext_noop("spares"),
+}
+STORAGE_ROLE_PREFIX = "storage "
+
+
+def bom_role_label(role: str) -> Message:
+    """The role's label as a translatable message; an unknown role reads as itself."""
+    if role.startswith(STORAGE_ROLE_PREFIX):
+        inner = role.removeprefix(STORAGE_ROLE_PREFIX)
+        return message(gettext_noop("storage fabric: {role}"), role=bom_role_label(inner))
+    return message(BOM_ROLE_LABELS.get(role, role))
 
 
 @dataclass(frozen=True, slots=True)

@@ -615,15 +615,17 @@ def _storage(
         return _design(derived, catalog, look_ahead=False)
     except InvalidInput as error:
         errors: dict[str, list[str]] = {}
-        for field, messages in error.errors.items():
+        for field, messages in error.messages.items():
             if _STORAGE_FIELDS.get(field) == "storage_servers":
-                messages = [
-                    f"the storage fabric's {endpoints} endpoint ports are beyond three tiers of "
-                    f"{switch.part_number} at {float(derived.ratio):g}:1; use fewer storage "
-                    "ports or more storage oversubscription."
-                ]
+                messages = [message(
+                    gettext_noop("the storage fabric's {ports} endpoint ports are beyond three "
+                                 "tiers of {sku} at {ratio:g}:1; use fewer storage ports or more "
+                                 "storage oversubscription."),
+                    ports=endpoints, sku=switch.part_number, ratio=float(derived.ratio),
+                )]
             else:
-                messages = [f"Storage fabric: {m}" for m in messages]
+                messages = [message(gettext_noop("Storage fabric: {warning}"), warning=m)
+                            for m in messages]
             errors.setdefault(_STORAGE_FIELDS.get(field, field), []).extend(messages)
         raise InvalidInput(errors) from error
 

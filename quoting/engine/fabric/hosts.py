@@ -21,35 +21,43 @@ from quoting.engine.fabric import parts
 from quoting.engine.fabric.bom import LinkCount
 from quoting.engine.fabric.parts import OPTICAL_MEDIA, Media
 from quoting.engine.fabric.topology import Topology, ceil_div
+from quoting.engine.messages import Message, gettext_noop, message
 
 
 def pick_server(catalog: list[ProductSpec], part_number: str) -> ProductSpec:
     server = parts.find_part(catalog, part_number)
     if server is None or server.category != "server":
-        raise InvalidInput.field("server_part_number", f"{part_number} is not a catalog server.")
+        raise InvalidInput.field("server_part_number", message(
+            gettext_noop("{sku} is not a catalog server."), sku=part_number))
     layout = (server.port_count, server.port_speed_gbps, server.cage_type, server.generation)
     if not all(layout):
         raise InvalidInput.field(
             "server_part_number",
-            f"{part_number} has no host network layout in the catalog (compute ports, speed, "
-            "cages): add it, or leave the server empty.",
+            message(gettext_noop(
+                "{sku} has no host network layout in the catalog (compute ports, speed, cages): "
+                "add it, or leave the server empty."), sku=part_number),
         )
     return server
 
 
 def check_server(req, server: ProductSpec, nic_speed: int) -> None:
     """The request must fit the server: its GPUs, its ports, and the generation they run."""
-    errors: dict[str, list[str]] = {}
+    errors: dict[str, list[Message]] = {}
     sku = server.part_number
     if server.gpu_count and req.gpus_per_server != server.gpu_count:
-        errors["gpus_per_server"] = [f"{sku} has {server.gpu_count} GPUs."]
+        errors["gpus_per_server"] = [
+            message(gettext_noop("{sku} has {gpus} GPUs."), sku=sku, gpus=server.gpu_count)
+        ]
     # An 800G port split across two 400GbE planes serves both planes through its one cage.
     lanes = parts.cage_planes(server, nic_speed, req.planes) if req.family == "ethernet" else 1
     if req.nics * req.planes > server.port_count * lanes:
         field = "planes" if req.planes > 1 else "nics_per_server"
         errors[field] = [
-            f"{sku} has {server.port_count} compute ports; {req.nics} NICs x {req.planes} "
-            "planes do not fit."
+            message(
+                gettext_noop("{sku} has {ports} compute ports; {nics} NICs x {planes} planes do "
+                             "not fit."),
+                sku=sku, ports=server.port_count, nics=req.nics, planes=req.planes,
+            )
         ]
     speed = server.port_speed_gbps
     if req.family == "infiniband":
@@ -63,9 +71,13 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
         fits = nic_speed == speed or lanes > 1
     if not fits:
         errors["nic_generation"] = [
-            f"{sku} has {server.generation} {speed}G compute ports "
-            f"({server.port_count} through {server.cage_count or server.port_count} "
-            f"{server.cage_type} cages); the fabric runs {req.nic_generation}."
+            message(
+                gettext_noop("{sku} has {generation} {speed}G compute ports ({ports} through "
+                             "{cages} {cage_type} cages); the fabric runs {fabric}."),
+                sku=sku, generation=server.generation, speed=speed, ports=server.port_count,
+                cages=server.cage_count or server.port_count, cage_type=server.cage_type,
+                fabric=req.nic_generation,
+            )
         ]
     if errors:
         raise InvalidInput(errors)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import gettext_noop, message
 
 # Cheapest and coolest first: copper, then cables with optics built in, then pluggable optics.
 CABLE_MEDIA = ("dac", "acc", "aoc")
@@ -90,18 +91,23 @@ def pick_switch(
         switch = find_part(catalog, part_number)
         if switch is None or switch.category != "switch":
             raise InvalidInput.field(
-                "switch_part_number", f"{part_number} is not a catalog switch."
+                "switch_part_number",
+                message(gettext_noop("{sku} is not a catalog switch."), sku=part_number),
             )
         if switch.protocol != family:
             raise InvalidInput.field(
                 "switch_part_number",
-                f"{part_number} is a {switch.protocol} switch; the fabric family is {family}.",
+                message(
+                    gettext_noop("{sku} is a {protocol} switch; the fabric family is {family}."),
+                    sku=part_number, protocol=switch.protocol, family=family,
+                ),
             )
         split = split_for(catalog, switch, nic_generation)
         if split is None:
             raise InvalidInput.field(
                 "nic_generation",
-                f"{nic_generation} NICs do not match the {switch.generation} switch {part_number}.",
+                message(gettext_noop("{nics} NICs do not match the {generation} switch {sku}."),
+                        nics=nic_generation, generation=switch.generation, sku=part_number),
             )
         return switch, split
     # Unmanaged switches are cheaper where UFM or OpenSM runs the fabric anyway; managed ones
@@ -122,7 +128,9 @@ def pick_switch(
     )
     if switch is None:
         raise InvalidInput.field(
-            "nic_generation", f"the catalog has no {family} switch for {nic_generation} NICs."
+            "nic_generation",
+            message(gettext_noop("the catalog has no {family} switch for {nics} NICs."),
+                    family=family, nics=nic_generation),
         )
     return switch, split_for(catalog, switch, nic_generation)
 
@@ -186,18 +194,22 @@ def pick_nic(
     if part_number:
         nic = find_part(catalog, part_number)
         if nic is None or nic.category not in ("adapter", "dpu"):
-            raise InvalidInput.field("nic_part_number", f"{part_number} is not a catalog NIC.")
+            raise InvalidInput.field("nic_part_number", message(
+                gettext_noop("{sku} is not a catalog NIC."), sku=part_number))
         if not nic_fits(
             nic, family=family, nic_generation=nic_generation, nic_speed=nic_speed, planes=planes
         ):
             raise InvalidInput.field(
                 "nic_part_number",
-                f"{part_number} is a {nic.generation} {nic.port_speed_gbps}G "
-                f"NIC; the fabric runs {nic_generation}.",
+                message(gettext_noop("{sku} is a {generation} {speed}G NIC; the fabric runs "
+                                     "{fabric}."), sku=part_number, generation=nic.generation,
+                        speed=nic.port_speed_gbps, fabric=nic_generation),
             )
         if plane_ports(nic, nic_speed, planes) < planes:
             raise InvalidInput.field(
-                "nic_part_number", f"{part_number} has fewer ports than the {planes} planes."
+                "nic_part_number",
+                message(gettext_noop("{sku} has fewer ports than the {planes} planes."),
+                        sku=part_number, planes=planes),
             )
         return nic
     # A NIC made for the fabric's protocol first: on Ethernet that is the SuperNIC NVIDIA's

@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from quoting.engine.contract import field_errors, spec
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import Message, message
 from quoting.engine.messages import gettext_noop as _
 
 # Named distances in metres, the longest run each usually means in a data hall: cables are bought
@@ -18,6 +19,15 @@ DISTANCE_CLASSES: dict[str, float] = {
     "across-hall": 100,
 }
 
+
+# How each class reads in a language: the English is the code a user types, other languages
+# name it in their words (the form accepts either).
+DISTANCE_LABELS: dict[str, str] = {
+    "same-rack": _("same-rack"),
+    "adjacent-rack": _("adjacent-rack"),
+    "same-row": _("same-row"),
+    "across-hall": _("across-hall"),
+}
 
 Distance = float | int | str
 
@@ -162,11 +172,11 @@ def check_requirements(req: FabricRequirements) -> None:
     """
     errors = field_errors(req)
 
-    def fail(field: str, message: str) -> None:
-        errors.setdefault(field, []).append(message)
+    def fail(field: str, text: Message) -> None:
+        errors.setdefault(field, []).append(text)
 
     if req.gpu_count is None and req.server_count is None:
-        fail("gpu_count", "give the number of GPUs or of servers.")
+        fail("gpu_count", message(_("give the number of GPUs or of servers.")))
     if errors:
         raise InvalidInput(errors)
     if (
@@ -176,24 +186,31 @@ def check_requirements(req: FabricRequirements) -> None:
     ):
         fail(
             "gpu_count",
-            f"{req.gpu_count} GPUs do not match {req.server_count} servers "
-            f"of {req.gpus_per_server} GPUs; give one of the two.",
+            message(
+                _("{gpus} GPUs do not match {servers} servers of {per_server} GPUs; give one of "
+                  "the two."),
+                gpus=req.gpu_count, servers=req.server_count, per_server=req.gpus_per_server,
+            ),
         )
     if req.planes == 2 and req.family != "ethernet":
-        fail("planes", "two planes are an Ethernet (Spectrum-X) design; InfiniBand uses one.")
+        fail("planes", message(
+            _("two planes are an Ethernet (Spectrum-X) design; InfiniBand uses one.")))
     # Rule 7: both sizes in whole servers, so a target equal to the asked size is accepted.
     if req.growth_gpus is not None and -(-req.growth_gpus // req.gpus_per_server) < req.servers:
         fail(
             "growth_gpus",
-            f"the growth target ({req.growth_gpus} GPUs) is below the "
-            f"current size ({req.servers * req.gpus_per_server} GPUs).",
+            message(
+                _("the growth target ({target} GPUs) is below the current size ({gpus} GPUs)."),
+                target=req.growth_gpus, gpus=req.servers * req.gpus_per_server,
+            ),
         )
     if req.family == "ethernet" and req.subnet_manager != "auto":
-        fail("subnet_manager", "Ethernet fabrics have no subnet manager; leave it on auto.")
+        fail("subnet_manager", message(
+            _("Ethernet fabrics have no subnet manager; leave it on auto.")))
     if req.storage_servers > 0:
         for field_name in ("storage_ports_per_server", "storage_ports_per_storage_server"):
             if getattr(req, field_name) == 0:
-                fail(field_name, "must be at least 1 when there is a storage fabric.")
+                fail(field_name, message(_("must be at least 1 when there is a storage fabric.")))
     if errors:
         raise InvalidInput(errors)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
+from quoting.engine.messages import Message, message
 from quoting.engine.messages import gettext_noop as _
 from quoting.engine.tco.inputs import TcoRequest
 from quoting.engine.tco.model import (
@@ -23,7 +24,8 @@ from quoting.engine.tco.presets import (
     TRANSPORTS,
 )
 
-QUOTE = "the request"
+QUOTE = message(_("the request"))
+TEXTS = ("label", "unit", "source")  # what a reader reads, and a page translates
 
 # What a customer reads beside an assumption: one of these few phrases (translated where they
 # are printed). `source` is our own provenance note (the request, "verify", the docs' sections)
@@ -48,14 +50,30 @@ CUSTOMER_BASES = frozenset({
 @dataclass(frozen=True, slots=True)
 class Assumption:
     key: str
-    label: str
+    label: Message | str
     value: str | float | int | Decimal
-    unit: str
-    source: str  # internal provenance, for the staff pages
+    unit: Message | str
+    source: Message | str  # internal provenance, for the staff pages
     basis: str = ""  # customer-facing: one of CUSTOMER_BASES
 
     def as_dict(self) -> dict:
-        return {f.name: plain(getattr(self, f.name)) for f in fields(self)}
+        """English texts (the API's), and under "messages" the same texts as kept messages so a
+        page or a proposal can print them in its language."""
+        data = {f.name: plain(_text(getattr(self, f.name))) for f in fields(self)}
+        data["messages"] = {
+            name: getattr(self, name).as_json()
+            for name in TEXTS
+            if isinstance(getattr(self, name), Message)
+        }
+        return data
+
+
+def _text(value):
+    return str(value) if isinstance(value, Message) else value
+
+
+def _unit(text: str) -> Message:
+    return message(text)
 
 
 def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
@@ -63,141 +81,147 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
     bucket = (
         QUOTE
         if workload.bucket_mb is not None
-        else f"{BUCKET_PARAMS / 1e6:.0f}M parameters each, Megatron-Core's minimum bucket"
+        else message(_("{millions:.0f}M parameters each, Megatron-Core's minimum bucket"),
+                     millions=BUCKET_PARAMS / 1e6)
     )
     rows = [
         Assumption(
             "gpu.peak_tflops",
-            f"Peak dense BF16 per GPU {request.gpu}".strip(),
+            message(_("Peak dense BF16 per GPU {gpu}"), gpu=request.gpu or ""),
             request.peak_tflops,
             "TFLOP/s",
-            "catalog",
+            message(_("catalog")),
         ),
-        Assumption("cluster.nodes", "Nodes", request.nodes, "", QUOTE),
-        Assumption("cluster.gpus_per_node", "GPUs per node", request.gpus_per_node, "", QUOTE),
+        Assumption("cluster.nodes", message(_("Nodes")), request.nodes, "", QUOTE),
+        Assumption("cluster.gpus_per_node", message(_("GPUs per node")), request.gpus_per_node,
+                   "", QUOTE),
         Assumption(
             "workload.params_billion",
-            "Parameters (gradients reduced)",
+            message(_("Parameters (gradients reduced)")),
             workload.params_billion,
-            "billion",
+            _unit(_("billion")),
             QUOTE,
         ),
         Assumption(
             "workload.compute_params_billion",
-            "Parameters active per token",
+            message(_("Parameters active per token")),
             workload.compute_params_billion,
-            "billion",
+            _unit(_("billion")),
             QUOTE,
         ),
         Assumption(
             "workload.tokens_per_node_per_step",
-            "Tokens per node per step",
+            message(_("Tokens per node per step")),
             workload.tokens_per_node_per_step,
-            "tokens",
+            _unit(_("tokens")),
             QUOTE,
         ),
-        Assumption("workload.mfu", "Single-node model-FLOPs utilisation", workload.mfu, "", QUOTE),
+        Assumption("workload.mfu", message(_("Single-node model-FLOPs utilisation")),
+                   workload.mfu, "", QUOTE),
         Assumption(
             "workload.sharding_factor",
-            f"Gradient traffic factor ({workload.sharding})",
+            message(_("Gradient traffic factor ({sharding})"), sharding=workload.sharding),
             workload.sharding_factor,
             "x",
-            "DDP/ZeRO-1/2 = 1, ZeRO-3/FSDP ~ 1.5 (tco-model §2)",
+            message(_("DDP/ZeRO-1/2 = 1, ZeRO-3/FSDP ~ 1.5 (tco-model §2)")),
         ),
         Assumption(
             "workload.overlap",
-            "Gradient traffic hidden behind backward",
+            message(_("Gradient traffic hidden behind backward")),
             workload.overlap,
             "",
             QUOTE,
         ),
         Assumption(
             "model.backward_share",
-            "Backward share of step compute",
+            message(_("Backward share of step compute")),
             round(BACKWARD_SHARE, 4),
             "",
-            "backward ~ 2x forward FLOPs",
+            message(_("backward ~ 2x forward FLOPs")),
         ),
         Assumption(
             "workload.bytes_per_grad",
-            "Bytes per gradient element",
+            message(_("Bytes per gradient element")),
             workload.bytes_per_grad,
             "B",
             QUOTE,
         ),
         Assumption(
             "workload.cross_node_bytes_per_token",
-            "Tensor/expert-parallel bytes per token",
+            message(_("Tensor/expert-parallel bytes per token")),
             workload.cross_node_bytes_per_token,
             "B",
             QUOTE,
         ),
         Assumption(
             "workload.buckets",
-            "Gradient buckets per step (each pays the latency term)",
+            message(_("Gradient buckets per step (each pays the latency term)")),
             bucket_count(workload),
             "",
             bucket,
         ),
         Assumption(
             "model.nvlink_latency_us",
-            "NVLink hop latency",
+            message(_("NVLink hop latency")),
             NVLINK_LATENCY_US,
             "us",
-            "NCCL ring/simple tuning table",
+            message(_("NCCL ring/simple tuning table")),
         ),
     ]
     for name in dict.fromkeys(f.transport for f in request.fabrics):
         transport = TRANSPORTS[name]
+        label = message(transport.label)
         rows.append(
             Assumption(
                 f"transport.{name}.efficiency",
-                f"{transport.label}: achieved share of line rate in training's gradient buckets",
+                message(_("{transport}: achieved share of line rate in training's gradient "
+                          "buckets"), transport=label),
                 transport.efficiency,
                 "",
-                transport.source,
+                message(transport.source),
             )
         )
         rows.append(
             Assumption(
                 f"transport.{name}.latency_us",
-                f"{transport.label}: latency per inter-node step",
+                message(_("{transport}: latency per inter-node step"), transport=label),
                 transport.latency_us,
                 "us",
-                transport.source,
+                message(transport.source),
             )
         )
         rows.append(
             Assumption(
                 f"transport.{name}.busbw_efficiency",
-                f"{transport.label}: nccl-tests busbw share of line rate (4 GiB AllReduce)",
+                message(_("{transport}: nccl-tests busbw share of line rate (4 GiB AllReduce)"),
+                        transport=label),
                 transport.busbw_efficiency,
                 "",
-                transport.busbw_source,
+                message(transport.busbw_source),
             )
         )
         if transport.nic_ceiling_gbytes is not None:
             rows.append(
                 Assumption(
                     f"transport.{name}.nic_ceiling",
-                    f"{transport.label}: ceiling per NIC",
+                    message(_("{transport}: ceiling per NIC"), transport=label),
                     transport.nic_ceiling_gbytes,
                     "GB/s",
-                    transport.source,
+                    message(transport.source),
                 )
             )
     for f in request.fabrics:
         if f.measured_busbw_gbps is not None or f.efficiency is not None:
             source = (
-                "nccl-tests AllReduce busbw across the quoted cluster"
+                message(_("nccl-tests AllReduce busbw across the quoted cluster"))
                 if f.measured_busbw_gbps is not None
-                else "stated efficiency"
+                else message(_("stated efficiency"))
             )
             bandwidth = node_bandwidth(f, nodes=request.nodes, gpus_per_node=request.gpus_per_node)
             rows.append(
                 Assumption(
                     f"fabric.{f.name}.node_bandwidth",
-                    f"{f.name}: achieved bandwidth per node",
+                    message(_("{fabric}: achieved bandwidth per node"), fabric=f.name),
                     round(bandwidth / 1e9, 2),
                     "GB/s",
                     source,
@@ -211,85 +235,92 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             rows.append(
                 Assumption(
                     f"fabric.{f.name}.network_opex_per_year",
-                    f"{f.name}: network licences and subscriptions per year",
+                    message(_("{fabric}: network licences and subscriptions per year"),
+                            fabric=f.name),
                     f.network_opex_per_year,
                     money,
-                    "lines sold per year (UFM per-endpoint licence), paid every year of the life",
+                    message(_("lines sold per year (UFM per-endpoint licence), paid every year of "
+                              "the life")),
                 )
             )
     rows += [
         Assumption(
             "costs.server_capex",
-            "Server capex",
+            message(_("Server capex")),
             costs.server_capex,
             money,
-            QUOTE if costs.server_capex else "not quoted: enter it for a full TCO",
+            QUOTE if costs.server_capex else message(_("not quoted: enter it for a full TCO")),
         ),
-        Assumption("costs.services_capex", "Services capex", costs.services_capex, money, QUOTE),
+        Assumption("costs.services_capex", message(_("Services capex")), costs.services_capex,
+                   money, QUOTE),
         Assumption(
             "costs.server_power_kw",
-            "Server power at load",
+            message(_("Server power at load")),
             costs.server_power_kw,
             "kW",
-            "8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max",
+            message(_("8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max")),
         ),
-        Assumption("costs.pue", "PUE", costs.pue, "", "1.3 new large sites in China, 1.5 average"),
+        Assumption("costs.pue", "PUE", costs.pue, "",
+                   message(_("1.3 new large sites in China, 1.5 average"))),
         Assumption(
             "costs.tariff_per_kwh",
-            "Electricity tariff",
+            message(_("Electricity tariff")),
             costs.tariff_per_kwh,
             f"{money}/kWh",
-            "Shenzhen industrial 0.61-0.82 CNY/kWh: verify",
+            message(_("Shenzhen industrial 0.61-0.82 CNY/kWh: verify")),
         ),
-        Assumption("costs.hours_per_year", "Hours per year", HOURS_PER_YEAR, "h", ""),
+        Assumption("costs.hours_per_year", message(_("Hours per year")), HOURS_PER_YEAR, "h",
+                   ""),
         Assumption(
             "costs.life_years",
-            "Depreciation life",
+            message(_("Depreciation life")),
             costs.life_years,
-            "years",
-            "4-6 years; hyperscalers use 5-6",
+            _unit(_("years")),
+            message(_("4-6 years; hyperscalers use 5-6")),
         ),
         Assumption(
             "costs.discount_rate",
-            "Discount rate",
+            message(_("Discount rate")),
             costs.discount_rate,
             "",
-            "cost of capital for the capital recovery factor and NPV",
+            message(_("cost of capital for the capital recovery factor and NPV")),
         ),
         Assumption(
             "costs.support_percent",
-            "Support per year",
+            message(_("Support per year")),
             costs.support_percent,
-            "% of hardware",
-            "~20 % for a DGX-class contract",
+            # xgettext:no-python-format
+            _unit(_("% of hardware")),
+            # xgettext:no-python-format
+            message(_("~20 % for a DGX-class contract")),
         ),
         Assumption(
             "costs.space_per_year",
-            "Space per year",
+            message(_("Space per year")),
             costs.space_per_year,
             money,
-            QUOTE if costs.space_per_year else "not given",
+            QUOTE if costs.space_per_year else message(_("not given")),
         ),
         Assumption(
             "costs.availability",
-            "Availability",
+            message(_("Availability")),
             costs.availability,
             "",
-            "share of the year the cluster is up",
+            message(_("share of the year the cluster is up")),
         ),
         Assumption(
             "costs.utilisation",
-            "Utilisation",
+            message(_("Utilisation")),
             costs.utilisation,
             "",
-            "share of up time with jobs scheduled",
+            message(_("share of up time with jobs scheduled")),
         ),
         Assumption(
             "costs.gpu_hour_value",
-            "Value of one effective GPU-hour",
+            message(_("Value of one effective GPU-hour")),
             costs.gpu_hour_value,
             money,
-            "H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere",
+            message(_("H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere")),
         ),
     ]
     return tuple(replace(row, basis=_basis(row)) for row in rows)
@@ -340,19 +371,20 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
     leaf_source = (
         QUOTE
         if f.servers_per_leaf is not None
-        else f"default: a 64-port rail-optimized leaf, {DEFAULT_SERVERS_PER_LEAF} down ports"
+        else message(_("default: a 64-port rail-optimized leaf, {ports} down ports"),
+                     ports=DEFAULT_SERVERS_PER_LEAF)
     )
     rows = [
         Assumption(
             f"fabric.{f.name}.oversubscription",
-            f"{f.name}: leaf-to-spine oversubscription",
+            message(_("{fabric}: leaf-to-spine oversubscription"), fabric=f.name),
             f.oversubscription,
             ":1",
-            QUOTE if f.oversubscription != 1 else "non-blocking unless stated",
+            QUOTE if f.oversubscription != 1 else message(_("non-blocking unless stated")),
         ),
         Assumption(
             f"fabric.{f.name}.servers_per_leaf",
-            f"{f.name}: servers under one leaf (rail group)",
+            message(_("{fabric}: servers under one leaf (rail group)"), fabric=f.name),
             f.leaf_servers,
             "",
             leaf_source,
@@ -363,12 +395,13 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
         rows.append(
             Assumption(
                 f"fabric.{f.name}.oversubscription_slowdown",
-                f"{f.name}: network time across the spine layer at {nodes} nodes "
-                f"({share:.0%} of the traffic leaves the leaf)",
+                message(_("{fabric}: network time across the spine layer at {nodes} nodes "
+                          "({share:.0%} of the traffic leaves the leaf)"),
+                        fabric=f.name, nodes=nodes, share=share),
                 round(oversubscription_slowdown(f, nodes=nodes), 4),
                 "x",
-                "cross-leaf traffic gets 1/r of the leaf's downlink bandwidth: 1 - x + x*r "
-                "(tco-model §4 point 8)",
+                message(_("cross-leaf traffic gets 1/r of the leaf's downlink bandwidth: "
+                          "1 - x + x*r (tco-model §4 point 8)")),
             )
         )
     return rows

@@ -15,6 +15,7 @@ from typing import Any
 
 from quoting.engine.contract import default_of, spec, specs, value_error
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import Message, message
 from quoting.engine.messages import gettext_noop as _
 from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.presets import (
@@ -170,7 +171,8 @@ class Costs:
             if getattr(self, name) is not None:
                 continue
             if self.currency != DEFAULT_CURRENCY:
-                missing[f"costs.{name}"] = [f"required when the currency is not {DEFAULT_CURRENCY}"]
+                missing[f"costs.{name}"] = [message(
+                    _("required when the currency is not {currency}"), currency=DEFAULT_CURRENCY)]
             object.__setattr__(self, name, cny_default)
         if missing:
             raise InvalidInput(missing)
@@ -210,10 +212,10 @@ class _Parser:
 
     def __init__(self, gpu_catalog: Mapping[str, float]) -> None:
         self.gpu_catalog = gpu_catalog
-        self.errors: dict[str, list[str]] = {}
+        self.errors: dict[str, list[str | Message]] = {}
 
-    def fail(self, path: str, message: str) -> None:
-        self.errors.setdefault(path, []).append(message)
+    def fail(self, path: str, text: str | Message) -> None:
+        self.errors.setdefault(path, []).append(text)
 
     def request(self, data: Any) -> TcoRequest:
         body = self.mapping(data, "", allowed=_REQUEST_KEYS)
@@ -235,9 +237,9 @@ class _Parser:
             return name or "", self.read(body, TcoRequest, "peak_tflops", "")
         name = body.get("gpu")
         if not isinstance(name, str) or not name:
-            self.fail("gpu", "give a GPU model name or peak_tflops")
+            self.fail("gpu", message(_("give a GPU model name or peak_tflops")))
         elif name not in self.gpu_catalog:
-            self.fail("gpu", f"{name!r} is not a GPU in the catalog")
+            self.fail("gpu", message(_("{name!r} is not a GPU in the catalog"), name=name))
         else:
             return name, float(self.gpu_catalog[name])
         return "", None
@@ -250,10 +252,11 @@ class _Parser:
 
     def fabrics(self, data: Any, nodes: int | None) -> tuple[FabricOption, ...]:
         if not isinstance(data, list) or not data:
-            self.fail("fabrics", "give at least one fabric option")
+            self.fail("fabrics", message(_("give at least one fabric option")))
             return ()
         if len(data) > MAX_FABRICS:
-            self.fail("fabrics", f"compare at most {MAX_FABRICS} fabric options")
+            self.fail("fabrics", message(_("compare at most {count} fabric options"),
+                                         count=MAX_FABRICS))
             return ()
         options, names = [], set()
         for index, item in enumerate(data):
@@ -264,11 +267,12 @@ class _Parser:
             values = self.read_all(option, FabricOption, prefix)
             name = values["name"]
             if name is not None and name in names:
-                self.fail(prefix + "name", f"{name!r} is used by another option")
+                self.fail(prefix + "name",
+                          message(_("{name!r} is used by another option"), name=name))
             names.add(name)
             if values["measured_busbw_gbps"] is not None and nodes == 1:
                 self.fail(prefix + "measured_busbw_gbps",
-                          "a single node sends nothing over the network")
+                          message(_("a single node sends nothing over the network")))
             options.append(FabricOption(**values))
         return tuple(options)
 
@@ -279,7 +283,8 @@ class _Parser:
         errors_before = len(self.errors)
         currency = costs.get("currency", DEFAULT_CURRENCY)
         if value_error(specs(Costs)["currency"], currency):
-            self.fail("costs.currency", "give a three-letter ISO 4217 code such as CNY or USD")
+            self.fail("costs.currency",
+                      message(_("give a three-letter ISO 4217 code such as CNY or USD")))
         amounts = {key: value for key, value in costs.items() if key != "currency"}
         values = self.read_all(amounts, Costs, "costs.")
         if len(self.errors) > errors_before:
@@ -287,7 +292,7 @@ class _Parser:
         try:
             return Costs(**(values | {"currency": currency.upper()}))
         except InvalidInput as missing:
-            for path, messages in missing.errors.items():
+            for path, messages in missing.messages.items():
                 self.errors.setdefault(path, []).extend(messages)
             return None
 

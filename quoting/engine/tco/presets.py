@@ -31,45 +31,46 @@ class Transport:
 
 TRANSPORTS: dict[str, Transport] = {
     "infiniband": Transport(
-        label="InfiniBand with GPUDirect RDMA",
+        label=_("InfiniBand with GPUDirect RDMA"),
         efficiency=0.80,
         latency_us=10.0,
         nic_ceiling_gbytes=None,
-        source="fits the §2 worked table (hierarchical AllReduce of 80 MB gradient buckets)",
+        source=_("fits the §2 worked table (hierarchical AllReduce of 80 MB gradient buckets)"),
         busbw_efficiency=0.94,
-        busbw_source="NVIDIA nccl-tests guidance: 46-48 GB/s busbw per NDR 400G NIC, flat with "
-        "node count; 377 GB/s measured on 4 x 8 GPUs with 8 x 400G (tco-model §4 points 2, 7)",
+        busbw_source=_("NVIDIA nccl-tests guidance: 46-48 GB/s busbw per NDR 400G NIC, flat with "
+        "node count; 377 GB/s measured on 4 x 8 GPUs with 8 x 400G (tco-model §4 points 2, 7)"),
     ),
     "roce": Transport(
-        label="RoCE, tuned (adaptive routing, QP scaling)",
+        label=_("RoCE, tuned (adaptive routing, QP scaling)"),
         efficiency=0.80,
         latency_us=10.0,
         nic_ceiling_gbytes=None,
-        source="64xH20: RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107); fits §2 100G rows",
+        source=_("64xH20: RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107); fits §2 100G rows"),
         busbw_efficiency=0.94,
-        busbw_source="as InfiniBand: 64xH20 RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107)",
+        busbw_source=_("as InfiniBand: 64xH20 RoCE 231.8 vs IB 230.7 GB/s busbw (Tolly 225107)"),
     ),
     "roce_untuned": Transport(
-        label="RoCE, untuned ECMP",
+        label=_("RoCE, untuned ECMP"),
         efficiency=0.55,
         latency_us=10.0,
         nic_ceiling_gbytes=None,
-        source="up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)",
+        # xgettext:no-python-format
+        source=_("up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)"),
         busbw_efficiency=0.65,
-        busbw_source="tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
-        "tuning, Meta, SIGCOMM 2024)",
+        busbw_source=_("tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
+        "tuning, Meta, SIGCOMM 2024)"),
     ),
     "tcp": Transport(
-        label="TCP sockets, no RDMA",
+        label=_("TCP sockets, no RDMA"),
         efficiency=0.60,
         # Kernel sockets pay syscalls and copies on every hop: tens of microseconds, not ~10.
         latency_us=50.0,
         # Copies through the CPU cap a 100G NIC at 4-6 GB/s, so faster NICs do not help TCP.
         nic_ceiling_gbytes=5.6,
-        source="4-6 GB/s on 100 Gb/s TCP (NCCL issue 450); 25G TCP reaches ~60 % of line rate",
+        source=_("4-6 GB/s on 100 Gb/s TCP (NCCL issue 450); 25G TCP reaches ~60 % of line rate"),
         # The CPU, not the message size, limits TCP: the same share and ceiling as in training.
         busbw_efficiency=0.60,
-        busbw_source="4-6 GB/s busbw on 100 Gb/s TCP (NCCL issue 450), 5.6 GB/s ceiling per NIC",
+        busbw_source=_("4-6 GB/s busbw on 100 Gb/s TCP (NCCL issue 450), 5.6 GB/s ceiling per NIC"),
     ),
 }
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from typing import Any
 
+from quoting.engine.messages import gettext_noop as _
 from quoting.engine.tco.inputs import TcoRequest
 from quoting.engine.tco.model import plain
 
@@ -25,18 +26,18 @@ class Knob:
 
 
 KNOBS = (
-    Knob("workload.tokens_per_node_per_step", "Tokens per node per step", low=1, integer=True),
-    Knob("workload.mfu", "Single-node MFU", high=1.0),
-    Knob("workload.overlap", "Communication overlap", high=0.9),
-    Knob("fabrics.nic_gbps", "NIC line rate"),
-    Knob("fabrics.network_capex", "Network capex"),
-    Knob("costs.server_capex", "Server capex"),
-    Knob("costs.tariff_per_kwh", "Electricity tariff"),
-    Knob("costs.pue", "PUE", low=1.0),
-    Knob("costs.utilisation", "Utilisation", high=1.0),
-    Knob("costs.support_percent", "Support per year", high=100.0),
-    Knob("costs.discount_rate", "Discount rate", high=1.0),
-    Knob("costs.life_years", "Life", low=1, integer=True),
+    Knob("workload.tokens_per_node_per_step", _("Tokens per node per step"), low=1, integer=True),
+    Knob("workload.mfu", _("Single-node MFU"), high=1.0),
+    Knob("workload.overlap", _("Communication overlap"), high=0.9),
+    Knob("fabrics.nic_gbps", _("NIC line rate")),
+    Knob("fabrics.network_capex", _("Network capex")),
+    Knob("costs.server_capex", _("Server capex")),
+    Knob("costs.tariff_per_kwh", _("Electricity tariff")),
+    Knob("costs.pue", _("PUE"), low=1.0),
+    Knob("costs.utilisation", _("Utilisation"), high=1.0),
+    Knob("costs.support_percent", _("Support per year"), high=100.0),
+    Knob("costs.discount_rate", _("Discount rate"), high=1.0),
+    Knob("costs.life_years", _("Life"), low=1, integer=True),
 )
 
 

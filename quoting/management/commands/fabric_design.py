@@ -8,7 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 from quoting.engine.contract import Spec, number_text, specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
-from quoting.services.designs import design_compute
+from quoting.engine.install import SiteInputs
+from quoting.engine.install.pack import pack_write_dir
+from quoting.services.designs import design_compute, design_install_layout, site_from_json
 from quoting.services.requirements import requirements_from_request
 from quoting.svg.fabric import fabric_svg
 
@@ -29,6 +31,7 @@ OPTIONS = {
 
 
 REQUIREMENT_SPECS = specs(FabricRequirements)
+SITE_SPECS = specs(SiteInputs)
 
 
 def _argument(spec: Spec) -> dict:
@@ -62,6 +65,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the design as JSON")
         parser.add_argument("--cable-schedule", type=Path, help="also write the cable schedule CSV")
         parser.add_argument("--drawing", type=Path, help="also write the SVG drawing")
+        parser.add_argument("--pack", type=Path,
+                            help="also write the installation pack's files into this directory")
+        for name, spec in SITE_SPECS.items():  # the site of the pack, as the API takes it
+            parser.add_argument(f"--{name.replace('_', '-')}", dest=f"site_{name}",
+                                **_argument(spec))
 
     def handle(self, *args, **options):
         data = {field: options[opt] for opt, field in OPTIONS.items()
@@ -77,6 +85,18 @@ class Command(BaseCommand):
                 out.writelines(cable_schedule_csv_lines(design))
         if options["drawing"]:
             options["drawing"].write_text(fabric_svg(design), encoding="utf-8")
+        if options["pack"]:
+            site = {name: options[f"site_{name}"] for name in SITE_SPECS
+                    if options.get(f"site_{name}") is not None}
+            try:
+                layout = design_install_layout(design=design, site=site_from_json(site))
+            except InvalidInput as error:
+                raise CommandError(_errors_text(error.errors)) from error
+            written = pack_write_dir(layout, options["pack"])
+            self.stdout.write(f"Installation pack: {len(written)} files in {options['pack']} "
+                              f"({len(layout.racks)} racks, {len(layout.cables)} cable legs).")
+            for warning in layout.warnings:
+                self.stdout.write(f"  ! {warning}")
         summary = design.as_dict()
         if options["json"]:
             self.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False))

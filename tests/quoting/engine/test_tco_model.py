@@ -365,7 +365,7 @@ def test_result_as_dict_is_json_and_carries_every_promised_field():
         "tco_n_years",
         "npv",
     }
-    keys = {"key", "label", "value", "unit", "source", "basis"}
+    keys = {"key", "label", "value", "unit", "source", "basis", "messages"}
     assert all(set(a) == keys for a in data["assumptions"])
     assert [c["name"] for c in data["efficiency_curve"]] == ["8x400G IB", "2x100G"]
 

@@ -1,0 +1,53 @@
+"""Time and peak memory of the installation pack: layout, then the zip streamed to nowhere.
+
+Run: python bench/bench_install_pack.py. Peak memory is tracemalloc's (Python allocations),
+measured over layout and zip together; the zip's bytes are counted, never kept.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from bench_fabric import load_catalog  # noqa: E402
+
+from quoting.engine.fabric import FabricRequirements, design_fabric  # noqa: E402
+from quoting.engine.install import SiteInputs, plan_layout  # noqa: E402
+from quoting.engine.install.pack import pack_zip_chunks  # noqa: E402
+
+SIZES = (256, 4096, 16384)
+
+
+def main() -> None:
+    catalog = load_catalog()
+    print(f"{'GPUs':>6} {'cables':>7} {'racks':>6} {'layout s':>9} {'zip s':>7} "
+          f"{'total s':>8} {'zip MB':>7} {'peak MB':>8}")
+    for gpus in SIZES:
+        design = design_fabric(FabricRequirements(gpu_count=gpus), catalog)
+        tracemalloc.start()
+        start = time.perf_counter()
+        layout = plan_layout(design, SiteInputs(), catalog)
+        planned = time.perf_counter()
+        size = sum(len(chunk) for chunk in pack_zip_chunks(layout))
+        done = time.perf_counter()
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(f"{gpus:>6} {len(layout.cables):>7} {len(layout.racks):>6} "
+              f"{planned - start:>9.2f} {done - planned:>7.2f} {done - start:>8.2f} "
+              f"{size / 1e6:>7.2f} {peak / 1e6:>8.1f}")
+        # Without tracemalloc's own overhead; CPU time too, as the machine may be shared.
+        start, cpu = time.perf_counter(), time.process_time()
+        layout = plan_layout(design, SiteInputs(), catalog)
+        sum(len(chunk) for chunk in pack_zip_chunks(layout))
+        print(f"{'':>6} untraced: {time.perf_counter() - start:.2f} s wall, "
+              f"{time.process_time() - cpu:.2f} s CPU")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,377 @@
+"""The pack's text files, each written a chunk at a time from an InstallLayout.
+
+Formats followed:
+- Slurm `topology.conf` (topology/tree): `SwitchName=<leaf> Nodes=<hostlist>`, and
+  `SwitchName=<spine> Switches=<list>` above; hostlists compress the last number only
+  (`su1-r01-node[01-04]`), which every Slurm version reads.
+- ibdm topology file (`man ibdm-topo-file`, what ibdiagnet and NVIDIA's cable validation read):
+  one block per system, `SYSTEM-TYPE SYSTEM-NAME`, then `LOCAL-PORT -> REM-SYS-TYPE REM-SYS-NAME
+  REM-PORT`, a blank line between blocks. Each link is listed once, in the block of its upper
+  switch; switch ports are front-panel port numbers `P<n>` (cage c, port p: n = (c-1)*2+p on a
+  twin-port switch; `P<n>/<lane>` for a split port); each HCA is a system named
+  `<host>/<mlx5_k>` with port `P1`.
+- UFM NDT plugin CSV: Start device, Start port, End device, End port, Link type (`Data`).
+- NetBox bulk import (DCIM devices, interfaces, cables): the import forms' column names; cables
+  `planned`, one per cable leg (NetBox's CSV form takes one termination per side).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import fields
+
+from quoting.engine.csvcells import csv_row
+from quoting.engine.install.layout import HOST_TIERS, Cable, InstallLayout
+from quoting.engine.install.site import SiteInputs
+
+CHUNK_ROWS = 2000
+
+NETBOX_CABLE_TYPES = {
+    "dac": "dac-passive", "acc": "dac-active", "aoc": "aoc",
+    "multimode": "mmf-om4", "singlemode": "smf-os2",
+}
+
+
+def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(list(header))
+    for count, row in enumerate(rows, 1):
+        writer.writerow(csv_row(row))
+        if count % CHUNK_ROWS == 0:
+            yield out.getvalue()
+            out.seek(0)
+            out.truncate()
+    yield out.getvalue()
+
+
+def _is_host(cable: Cable) -> bool:
+    return cable.tier.removeprefix("storage ") in HOST_TIERS
+
+
+# --- cable-schedule.csv -------------------------------------------------------------------
+CABLE_COLUMNS = (
+    "cable_id", "tier", "rail", "colour", "part", "media", "length_m", "length_class_m",
+    "quoted_length_m", "a_rack", "a_u", "a_device", "a_port", "z_rack", "z_u", "z_device",
+    "z_port", "label_a", "label_z",
+)
+
+
+def cable_schedule_rows(layout: InstallLayout) -> Iterator[tuple]:
+    for c in layout.cables:
+        a, z = layout.devices[c.a_device], layout.devices[c.z_device]
+        yield (
+            c.cable_id, c.tier, c.rail or "", c.colour, c.part, c.media, c.length_m,
+            c.length_class_m if c.length_class_m is not None else "", c.quoted_m or "",
+            layout.racks[a.rack].name, a.u, c.a_device, c.a_port,
+            layout.racks[z.rack].name, z.u, c.z_device, c.z_port,
+            layout.label(c.a_device, c.a_port, c.z_device, c.z_port),
+            layout.label(c.z_device, c.z_port, c.a_device, c.a_port),
+        )
+
+
+def cable_schedule_csv(layout: InstallLayout) -> Iterator[str]:
+    return csv_chunks(CABLE_COLUMNS, cable_schedule_rows(layout))
+
+
+# --- port-map.csv -------------------------------------------------------------------------
+PORT_COLUMNS = ("device", "port", "peer_device", "peer_port", "rail", "speed_gbps", "part",
+                "cable_id")
+
+
+def _port_key(port: str) -> tuple:
+    return tuple(int(n) for n in re.findall(r"\d+", port))
+
+
+def port_map_csv(layout: InstallLayout) -> Iterator[str]:
+    """Every cabled switch port, switch by switch in placement order, ports in panel order."""
+    by_switch: dict[str, list[tuple]] = defaultdict(list)
+    for c in layout.cables:
+        by_switch[c.z_device].append((c.z_port, c.a_device, c.a_port, c))
+        if not _is_host(c):
+            by_switch[c.a_device].append((c.a_port, c.z_device, c.z_port, c))
+
+    def rows():
+        for device in layout.devices:
+            for port, peer, peer_port, c in sorted(by_switch.get(device, ()),
+                                                  key=lambda r: _port_key(r[0])):
+                yield device, port, peer, peer_port, c.rail or "", c.speed_gbps, c.part, c.cable_id
+
+    return csv_chunks(PORT_COLUMNS, rows())
+
+
+# --- racks.csv ----------------------------------------------------------------------------
+RACK_COLUMNS = (
+    "rack", "row", "position", "kind", "su", "x_m", "y_m", "u_total", "u_used", "u_free",
+    "network_typical_w", "network_max_w", "server_typical_w", "server_max_w", "typical_kw",
+    "max_kw", "budget_kw", "over_budget", "devices",
+)
+
+
+def racks_csv(layout: InstallLayout) -> Iterator[str]:
+    site = layout.site
+
+    def rows():
+        for r in layout.racks:
+            devices = "; ".join(
+                f"U{d.u}-U{d.u + d.units - 1} {d.name}" + (f" ({d.part})" if d.part else "")
+                for d in (layout.devices[name] for name in r.devices))
+            yield (
+                r.name, r.row_name, r.position + 1, r.kind, r.su or "",
+                round(r.position * site.rack_pitch_m, 3), round(r.row * site.row_spacing_m, 3),
+                site.rack_units, r.units_used, site.rack_units - r.units_used,
+                round(r.network_typical_w, 1), round(r.network_max_w, 1),
+                round(r.server_typical_w, 1), round(r.server_max_w, 1),
+                round(r.typical_kw, 2), round(r.max_kw, 2), site.rack_power_kw,
+                "yes" if r.max_kw > site.rack_power_kw + 1e-9 else "no", devices,
+            )
+
+    return csv_chunks(RACK_COLUMNS, rows())
+
+
+# --- slurm-topology.conf --------------------------------------------------------------------
+def hostlist(names: Iterable[str]) -> str:
+    """Slurm hostlist: runs of the same prefix and width compressed on the last number."""
+    groups: dict[tuple[str, int, str], list[int]] = {}
+    plain: list[str] = []
+    order: list[tuple] = []
+    for name in names:
+        match = re.fullmatch(r"(.*?)(\d+)(\D*)", name)
+        if not match:
+            plain.append(name)
+            continue
+        key = (match.group(1), len(match.group(2)), match.group(3))
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(int(match.group(2)))
+    parts = list(plain)
+    for prefix, width, suffix in order:
+        numbers = sorted(set(groups[(prefix, width, suffix)]))
+        ranges, start = [], numbers[0]
+        for previous, number in zip(numbers, [*numbers[1:], None], strict=True):
+            if number != previous + 1:
+                ranges.append(f"{start:0{width}d}" if start == previous
+                              else f"{start:0{width}d}-{previous:0{width}d}")
+                start = number
+        if len(ranges) == 1 and "-" not in ranges[0]:
+            parts.append(f"{prefix}{ranges[0]}{suffix}")
+        else:
+            parts.append(f"{prefix}[{','.join(ranges)}]{suffix}")
+    return ",".join(parts)
+
+
+def _tree(layout: InstallLayout) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Compute fabric only: leaf -> servers, upper switch -> switches below it."""
+    nodes: dict[str, list[str]] = defaultdict(list)
+    below: dict[str, list[str]] = defaultdict(list)
+    for c in layout.cables:
+        if c.tier.startswith("storage"):
+            continue
+        if c.tier == "server-leaf":
+            if c.a_device not in nodes[c.z_device]:
+                nodes[c.z_device].append(c.a_device)
+        elif c.tier in ("leaf-spine", "spine-core") and c.a_device not in below[c.z_device]:
+            below[c.z_device].append(c.a_device)
+    return nodes, below
+
+
+def slurm_topology(layout: InstallLayout) -> Iterator[str]:
+    nodes, below = _tree(layout)
+    yield (f"# Slurm topology.conf (TopologyPlugin=topology/tree) for "
+           f"{layout.design.requirements.label or 'this design'}: every server under the leaf "
+           "of each of its rails, every leaf under its spines.\n")
+    for leaf, servers in nodes.items():
+        yield f"SwitchName={leaf} Nodes={hostlist(servers)}\n"
+    for switch, children in below.items():
+        yield f"SwitchName={switch} Switches={hostlist(children)}\n"
+
+
+# --- ibdiagnet.topo and ufm-ndt.csv ---------------------------------------------------------
+def ib_port(port: str, ports_per_cage: int) -> str:
+    """Front-panel port number from "14/2", "p12" or "6/2/1" (lane 1 of split port 6/2)."""
+    if port.startswith("p"):
+        return f"P{port[1:]}"
+    cage, number, *lane = port.split("/")
+    name = f"P{(int(cage) - 1) * ports_per_cage + int(number)}"
+    return f"{name}/{lane[0]}" if lane else name
+
+
+def _system_type(part: str) -> str:
+    return part.split("-")[0] or "HCA"
+
+
+def ibdiagnet_topo(layout: InstallLayout) -> Iterator[str]:
+    design = layout.design
+    yield (f"# ibdm topology file (man ibdm-topo-file) for "
+           f"{design.requirements.label or 'this design'}; one block per switch, each link "
+           "once under its upper switch.\n\n")
+    hca_type = _system_type(design.nic.part_number)
+    blocks: dict[str, list[str]] = defaultdict(list)
+    for c in layout.cables:
+        upper, lower = layout.devices[c.z_device], layout.devices[c.a_device]
+        ppc = _ports_per_cage(layout, c)
+        if _is_host(c):
+            remote = f"{hca_type} {c.a_device}/{c.a_port} P1"
+        else:
+            remote = f"{_system_type(lower.part)} {c.a_device} {ib_port(c.a_port, ppc)}"
+        blocks[upper.name].append(f"{ib_port(c.z_port, ppc)} -> {remote}\n")
+    for name, lines in blocks.items():
+        yield f"{_system_type(layout.devices[name].part)} {name}\n"
+        yield "".join(lines)
+        yield "\n"
+
+
+def _ports_per_cage(layout: InstallLayout, cable: Cable) -> int:
+    fd = layout.design.storage if cable.tier.startswith("storage") else layout.design
+    return fd.topology.ports_per_cage
+
+
+NDT_COLUMNS = ("Start device", "Start port", "End device", "End port", "Link type")
+
+
+def ufm_ndt_csv(layout: InstallLayout) -> Iterator[str]:
+    return csv_chunks(NDT_COLUMNS, ((c.a_device, c.a_port, c.z_device, c.z_port, "Data")
+                                    for c in layout.cables))
+
+
+# --- NetBox ---------------------------------------------------------------------------------
+NETBOX_DEVICE_COLUMNS = ("name", "role", "manufacturer", "device_type", "status", "site",
+                         "location", "rack", "position", "face")
+NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled")
+NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device",
+                        "side_b_type", "side_b_name", "type", "status", "label", "color",
+                        "length", "length_unit")
+
+
+def netbox_devices_csv(layout: InstallLayout) -> Iterator[str]:
+    site = layout.site
+
+    def rows():
+        for d in layout.devices.values():
+            rack = layout.racks[d.rack]
+            device_type = d.part or f"{layout.design.requirements.gpus_per_server}-GPU server"
+            yield (d.name, d.role, "NVIDIA" if d.part else "Generic", device_type, "planned",
+                   site.site_name, f"Row {rack.row_name}", rack.name, d.u, "front")
+
+    return csv_chunks(NETBOX_DEVICE_COLUMNS, rows())
+
+
+def interface_type(layout: InstallLayout, cable: Cable) -> str:
+    """NetBox's interface type for the link's speed: infiniband-ndr, 400gbase-x-osfp ..."""
+    design = layout.design
+    if design.requirements.family == "infiniband":
+        generation = design.switch.generation.lower()
+        return f"infiniband-{generation.removesuffix('200')}"
+    cage = (design.switch.cage_type or "osfp").lower()
+    return f"{cable.speed_gbps}gbase-x-{cage}"
+
+
+def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
+    def rows():
+        seen: set[tuple[str, str]] = set()
+        for c in layout.cables:
+            kind = interface_type(layout, c)
+            for device, port in ((c.a_device, c.a_port), (c.z_device, c.z_port)):
+                if (device, port) not in seen:
+                    seen.add((device, port))
+                    yield device, port, kind, c.speed_gbps * 1_000_000, "true"
+
+    return csv_chunks(NETBOX_INTERFACE_COLUMNS, rows())
+
+
+def netbox_cables_csv(layout: InstallLayout) -> Iterator[str]:
+    return csv_chunks(NETBOX_CABLE_COLUMNS, (
+        (c.a_device, "dcim.interface", c.a_port, c.z_device, "dcim.interface", c.z_port,
+         NETBOX_CABLE_TYPES.get(c.media, ""), "planned", c.cable_id, c.colour_hex,
+         c.length_m, "m")
+        for c in layout.cables))
+
+
+# --- bom-by-rack.csv ------------------------------------------------------------------------
+BOM_RACK_COLUMNS = ("rack", "sku", "category", "quantity", "in_quote")
+NOT_RACKED = "(not racked)"
+
+
+def bom_by_rack_csv(layout: InstallLayout) -> Iterator[str]:
+    """What to pick for each rack: its devices, the optics plugged in there and the cables
+    whose A end is there; what no rack holds (spares, licences, NICs) comes last."""
+    quoted = Counter()
+    categories: dict[str, str] = {}
+    for line in layout.design.bom:
+        quoted[line.sku] += line.quantity
+        categories[line.sku] = line.category
+
+    def rows():
+        racked = Counter()
+        for rack in layout.racks:
+            for sku, quantity in sorted(rack.parts.items()):
+                racked[sku] += quantity
+                yield (rack.name, sku, categories.get(sku, "server"), quantity,
+                       "yes" if sku in quoted else "no")
+        for sku, quantity in quoted.items():
+            if quantity > racked[sku]:
+                yield NOT_RACKED, sku, categories[sku], quantity - racked[sku], "yes"
+
+    return csv_chunks(BOM_RACK_COLUMNS, rows())
+
+
+# --- README.txt -----------------------------------------------------------------------------
+FILE_NOTES = (
+    ("cable-schedule.csv", "one row per cable leg: ID (C000012; a splitter's or twin-port "
+     "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
+     "catalog length class it needs and the quoted part's length, both ends (rack, U, device, "
+     "port) and the label for each end (row.rack-Uu:port > far end)."),
+    ("port-map.csv", "every cabled switch port: peer device and port, rail, speed, part."),
+    ("racks.csv", "per rack: position, devices at their U, U used and free, typical and max "
+     "power (network and servers apart) against the budget."),
+    ("rack-elevations.svg", "front views of every rack, devices at their U, kW against budget."),
+    ("rack-elevations.pdf", "the same, six racks to a landscape A4 page, to tape to rack doors."),
+    ("labels.pdf", "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 "
+     "page."),
+    ("slurm-topology.conf", "Slurm topology/tree: leaves with their nodes, spines and core above."),
+    ("ibdiagnet.topo", "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool "
+     "(InfiniBand fabrics)."),
+    ("ufm-ndt.csv", "UFM NDT plugin topology: start and end device and port, link type."),
+    ("netbox-devices.csv", "NetBox bulk import: devices in their racks (status planned); create "
+     "the site, racks, roles and device types first."),
+    ("netbox-interfaces.csv", "NetBox bulk import: every cabled interface."),
+    ("netbox-cables.csv", "NetBox bulk import: one cable per leg, status planned, label = cable "
+     "ID, colour by rail, length in metres."),
+    ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
+)
+
+
+def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
+    design = layout.design
+    req = design.requirements
+    yield "FabricQuote installation pack\n=============================\n\n"
+    if req.label:
+        yield f"Design: {req.label}\n"
+    if revision:
+        yield f"Revision: {revision}\n"
+    yield (f"{design.gpu_count} GPUs, {design.topology.servers} servers, "
+           f"{design.leaf_count} leaves, {design.spine_count} spines, {design.core_count} core "
+           f"on {design.switch.part_number}; {len(layout.racks)} racks in "
+           f"{layout.racks[-1].row + 1 if layout.racks else 0} rows; "
+           f"{len({c.base_id for c in layout.cables})} cables; {layout.servers_per_rack} "
+           "servers per rack.\n\n")
+    yield "Files\n-----\n"
+    for name, note in FILE_NOTES:
+        yield f"{name}: {note}\n"
+    yield "\nDesign inputs\n-------------\n"
+    for f in fields(req):
+        yield f"{f.name} = {getattr(req, f.name)}\n"
+    yield "\nSite inputs\n-----------\n"
+    for f in fields(SiteInputs):
+        yield f"{f.name} = {getattr(layout.site, f.name)}\n"
+    yield ("\nManagement network cables are not in the cable schedule (they are not catalog "
+           "items); management switches are placed in the network racks.\n")
+    if layout.warnings:
+        yield "\nWarnings\n--------\n"
+        for warning in layout.warnings:
+            yield f"- {warning}\n"

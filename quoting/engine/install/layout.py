@@ -1,0 +1,561 @@
+"""The physical plan: racks, devices at their U positions, and every cable with its two ends.
+
+Servers are placed by scalable unit (a rail group: the servers whose NICs share one leaf per
+rail), filling compute racks from the bottom; the SU's leaves (every plane's) sit in a network
+rack at the end of the SU's run of racks, as NVIDIA's reference architectures place them. An SU
+never straddles two rows. Spines, cores, UFM appliances and management switches fill network
+racks in a row of their own after the compute rows; a storage fabric gets its own row too.
+
+Names are stable and hostname-like: `su1-r03-node07` (SU 1, its third compute rack, the seventh
+server from the bottom), `su1-leaf-r2` (rail 2's leaf; `su1-p2-leaf-r2` on plane 2), spines and
+cores keep the cable schedule's names (`spine-04`, `spine-p02-07`, `core-01`).
+
+A cable's length is routed, never straight: up (or down) from each device to the tray (or the
+floor void), along the row and across rows, plus slack; its length class is the shortest of the
+catalog's lengths of the same cable family that covers it. The part stays the BOM's: a run
+longer than the quoted part is reported, so the distance on the design can be raised.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric.cabling import _Names, _StorageNames, cable_schedule
+from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.install.site import (
+    DEFAULT_SERVER_KW,
+    DEFAULT_SERVER_UNITS,
+    STORAGE_SERVER_KW,
+    STORAGE_SERVER_UNITS,
+    TRAY_CLEARANCE_M,
+    U_METRES,
+    SiteInputs,
+    check_site,
+)
+
+# Colour by rail (name, NetBox hex): the NIC of rail i and the leaf of rail i share a colour.
+RAIL_COLOURS = (
+    ("blue", "2196f3"), ("orange", "ff9800"), ("green", "4caf50"), ("red", "f44336"),
+    ("purple", "9c27b0"), ("brown", "795548"), ("pink", "e91e63"), ("cyan", "00bcd4"),
+)
+TIER_COLOURS = {"leaf-spine": ("yellow", "ffeb3b"), "spine-core": ("white", "ffffff")}
+OTHER_COLOUR = ("grey", "9e9e9e")
+HOST_TIERS = ("server-leaf", "ufm-leaf")
+
+
+@dataclass(slots=True)
+class Rack:
+    index: int
+    row: int  # 0-based
+    position: int  # 0-based along the row
+    kind: str  # compute, network, storage
+    su: int | None = None  # 1-based scalable unit of a compute or leaf rack
+    devices: list[str] = field(default_factory=list)
+    units_used: int = 0
+    network_typical_w: float = 0.0  # switches, appliances and optics: the design's power
+    network_max_w: float = 0.0
+    server_typical_w: float = 0.0  # servers: outside the design's network power
+    server_max_w: float = 0.0
+    parts: Counter = field(default_factory=Counter)  # racked parts: devices, optics, cables
+
+    row_name: str = ""  # A, B, ... AA
+    name: str = ""  # A01: row and position
+
+    def __post_init__(self) -> None:
+        self.row_name = row_letters(self.row)
+        self.name = f"{self.row_name}{self.position + 1:02d}"
+
+    @property
+    def typical_kw(self) -> float:
+        return (self.network_typical_w + self.server_typical_w) / 1000
+
+    @property
+    def max_kw(self) -> float:
+        return (self.network_max_w + self.server_max_w) / 1000
+
+
+@dataclass(slots=True)
+class Device:
+    name: str
+    role: str  # server, leaf, spine, core, ufm, in-band management, storage-server, ...
+    part: str  # catalog part number; "" for a server the catalog does not name
+    units: int
+    typical_w: float
+    max_w: float
+    network: bool  # counted in the design's network power (servers are not)
+    su: int | None = None
+    rail: int | None = None  # a leaf's rail, 1-based
+    rack: int = -1
+    u: int = 0  # lowest U it occupies, 1-based
+
+
+@dataclass(frozen=True, slots=True)
+class Cable:
+    """One cable leg: a splitter's legs or a twin-port copper cable's lanes share the base ID
+    (`C000012.1`, `C000012.2`); the BOM counts base IDs."""
+
+    cable_id: str
+    tier: str
+    rail: int | None
+    part: str
+    media: str
+    a_device: str
+    a_port: str
+    z_device: str
+    z_port: str
+    length_m: float
+    length_class_m: float | None  # None: longer than every length of its family
+    quoted_m: float | None  # the BOM part's own length
+    colour: str
+    colour_hex: str
+    speed_gbps: int
+
+    @property
+    def base_id(self) -> str:
+        return self.cable_id.split(".")[0]
+
+
+@dataclass(slots=True)
+class InstallLayout:
+    design: FabricDesign
+    site: SiteInputs
+    racks: list[Rack]
+    devices: dict[str, Device]
+    cables: list[Cable]
+    servers_per_rack: int
+    server_units: int
+    server_max_kw: float
+    warnings: list[str]
+    _locations: dict[str, str] = field(default_factory=dict)
+
+    def position(self, device: str) -> tuple[float, float, float]:
+        """The device's centre in metres: along the row, across rows, height."""
+        d = self.devices[device]
+        rack = self.racks[d.rack]
+        return (
+            rack.position * self.site.rack_pitch_m,
+            rack.row * self.site.row_spacing_m,
+            (d.u - 1 + d.units / 2) * U_METRES,
+        )
+
+    def location(self, device: str) -> str:
+        """TIA-606 style: row.rack-Uu."""
+        found = self._locations.get(device)
+        if found is None:
+            d = self.devices[device]
+            rack = self.racks[d.rack]
+            found = self._locations[device] = f"{rack.row_name}.{rack.position + 1:02d}-U{d.u:02d}"
+        return found
+
+    def label(self, device: str, port: str, far_device: str, far_port: str) -> str:
+        return f"{self.location(device)}:{port} > {self.location(far_device)}:{far_port}"
+
+    def rack_of(self, device: str) -> Rack:
+        return self.racks[self.devices[device].rack]
+
+
+def row_letters(row: int) -> str:
+    """A, B, ... Z, AA, AB ...: spreadsheet-style row names."""
+    name = ""
+    row += 1
+    while row:
+        row, rest = divmod(row - 1, 26)
+        name = chr(ord("A") + rest) + name
+    return name
+
+
+def route_length(layout: InstallLayout, a: str, z: str) -> float:
+    """Up to the tray (or down to the floor void) from each device, along and across rows."""
+    (xa, ya, za), (xz, yz, zz) = layout.position(a), layout.position(z)
+    same_rack = layout.devices[a].rack == layout.devices[z].rack
+    if same_rack:
+        run = abs(za - zz)
+    elif layout.site.cable_route == "overhead":
+        top = layout.site.rack_units * U_METRES + TRAY_CLEARANCE_M
+        run = (top - za) + (top - zz) + abs(xa - xz) + abs(ya - yz)
+    else:
+        run = za + zz + 2 * TRAY_CLEARANCE_M + abs(xa - xz) + abs(ya - yz)
+    return math.ceil((run + layout.site.cable_slack_m) * 10 - 1e-9) / 10
+
+
+class _Placer:
+    """Fills racks row by row."""
+
+    def __init__(self, site: SiteInputs) -> None:
+        self.site = site
+        self.racks: list[Rack] = []
+        self.devices: dict[str, Device] = {}
+        self.row = 0
+        self.position = 0
+
+    def new_row(self) -> None:
+        if self.position:
+            self.row += 1
+            self.position = 0
+
+    def reserve(self, racks: int) -> None:
+        """Keep `racks` racks together in one row."""
+        if self.position + racks > self.site.racks_per_row:
+            self.new_row()
+
+    def rack(self, kind: str, su: int | None = None) -> Rack:
+        if self.position >= self.site.racks_per_row:
+            self.new_row()
+        rack = Rack(len(self.racks), self.row, self.position, kind, su)
+        self.racks.append(rack)
+        self.position += 1
+        return rack
+
+    def put(self, rack: Rack, device: Device) -> None:
+        device.rack, device.u = rack.index, rack.units_used + 1
+        rack.units_used += device.units
+        rack.devices.append(device.name)
+        if device.part:
+            rack.parts[device.part] += 1
+        if device.network:
+            rack.network_typical_w += device.typical_w
+            rack.network_max_w += device.max_w
+        else:
+            rack.server_typical_w += device.typical_w
+            rack.server_max_w += device.max_w
+        self.devices[device.name] = device
+
+    def fill(
+        self, kind: str, devices: list[Device], su: int | None = None, optics_w: float = 0
+    ) -> None:
+        """Devices into as many racks as they need, by height and power budget; `optics_w`:
+        what a switch's optics may add once cabled."""
+        rack = None
+        budget_w = self.site.rack_power_kw * 1000
+        for device in devices:
+            if rack is None or (
+                rack.units_used + device.units > self.site.rack_units
+                or (rack.devices and rack.network_max_w + rack.server_max_w
+                    + (len(rack.devices) + 1) * optics_w + device.max_w > budget_w)
+            ):
+                rack = self.rack(kind, su)
+            self.put(rack, device)
+
+
+def _power(part: ProductSpec | None) -> tuple[float, float]:
+    if part is None:
+        return 0.0, 0.0
+    typical = part.power_typical_w or 0
+    return typical, part.power_max_w or typical
+
+
+def _switch_devices(
+    fd: FabricDesign, plane_names: list[_Names], rename: dict[str, str]
+) -> dict[str, list[Device]]:
+    """The fabric's leaves, spines and core by role, the managed SM model swapped in for the
+    first switches of the top tier (as the BOM counts them)."""
+    t = fd.topology
+    top = "core" if t.core_count else "spine" if t.spine_count else "leaf"
+    by_role: dict[str, list[Device]] = {"leaf": [], "spine": [], "core": []}
+    for names in plane_names:
+        schedule = {
+            "leaf": [names.leaf(i) for i in range(t.leaf_count)],
+            "spine": [names.spine(p, s) for p in range(t.pods) for s in range(t.spines_per_pod)]
+            if t.tiers > 1 else [],
+            "core": [names.core(i) for i in range(t.core_count)],
+        }
+        for role, listed in schedule.items():
+            for index, name in enumerate(listed):
+                part = fd.sm_switch if role == top and index < fd.sm_switch_count else fd.switch
+                typical, maximum = _power(part)
+                rail = index % t.rails + 1 if role == "leaf" and t.rail_optimized else None
+                by_role[role].append(Device(
+                    rename.get(name, name), role, part.part_number, part.rack_units or 1,
+                    typical, maximum, True, rail=rail))
+    return by_role
+
+
+def _optics_per_switch_w(fd: FabricDesign) -> float:
+    """The most a fully cabled switch's modules draw: every cage with the hungriest module."""
+    modules = [m.switch_module for m in (fd.host_media, fd.trunk_media, fd.core_media)
+               if m and m.switch_module]
+    cages = fd.switch.cage_count or fd.switch.port_count or 0
+    return cages * max((_power(m)[1] for m in modules), default=0)
+
+
+def _su_of_leaf(fd: FabricDesign, leaf: int) -> int:
+    t = fd.topology
+    if t.tiers == 1:
+        return 0
+    return leaf // t.rails if t.rail_optimized else leaf
+
+
+def plan_layout(
+    design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
+) -> InstallLayout:
+    """Place every device and route every cable; raises InvalidInput on a site field."""
+    server = design.server
+    server_units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
+    if site.server_power_kw:
+        server_max_kw = server_typical_kw = site.server_power_kw
+    elif server and server.power_max_w:
+        server_max_kw = server.power_max_w / 1000
+        server_typical_kw = (server.power_typical_w or server.power_max_w) / 1000
+    else:
+        server_max_kw = server_typical_kw = DEFAULT_SERVER_KW
+    check_site(site, server_units=server_units, server_max_kw=server_max_kw)
+    per_rack = site.servers_per_rack or min(
+        site.rack_units // server_units, int(site.rack_power_kw / server_max_kw + 1e-9))
+    by_sku = {p.part_number: p for p in catalog}
+    t = design.topology
+    placer = _Placer(site)
+    warnings: list[str] = []
+
+    # Names: the schedule's node-017 and leaf-r3-02 become placed names.
+    rename: dict[str, str] = {}
+    names = _Names(design, 1)
+    su_servers: dict[int, list[int]] = {}
+    for s in range(t.servers):
+        su_servers.setdefault(_su_of_leaf(design, t.leaf_of(s, 0)[0]), []).append(s)
+    su_leaves: dict[int, list[int]] = {}
+    for leaf in range(t.leaf_count):
+        su_leaves.setdefault(_su_of_leaf(design, leaf), []).append(leaf)
+    for plane in range(1, design.planes + 1):
+        plane_names = _Names(design, plane)
+        for su, leaves in su_leaves.items():
+            for leaf in leaves:
+                if t.tiers == 1:
+                    continue  # one switch: switch-01 keeps its name
+                tag = f"su{su + 1}-" + (f"p{plane}-" if design.planes > 1 else "")
+                new = f"{tag}leaf-r{leaf % t.rails + 1}" if t.rail_optimized else f"{tag}leaf"
+                rename[plane_names.leaf(leaf)] = new
+    fabric = _switch_devices(
+        design, [_Names(design, plane) for plane in range(1, design.planes + 1)], rename)
+    leaves_by_name = {d.name: d for d in fabric["leaf"]}
+    spines_by_name = {d.name: d for d in fabric["spine"]}
+
+    switch_units = design.switch.rack_units or 1
+    optics_w = _optics_per_switch_w(design)
+    switch_max = (_power(design.switch)[1] + optics_w) or 1
+    leaf_rack_holds = max(1, min(site.rack_units // switch_units,
+                                 int(site.rack_power_kw * 1000 // switch_max)))
+    for su in sorted(set(su_servers) | set(su_leaves)):
+        servers = su_servers.get(su, [])
+        leaf_names = [rename.get(names_leaf, names_leaf) for plane in range(1, design.planes + 1)
+                      for names_leaf in (_Names(design, plane).leaf(i)
+                                         for i in su_leaves.get(su, []))]
+        compute_racks = math.ceil(len(servers) / per_rack)
+        network_racks = math.ceil(len(leaf_names) / leaf_rack_holds)
+        # An SU keeps to one row when it fits one; a larger one runs on into the next rows.
+        placer.reserve(min(compute_racks + network_racks, site.racks_per_row))
+        for rack_number in range(compute_racks):
+            rack = placer.rack("compute", su + 1)
+            chunk = servers[rack_number * per_rack:(rack_number + 1) * per_rack]
+            for slot, s in enumerate(chunk):
+                name = f"su{su + 1}-r{rack_number + 1:02d}-node{slot + 1:02d}"
+                rename[names.node(s)] = name
+                placer.put(rack, Device(
+                    name, "server", server.part_number if server else "", server_units,
+                    server_typical_kw * 1000, server_max_kw * 1000, False, su + 1))
+        for leaf_name in leaf_names:
+            leaves_by_name[leaf_name].su = su + 1
+        placer.fill("network", [leaves_by_name[n] for n in leaf_names], su + 1, optics_w)
+        # Three tiers: a pod's spines follow its last SU, so leaf-spine runs stay in the pod.
+        pod = su_leaves[su][0] // t.leaves_per_pod if t.tiers == 3 and su in su_leaves else None
+        next_pod = (su_leaves[su + 1][0] // t.leaves_per_pod if su + 1 in su_leaves else None)
+        if pod is not None and next_pod != pod:
+            pod_spines = [spines_by_name.pop(_Names(design, plane).spine(pod, s))
+                          for plane in range(1, design.planes + 1)
+                          for s in range(t.spines_per_pod)]
+            placer.fill("network", pod_spines, optics_w=optics_w)
+
+    # The network row: spines, cores, the UFM appliances and the management switches.
+    placer.new_row()
+    extra: list[Device] = []
+    if design.ufm:
+        appliance = next((by_sku[b.sku] for b in design.bom
+                          if b.role == "subnet manager" and b.sku in by_sku
+                          and by_sku[b.sku].unit == "each"), None)
+        typical, maximum = _power(appliance)
+        for index in range(design.ufm.appliances):
+            extra.append(Device(names.ufm(index), "ufm", appliance.part_number if appliance
+                                else "", (appliance and appliance.rack_units) or 1,
+                                typical, maximum, True))
+    for role, prefix in (("in-band management", "mgmt-inband"),
+                         ("out-of-band management", "mgmt-oob")):
+        for line in design.bom:
+            if line.role == role:
+                part = by_sku.get(line.sku)
+                typical, maximum = _power(part)
+                for index in range(line.quantity):
+                    extra.append(Device(f"{prefix}-{index + 1:02d}", role, line.sku,
+                                        (part and part.rack_units) or 1, typical, maximum, True))
+    top = list(spines_by_name.values()) + fabric["core"] + extra
+    if top:
+        placer.fill("network", top, optics_w=optics_w)
+
+    storage = design.storage
+    if storage is not None:
+        placer.new_row()
+        req = design.requirements
+        stor_names = _StorageNames(design)
+        hosts = [
+            Device(stor_names.host(stor_names.compute_ports + k * stor_names.per_storage, 0)[0],
+                   "storage-server", "", STORAGE_SERVER_UNITS, STORAGE_SERVER_KW * 1000,
+                   STORAGE_SERVER_KW * 1000, False)
+            for k in range(req.storage_servers)
+        ]
+        placer.fill("storage", hosts)
+        stor = _switch_devices(storage, [stor_names], {})
+        stor_extra = []
+        if storage.ufm:
+            appliance = next((by_sku[b.sku] for b in storage.bom if b.role == "subnet manager"
+                              and b.sku in by_sku and by_sku[b.sku].unit == "each"), None)
+            typical, maximum = _power(appliance)
+            stor_extra = [Device(stor_names.ufm(i), "ufm", appliance.part_number if appliance
+                                 else "", (appliance and appliance.rack_units) or 1,
+                                 typical, maximum, True)
+                          for i in range(storage.ufm.appliances)]
+        for role in ("leaf", "spine", "core"):
+            for d in stor[role]:
+                d.role = f"storage {role}"
+        placer.fill("network", stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
+                    optics_w=_optics_per_switch_w(storage))
+
+    rows = placer.row + 1
+    if site.rows is not None and rows > site.rows:
+        raise InvalidInput.field(
+            "rows",
+            f"the design needs {len(placer.racks)} racks in {rows} rows of at most "
+            f"{site.racks_per_row}; the site has {site.rows} rows. Add rows, allow more racks "
+            "per row, or raise the rack's power budget.")
+
+    layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
+                           server_units, server_max_kw, warnings)
+    layout.cables = list(_cables(layout, rename, by_sku))
+    for rack in layout.racks:
+        if rack.max_kw > site.rack_power_kw + 1e-9:
+            warnings.append(f"Rack {rack.name} draws up to {rack.max_kw:.1f} kW, over its "
+                            f"{site.rack_power_kw:g} kW budget.")
+    _length_warnings(layout)
+    return layout
+
+
+def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:
+    """The host end as the OS names it: ConnectX devices mlx5_0, mlx5_1, ... in NIC order,
+    plane ports in turn, storage ports after the compute ports."""
+    planes = design.planes
+    if port.startswith("nic"):
+        nic, _, plane = port[3:].partition("/")
+        return f"mlx5_{(int(nic) - 1) * planes + int(plane or 1) - 1}"
+    if port.startswith("c"):
+        cage, _, lane = port[1:].partition("/")
+        if design.host_cage_planes > 1:
+            return f"mlx5_{(int(cage) - 1) * planes + int(lane) - 1}"
+        per_cage = design.server.ports_per_cage if design.server else 1
+        return f"mlx5_{(int(cage) - 1) * per_cage + int(lane) - 1}"
+    if port.startswith("stor"):
+        return f"mlx5_{design.requirements.nics * planes + int(port[4:]) - 1}"
+    if port.startswith("p"):
+        return f"mlx5_{int(port[1:]) - 1}"
+    return port
+
+
+def _switch_cage(port: str) -> str:
+    return port if port.startswith("p") else port.split("/")[0]
+
+
+def _host_cage(port: str) -> str:
+    """The host cage a host port plugs into: "c2/1" is cage 2 of a DGX; "nic3/2" is its own."""
+    return port.split("/")[0] if port.startswith("c") else port
+
+
+def _cables(
+    layout: InstallLayout, rename: dict[str, str], by_sku: dict[str, ProductSpec]
+) -> Iterator[Cable]:
+    design = layout.design
+    numbers: dict[str, tuple[int, int]] = {}  # the schedule's cable id -> (number, legs so far)
+    classes: dict[str, tuple[float, ...]] = {}
+    modules: set[tuple[str, str, str]] = set()
+    legs_per_cable: dict[str, int] = {}
+    for fd in (design, design.storage):
+        if fd is None:
+            continue
+        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media):
+            if media:
+                legs_per_cable[media.cable.part_number] = max(
+                    legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable)
+    for run in cable_schedule(design):
+        tier = run.tier
+        base_tier = tier.removeprefix("storage ")
+        host = base_tier in HOST_TIERS
+        a = rename.get(run.a_device, run.a_device)
+        z = rename.get(run.b_device, run.b_device)
+        a_port = _host_port_os(design, tier, run.a_port) if host else run.a_port
+        number, legs = numbers.get(run.cable_id, (len(numbers) + 1, 0))
+        numbers[run.cable_id] = (number, legs + 1)
+        cable_id = f"C{number:06d}"
+        if legs_per_cable.get(run.cable_part, 1) > 1:
+            cable_id += f".{legs + 1}"
+        # Optics draw power in the rack of the device they plug into.
+        if run.a_module:
+            key = _host_cage(run.a_port) if host else _switch_cage(run.a_port)
+            if (a, key, run.a_module) not in modules:
+                modules.add((a, key, run.a_module))
+                _add_power(layout, a, by_sku.get(run.a_module))
+        if run.b_module:
+            key = _switch_cage(run.b_port)
+            if (z, key, run.b_module) not in modules:
+                modules.add((z, key, run.b_module))
+                _add_power(layout, z, by_sku.get(run.b_module))
+        rail = layout.devices[z].rail if host and not tier.startswith("storage") else None
+        colour, colour_hex = (
+            RAIL_COLOURS[(rail - 1) % len(RAIL_COLOURS)] if rail
+            else TIER_COLOURS.get(base_tier, OTHER_COLOUR))
+        part = by_sku.get(run.cable_part)
+        if run.cable_part not in classes:
+            classes[run.cable_part] = _length_classes(part, by_sku)
+        if legs == 0:  # a cable is picked once, at the A end of its first leg
+            layout.rack_of(a).parts[run.cable_part] += 1
+        length = route_length(layout, a, z)
+        length_class = next((c for c in classes[run.cable_part] if c >= length), None)
+        yield Cable(
+            cable_id, tier, rail, run.cable_part, run.media, a, a_port, z, run.b_port, length,
+            length_class, run.length_m, colour, colour_hex,
+            (part.port_speed_gbps if part and part.port_speed_gbps else 0)
+            or design.nic_speed_gbps,
+        )
+
+
+def _add_power(layout: InstallLayout, device: str, part: ProductSpec | None) -> None:
+    typical, maximum = _power(part)
+    rack = layout.rack_of(device)
+    if part is not None:
+        rack.parts[part.part_number] += 1
+    rack.network_typical_w += typical
+    rack.network_max_w += maximum
+
+
+def _length_classes(part: ProductSpec | None, by_sku: dict[str, ProductSpec]) -> tuple[float, ...]:
+    """The catalog's lengths of the part's family: same media, ends, speed and fibre class."""
+    if part is None or not part.length_m:
+        return ()
+    return tuple(sorted({
+        p.length_m for p in by_sku.values()
+        if p.category == "cable" and p.length_m and p.lifecycle != "eol"
+        and p.media == part.media and (p.breakout or 1) == (part.breakout or 1)
+        and p.cage_type == part.cage_type and p.port_speed_gbps == part.port_speed_gbps
+        and p.reach_m == part.reach_m
+    }))
+
+
+def _length_warnings(layout: InstallLayout) -> None:
+    longest: dict[str, tuple[int, float]] = {}
+    for cable in layout.cables:
+        if cable.quoted_m is not None and cable.length_m > cable.quoted_m:
+            count, worst = longest.get(cable.tier, (0, 0.0))
+            longest[cable.tier] = (count + 1, max(worst, cable.length_m))
+    for tier, (count, worst) in longest.items():
+        layout.warnings.append(
+            f"{count} {tier} runs are longer than the quoted cable (up to {worst:g} m): set the "
+            f"design's {tier} distance to at least {math.ceil(worst)} m to quote the right parts.")

@@ -1,0 +1,102 @@
+"""The installation pack as a zip, streamed: each file is written a chunk at a time into a
+sink that hands its bytes on, so a 50,000-cable pack never sits whole in memory twice."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable, Iterable, Iterator
+
+from quoting.engine.install import exports
+from quoting.engine.install.elevations import rack_elevations_svg
+from quoting.engine.install.layout import InstallLayout
+from quoting.engine.install.pdf import labels_pdf, rack_elevations_pdf
+
+# Fixed member dates: the same design and site give the same bytes (and the same SHA-256).
+MEMBER_DATE = (2026, 1, 1, 0, 0, 0)
+FLUSH_BYTES = 1 << 16
+
+Producer = Callable[[], Iterable[str | bytes]]
+
+
+def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, Producer]]:
+    """The pack's files by name, each a producer of its text."""
+    return [
+        ("README.txt", lambda: exports.readme_txt(layout, revision=revision)),
+        ("cable-schedule.csv", lambda: exports.cable_schedule_csv(layout)),
+        ("port-map.csv", lambda: exports.port_map_csv(layout)),
+        ("racks.csv", lambda: exports.racks_csv(layout)),
+        ("rack-elevations.svg", lambda: rack_elevations_svg(layout)),
+        ("rack-elevations.pdf", lambda: rack_elevations_pdf(layout)),
+        ("labels.pdf", lambda: labels_pdf(layout)),
+        ("slurm-topology.conf", lambda: exports.slurm_topology(layout)),
+        ("ibdiagnet.topo", lambda: exports.ibdiagnet_topo(layout)),
+        ("ufm-ndt.csv", lambda: exports.ufm_ndt_csv(layout)),
+        ("netbox-devices.csv", lambda: exports.netbox_devices_csv(layout)),
+        ("netbox-interfaces.csv", lambda: exports.netbox_interfaces_csv(layout)),
+        ("netbox-cables.csv", lambda: exports.netbox_cables_csv(layout)),
+        ("bom-by-rack.csv", lambda: exports.bom_by_rack_csv(layout)),
+    ]
+
+
+PACK_FILE_NAMES = (
+    "README.txt", "cable-schedule.csv", "port-map.csv", "racks.csv", "rack-elevations.svg",
+    "rack-elevations.pdf", "labels.pdf",
+    "slurm-topology.conf", "ibdiagnet.topo", "ufm-ndt.csv", "netbox-devices.csv",
+    "netbox-interfaces.csv", "netbox-cables.csv", "bom-by-rack.csv",
+)
+
+
+class _Sink:
+    """A write-only stream for ZipFile (no seek: it writes data descriptors instead)."""
+
+    def __init__(self) -> None:
+        self.chunks: list[bytes] = []
+        self.size = 0
+
+    def write(self, data) -> int:
+        self.chunks.append(bytes(data))
+        self.size += len(data)
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def drain(self) -> bytes:
+        data = b"".join(self.chunks)
+        self.chunks.clear()
+        self.size = 0
+        return data
+
+
+def zip_chunks(files: Iterable[tuple[str, Producer]]) -> Iterator[bytes]:
+    sink = _Sink()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, produce in files:
+            info = zipfile.ZipInfo(name, date_time=MEMBER_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            with archive.open(info, "w", force_zip64=True) as member:
+                for chunk in produce():
+                    member.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+                    if sink.size >= FLUSH_BYTES:
+                        yield sink.drain()
+            if sink.size:
+                yield sink.drain()
+    if sink.size:
+        yield sink.drain()
+
+
+def pack_zip_chunks(layout: InstallLayout, *, revision: str = "") -> Iterator[bytes]:
+    return zip_chunks(pack_files(layout, revision=revision))
+
+
+def pack_write_dir(layout: InstallLayout, directory, *, revision: str = "") -> list[str]:
+    """Write every file of the pack into `directory` (a pathlib.Path); returns the names."""
+    directory.mkdir(parents=True, exist_ok=True)
+    names = []
+    for name, produce in pack_files(layout, revision=revision):
+        with (directory / name).open("wb") as out:
+            for chunk in produce():
+                out.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)
+        names.append(name)
+    return names

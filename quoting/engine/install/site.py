@@ -1,0 +1,80 @@
+"""What the installer's site gives: rack size and power, hall geometry, cable routing.
+
+Each field carries its Spec (quoting/engine/contract.py), so the API, the CLI and the engine
+accept and refuse the same values. `check_site` adds the rules across fields that need the
+design's server (a rack too small for one server).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from quoting.engine.contract import field_errors, spec
+from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import gettext_noop as _
+
+CABLE_ROUTES = (("overhead", _("Overhead tray")), ("raised-floor", _("Raised floor")))
+# A rack unit is 1.75 in.
+U_METRES = 0.04445
+# The tray above the racks, or the cable space under a raised floor.
+TRAY_CLEARANCE_M = 0.3
+# Without a catalog server: an 8-GPU HGX/DGX-class system (NVIDIA: DGX H100 8 U, 10.2 kW max).
+DEFAULT_SERVER_UNITS = 8
+DEFAULT_SERVER_KW = 10.2
+# Storage servers are not catalog items: a typical 2 U all-flash node.
+STORAGE_SERVER_UNITS = 2
+STORAGE_SERVER_KW = 1.2
+
+
+@dataclass(frozen=True, slots=True)
+class SiteInputs:
+    rack_units: int = field(default=48, metadata=spec(
+        "int", label=_("Rack height (U)"), low=1, high=60))
+    rack_power_kw: float = field(default=40.0, metadata=spec(
+        "float", label=_("Power budget per rack (kW)"), low=0, low_open=True, high=500))
+    servers_per_rack: int | None = field(default=None, metadata=spec(
+        "int", label=_("Servers per rack"), low=1, high=64,
+        help=_("Empty: as many as the rack's height and power budget allow.")))
+    racks_per_row: int = field(default=20, metadata=spec(
+        "int", label=_("Racks per row"), low=1, high=200))
+    rows: int | None = field(default=None, metadata=spec(
+        "int", label=_("Rows in the hall"), low=1, high=1000,
+        help=_("Empty: as many rows as the design needs.")))
+    rack_pitch_m: float = field(default=0.6, metadata=spec(
+        "float", label=_("Rack pitch (m)"), low=0.3, high=3))
+    row_spacing_m: float = field(default=3.0, metadata=spec(
+        "float", label=_("Row spacing (m)"), low=0.5, high=50))
+    cable_slack_m: float = field(default=1.0, metadata=spec(
+        "float", label=_("Cable slack (m)"), low=0, high=20))
+    cable_route: str = field(default="overhead", metadata=spec(
+        "choice", label=_("Cable route"), choices=CABLE_ROUTES))
+    server_units: int | None = field(default=None, metadata=spec(
+        "int", label=_("Server height (U)"), low=1, high=20,
+        help=_("Empty: the catalog server's, else 8 U.")))
+    server_power_kw: float | None = field(default=None, metadata=spec(
+        "float", label=_("Server power, max (kW)"), low=0, low_open=True, high=200,
+        help=_("Empty: the catalog server's, else 10.2 kW.")))
+    site_name: str = field(default="DC1", metadata=spec(
+        "text", label=_("Site name"), max_length=64, blank=False))
+
+
+SITE_FIELDS = tuple(SiteInputs.__dataclass_fields__)
+
+
+def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> None:
+    """Every field against its spec, then: the rack must hold at least one server."""
+    errors = field_errors(site)
+    if errors:
+        raise InvalidInput(errors)
+    if server_units > site.rack_units:
+        errors["rack_units"] = [
+            f"a {site.rack_units} U rack cannot hold one {server_units} U server."]
+    if server_max_kw > site.rack_power_kw:
+        errors["rack_power_kw"] = [
+            f"a {site.rack_power_kw:g} kW rack cannot power one {server_max_kw:g} kW server."]
+    if site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
+        errors["servers_per_rack"] = [
+            f"{site.servers_per_rack} servers of {server_units} U do not fit a "
+            f"{site.rack_units} U rack."]
+    if errors:
+        raise InvalidInput(errors)

@@ -1,0 +1,232 @@
+"""Every page a Chinese-speaking user or customer reads is in Chinese.
+
+The main pages, the share page and the proposal PDF are rendered in zh-hans; their visible text
+(tags, scripts and styles stripped; titles, placeholders and labels for screen readers kept) may
+hold English only where it is a product or brand name, a unit, a part number or the user's own
+data. Those are listed here one by one: anything else English is a string someone forgot to
+translate, and the failure names it with its page.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from collections import Counter
+
+import pytest
+
+# Names that stay as they are in Chinese text: NVIDIA's product and brand names, protocols and
+# standards, and units, grouped so a reviewer can see what is let through. Words only: a phrase
+# of them would still be flagged word by word if it is not made of these.
+ALLOWED_WORDS = {
+    # brands and product families
+    "NVIDIA", "Mellanox", "InfiniBand", "ConnectX", "Quantum", "Spectrum", "BlueField", "LinkX",
+    "UFM", "HGX", "DGX", "SuperPOD", "Hopper", "Blackwell", "Grace", "Cumulus", "Onyx", "MLNX-OS",
+    "NVLink", "SHARP", "SHARPv3", "SuperNIC", "Enterprise",  # UFM Enterprise
+    "FabricQuote",  # the portal's own name
+    "English",  # the language switch names each language in itself
+    # protocols, standards and technologies
+    "RoCE", "RoCEv2", "RDMA", "Ethernet", "EDR", "HDR", "NDR", "XDR", "GbE", "PCIe", "OSFP",
+    "QSFP", "QSFP-DD", "QSFP112", "QSFP56", "SFP", "DAC", "ACC", "AOC", "MPO", "MMF", "SMF",
+    "LC", "APC", "SR", "DR", "FR", "LR", "PAM4", "BGP", "EVPN", "VXLAN", "ECN", "PFC", "DCQCN",
+    "SM", "GPU", "GPUs", "CPU", "NIC", "NICs", "HCA", "DPU", "TOR", "ToR", "LLM", "AI", "HPC",
+    "API", "CSV", "PDF", "SVG", "URL", "VAT", "TCO", "BOM", "SKU", "ID", "IP", "MTBF", "PUE",
+    "NCCL", "MFU", "FP8", "FP16", "BF16", "TFLOPS", "PFLOPS", "KPI", "SLA", "RMA", "IB",
+    "OEM", "OPEX", "CAPEX", "ROI", "FEC", "BER", "SerDes", "HTTPS", "UTC",
+    # topology layers: Chinese network engineers write Leaf, Spine and Core as they are (the
+    # established translations do: "服务器到 Leaf", "Leaf–Spine 组网")
+    "Leaf", "Spine", "Core", "Leaf-Spine", "Pod",
+    # AI training and collective-communication terms used as they are in Chinese
+    "token", "tokens", "nccl-tests", "busbw", "AllReduce", "all-to-all", "GPUDirect",
+    "QP", "ECMP", "E-ECMP", "MoE", "DDP", "FSDP", "ZeRO", "Megatron-Core", "Llama", "Mixtral",
+    "SXM", "Dx", "OpenSM", "LACC", "TFLOP", "NPV", "TCP",
+    "Simple",  # NCCL's protocol of that name
+    # sources cited by the TCO assumptions
+    "Tolly", "Meta", "SIGCOMM", "GitHub",
+    # units and currencies
+    "Gb", "Gbps", "Tb", "Tbps", "GB", "TB", "MB", "kW", "kWh", "MW", "W", "U", "RU",
+    "m", "km", "mm", "ms", "us", "ns", "s", "h", "x", "B", "GiB", "CNY", "USD", "EUR", "RMB",
+    # the seed catalog's model codes that carry no digit
+    "HDR-SR", "SN",
+}
+
+# Part numbers, model codes and figures with letters: anything holding a digit (MQM9790-NS2F,
+# H100, 400G, 2x100G, R1, 800GbE) is a code, not prose.
+CODE = re.compile(r"\S*\d\S*")
+WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
+
+# The test's own data (user input, shown as typed): companies, people and the like.
+USER_DATA = (
+    "wang", "li", "zhao", "sales-user", "Shenzhen", "Beijing",  # users and teams
+)
+
+VISIBLE_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
+
+
+def visible_text(markup: str) -> str:
+    """The text a reader sees or hears: tags, scripts, styles and comments removed, the
+    attributes that are read out kept."""
+    markup = re.sub(r"<(script|style|template)\b.*?</\1>", " ", markup, flags=re.S | re.I)
+    markup = re.sub(r"<!--.*?-->", " ", markup, flags=re.S)
+    attributes = [
+        value
+        for name in VISIBLE_ATTRIBUTES
+        for value in re.findall(rf'\s{name}="([^"]*)"', markup, flags=re.I)
+    ]
+    text = re.sub(r"</?(span|b|strong|em|small|sup|sub)\b[^>]*>", "", markup)  # inside a word
+    text = re.sub(r"<[^>]+>", " ", text)
+    return html.unescape(" ".join([text, *attributes]))
+
+
+def english_words(text: str, *, user_data=()) -> Counter:
+    """English words in `text` that are neither allowed names nor codes nor user data."""
+    for value in sorted({*USER_DATA, *user_data}, key=len, reverse=True):
+        if value:
+            text = re.sub(rf"(?<![\w-]){re.escape(value)}(?![\w-])", " ", text)
+    text = re.sub(r"https?://\S+|\S+@\S+", " ", text)  # addresses are data
+    text = re.sub(r"-\n(?=\S)", "-", text)  # a part number the PDF broke after its hyphen
+    text = CODE.sub(" ", text)
+    found = Counter()
+    for word in WORD.findall(text):
+        if word in ALLOWED_WORDS or word.strip("'’-") in ALLOWED_WORDS:
+            continue
+        if all(part in ALLOWED_WORDS for part in re.split(r"[-'’]", word) if part):
+            continue
+        found[word] += 1
+    return found
+
+
+def report(pages: dict[str, Counter]) -> str:
+    lines = []
+    for page, words in pages.items():
+        if words:
+            listed = ", ".join(f"{w}×{n}" if n > 1 else w for w, n in words.most_common())
+            lines.append(f"{page}: {sum(words.values())} English words: {listed}")
+    return "\n".join(lines)
+
+
+# --- the world the pages show --------------------------------------------------------------------
+
+
+@pytest.fixture
+def chinese_world(make_user, seeded):
+    """A Chinese-speaking sales engineer and manager, a Chinese customer with an accepted quote
+    from a real design (with its TCO and a support line) and a share link to it."""
+    from proposals.services import share_link_create
+    from tests.proposals.conftest import quote_rich
+    from tests.quoting.factories import world_make
+
+    world = world_make(make_user)
+    for user in (world.sales, world.manager):
+        user.language = "zh-hans"
+        user.save()
+    world.customer.company = "鹏城实验室"
+    world.customer.industry = "科研"
+    world.customer.region = "广东深圳"
+    world.customer.save()
+    world.project.name = "智算中心一期"
+    world.project.save()
+    quote = quote_rich(world, language="zh-hans")
+    link, token = share_link_create(quote=quote, user=world.sales, recipient_name="李伟")
+    world.token = token
+    world.link = link
+    world.quote = quote
+    return world
+
+
+def _get(client, url: str) -> str:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content.decode()
+
+
+DESIGN_QUERY = (
+    "gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infiniband&planes=1"
+    "&oversubscription=1&switch_part_number=MQM9790-NS2F&server_to_leaf=same-row"
+    "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=on-switch"
+    "&spares_percent=2&rail_optimized=on&currency=CNY"
+)
+# Inputs the engine refuses, so its messages and the distance help are shown.
+DESIGN_ERRORS = (
+    "gpu_count=64&gpus_per_server=8&nic_generation=NDR&family=infiniband&planes=1"
+    "&oversubscription=1&growth_gpus=16&server_to_leaf=far&leaf_to_spine=same-row"
+    "&spine_to_core=across-hall&subnet_manager=auto&spares_percent=0"
+)
+
+
+def pages_in_chinese(client, world) -> dict[str, str]:
+    """Page name -> visible text of every page this test reads, rendered in Chinese."""
+    from proposals.pdf import proposal_pdf
+    from proposals.selectors import proposal_content
+    from tests.proposals.conftest import pdf_text
+
+    quote, project, customer = world.quote, world.project, world.customer
+    design = project.designs.first()
+    client.force_login(world.sales)
+    pages = {
+        "home": _get(client, "/"),
+        "design page": _get(client, f"/designs/new/?{DESIGN_QUERY}"),
+        "design page (errors)": _get(client, f"/designs/new/?{DESIGN_ERRORS}"),
+        "saved design": _get(client, f"/designs/new/?project={project.pk}&design={design.pk}"),
+        "design TCO panel": _get(
+            client, f"/designs/tco/?{DESIGN_QUERY}&preset=llm_pretrain_7b"
+        ),
+        "quote page (accepted)": _get(client, f"/quotes/{quote.pk}/"),
+        "quote list": _get(client, "/quotes/"),
+        "proposal page": _get(client, f"/quotes/{quote.pk}/proposal/"),
+        "TCO page": _get(client, "/tco/"),
+        "customer list": _get(client, "/customers/"),
+        "customer page": _get(client, f"/customers/{customer.pk}/"),
+        "project list": _get(client, "/projects/"),
+        "project page": _get(client, f"/projects/{project.pk}/"),
+        "catalog": _get(client, "/catalog/"),
+        "catalog product": _get(client, "/catalog/MQM9790-NS2F/"),
+    }
+    client.logout()
+    pages["share page"] = _get(client, f"/p/{world.token}")
+    texts = {name: visible_text(body) for name, body in pages.items()}
+    texts["proposal PDF"] = pdf_text(
+        proposal_pdf(revision=quote.current_revision, language="zh-hans")
+    )
+    # The PDF and the share page show the drawing and the charts as images: read their texts.
+    content = proposal_content(revision=quote.current_revision, language="zh-hans")
+    images = [content.drawing_uri, *content.tco_charts]
+    assert all(images) and len(images) >= 3, "the proposal should have a drawing and charts"
+    texts["proposal drawing and charts"] = " ".join(
+        visible_text(base64.b64decode(uri.split(",", 1)[1]).decode()) for uri in images
+    )
+    return texts
+
+
+def user_data_of(world) -> tuple[str, ...]:
+    return (world.quote.number, world.sales.username, world.manager.username)
+
+
+def test_every_main_page_the_share_page_and_the_pdf_read_in_chinese(client, chinese_world):
+    from proposals.services import share_accept
+
+    share_accept(
+        link=chinese_world.link,
+        revision_number=chinese_world.quote.current_revision.number,
+        name="李伟",
+        title="总工程师",
+        agreed=True,
+    )
+    texts = pages_in_chinese(client, chinese_world)
+    found = {
+        page: english_words(text, user_data=user_data_of(chinese_world))
+        for page, text in texts.items()
+    }
+    assert not any(found.values()), "Untranslated English in the Chinese UI:\n" + report(found)
+
+
+def test_english_prose_is_caught_and_names_codes_and_user_data_are_not():
+    text = visible_text(
+        '<p title="Open the drawing">NVIDIA Quantum-2 MQM9790-NS2F 交换机 400 Gb/s, 2×100G, '
+        "鹏城实验室 wang <script>var hidden = 1</script>Bill of materials</p>"
+    )
+
+    found = english_words(text)
+
+    assert set(found) == {"Open", "the", "drawing", "Bill", "of", "materials"}

@@ -1,0 +1,323 @@
+"""The installation pack, read back by parsers written here, independent of the exporters."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import math
+import re
+import zipfile
+from collections import Counter, defaultdict
+
+import pypdf
+import pytest
+
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricRequirements, design_fabric
+from quoting.engine.install import SiteInputs, plan_layout
+from quoting.engine.install.pack import PACK_FILE_NAMES, pack_zip_chunks
+
+U_M = 0.04445  # 1.75 in
+
+DESIGNS = {
+    "256 GPUs, two tiers": dict(gpu_count=256),
+    "copper in the rack (splitters, twin-port DAC)": dict(
+        gpu_count=256, server_to_leaf="same-rack", leaf_to_spine="same-rack"),
+    "DGX H100, twin-port host cages": dict(gpu_count=512, server_part_number="DGX-H100"),
+    "UFM appliances, storage and management": dict(
+        gpu_count=496, subnet_manager="ufm-appliance", storage_servers=4,
+        inband_management=True, outofband_management=True),
+    "two Spectrum-X planes, B300": dict(
+        gpu_count=512, family="ethernet", nic_generation="400GbE", planes=2,
+        server_part_number="DGX-B300"),
+    "NDR200 split ports": dict(gpu_count=512, nic_generation="NDR200"),
+    "not rail-optimized": dict(gpu_count=512, rail_optimized=False),
+    "three tiers": dict(gpu_count=4096),
+}
+
+
+class Pack:
+    def __init__(self, design, layout, data: bytes) -> None:
+        self.design, self.layout, self.data = design, layout, data
+        self.zip = zipfile.ZipFile(io.BytesIO(data))
+
+    def text(self, name: str) -> str:
+        return self.zip.read(name).decode("utf-8")
+
+    def rows(self, name: str) -> list[dict]:
+        return list(csv.DictReader(io.StringIO(self.text(name))))
+
+
+_PACKS: dict[str, Pack] = {}
+
+
+@pytest.fixture(params=list(DESIGNS))
+def pack(request, catalog) -> Pack:
+    if request.param not in _PACKS:
+        design = design_fabric(FabricRequirements(**DESIGNS[request.param]), catalog)
+        layout = plan_layout(design, SiteInputs(), catalog)
+        _PACKS[request.param] = Pack(design, layout, b"".join(pack_zip_chunks(layout)))
+    return _PACKS[request.param]
+
+
+def is_host_tier(tier: str) -> bool:
+    return tier.removeprefix("storage ") in ("server-leaf", "ufm-leaf")
+
+
+def panel_port(port: str, ports_per_cage: int) -> str:
+    """Our own reading of cage/port notation as front-panel port numbers."""
+    if port.startswith("p"):
+        return "P" + port[1:]
+    numbers = [int(n) for n in port.split("/")]
+    name = f"P{(numbers[0] - 1) * ports_per_cage + numbers[1]}"
+    return name + (f"/{numbers[2]}" if len(numbers) == 3 else "")
+
+
+def expand_hostlist(text: str) -> list[str]:
+    """Slurm hostlists: name[01-03,07],other -> names."""
+    names = []
+    for item in re.findall(r"[^,\[]+(?:\[[^\]]*\])?[^,]*", text):
+        match = re.fullmatch(r"(.*)\[([^\]]*)\](.*)", item)
+        if not match:
+            names.append(item)
+            continue
+        prefix, ranges, suffix = match.groups()
+        for part in ranges.split(","):
+            first, _, last = part.partition("-")
+            for number in range(int(first), int(last or first) + 1):
+                names.append(f"{prefix}{number:0{len(first)}d}{suffix}")
+    return names
+
+
+def test_the_zip_holds_exactly_the_named_files_and_is_the_same_every_time(pack):
+    assert pack.zip.namelist() == list(PACK_FILE_NAMES)
+    again = b"".join(pack_zip_chunks(pack.layout))
+    assert hashlib.sha256(again).hexdigest() == hashlib.sha256(pack.data).hexdigest()
+
+
+def test_every_cable_id_and_every_label_is_unique(pack):
+    cables = pack.rows("cable-schedule.csv")
+    ids = [c["cable_id"] for c in cables]
+    labels = [c["label_a"] for c in cables] + [c["label_z"] for c in cables]
+    assert len(ids) == len(set(ids)) > 0
+    assert len(labels) == len(set(labels))
+    for c in cables:  # each label starts at its own end: row.rack-Uu:port
+        row, rack = c["a_rack"][:-2], c["a_rack"][-2:]
+        assert c["label_a"].startswith(f"{row}.{rack}-U{int(c['a_u']):02d}:{c['a_port']} > ")
+
+
+def test_every_switch_port_appears_at_most_once(pack):
+    ends = Counter()
+    for c in pack.rows("cable-schedule.csv"):
+        ends[(c["z_device"], c["z_port"])] += 1
+        if not is_host_tier(c["tier"]):
+            ends[(c["a_device"], c["a_port"])] += 1
+    assert set(ends.values()) == {1}
+    port_map = Counter((p["device"], p["port"]) for p in pack.rows("port-map.csv"))
+    assert set(port_map.values()) == {1}
+    assert set(port_map) == set(ends)
+
+
+def test_cable_counts_per_part_equal_the_bom(pack):
+    cables = defaultdict(set)
+    for c in pack.rows("cable-schedule.csv"):
+        cables[c["part"]].add(c["cable_id"].split(".")[0])
+    quoted = Counter()
+    for line in pack.design.bom:
+        if line.category == "cable" and line.role != "spare":
+            quoted[line.sku] += line.quantity
+    assert {part: len(ids) for part, ids in cables.items()} == dict(quoted)
+
+
+def test_every_length_is_at_least_the_straight_distance_and_fits_its_class(pack):
+    racks, heights = {}, {}
+    for r in pack.rows("racks.csv"):
+        racks[r["rack"]] = (float(r["x_m"]), float(r["y_m"]))
+        for entry in filter(None, r["devices"].split("; ")):
+            first, last, name = re.match(r"U(\d+)-U(\d+) (\S+)", entry).groups()
+            heights[name] = (int(first) - 1 + (int(last) - int(first) + 1) / 2) * U_M
+    for c in pack.rows("cable-schedule.csv"):
+        (xa, ya), (xz, yz) = racks[c["a_rack"]], racks[c["z_rack"]]
+        straight = math.dist((xa, ya, heights[c["a_device"]]), (xz, yz, heights[c["z_device"]]))
+        assert float(c["length_m"]) >= straight
+        if c["length_class_m"]:
+            assert float(c["length_class_m"]) >= float(c["length_m"])
+
+
+def test_per_rack_power_adds_up_to_the_design_power(pack):
+    racks = pack.rows("racks.csv")
+    typical = sum(float(r["network_typical_w"]) for r in racks)
+    maximum = sum(float(r["network_max_w"]) for r in racks)
+    tolerance = 0.05 * len(racks) + 1e-6  # each rack's figure is rounded to 0.1 W
+    assert abs(typical - pack.design.power_typical_w) <= tolerance
+    assert abs(maximum - pack.design.power_max_w) <= tolerance
+    for r in racks:
+        assert r["over_budget"] == ("yes" if float(r["max_kw"]) > float(r["budget_kw"]) else "no")
+
+
+def test_slurm_puts_every_node_under_the_leaves_of_its_rails_and_every_leaf_under_spines(pack):
+    leaf_nodes, parents = {}, defaultdict(set)
+    for line in pack.text("slurm-topology.conf").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        fields = dict(item.split("=", 1) for item in line.split())
+        if "Nodes" in fields:
+            leaf_nodes[fields["SwitchName"]] = set(expand_hostlist(fields["Nodes"]))
+        else:
+            for child in expand_hostlist(fields["Switches"]):
+                parents[child].add(fields["SwitchName"])
+    cables = [c for c in pack.rows("cable-schedule.csv") if not c["tier"].startswith("storage")]
+    rails_of = defaultdict(set)
+    for c in cables:
+        if c["tier"] == "server-leaf":
+            rails_of[c["a_device"]].add(c["z_device"])
+    servers = {d["name"] for d in pack.rows("netbox-devices.csv") if d["role"] == "server"}
+    assert set(rails_of) == servers
+    for node, leaves in rails_of.items():
+        assert {leaf for leaf, nodes in leaf_nodes.items() if node in nodes} == leaves
+    uplinks = defaultdict(set)
+    for c in cables:
+        if c["tier"] in ("leaf-spine", "spine-core"):
+            uplinks[c["a_device"]].add(c["z_device"])
+    if pack.design.topology.tiers > 1:
+        assert set(leaf_nodes) <= set(parents)
+    assert dict(parents) == dict(uplinks)
+
+
+def test_netbox_files_have_the_import_columns_and_every_cable_end_exists(pack):
+    devices = pack.rows("netbox-devices.csv")
+    interfaces = pack.rows("netbox-interfaces.csv")
+    cables = pack.rows("netbox-cables.csv")
+    assert {"name", "role", "manufacturer", "device_type", "status", "site", "rack", "position",
+            "face"} <= set(devices[0])
+    assert {"device", "name", "type"} <= set(interfaces[0])
+    assert {"side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
+            "side_b_name", "type", "status", "label", "color", "length",
+            "length_unit"} <= set(cables[0])
+    names = {d["name"] for d in devices}
+    known = {(i["device"], i["name"]) for i in interfaces}
+    assert len(known) == len(interfaces)
+    assert {device for device, _ in known} <= names
+    for c in cables:
+        assert c["status"] == "planned"
+        assert c["side_a_type"] == c["side_b_type"] == "dcim.interface"
+        assert (c["side_a_device"], c["side_a_name"]) in known
+        assert (c["side_b_device"], c["side_b_name"]) in known
+        assert re.fullmatch(r"[0-9a-f]{6}", c["color"])
+    assert len({c["label"] for c in cables}) == len(cables)
+
+
+def _schedule_links(pack) -> set[frozenset]:
+    ppc = pack.design.topology.ports_per_cage
+    links = set()
+    for c in pack.rows("cable-schedule.csv"):
+        if is_host_tier(c["tier"]):
+            a = (f"{c['a_device']}/{c['a_port']}", "P1")
+        else:
+            a = (c["a_device"], panel_port(c["a_port"], ppc))
+        links.add(frozenset({a, (c["z_device"], panel_port(c["z_port"], ppc))}))
+    return links
+
+
+def test_the_ibdiagnet_topology_matches_the_cable_schedule_link_by_link(pack):
+    links, system = [], None
+    for line in pack.text("ibdiagnet.topo").splitlines():
+        if not line.strip() or line.startswith("#"):
+            system = None
+            continue
+        if "->" not in line:
+            system = line.split()[1]
+            continue
+        local, remote = line.split("->")
+        _type, name, port = remote.split()
+        links.append(frozenset({(system, local.strip()), (name, port)}))
+    assert len(links) == len(set(links))
+    assert set(links) == _schedule_links(pack)
+
+
+def test_the_ufm_topology_matches_the_cable_schedule_link_by_link(pack):
+    rows = pack.rows("ufm-ndt.csv")
+    assert list(rows[0]) == ["Start device", "Start port", "End device", "End port", "Link type"]
+    ndt = {frozenset({(r["Start device"], r["Start port"]), (r["End device"], r["End port"])})
+           for r in rows}
+    schedule = {frozenset({(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])})
+                for c in pack.rows("cable-schedule.csv")}
+    assert len(rows) == len(ndt) == len(schedule)
+    assert ndt == schedule
+
+
+def test_the_bom_by_rack_picks_every_quoted_part_exactly_once(pack):
+    picked = Counter()
+    for row in pack.rows("bom-by-rack.csv"):
+        if row["in_quote"] == "yes":
+            picked[row["sku"]] += int(row["quantity"])
+    quoted = Counter()
+    for line in pack.design.bom:
+        quoted[line.sku] += line.quantity
+    assert picked == quoted
+
+
+def test_the_label_sheets_hold_two_labels_per_cable_leg_and_the_elevations_every_rack(pack):
+    legs = len(pack.layout.cables)
+    labels = pypdf.PdfReader(io.BytesIO(pack.zip.read("labels.pdf")), strict=True)
+    assert len(labels.pages) == math.ceil(2 * legs / 36)
+    first = labels.pages[0].extract_text()
+    cable = pack.rows("cable-schedule.csv")[0]
+    assert f"{cable['cable_id']}  A" in first and f"{cable['cable_id']}  Z" in first
+    assert cable["label_a"].split(" > ")[0] in first
+    elevations = pypdf.PdfReader(io.BytesIO(pack.zip.read("rack-elevations.pdf")), strict=True)
+    assert len(elevations.pages) == math.ceil(len(pack.layout.racks) / 6)
+    text = "".join(page.extract_text() for page in elevations.pages)
+    assert all(f"{rack.name} ({rack.kind})" in text for rack in pack.layout.racks)
+
+
+def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=256), catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    assert layout.servers_per_rack == 3  # 40 kW / 10.2 kW
+    first = layout.devices["su1-r01-node01"]
+    assert (layout.racks[first.rack].name, first.u) == ("A01", 1)
+    leaf = layout.devices["su1-leaf-r2"]
+    rack = layout.racks[leaf.rack]
+    assert rack.kind == "network" and rack.position == 11  # after the SU's 11 compute racks
+    assert "spine-04" in layout.devices
+    assert layout.racks[layout.devices["spine-04"].rack].row == 1  # the network row
+
+
+def test_a_rack_over_its_budget_is_flagged(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=64), catalog)
+    layout = plan_layout(design, SiteInputs(servers_per_rack=4), catalog)
+    assert layout.racks[0].max_kw > 40
+    assert any("over its 40 kW budget" in w for w in layout.warnings)
+
+
+@pytest.mark.parametrize(("site", "field"), [
+    (dict(rack_units=0), "rack_units"),
+    (dict(rack_power_kw=-5), "rack_power_kw"),
+    (dict(rack_power_kw=0), "rack_power_kw"),
+    (dict(rack_units=6), "rack_units"),  # an 8 U server does not fit
+    (dict(rack_power_kw=8), "rack_power_kw"),  # a 10.2 kW server does not either
+    (dict(servers_per_rack=7), "servers_per_rack"),  # 56 U in a 48 U rack
+    (dict(cable_route="under the carpet"), "cable_route"),
+    (dict(rows=1), "rows"),  # 256 GPUs need a compute row and a network row
+])
+def test_bad_site_inputs_name_their_field(catalog, site, field):
+    design = design_fabric(FabricRequirements(gpu_count=256), catalog)
+    with pytest.raises(InvalidInput) as error:
+        plan_layout(design, SiteInputs(**site), catalog)
+    assert field in error.value.errors
+
+
+def test_a_design_too_large_for_its_site_says_how_many_racks_it_needs(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=4096), catalog)
+    with pytest.raises(InvalidInput) as error:
+        plan_layout(design, SiteInputs(rows=5), catalog)
+    assert "racks in" in error.value.errors["rows"][0]
+
+
+def test_copper_runs_longer_than_the_quoted_cable_are_reported(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=256, server_to_leaf="same-rack"),
+                           catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    assert any("server-leaf runs are longer than the quoted cable" in w for w in layout.warnings)
