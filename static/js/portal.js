@@ -85,7 +85,7 @@
     if (target && target.querySelector) showFirstError(target);
   });
 
-  // A table wider than its .table-wrap scrolls sideways: keyboard users must reach it by Tab
+  // A table (or drawing) wider than its box scrolls sideways: keyboard users must reach it by Tab
   // (axe: scrollable-region-focusable), and it is announced as a region named by its heading.
   function headingOf(wrap) {
     for (var el = wrap.previousElementSibling; el; el = el.previousElementSibling) {
@@ -97,8 +97,11 @@
     return card && card.querySelector("h1, h2, h3, h4");
   }
 
+  // Boxes that scroll their wide content sideways (portal.css gives them overflow-x: auto).
+  var SIDEWAYS_SCROLLERS = ".table-wrap, .drawing, .elevations, .tco-charts figure";
+
   function reachableTables() {
-    document.querySelectorAll(".table-wrap").forEach(function (wrap) {
+    document.querySelectorAll(SIDEWAYS_SCROLLERS).forEach(function (wrap) {
       var scrolls = wrap.scrollWidth > wrap.clientWidth + 1;
       if (scrolls && !wrap.hasAttribute("tabindex")) {
         var heading = headingOf(wrap);

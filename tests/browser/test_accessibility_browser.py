@@ -28,7 +28,7 @@ _DANGLING_REFERENCES = """() => {
 
 
 # A table too wide for its box scrolls in its .table-wrap, which portal.js makes reachable.
-_TABLES_SETTLED = """() => [...document.querySelectorAll('.table-wrap')]
+_TABLES_SETTLED = """() => [...document.querySelectorAll('.table-wrap, .drawing, .elevations')]
   .every(wrap => wrap.scrollWidth <= wrap.clientWidth + 1 || wrap.tabIndex === 0)"""
 
 
