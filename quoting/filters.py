@@ -9,12 +9,12 @@ from __future__ import annotations
 import datetime as dt
 
 import django_filters
-from django import forms
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from portal.models import User
+from portal.widgets import IsoDateInput
 
 from .models import Customer, Project, Quote, QuoteStatus, VatZone
 from .selectors import customers_visible_to, projects_visible_to, quotes_visible_to
@@ -100,12 +100,12 @@ class QuoteFilter(django_filters.FilterSet):
     created_from = django_filters.DateFilter(
         method="created_from_filter",
         label=_("Created from"),
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=IsoDateInput,
     )
     created_to = django_filters.DateFilter(
         method="created_to_filter",
         label=_("Created to"),
-        widget=forms.DateInput(attrs={"type": "date"}),
+        widget=IsoDateInput,
     )
 
     class Meta:

@@ -9,8 +9,10 @@ from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.fabric import FabricRequirements
 from quoting.forms.contract import form_fields
+from quoting.forms.designs import NO_SWITCH_FOR_GENERATION
 from quoting.models import Contact, Customer
 from quoting.permissions import teams_for_filing
+from quoting.services.designs import design_nic_generations
 
 
 class CustomerForm(forms.ModelForm):
@@ -64,7 +66,8 @@ class ProjectForm(forms.Form):
         asked["gpu_count"].help_text = _(
             "The cluster as the customer describes it; the design page refines it.")
         nic = asked["nic_generation"]
-        nic.choices = [("", "—"), *nic.choices]  # not known yet
+        nic.choices = [("", "—"), *design_nic_generations()]  # not known yet; as designable
+        nic.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
         self.fields = {"name": self.fields["name"], **asked, "notes": self.fields["notes"]}
 
     def requirements(self) -> dict:

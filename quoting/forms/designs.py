@@ -12,13 +12,12 @@ from django.utils.translation import gettext_lazy as _
 from catalog.models import Category, Product
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
-from quoting.engine.fabric.requirements import NIC_GENERATIONS as NIC_GENERATION_CHOICES
 from quoting.engine.fabric.requirements import check_requirements
 from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 from quoting.forms.contract import add_engine_errors, form_fields
+from quoting.services.designs import design_nic_generations
 
-NIC_GENERATIONS = list(NIC_GENERATION_CHOICES)  # the project form offers the same
 CURRENCY_CHOICES = [("CNY", "CNY"), ("USD", "USD")]
 # The page's fields, in its order; "label" (the drawing's caption) is the API's only.
 FORM_FIELDS = (
@@ -34,6 +33,10 @@ OPTIONAL_FIELDS = frozenset({
     "storage_servers", "storage_ports_per_server", "storage_ports_per_storage_server",
     "storage_oversubscription",
 })
+
+
+NO_SWITCH_FOR_GENERATION = _("No switch in the catalog runs %(value)s: choose one of the "
+                             "generations offered.")
 
 
 def _part_choices(*categories: str) -> list[tuple[str, str]]:
@@ -53,6 +56,9 @@ class DesignForm(_RequirementsForm):
         super().__init__(*args, **kwargs)
         self.fields["switch_part_number"].choices = _part_choices(Category.SWITCH)
         self.fields["nic_part_number"].choices = _part_choices(Category.ADAPTER, Category.DPU)
+        generation = self.fields["nic_generation"]
+        generation.choices = design_nic_generations()
+        generation.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
         self.fields["server_part_number"].choices = [
             ("", _("Not specified: one single-port module per NIC port")),
             *_part_choices(Category.SERVER)[1:],
@@ -89,7 +95,11 @@ class DesignForm(_RequirementsForm):
 class DesignSaveForm(forms.Form):
     """Keep the design on screen in one of the user's projects, with the job its TCO assumes."""
 
-    project = forms.ModelChoiceField(label=_("Project"), queryset=None)
+    project = forms.ModelChoiceField(
+        label=_("Project"), queryset=None,
+        error_messages={"invalid_choice": _(
+            "You cannot save to this project: it is not one of the projects you can see. "
+            "Choose one of yours.")})
     name = forms.CharField(label=_("Design name"), max_length=200)
     workload = forms.ChoiceField(
         label=_("TCO workload"), initial=DEFAULT_WORKLOAD, required=False,

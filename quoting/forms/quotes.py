@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from portal.widgets import IsoDateInput
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.models import Section
 
@@ -26,9 +27,7 @@ class LineForm(VersionForm):
 class TermsForm(VersionForm):
     discount_percent = forms.DecimalField(label=_("Quote discount %"))
     tax_percent = forms.DecimalField(label=_("VAT %"))
-    valid_until = forms.DateField(
-        label=_("Valid until"), widget=forms.DateInput(attrs={"type": "date"})
-    )
+    valid_until = forms.DateField(label=_("Valid until"), widget=IsoDateInput)
 
 
 class AddProductForm(VersionForm):

@@ -7,7 +7,13 @@ from dataclasses import fields, replace
 from catalog.models import Category, Product
 from catalog.selectors import product_specs
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import FabricDesign, FabricRequirements, design_fabric
+from quoting.engine.fabric import (
+    FabricDesign,
+    FabricRequirements,
+    design_fabric,
+    designable_generations,
+)
+from quoting.engine.fabric.requirements import NIC_GENERATIONS
 from quoting.engine.install import SITE_FIELDS, InstallLayout, SiteInputs, plan_layout
 from quoting.engine.messages import Message, gettext_noop, message
 from quoting.selectors import PricedBom, bom_priced
@@ -28,6 +34,13 @@ def requirements_from_json(data: dict) -> FabricRequirements:
 def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
     """Design a fabric from the current catalog. Raises InvalidInput naming the bad field."""
     return design_fabric(requirements, product_specs())
+
+
+def design_nic_generations() -> list[tuple[str, str]]:
+    """The NIC generations (value, label) the current catalog can design: the design and project
+    forms offer only these, so no choice on the page is bound to fail."""
+    designable = set(designable_generations(product_specs(), dict(NIC_GENERATIONS)))
+    return [(value, label) for value, label in NIC_GENERATIONS if value in designable]
 
 
 def design_server_defaults(*, part_number: str, family: str) -> dict:

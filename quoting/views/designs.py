@@ -67,14 +67,16 @@ def _project(request):
     return projects_visible_to(user=request.user).filter(pk=project_id).first()
 
 
-def _design_from_query(request, project=None):
+def _design_from_query(request, project=None, *, params=None):
     """(form, design or None). Engine errors land on the form's fields, as form errors do.
 
-    With no requirements in the URL the form starts from the project's last requirements, or
-    from the defaults, so a first visit shows a design at once.
+    `params` are the requirements (the URL's query unless given). With none the form starts
+    from the project's last requirements, or from the defaults, so a first visit shows a design
+    at once.
     """
-    if set(request.GET) - PAGE_PARAMS - set(SITE_FIELDS):
-        data = request.GET
+    params = request.GET if params is None else params
+    if set(params) - PAGE_PARAMS - set(SITE_FIELDS):
+        data = params
     elif project is not None and project.requirements:
         data = design_form_data(project.requirements)
     else:
@@ -170,6 +172,8 @@ def _site_context(request, design) -> dict:
 def design_new(request):
     project = _project(request)
     saved = _saved_design(request)
+    if project is None and saved is not None:
+        project = saved.project
     if saved is not None:
         form, design = DesignForm(design_form_data(saved.requirements)), None
         form.is_valid()
@@ -279,9 +283,14 @@ def design_workload(request, pk: int):
 @login_required
 @require_POST
 def design_save_view(request):
-    """Save the design described by the URL's query into one of the user's projects."""
-    form, design = _design_from_query(request)
-    save_form = DesignSaveForm(request.POST, projects=projects_visible_to(user=request.user))
+    """Save the design into one of the user's projects. The design is the design form's current
+    inputs, sent along with the save (htmx), or else the URL's query (a page without script)."""
+    projects = projects_visible_to(user=request.user)
+    sent_inputs = request.POST.copy()
+    for name in (*DesignSaveForm.base_fields, "csrfmiddlewaretoken"):
+        sent_inputs.pop(name, None)
+    form, design = _design_from_query(request, params=sent_inputs or request.GET)
+    save_form = DesignSaveForm(request.POST, projects=projects)
     saved = None
     if design is None:
         save_form.add_error(None, _("Correct the design's inputs before saving it."))
@@ -296,6 +305,9 @@ def design_save_view(request):
                                 error.message)
         except InvalidInput as error:
             save_form.add_error(None, str(error))
+    if saved is not None:  # a fresh form, ready to save the next variant to the same project
+        save_form = DesignSaveForm(projects=projects, initial={"project": saved.project_id,
+                                                               "workload": saved.workload})
     # 200 even with errors: htmx swaps only successful responses, and the errors are the content.
     return render(request, "quoting/_design_save.html",
                   {"save_form": save_form, "saved": saved, "query": _requirements_query(form)})

@@ -59,3 +59,35 @@ def sign_in(live_server, page):
         return page
 
     return sign_in
+
+
+SERIOUS_AXE_IMPACTS = ("serious", "critical")
+
+
+def axe_serious_violations(page, *, context=None) -> list[str]:
+    """axe-core's serious and critical violations on the page as it stands, one line each:
+    `rule-id (impact): target, target … — help`. Moderate and minor findings are left out."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, context=context)
+    found = []
+    for violation in results.response["violations"]:
+        if violation.get("impact") not in SERIOUS_AXE_IMPACTS:
+            continue
+        targets = ", ".join(" ".join(map(str, node["target"])) for node in violation["nodes"])
+        found.append(f"{violation['id']} ({violation['impact']}): {targets} — {violation['help']}")
+    return found
+
+
+def assert_no_serious_axe_violations(page, *, context=None) -> None:
+    """Fails the test listing every axe-core violation of impact serious or critical (rule id,
+    the elements it hit and what to fix). `context` narrows the check to part of the page
+    (an axe context: a selector or {"include": [...], "exclude": [...]})."""
+    found = axe_serious_violations(page, context=context)
+    assert not found, "axe-core (serious/critical):\n" + "\n".join(found)
+
+
+@pytest.fixture
+def assert_accessible():
+    """`assert_accessible(page)`: the fixture form of `assert_no_serious_axe_violations`."""
+    return assert_no_serious_axe_violations

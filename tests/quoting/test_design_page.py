@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 """The design page: inputs on the left, the design updating on the right."""
@@ -129,7 +131,44 @@ def test_another_teams_project_is_not_offered_nor_accepted(client, project, make
     assert str(project) not in body
     body = client.post(f"/designs/save/?{DESIGN_QUERY}",
                        {"project": project.pk, "name": "Sneaky"}).content.decode()
-    assert "Select a valid choice" in body and project.designs.count() == 0
+    assert "You cannot save to this project" in body and project.designs.count() == 0
+
+
+def test_a_design_started_from_a_project_keeps_it_through_every_re_render(client, project):
+    client = _client_for(client, project)
+    page = client.get(f"/designs/new/?project={project.pk}").content.decode()
+    # htmx adds the project to every re-render's request (and so to the pushed URL).
+    assert f"""hx-vals='{{"project": "{project.pk}"}}'""" in page
+    assert f'<option value="{project.pk}" selected>' in page
+    # That URL, reloaded, still offers the project.
+    page = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}").content.decode()
+    assert f'<option value="{project.pk}" selected>' in page
+
+
+def test_a_save_takes_the_design_on_screen_not_an_older_url(client, project):
+    from django.http import QueryDict
+
+    client = _client_for(client, project)
+    on_screen = QueryDict(DESIGN_QUERY, mutable=True)
+    on_screen["gpu_count"] = "512"
+    on_screen.update({"project": project.pk, "name": "Grown"})
+    body = client.post(f"/designs/save/?{DESIGN_QUERY}", on_screen.urlencode(),
+                       content_type="application/x-www-form-urlencoded").content.decode()
+    assert "Saved" in body
+    assert project.designs.get().requirements["gpu_count"] == 512
+    # The form is ready for the next variant, in the same project.
+    assert f'<option value="{project.pk}" selected>' in body and 'value="Grown"' not in body
+
+
+def test_a_saved_design_opened_without_its_project_still_saves_to_it(client, project):
+    from quoting.services.customers import design_save
+
+    client = _client_for(client, project)
+    saved = design_save(project=project, name="Uni", requirements={"gpu_count": 256},
+                        user=project.owner)
+    page = client.get(f"/designs/new/?design={saved.pk}").content.decode()
+    assert f"""hx-vals='{{"project": "{project.pk}"}}'""" in page
+    assert f'<option value="{project.pk}" selected>' in page
 
 
 def test_the_design_page_shows_what_the_network_is_worth(sales_client, seeded):
@@ -191,3 +230,32 @@ def test_the_warnings_are_in_the_users_language(client, make_user, seeded):
                       ).content.decode()
     assert "此设计已满：扩容需要重新布线。" in body
     assert "This design is full" not in body
+
+
+def test_only_generations_the_catalog_can_build_are_offered(sales_client, seeded):
+    body = sales_client.get("/designs/new/").content.decode()
+    offered = re.findall(r'<option value="([^"]+)"[^>]*>', body.split('id="id_nic_generation"')[1]
+                         .split("</select>")[0])
+    assert offered == ["HDR", "NDR200", "NDR", "XDR", "400GbE"]
+    # A bookmarked 800GbE design says why, beside the field, instead of failing in the engine.
+    body = sales_client.get("/designs/new/?gpu_count=64&nic_generation=800GbE&family=ethernet"
+                            ).content.decode()
+    assert "No switch in the catalog runs 800GbE" in body
+
+
+def test_the_project_form_offers_the_same_generations(client, project):
+    from quoting.forms.customers import ProjectForm
+
+    client = _client_for(client, project)
+    form = ProjectForm(data={"name": "X", "nic_generation": "800GbE"})
+    assert "800GbE" not in dict(form.fields["nic_generation"].choices)
+    assert not form.is_valid()
+    assert "No switch in the catalog runs 800GbE" in str(form.errors["nic_generation"])
+
+
+def test_the_save_forms_workload_follows_the_workload_the_page_compares(client, project):
+    client = _client_for(client, project)
+    body = client.get(f"/designs/new/?project={project.pk}&{DESIGN_QUERY}&workload=moe_47b",
+                      HTTP_HX_REQUEST="true").content.decode()
+    swapped = body.split('<div id="design-save-workload" hx-swap-oob="true">')[1].split("</div>")[0]
+    assert '<option value="moe_47b" selected>' in swapped

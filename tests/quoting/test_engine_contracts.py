@@ -129,9 +129,11 @@ def _fabric_form(values: dict) -> set[str]:
     return set() if form.is_valid() else set(form.errors)
 
 
-@pytest.mark.django_db
+# The seed catalog: the form offers the NIC generations it can build (all those cases use).
 @pytest.mark.parametrize(("change", "refused_on", "off_page"), _cases(FABRIC_CASES))
-def test_the_fabric_engine_form_and_serializer_give_the_same_answer(change, refused_on, off_page):
+def test_the_fabric_engine_form_and_serializer_give_the_same_answer(
+    seeded, change, refused_on, off_page
+):
     values = FABRIC_BASE | change
     assert _fabric_engine(values) == refused_on
     assert _fabric_serializer(values) == refused_on
@@ -154,14 +156,17 @@ def test_the_fabric_form_and_serializer_are_built_from_the_specs():
             assert str(form[name].label) == spec.label, name
 
 
-def test_the_project_forms_cluster_fields_are_the_engines_own_and_optional():
+def test_the_project_forms_cluster_fields_are_the_engines_own_and_optional(seeded):
     from quoting.forms.customers import ProjectForm
+    from quoting.services.designs import design_nic_generations
 
     spec = specs(FabricRequirements)
     form = ProjectForm()
     assert form.fields["gpu_count"].max_value == spec["gpu_count"].high
-    assert [v for v, _ in form.fields["nic_generation"].choices][1:] == list(
-        spec["nic_generation"].values)
+    # The engine's generations, in its order, less those the catalog cannot build.
+    offered = [v for v, _ in form.fields["nic_generation"].choices][1:]
+    assert offered == [v for v, _ in design_nic_generations()]
+    assert set(offered) < set(spec["nic_generation"].values)
     assert ProjectForm({"name": "P"}).is_valid()  # both may stay empty
     too_many = ProjectForm({"name": "P", "gpu_count": spec["gpu_count"].high + 1})
     assert "gpu_count" in too_many.errors

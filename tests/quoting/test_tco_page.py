@@ -76,6 +76,13 @@ def test_a_bad_field_shows_its_error_inline(sales_client, defaults):
     assert "No comparison yet" in body and "<svg" not in body
 
 
+def test_the_error_summary_links_to_each_field_at_fault(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"nodes": "0", "fabrics-1-nic_gbps": "fast"})
+    summary = body.split("data-error-summary")[1].split("</ul>")[0]
+    assert '<a href="#id_nodes" data-focus-field>' in summary
+    assert '<a href="#id_fabrics-1-nic_gbps" data-focus-field>Option 2 · ' in summary
+
+
 def test_an_engine_error_lands_beside_the_row_it_names(sales_client, defaults):
     """Row 2 is left out, so the engine's fabrics[1] is the page's third row."""
     data = defaults | {"fabrics-1-name": "", "fabrics-2-name": defaults["fabrics-0-name"]}

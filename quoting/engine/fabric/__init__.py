@@ -11,7 +11,13 @@ from quoting.engine.fabric.cabling import (
     cable_schedule_csv,
     cable_schedule_csv_lines,
 )
-from quoting.engine.fabric.design import FabricDesign, NextStep, PreProvisioned, design_fabric
+from quoting.engine.fabric.design import (
+    FabricDesign,
+    NextStep,
+    PreProvisioned,
+    design_fabric,
+    designable_generations,
+)
 from quoting.engine.fabric.requirements import (
     DISTANCE_CLASSES,
     FAMILIES,
@@ -35,4 +41,5 @@ __all__ = [
     "cable_schedule_csv",
     "cable_schedule_csv_lines",
     "design_fabric",
+    "designable_generations",
 ]

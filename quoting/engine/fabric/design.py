@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,7 +20,12 @@ from quoting.engine.fabric.bom import (
 )
 from quoting.engine.fabric.hosts import UfmCabling
 from quoting.engine.fabric.parts import Media
-from quoting.engine.fabric.requirements import FabricRequirements, check_requirements, distance_m
+from quoting.engine.fabric.requirements import (
+    FAMILIES,
+    FabricRequirements,
+    check_requirements,
+    distance_m,
+)
 from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
 from quoting.engine.messages import Message, gettext_noop, message
 
@@ -339,6 +345,27 @@ def _fields(obj: Any) -> dict[str, Any] | None:
 def design_fabric(requirements: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
     """Design the fabric, or raise InvalidInput naming the field at fault."""
     return _design(requirements, catalog, look_ahead=True)
+
+
+def designable_generations(
+    catalog: list[ProductSpec], generations: Iterable[str]
+) -> tuple[str, ...]:
+    """The NIC generations the catalog can build a fabric in: one server of eight GPUs, racked
+    beside its switches, designs on InfiniBand or on Ethernet. Any other generation fails
+    whatever else is asked (the seed catalog has no 800GbE or 200GbE switch, and no 100GbE
+    cable for a compute fabric), so pages do not offer it."""
+
+    def designs(generation: str, family: str) -> bool:
+        trial = FabricRequirements(
+            gpu_count=8, gpus_per_server=8, nic_generation=generation, family=family,
+            server_to_leaf="same-rack", leaf_to_spine="same-rack", spine_to_core="same-rack")
+        try:
+            _design(trial, catalog, look_ahead=False)
+        except InvalidInput:
+            return False
+        return True
+
+    return tuple(g for g in generations if any(designs(g, family) for family in FAMILIES))
 
 
 def _design(

@@ -1,0 +1,54 @@
+"""Pages with everything on them, for the layout and accessibility checks."""
+
+from __future__ import annotations
+
+from proposals.models import LinkView
+from proposals.services import proposal_request, share_link_create
+from tests.proposals.conftest import quote_rich
+from tests.quoting.factories import world_make
+
+DESK = {"width": 1440, "height": 900}
+
+
+def speaking(user, language: str) -> None:
+    user.language = language
+    user.save()
+
+
+def design_page_open(page, base_url: str, make_user, *, language: str):
+    """The design page of a project, with its results, drawing, BOM and TCO loaded."""
+    world = world_make(make_user)
+    speaking(world.sales, language)
+    page.set_viewport_size(DESK)
+    _sign_in(page, base_url, "wang")
+    page.goto(f"{base_url}/designs/new/?project={world.project.pk}")
+    page.wait_for_selector("#design-results table")
+    page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
+    return world
+
+
+def quote_page_open(page, base_url: str, make_user, *, language: str):
+    """A sent quote of a real design with a ready proposal PDF and a share link opened once."""
+    world = world_make(make_user)
+    speaking(world.sales, language)
+    quote = quote_rich(world, language=language)
+    proposal_request(revision=quote.current_revision, user=world.sales)
+    link, _ = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei",
+                                recipient_email="li.wei@pengcheng-university.example.cn")
+    LinkView.objects.create(link=link, revision_label="R1", browser="Chrome Mobile",
+                            os="Android", is_mobile=True)
+    page.set_viewport_size(DESK)
+    _sign_in(page, base_url, "wang")
+    page.goto(f"{base_url}/quotes/{quote.pk}/")
+    page.wait_for_selector("#proposal-panel .share-links")
+    page.wait_for_selector("#proposal-panel [data-status=ready]", timeout=60_000)
+    page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
+    return quote
+
+
+def _sign_in(page, base_url: str, username: str) -> None:
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", "pw")
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base_url}/")
