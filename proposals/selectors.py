@@ -156,6 +156,20 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     return revision
 
 
+def revision_has_drawing(*, revision: QuoteRevision) -> bool:
+    return QuoteRevision.objects.filter(pk=revision.pk).exclude(design_drawing="").exists()
+
+
+def revision_drawing(*, revision: QuoteRevision) -> str:
+    """The fabric drawing (SVG) of a revision, read only when asked for."""
+    return (
+        QuoteRevision.objects.filter(pk=revision.pk)
+        .values_list("design_drawing", flat=True)
+        .first()
+        or ""
+    )
+
+
 @dataclass(frozen=True)
 class LinkSummary:
     link: ShareLink

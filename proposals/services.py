@@ -19,6 +19,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from integrations.webhooks import webhook_emit
 from portal.models import User
@@ -32,9 +33,11 @@ from quoting.services.errors import (
     StaleVersion,
 )
 from quoting.services.quotes import (
+    ANSWERABLE_WHILE_DRAFTING,
     MAX_LINES_PER_REVISION,
     quote_mark_accepted,
     quote_mark_declined,
+    quote_sent_revision_reinstate,
 )
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
@@ -372,33 +375,37 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
     """The quote, locked until the answer is recorded, and the revision the customer read, if
     they can still answer it.
 
-    Call inside a transaction: the row lock holds off a re-send (a new revision) between this
-    check and the answer, and the answer's version check refuses one that got in anyway.
+    The latest *sent* revision stays answerable until a newer one is sent: sales drafting the
+    next revision does not take the offer away (the answer reinstates the sent revision). Call
+    inside a transaction: the row lock holds off a re-send between this check and the answer,
+    and the answer's version check refuses one that got in anyway. Messages are in the reader's
+    language (the share routes run in it).
     """
     quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
     if quote.status == QuoteStatus.ACCEPTED:
-        raise IllegalTransition("This offer has already been accepted.", field="status")
+        raise IllegalTransition(_("This offer has already been accepted."), field="status")
     if quote.status == QuoteStatus.DECLINED:
-        raise IllegalTransition("This offer was declined; ask us for a new one.", field="status")
+        raise IllegalTransition(
+            _("This offer was declined; ask us for a new one."), field="status")
     if quote.status == QuoteStatus.EXPIRED or quote.valid_until < timezone.localdate():
         raise QuoteExpired(
-            f"This offer was valid until {quote.valid_until} and can no longer be accepted; "
-            f"ask us for a new revision.",
+            _("This offer was valid until %(date)s and can no longer be accepted; ask us for a "
+              "new revision.") % {"date": quote.valid_until.isoformat()},
             field="status",
         )
     if (
         revision is None
         or revision.number != revision_number
-        or quote.current_revision_id != revision.pk
-        or quote.status != QuoteStatus.SENT
+        or (quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk)
+        or quote.status not in (QuoteStatus.SENT, *ANSWERABLE_WHILE_DRAFTING)
     ):
         raise OfferSuperseded(
-            "This revision has been replaced by a newer one, so it can no longer be answered. "
-            "Reload the page to read the current offer.",
+            _("This revision has been replaced by a newer one, so it can no longer be "
+              "answered. Reload the page to read the current offer."),
             field="revision",
         )
-    return quote, revision
+    return quote_sent_revision_reinstate(quote=quote, revision=revision), revision
 
 
 def _answer(service, quote: Quote, **details) -> Quote:
@@ -409,8 +416,8 @@ def _answer(service, quote: Quote, **details) -> Quote:
         # The quote changed since the customer's page was checked (a re-send, an edit, the
         # expiry job): the answer would land on an offer they never read.
         raise OfferSuperseded(
-            "This offer changed while you were answering, so your answer was not recorded. "
-            "Reload the page to read the current offer.",
+            _("This offer changed while you were answering, so your answer was not recorded. "
+              "Reload the page to read the current offer."),
             field="revision",
         ) from None
 
@@ -420,11 +427,11 @@ def share_accept(
 ) -> Quote:
     name, title = (name or "").strip(), (title or "").strip()
     if not name or len(name) > 100:
-        raise InvalidValue("Enter your name (up to 100 characters).", field="name")
+        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
     if len(title) > 100:
-        raise InvalidValue("Use at most 100 characters for your title.", field="title")
+        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
     if not agreed:
-        raise InvalidValue("Tick the box to accept the terms of this offer.", field="agreed")
+        raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
         quote = _answer(
@@ -443,7 +450,7 @@ def share_accept(
 def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quote:
     reason = (reason or "").strip()
     if len(reason) > 2000:
-        raise InvalidValue("Use at most 2,000 characters.", field="reason")
+        raise InvalidValue(_("Use at most 2,000 characters."), field="reason")
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
         quote = _answer(quote_mark_declined, quote, reason=reason)
