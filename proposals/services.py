@@ -43,6 +43,7 @@ from quoting.services.quotes import (
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 from .pdf import FetchRefused, proposal_pdf
 from .selectors import document_ready_for, revision_shared
+from .share import shared_pdf_ready_remember
 
 logger = logging.getLogger(__name__)
 
@@ -205,6 +206,10 @@ def proposal_render(*, document_id: int) -> str | None:
         )
         if not done:  # the sweeper gave our claim to another render: its result stands
             return None
+        revision, language = document.revision, document.language
+        # The share page stops asking the database whether this PDF is ready.
+        transaction.on_commit(
+            lambda: shared_pdf_ready_remember(revision=revision, language=language))
         quote_event(
             document.revision.quote,
             "proposal.ready",
