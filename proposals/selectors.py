@@ -13,7 +13,6 @@ from django.utils import timezone
 from portal.models import User
 from quoting.models import QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
-    REVISION_SNAPSHOTS,
     ROUNDING_RULE,
     AlternativeDelta,
     Totals,
@@ -144,8 +143,9 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     """The quote's latest sent revision: a link never shows a draft."""
     revision = (
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
-        # Large; read only when the proposal is rendered, once per sent revision and language.
-        .defer(*REVISION_SNAPSHOTS)
+        # What a share route reads; the snapshots (large) are read only when the proposal is
+        # rendered, once per sent revision and language.
+        .only("quote_id", "number", "total", "sent_at", "frozen_at")
         .order_by("-number")
         .first()
     )

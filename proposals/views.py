@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -195,8 +196,8 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         body = shared_body_render(revision=revision, language=language)
     base = _base(request)
     state = _state(link.quote, revision)
-    return render(
-        request,
+    # No request context: its processors (the user, messages) have nothing for a customer.
+    return HttpResponse(render_to_string(
         "proposals/shared_page.html",
         {
             "quote": link.quote,
@@ -214,8 +215,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "error": error,
             "answered": request.GET.get("answered") == "1",
         },
-        status=status,
-    )
+    ), status=status)
 
 
 # Each language named in itself: a reader finds their own whatever the page's language.

@@ -230,7 +230,8 @@ def test_an_expired_quote_cannot_be_accepted(client, link_and_token):
     type(link.quote).objects.filter(pk=link.quote_id).update(
         valid_until=timezone.localdate() - dt.timedelta(days=1)
     )
-    response = _post(client, token, "/accept", {"revision": 1, "name": "Li", "agreed": "on"})
+    response = _post(
+        client, token, "/accept?lang=en", {"revision": 1, "name": "Li", "agreed": "on"})
     assert response.status_code == 409
     assert "can no longer be accepted" in response.content.decode()
     link.quote.refresh_from_db()
@@ -244,7 +245,8 @@ def test_a_revision_replaced_by_a_newer_sent_one_cannot_be_accepted(client, worl
     page = _get(client, token).content.decode()
     assert "R1" in page  # the customer still reads the last sent revision, never the draft
     quote_send(quote=quote, user=world.sales, expected_version=quote.version)
-    response = _post(client, token, "/accept", {"revision": 1, "name": "Li", "agreed": "on"})
+    response = _post(
+        client, token, "/accept?lang=en", {"revision": 1, "name": "Li", "agreed": "on"})
     assert response.status_code == 409  # they read R1; R2 is the offer now
     assert "replaced by a newer one" in response.content.decode()
     assert (
