@@ -16,7 +16,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -321,8 +321,10 @@ def share_link_revoke(*, link: ShareLink, user: User) -> ShareLink:
     return link
 
 
-SHARE_LINK_FIELDS = (
-    "quote_id", "expires_at", "revoked_at",
+# What a share route reads (a view is little more than this lookup: fewer columns, less work);
+# anything else is loaded on first use.
+SHARE_LOOKUP_FIELDS = (
+    "quote_id", "number", "total", "sent_at", "frozen_at",
     "quote__number", "quote__status", "quote__valid_until", "quote__currency",
     "quote__current_revision_id", "quote__customer_id", "quote__project_id",
     "quote__customer__company", "quote__customer__language", "quote__project__name",
@@ -330,18 +332,34 @@ SHARE_LINK_FIELDS = (
 
 
 def share_link_resolve(token: str) -> ShareLink | None:
-    """The live link of a token; unknown, expired and revoked are all simply None."""
+    """The live link of a token, in one query with what its page shows: the quote (customer,
+    project) and its latest sent revision, as `link.revision_shown` (answers re-read it under
+    the quote's lock). Unknown, expired and revoked are all simply None."""
     if not token or len(token) > 128:
         return None
-    link = (
-        ShareLink.objects.filter(token_hash=token_hash(token))
+    revision = (
+        QuoteRevision.objects.filter(
+            quote__share_links__token_hash=token_hash(token), sent_at__isnull=False)
         .select_related("quote__customer", "quote__project")
-        # What a share route reads (a view is a few of these lookups: fewer columns, less work);
-        # anything else is loaded on first use.
-        .only(*SHARE_LINK_FIELDS)
+        .only(*SHARE_LOOKUP_FIELDS)
+        .annotate(
+            link_id=F("quote__share_links__id"),
+            link_expires_at=F("quote__share_links__expires_at"),
+            link_revoked_at=F("quote__share_links__revoked_at"),
+        )
+        .order_by("-number")
         .first()
     )
-    return link if link is not None and link.is_active else None
+    if revision is None:  # no such link (a link is only made once a revision was sent)
+        return None
+    link = ShareLink.from_db(
+        revision._state.db,
+        ["id", "quote_id", "expires_at", "revoked_at"],
+        [revision.link_id, revision.quote_id, revision.link_expires_at, revision.link_revoked_at],
+    )
+    link.quote = revision.quote
+    link.revision_shown = revision
+    return link if link.is_active else None
 
 
 def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
@@ -372,19 +390,32 @@ def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
     return browser, system, mobile
 
 
-def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> LinkView:
+def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> None:
+    """Record one open: the view row and the link's counter in one statement on PostgreSQL
+    (its own transaction, no BEGIN/COMMIT round trips), two in a transaction elsewhere. Then
+    quote.viewed, which writes its deliveries (one INSERT) only when an endpoint listens."""
     browser, system, mobile = client_from_user_agent(user_agent or "")
-    with transaction.atomic():
-        view = LinkView.objects.create(
-            link=link, revision_label=revision.label, browser=browser, os=system, is_mobile=mobile
-        )
-        ShareLink.objects.filter(pk=link.pk).update(
-            use_count=F("use_count") + 1, last_used_at=view.at
-        )
-        quote_event(
-            link.quote, "quote.viewed", revision=revision.label, link_id=link.pk, viewed_at=view.at
-        )
-    return view
+    at = timezone.now()
+    view = {"link_id": link.pk, "at": at, "revision_label": revision.label,
+            "browser": browser, "os": system, "is_mobile": mobile}
+    connection = connections[router.db_for_write(LinkView)]
+    if connection.vendor == "postgresql":
+        views, links = LinkView._meta.db_table, ShareLink._meta.db_table
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f'WITH opened AS (INSERT INTO "{views}" ({", ".join(view)}) '  # noqa: S608
+                f'VALUES ({", ".join(["%s"] * len(view))})) '
+                f'UPDATE "{links}" SET use_count = use_count + 1, last_used_at = %s '
+                f"WHERE id = %s",
+                [*view.values(), at, link.pk],
+            )
+    else:
+        with transaction.atomic():
+            LinkView.objects.create(**view)
+            ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1,
+                                                        last_used_at=at)
+    quote_event(link.quote, "quote.viewed", revision=revision.label, link_id=link.pk,
+                viewed_at=at)
 
 
 def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:

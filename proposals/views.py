@@ -225,20 +225,16 @@ SHARE_LANGUAGES = (("en", "English"), ("zh-hans", "中文"))
 @require_GET
 @shared_route
 def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = revision_shared(link=link)
-    if revision is not None:
-        link_view_record(
-            link=link, user_agent=request.headers.get("User-Agent", ""), revision=revision
-        )
+    revision = link.revision_shown  # read with the link, in the same query
+    link_view_record(link=link, user_agent=request.headers.get("User-Agent", ""),
+                     revision=revision)
     return _shared_page(request, link, revision=revision)
 
 
 @require_GET
 @shared_route
 def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = revision_shared(link=link)
-    if revision is None:
-        raise Http404
+    revision = link.revision_shown
     language = request.share_language
     document = document_ready_for(revision=revision, language=language)
     if document is None:
@@ -254,8 +250,8 @@ def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
 @shared_route
 def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
     """The fabric drawing on a page of its own, at full size (the proposal shows it small)."""
-    revision = revision_shared(link=link)
-    if revision is None or not revision_has_drawing(revision=revision):
+    revision = link.revision_shown
+    if not revision_has_drawing(revision=revision):
         raise Http404
     return render(request, "proposals/shared_drawing.html", {
         "revision": revision, "quote": link.quote, "base": _base(request),
@@ -265,8 +261,7 @@ def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
 @require_GET
 @shared_route
 def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = revision_shared(link=link)
-    drawing = revision_drawing(revision=revision) if revision is not None else ""
+    drawing = revision_drawing(revision=link.revision_shown)
     if not drawing:
         raise Http404
     return HttpResponse(drawing, content_type="image/svg+xml; charset=utf-8")
@@ -321,12 +316,9 @@ def shared_decline(request: HttpRequest, link: ShareLink) -> HttpResponse:
     only the confirmed form is recorded."""
     form = DeclineForm(request.POST)
     if form.is_valid() and not form.cleaned_data["confirmed"]:
-        revision = revision_shared(link=link)
-        if revision is None:
-            raise Http404
         return render(request, "proposals/shared_decline_confirm.html", {
-            "quote": link.quote, "revision": revision, "form": form, "base": _base(request),
-            "language": request.share_language})
+            "quote": link.quote, "revision": link.revision_shown, "form": form,
+            "base": _base(request), "language": request.share_language})
     return _answer(
         request,
         link,
