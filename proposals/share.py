@@ -62,13 +62,36 @@ def _keys(revision: QuoteRevision, language: str) -> tuple[str, str]:
     return body, f"proposals:shared-pdf-ready:{revision.pk}:{language}"
 
 
-def shared_cached(*, revision: QuoteRevision, language: str) -> tuple[SharedBody | None, bool]:
-    """(the kept body or None, whether the PDF is known ready): one cache round trip."""
+def _page_key(body_key: str, state: str) -> str:
+    return f"{body_key}:page:{state}"
+
+
+@dataclasses.dataclass(frozen=True)
+class SharedCached:
+    body: SharedBody | None
+    pdf_ready: bool  # known ready (else: ask the database)
+    page: SharedBody | None  # the whole page of this state, PDF ready, nothing posted
+
+
+def shared_cached(*, revision: QuoteRevision, language: str, state: str) -> SharedCached:
+    """What is kept for this revision, language and state: one cache round trip."""
     body_key, ready_key = _keys(revision, language)
-    found = shared_cache.get_many([body_key, ready_key])
-    entry = found.get(body_key)
-    body = SharedBody(**entry) if isinstance(entry, dict) else None
-    return body, bool(found.get(ready_key))
+    page_key = _page_key(body_key, state)
+    found = shared_cache.get_many([body_key, ready_key, page_key])
+    body, page = found.get(body_key), found.get(page_key)
+    return SharedCached(
+        body=SharedBody(**body) if isinstance(body, dict) else None,
+        pdf_ready=bool(found.get(ready_key)),
+        page=SharedBody(**page) if isinstance(page, dict) else None,
+    )
+
+
+def shared_page_remember(*, revision: QuoteRevision, language: str, state: str,
+                         page: SharedBody) -> None:
+    """The plain page (no answer posted, the PDF ready) is the same for every view of this
+    state: kept whole, a view renders nothing."""
+    body_key, _ = _keys(revision, language)
+    shared_cache.set(_page_key(body_key, state), dataclasses.asdict(page), BODY_SECONDS)
 
 
 def shared_pdf_ready_remember(*, revision: QuoteRevision, language: str) -> None:

@@ -38,7 +38,13 @@ from .services import (
     share_link_create,
     share_link_revoke,
 )
-from .share import shared_body_render, shared_cached, shared_pdf_ready_remember
+from .share import (
+    SharedBody,
+    shared_body_render,
+    shared_cached,
+    shared_page_remember,
+    shared_pdf_ready_remember,
+)
 
 # --- staff ---------------------------------------------------------------------------------------
 
@@ -191,31 +197,38 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = request.share_language
-    body, pdf_known = shared_cached(revision=revision, language=language)
-    if body is None:
-        body = shared_body_render(revision=revision, language=language)
-    base = _base(request)
     state = _state(link.quote, revision)
+    answered = request.GET.get("answered") == "1"
+    plain = not (status != 200 or accept_form or decline_form or error or answered)
+    kept = shared_cached(revision=revision, language=language, state=state)
+    if plain and kept.page is not None:
+        return HttpResponse(kept.page.for_link(_base(request)))
+    body = kept.body or shared_body_render(revision=revision, language=language)
+    pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
     # No request context: its processors (the user, messages) have nothing for a customer.
-    return HttpResponse(render_to_string(
+    # The link's own path is the body's marker until the page is served (one page, any link).
+    html = render_to_string(
         "proposals/shared_page.html",
         {
             "quote": link.quote,
             "revision": revision,
-            "content": mark_safe(body.for_link(base)),  # noqa: S308 - our template, autoescaped
-            "has_drawing": body.has_drawing,
-            "base": base,
+            "content": mark_safe(body.html),  # noqa: S308 - our template's output, autoescaped
+            "base": body.marker,
             "language": language,
             "languages": SHARE_LANGUAGES,
-            "pdf_ready": _pdf_ready(revision, language, pdf_known),
+            "pdf_ready": pdf_ready,
             "open": state == "open",
             "state": state,
             "accept_form": accept_form,
             "decline_form": decline_form,
             "error": error,
-            "answered": request.GET.get("answered") == "1",
+            "answered": answered,
         },
-    ), status=status)
+    )
+    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
+    if plain and pdf_ready:
+        shared_page_remember(revision=revision, language=language, state=state, page=page)
+    return HttpResponse(page.for_link(_base(request)), status=status)
 
 
 # Each language named in itself: a reader finds their own whatever the page's language.
