@@ -4,14 +4,17 @@ which document a customer gets, and what the sales user sees on the panel."""
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connections, router
 from django.db.models import Case, Prefetch, QuerySet, Value, When
 from django.utils import timezone
 
+from integrations.models import WebhookEndpoint
 from portal.models import User
-from quoting.models import QuoteLine, QuoteRevision, Section
+from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
     ROUNDING_RULE,
     AlternativeDelta,
@@ -154,6 +157,85 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
         # again cost as much as the rest of the query.
         revision.quote = link.quote
     return revision
+
+
+# --- the share page's one lookup ------------------------------------------------------------------
+# A customer's view is this lookup and the recorded open, nothing else (issue 12: the share page
+# within a small multiple of a bare Django page): one hand-written statement, its SQL built once
+# from the models' metadata, its values converted by the fields' own database converters and
+# made into model instances whose other fields load on first use (deferred), as the ORM's own.
+SHARE_LOOKUP_FIELDS = {
+    ShareLink: ("id", "quote_id", "expires_at", "revoked_at"),
+    Quote: ("id", "number", "status", "valid_until", "currency", "current_revision_id",
+            "customer_id", "project_id"),
+    Customer: ("id", "company", "language"),
+    Project: ("id", "name"),
+    QuoteRevision: ("id", "quote_id", "number", "total", "sent_at", "frozen_at"),
+}
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    sql: str
+    fields: dict  # model -> its fields, in the order of the statement's columns
+
+
+@functools.cache
+def _share_lookup() -> _Lookup:
+    fields = {
+        model: [f for f in model._meta.concrete_fields if f.attname in wanted]
+        for model, wanted in SHARE_LOOKUP_FIELDS.items()
+    }
+    alias = {ShareLink: "l", Quote: "q", Customer: "c", Project: "p", QuoteRevision: "r"}
+    columns = ", ".join(
+        f'{alias[model]}."{f.column}"' for model, model_fields in fields.items()
+        for f in model_fields
+    )
+    table = {model: model._meta.db_table for model in (*alias, WebhookEndpoint)}
+    sql = (
+        f"SELECT {columns}, "  # noqa: S608 - names from the models, the token a parameter
+        f'EXISTS (SELECT 1 FROM "{table[WebhookEndpoint]}" w WHERE w."active") '
+        f'FROM "{table[ShareLink]}" l '
+        f'JOIN "{table[Quote]}" q ON q."id" = l."quote_id" '
+        f'JOIN "{table[Customer]}" c ON c."id" = q."customer_id" '
+        f'JOIN "{table[Project]}" p ON p."id" = q."project_id" '
+        f'JOIN "{table[QuoteRevision]}" r ON r."quote_id" = q."id" AND r."sent_at" IS NOT NULL '
+        f'WHERE l."token_hash" = %s ORDER BY r."number" DESC LIMIT 1'
+    )
+    return _Lookup(sql=sql, fields=fields)
+
+
+def _converted(field, value, connection):
+    column = field.get_col(field.model._meta.db_table)
+    for convert in (*connection.ops.get_db_converters(column),
+                    *column.get_db_converters(connection)):
+        value = convert(value, column, connection)
+    return value
+
+
+def share_lookup(*, token_hash: str) -> ShareLink | None:
+    """The link of a token hash with its quote, customer, project and the quote's latest sent
+    revision (`link.revision_shown`), and whether any webhook endpoint is active
+    (`link.webhooks_active`), in one statement; None when there is none. Live or not is the
+    caller's question."""
+    lookup = _share_lookup()
+    database = router.db_for_read(ShareLink)
+    connection = connections[database]
+    with connection.cursor() as cursor:
+        cursor.execute(lookup.sql, [token_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values, instances = iter(row), {}
+    for model, model_fields in lookup.fields.items():
+        instances[model] = model.from_db(
+            database, [f.attname for f in model_fields],
+            [_converted(f, next(values), connection) for f in model_fields])
+    link, quote, revision = instances[ShareLink], instances[Quote], instances[QuoteRevision]
+    quote.customer, quote.project = instances[Customer], instances[Project]
+    link.quote = revision.quote = quote
+    link.revision_shown, link.webhooks_active = revision, bool(next(values))
+    return link
 
 
 def revision_has_drawing(*, revision: QuoteRevision) -> bool:
