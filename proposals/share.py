@@ -62,36 +62,43 @@ def _keys(revision: QuoteRevision, language: str) -> tuple[str, str]:
     return body, f"proposals:shared-pdf-ready:{revision.pk}:{language}"
 
 
-def _page_key(body_key: str, state: str) -> str:
-    return f"{body_key}:page:{state}"
+# While its PDF is being made, the page (saying so) is kept this long: views in between ask
+# the database nothing, and the download button appears at most this late.
+WAITING_PAGE_SECONDS = 30
+
+
+def _page_key(body_key: str, state: str, pdf_ready: bool) -> str:
+    return f"{body_key}:page:{state}:{'pdf' if pdf_ready else 'waiting'}"
 
 
 @dataclasses.dataclass(frozen=True)
 class SharedCached:
     body: SharedBody | None
     pdf_ready: bool  # known ready (else: ask the database)
-    page: SharedBody | None  # the whole page of this state, PDF ready, nothing posted
+    page: SharedBody | None  # the whole page of this state and PDF, nothing posted
 
 
 def shared_cached(*, revision: QuoteRevision, language: str, state: str) -> SharedCached:
     """What is kept for this revision, language and state: one cache round trip."""
     body_key, ready_key = _keys(revision, language)
-    page_key = _page_key(body_key, state)
-    found = shared_cache.get_many([body_key, ready_key, page_key])
-    body, page = found.get(body_key), found.get(page_key)
+    ready_page, waiting_page = (_page_key(body_key, state, ready) for ready in (True, False))
+    found = shared_cache.get_many([body_key, ready_key, ready_page, waiting_page])
+    body, pdf_ready = found.get(body_key), bool(found.get(ready_key))
+    page = found.get(ready_page if pdf_ready else waiting_page)
     return SharedCached(
         body=SharedBody(**body) if isinstance(body, dict) else None,
-        pdf_ready=bool(found.get(ready_key)),
+        pdf_ready=pdf_ready,
         page=SharedBody(**page) if isinstance(page, dict) else None,
     )
 
 
 def shared_page_remember(*, revision: QuoteRevision, language: str, state: str,
-                         page: SharedBody) -> None:
-    """The plain page (no answer posted, the PDF ready) is the same for every view of this
-    state: kept whole, a view renders nothing."""
+                         pdf_ready: bool, page: SharedBody) -> None:
+    """The plain page (no answer posted) is the same for every view of this state and PDF:
+    kept whole, a view renders nothing."""
     body_key, _ = _keys(revision, language)
-    shared_cache.set(_page_key(body_key, state), dataclasses.asdict(page), BODY_SECONDS)
+    shared_cache.set(_page_key(body_key, state, pdf_ready), dataclasses.asdict(page),
+                     BODY_SECONDS if pdf_ready else WAITING_PAGE_SECONDS)
 
 
 def shared_pdf_ready_remember(*, revision: QuoteRevision, language: str) -> None:

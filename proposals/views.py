@@ -226,8 +226,9 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         },
     )
     page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
-    if plain and pdf_ready:
-        shared_page_remember(revision=revision, language=language, state=state, page=page)
+    if plain:
+        shared_page_remember(revision=revision, language=language, state=state,
+                             pdf_ready=pdf_ready, page=page)
     return HttpResponse(page.for_link(_base(request)), status=status)
 
 
