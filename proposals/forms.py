@@ -27,3 +27,5 @@ class DeclineForm(forms.Form):
     reason = forms.CharField(
         label=_("Why not? (optional)"), max_length=2000, required=False, widget=forms.Textarea
     )
+    # Set by the confirmation step: a first tap on "Decline" only asks.
+    confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)

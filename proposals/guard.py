@@ -1,5 +1,5 @@
 """What stands in front of every /p/<token> route: the rate limit on misses, the one 404 for
-every kind of bad token, the customer's language and the privacy headers."""
+every kind of bad token, the reader's language and the privacy headers."""
 
 from __future__ import annotations
 
@@ -74,6 +74,13 @@ def _too_many(request: HttpRequest) -> HttpResponse:
     return response
 
 
+def share_language(request: HttpRequest, link) -> str:
+    """The reader's choice (`?lang=` on every share URL: no sign-in, no cookie, no script),
+    else the customer's language."""
+    asked = request.GET.get("lang", "")
+    return asked if asked in dict(settings.LANGUAGES) else link.quote.customer.language
+
+
 def shared_route(view):
     """view(request, link) behind /p/<token>: unknown, expired and revoked tokens all get the
     same 404, and 429 once their client or their prefix has missed too often.
@@ -94,7 +101,8 @@ def shared_route(view):
                 else render(request, "proposals/shared_404.html", status=404)
             )
         else:
-            language = link.quote.customer.language
+            language = share_language(request, link)
+            request.share_language = language
             with translation.override(language):
                 try:
                     response = view(request, link)

@@ -7,25 +7,19 @@ ever slip through, the fetcher still refuses to read a local file or call a netw
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from functools import cache
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import weasyprint
 from django.conf import settings
-from django.core.cache import cache as shared_cache
-from django.template.loader import get_template, render_to_string
-from django.templatetags.static import static
+from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.safestring import mark_safe
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
 from quoting.models import QuoteRevision
-from quoting.services.snapshots import SNAPSHOT_VERSION
 
-from .selectors import proposal_content, seller_printed
+from .selectors import proposal_content
 
 # Its progress messages would fill a worker log at INFO.
 logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
@@ -69,44 +63,6 @@ def proposal_html(*, revision: QuoteRevision, language: str) -> str:
             TEMPLATE,
             {"c": content, "language": language, "logo_src": "logo.svg", "for_print": True},
         )
-
-
-CONTENT_TEMPLATE = "proposals/_content.html"
-SHARED_CONTENT_SECONDS = 7 * 24 * 3600  # kept a week after its last render; rendered again after
-
-
-@cache
-def _content_template_digest() -> str:
-    """Part of the cache key: a deployment that changes the content template renders anew."""
-    source = Path(get_template(CONTENT_TEMPLATE).origin.name).read_bytes()
-    return hashlib.sha256(source).hexdigest()[:12]
-
-
-def _shared_content_key(revision: QuoteRevision, language: str) -> str:
-    quote = revision.quote
-    # A sent revision never changes, but the quote's validity, the customer's and project's names,
-    # the seller's profile and the owner's contact are printed in it and may be edited: they are
-    # part of the key (one small query, against a render of the whole proposal).
-    seller = seller_printed(owner_id=quote.owner_id)
-    printed = f"{quote.valid_until}|{quote.customer.company}|{quote.project.name}|{seller}"
-    digest = hashlib.sha256(printed.encode()).hexdigest()[:12]
-    return (f"proposals:shared:{revision.pk}:{language}:{SNAPSHOT_VERSION}:"
-            f"{_content_template_digest()}:{digest}")
-
-
-def shared_content_html(*, revision: QuoteRevision, language: str) -> str:
-    """The proposal as the share page shows it, for a sent (frozen) revision: rendered once per
-    language and kept in the shared cache, so a customer's view costs no rendering. Without the
-    cache (Redis down) it is rendered per view, as before."""
-    key = _shared_content_key(revision, language)
-    html = shared_cache.get(key)
-    if html is None:
-        with translation.override(language):
-            content = proposal_content(revision=revision, language=language)
-            html = render_to_string(CONTENT_TEMPLATE, {
-                "c": content, "language": language, "logo_src": static("proposal/logo.svg")})
-        shared_cache.set(key, str(html), SHARED_CONTENT_SECONDS)
-    return mark_safe(html)  # noqa: S308 - our own template's output, autoescaped when rendered
 
 
 def html_to_pdf(html: str) -> bytes:

@@ -4,16 +4,18 @@ which document a customer gets, and what the sales user sees on the panel."""
 from __future__ import annotations
 
 import base64
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.db import connections, router
 from django.db.models import Case, Prefetch, QuerySet, Subquery, Value, When
 from django.utils import timezone
 
+from integrations.models import WebhookEndpoint
 from portal.models import CompanyProfile, User
-from quoting.models import QuoteLine, QuoteRevision, Section
+from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
-    REVISION_SNAPSHOTS,
     ROUNDING_RULE,
     AlternativeDelta,
     Totals,
@@ -92,6 +94,9 @@ def seller_for(*, owner: User | None, language: str) -> Seller:
     )
 
 
+SELLER_PRINTED = ("first_name", "last_name", "username", "email", "phone")
+
+
 def seller_printed(*, owner_id: int | None) -> str:
     """What changes the seller block of a proposal: the profile's last edit and the owner's
     contact, read in one query."""
@@ -100,7 +105,7 @@ def seller_printed(*, owner_id: int | None) -> str:
     owner = (
         User.objects.filter(pk=owner_id)
         .annotate(profile_edited=Subquery(profile_edited))
-        .values_list("first_name", "last_name", "username", "email", "phone", "profile_edited")
+        .values_list(*SELLER_PRINTED, "profile_edited")
         .first()
     )
     if owner is None:
@@ -230,8 +235,9 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     """The quote's latest sent revision: a link never shows a draft."""
     revision = (
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
-        # Large; read only when the proposal is rendered, once per sent revision and language.
-        .defer(*REVISION_SNAPSHOTS)
+        # What a share route reads; the snapshots (large) are read only when the proposal is
+        # rendered, once per sent revision and language.
+        .only("quote_id", "number", "total", "sent_at", "frozen_at")
         .order_by("-number")
         .first()
     )
@@ -240,6 +246,107 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
         # again cost as much as the rest of the query.
         revision.quote = link.quote
     return revision
+
+
+# --- the share page's one lookup ------------------------------------------------------------------
+# A customer's view is this lookup and the recorded open, nothing else (issue 12: the share page
+# within a small multiple of a bare Django page): one hand-written statement, its SQL built once
+# from the models' metadata, its values converted by the fields' own database converters and
+# made into model instances whose other fields load on first use (deferred), as the ORM's own.
+SHARE_LOOKUP_FIELDS = {
+    ShareLink: ("id", "quote_id", "expires_at", "revoked_at"),
+    Quote: ("id", "number", "status", "valid_until", "currency", "current_revision_id",
+            "customer_id", "project_id"),
+    Customer: ("id", "company", "language"),
+    Project: ("id", "name"),
+    QuoteRevision: ("id", "quote_id", "number", "total", "sent_at", "frozen_at"),
+}
+
+
+@dataclass(frozen=True)
+class _Lookup:
+    sql: str
+    fields: dict  # model -> its fields, in the order of the statement's columns
+
+
+@functools.cache
+def _share_lookup() -> _Lookup:
+    fields = {
+        model: [f for f in model._meta.concrete_fields if f.attname in wanted]
+        for model, wanted in SHARE_LOOKUP_FIELDS.items()
+    }
+    alias = {ShareLink: "l", Quote: "q", Customer: "c", Project: "p", QuoteRevision: "r"}
+    columns = ", ".join(
+        f'{alias[model]}."{f.column}"' for model, model_fields in fields.items()
+        for f in model_fields
+    )
+    table = {model: model._meta.db_table
+             for model in (*alias, WebhookEndpoint, User, CompanyProfile)}
+    # What seller_printed() reads (the owner's contact, the profile's last edit), in the same
+    # statement: the kept document's key changes when the seller block would.
+    seller = ", ".join(f'o."{name}"' for name in SELLER_PRINTED)
+    sql = (
+        f"SELECT {columns}, "  # noqa: S608 - names from the models, the token a parameter
+        f'EXISTS (SELECT 1 FROM "{table[WebhookEndpoint]}" w WHERE w."active"), {seller}, '
+        f'(SELECT s."updated_at" FROM "{table[CompanyProfile]}" s '
+        f'WHERE s."id" = {int(CompanyProfile.SINGLETON_PK)}) '
+        f'FROM "{table[ShareLink]}" l '
+        f'JOIN "{table[Quote]}" q ON q."id" = l."quote_id" '
+        f'LEFT JOIN "{table[User]}" o ON o."id" = q."owner_id" '
+        f'JOIN "{table[Customer]}" c ON c."id" = q."customer_id" '
+        f'JOIN "{table[Project]}" p ON p."id" = q."project_id" '
+        f'JOIN "{table[QuoteRevision]}" r ON r."quote_id" = q."id" AND r."sent_at" IS NOT NULL '
+        f'WHERE l."token_hash" = %s ORDER BY r."number" DESC LIMIT 1'
+    )
+    return _Lookup(sql=sql, fields=fields)
+
+
+def _converted(field, value, connection):
+    column = field.get_col(field.model._meta.db_table)
+    for convert in (*connection.ops.get_db_converters(column),
+                    *column.get_db_converters(connection)):
+        value = convert(value, column, connection)
+    return value
+
+
+def share_lookup(*, token_hash: str) -> ShareLink | None:
+    """The link of a token hash with its quote, customer, project and the quote's latest sent
+    revision (`link.revision_shown`), and whether any webhook endpoint is active
+    (`link.webhooks_active`), in one statement; None when there is none. Live or not is the
+    caller's question."""
+    lookup = _share_lookup()
+    database = router.db_for_read(ShareLink)
+    connection = connections[database]
+    with connection.cursor() as cursor:
+        cursor.execute(lookup.sql, [token_hash])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    values, instances = iter(row), {}
+    for model, model_fields in lookup.fields.items():
+        instances[model] = model.from_db(
+            database, [f.attname for f in model_fields],
+            [_converted(f, next(values), connection) for f in model_fields])
+    link, quote, revision = instances[ShareLink], instances[Quote], instances[QuoteRevision]
+    quote.customer, quote.project = instances[Customer], instances[Project]
+    link.quote = revision.quote = quote
+    link.revision_shown, link.webhooks_active = revision, bool(next(values))
+    quote.seller_stamp = "|".join(str(value) for value in values)  # as seller_printed() says
+    return link
+
+
+def revision_has_drawing(*, revision: QuoteRevision) -> bool:
+    return QuoteRevision.objects.filter(pk=revision.pk).exclude(design_drawing="").exists()
+
+
+def revision_drawing(*, revision: QuoteRevision) -> str:
+    """The fabric drawing (SVG) of a revision, read only when asked for."""
+    return (
+        QuoteRevision.objects.filter(pk=revision.pk)
+        .values_list("design_drawing", flat=True)
+        .first()
+        or ""
+    )
 
 
 @dataclass(frozen=True)

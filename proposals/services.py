@@ -16,9 +16,10 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import transaction
+from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from integrations.webhooks import webhook_emit
 from portal.models import User
@@ -33,14 +34,17 @@ from quoting.services.errors import (
 )
 from quoting.services.notifications import notify
 from quoting.services.quotes import (
+    ANSWERABLE_WHILE_DRAFTING,
     MAX_LINES_PER_REVISION,
     quote_mark_accepted,
     quote_mark_declined,
+    quote_sent_revision_reinstate,
 )
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 from .pdf import FetchRefused, proposal_pdf
-from .selectors import document_ready_for, revision_shared
+from .selectors import document_ready_for, revision_shared, share_lookup
+from .share import shared_pdf_ready_remember
 
 logger = logging.getLogger(__name__)
 
@@ -203,6 +207,10 @@ def proposal_render(*, document_id: int) -> str | None:
         )
         if not done:  # the sweeper gave our claim to another render: its result stands
             return None
+        revision, language = document.revision, document.language
+        # The share page stops asking the database whether this PDF is ready.
+        transaction.on_commit(
+            lambda: shared_pdf_ready_remember(revision=revision, language=language))
         quote_event(
             document.revision.quote,
             "proposal.ready",
@@ -315,14 +323,12 @@ def share_link_revoke(*, link: ShareLink, user: User) -> ShareLink:
 
 
 def share_link_resolve(token: str) -> ShareLink | None:
-    """The live link of a token; unknown, expired and revoked are all simply None."""
+    """The live link of a token, read in one statement with what its page shows: the quote
+    (customer, project) and its latest sent revision, as `link.revision_shown` (answers re-read
+    it under the quote's lock). Unknown, expired and revoked are all simply None."""
     if not token or len(token) > 128:
         return None
-    link = (
-        ShareLink.objects.filter(token_hash=token_hash(token))
-        .select_related("quote__customer", "quote__project")
-        .first()
-    )
+    link = share_lookup(token_hash=token_hash(token))
     return link if link is not None and link.is_active else None
 
 
@@ -354,58 +360,86 @@ def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
     return browser, system, mobile
 
 
-def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> LinkView:
+def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> None:
+    """Record one open: the view row and the link's counter in one statement on PostgreSQL
+    (its own transaction, no BEGIN/COMMIT round trips), two in a transaction elsewhere. Then
+    quote.viewed, which writes its deliveries (one INSERT) only when an endpoint listens."""
     browser, system, mobile = client_from_user_agent(user_agent or "")
-    with transaction.atomic():
-        view = LinkView.objects.create(
-            link=link, revision_label=revision.label, browser=browser, os=system, is_mobile=mobile
-        )
-        ShareLink.objects.filter(pk=link.pk).update(
-            use_count=F("use_count") + 1, last_used_at=view.at
-        )
-        # Read back under the row lock the UPDATE holds: exactly one open sees 1, however
-        # many arrive at once.
-        if ShareLink.objects.filter(pk=link.pk).values_list("use_count", flat=True).get() == 1:
-            notify(kind=NotificationKind.LINK_OPENED, quote=link.quote,
-                   recipients=[link.quote.owner], who=link.recipient_name,
-                   revision=revision.label)
-        quote_event(
-            link.quote, "quote.viewed", revision=revision.label, link_id=link.pk, viewed_at=view.at
-        )
-    return view
+    at = timezone.now()
+    view = {"link_id": link.pk, "at": at, "revision_label": revision.label,
+            "browser": browser, "os": system, "is_mobile": mobile}
+    connection = connections[router.db_for_write(LinkView)]
+    if connection.vendor == "postgresql" and connection.get_autocommit():
+        views, links = LinkView._meta.db_table, ShareLink._meta.db_table
+        with connection.cursor() as cursor:
+            # One round trip, one implicit transaction. An open is a record, not a promise:
+            # it does not wait for the disk (a crash of the database may lose the last second
+            # of opens, never a customer's answer, which commits as usual). The UPDATE's row
+            # lock makes exactly one open see a count of 1, however many arrive at once.
+            cursor.execute(
+                "SET LOCAL synchronous_commit TO OFF; "  # noqa: S608 - names from the models
+                f'WITH opened AS (INSERT INTO "{views}" ({", ".join(view)}) '
+                f'VALUES ({", ".join(["%s"] * len(view))})) '
+                f'UPDATE "{links}" SET use_count = use_count + 1, last_used_at = %s '
+                f"WHERE id = %s RETURNING use_count",
+                [*view.values(), at, link.pk],
+            )
+            cursor.nextset()  # past SET's empty result, to the UPDATE's
+            row = cursor.fetchone()
+        first_open = row is not None and row[0] == 1
+    else:
+        with transaction.atomic():
+            LinkView.objects.create(**view)
+            ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1,
+                                                        last_used_at=at)
+            # Read back under the row lock the UPDATE holds: exactly one open sees 1.
+            first_open = ShareLink.objects.filter(pk=link.pk).values_list(
+                "use_count", flat=True).get() == 1
+    if first_open:  # once per link: its owner hears the customer opened it
+        notify(kind=NotificationKind.LINK_OPENED, quote=link.quote,
+               recipients=[link.quote.owner], who=link.recipient_name, revision=revision.label)
+    if getattr(link, "webhooks_active", True):  # known from the lookup: mostly nobody listens
+        quote_event(link.quote, "quote.viewed", revision=revision.label, link_id=link.pk,
+                    viewed_at=at)
+    else:
+        logger.info("quote.viewed on %s", link.quote.number)
 
 
 def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:
     """The quote, locked until the answer is recorded, and the revision the customer read, if
     they can still answer it.
 
-    Call inside a transaction: the row lock holds off a re-send (a new revision) between this
-    check and the answer, and the answer's version check refuses one that got in anyway.
+    The latest *sent* revision stays answerable until a newer one is sent: sales drafting the
+    next revision does not take the offer away (the answer reinstates the sent revision). Call
+    inside a transaction: the row lock holds off a re-send between this check and the answer,
+    and the answer's version check refuses one that got in anyway. Messages are in the reader's
+    language (the share routes run in it).
     """
     quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
     if quote.status == QuoteStatus.ACCEPTED:
-        raise IllegalTransition("This offer has already been accepted.", field="status")
+        raise IllegalTransition(_("This offer has already been accepted."), field="status")
     if quote.status == QuoteStatus.DECLINED:
-        raise IllegalTransition("This offer was declined; ask us for a new one.", field="status")
+        raise IllegalTransition(
+            _("This offer was declined; ask us for a new one."), field="status")
     if quote.status == QuoteStatus.EXPIRED or quote.valid_until < timezone.localdate():
         raise QuoteExpired(
-            f"This offer was valid until {quote.valid_until} and can no longer be accepted; "
-            f"ask us for a new revision.",
+            _("This offer was valid until %(date)s and can no longer be accepted; ask us for a "
+              "new revision.") % {"date": quote.valid_until.isoformat()},
             field="status",
         )
     if (
         revision is None
         or revision.number != revision_number
-        or quote.current_revision_id != revision.pk
-        or quote.status != QuoteStatus.SENT
+        or (quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk)
+        or quote.status not in (QuoteStatus.SENT, *ANSWERABLE_WHILE_DRAFTING)
     ):
         raise OfferSuperseded(
-            "This revision has been replaced by a newer one, so it can no longer be answered. "
-            "Reload the page to read the current offer.",
+            _("This revision has been replaced by a newer one, so it can no longer be "
+              "answered. Reload the page to read the current offer."),
             field="revision",
         )
-    return quote, revision
+    return quote_sent_revision_reinstate(quote=quote, revision=revision), revision
 
 
 def _answer(service, quote: Quote, **details) -> Quote:
@@ -416,8 +450,8 @@ def _answer(service, quote: Quote, **details) -> Quote:
         # The quote changed since the customer's page was checked (a re-send, an edit, the
         # expiry job): the answer would land on an offer they never read.
         raise OfferSuperseded(
-            "This offer changed while you were answering, so your answer was not recorded. "
-            "Reload the page to read the current offer.",
+            _("This offer changed while you were answering, so your answer was not recorded. "
+              "Reload the page to read the current offer."),
             field="revision",
         ) from None
 
@@ -427,11 +461,11 @@ def share_accept(
 ) -> Quote:
     name, title = (name or "").strip(), (title or "").strip()
     if not name or len(name) > 100:
-        raise InvalidValue("Enter your name (up to 100 characters).", field="name")
+        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
     if len(title) > 100:
-        raise InvalidValue("Use at most 100 characters for your title.", field="title")
+        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
     if not agreed:
-        raise InvalidValue("Tick the box to accept the terms of this offer.", field="agreed")
+        raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
         quote = _answer(
@@ -450,7 +484,7 @@ def share_accept(
 def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quote:
     reason = (reason or "").strip()
     if len(reason) > 2000:
-        raise InvalidValue("Use at most 2,000 characters.", field="reason")
+        raise InvalidValue(_("Use at most 2,000 characters."), field="reason")
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
         quote = _answer(quote_mark_declined, quote, reason=reason)

@@ -15,6 +15,8 @@ urlpatterns = [
     # Customers (the token is the only key; every route checks it the same way)
     path("p/<str:token>", views.shared_page, name="shared"),
     path("p/<str:token>/pdf", views.shared_pdf, name="shared-pdf"),
+    path("p/<str:token>/drawing", views.shared_drawing, name="shared-drawing"),
+    path("p/<str:token>/drawing.svg", views.shared_drawing_svg, name="shared-drawing-svg"),
     path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
     path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
 ]

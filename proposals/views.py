@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import mark_safe
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
@@ -17,11 +21,12 @@ from quoting.services.errors import QuoteError
 from .forms import AcceptForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
 from .models import ProposalDocument, ShareLink
-from .pdf import shared_content_html
 from .selectors import (
     document_for,
     document_ready_for,
     documents_visible_to,
+    revision_drawing,
+    revision_has_drawing,
     revision_shared,
     share_links_for_panel,
 )
@@ -32,6 +37,13 @@ from .services import (
     share_decline,
     share_link_create,
     share_link_revoke,
+)
+from .share import (
+    SharedBody,
+    shared_body_render,
+    shared_cached,
+    shared_page_remember,
+    shared_pdf_ready_remember,
 )
 
 # --- staff ---------------------------------------------------------------------------------------
@@ -153,77 +165,128 @@ def share_link_cancel(request: HttpRequest, link_id: int) -> HttpResponse:
 # --- customers -----------------------------------------------------------------------------------
 
 
+def _state(quote, revision) -> str:
+    """What the customer can do with the latest sent revision: answer it ("open") until a newer
+    one is sent, also while sales draft the next one."""
+    if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED):
+        return quote.status
+    if quote.valid_until < timezone.localdate():
+        return QuoteStatus.EXPIRED
+    if quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk:
+        return "superseded"  # not reached: the latest sent revision is the current one
+    return "open"
+
+
+def _pdf_ready(revision, language: str, known: bool) -> bool:
+    if known:
+        return True
+    # Asked for on every view until it exists; a frozen revision is never rendered twice.
+    document = document_for(revision=revision, language=language)
+    if document is None:
+        document = proposal_request(revision=revision, user=None, language=language)
+        document.refresh_from_db(fields=["status"])  # rendered already, when Celery runs eagerly
+    if document.status == "ready":
+        shared_pdf_ready_remember(revision=revision, language=language)
+        return True
+    return False
+
+
 def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
                  revision=None):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
-    language = link.quote.customer.language
-    # Asked for on every view until it exists; a frozen revision is never rendered twice.
-    # One query per view once a document exists (ready, or on its way).
-    document = document_for(revision=revision, language=language)
-    if document is None:
-        document = proposal_request(revision=revision, user=None, language=language)
-        document.refresh_from_db(fields=["status"])  # rendered already, when Celery runs eagerly
-    quote = link.quote
-    initial = {"revision": revision.number}
-    if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED):
-        state = quote.status
-    elif quote.valid_until < timezone.localdate():
-        state = QuoteStatus.EXPIRED
-    elif quote.status == QuoteStatus.SENT and quote.current_revision_id == revision.pk:
-        state = "open"
-    else:
-        state = "superseded"
-    return render(
-        request,
+    language = request.share_language
+    state = _state(link.quote, revision)
+    answered = request.GET.get("answered") == "1"
+    plain = not (status != 200 or accept_form or decline_form or error or answered)
+    kept = shared_cached(revision=revision, language=language, state=state)
+    if plain and kept.page is not None:
+        return HttpResponse(kept.page.for_link(_base(request)))
+    body = kept.body or shared_body_render(revision=revision, language=language)
+    pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
+    # No request context: its processors (the user, messages) have nothing for a customer.
+    # The link's own path is the body's marker until the page is served (one page, any link).
+    html = render_to_string(
         "proposals/shared_page.html",
         {
+            "quote": link.quote,
             "revision": revision,
-            # Rendered once per sent revision and language (the per-view work is the rest).
-            "content": shared_content_html(revision=revision, language=language),
-            "base": _base(request),
-            "pdf_ready": document.status == "ready",
+            "content": mark_safe(body.html),  # noqa: S308 - our template's output, autoescaped
+            "base": body.marker,
+            "language": language,
+            "languages": SHARE_LANGUAGES,
+            "pdf_ready": pdf_ready,
             "open": state == "open",
             "state": state,
-            "accept_form": accept_form or AcceptForm(initial=initial),
-            "decline_form": decline_form or DeclineForm(initial=initial),
+            "accept_form": accept_form,
+            "decline_form": decline_form,
             "error": error,
-            "answered": request.GET.get("answered") == "1",
+            "answered": answered,
         },
-        status=status,
     )
+    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
+    if plain:
+        shared_page_remember(revision=revision, language=language, state=state,
+                             pdf_ready=pdf_ready, page=page)
+    return HttpResponse(page.for_link(_base(request)), status=status)
+
+
+# Each language named in itself: a reader finds their own whatever the page's language.
+SHARE_LANGUAGES = (("en", "English"), ("zh-hans", "中文"))
 
 
 @require_GET
 @shared_route
 def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = revision_shared(link=link)
-    if revision is not None:
-        link_view_record(
-            link=link, user_agent=request.headers.get("User-Agent", ""), revision=revision
-        )
+    revision = link.revision_shown  # read with the link, in the same query
+    link_view_record(link=link, user_agent=request.headers.get("User-Agent", ""),
+                     revision=revision)
     return _shared_page(request, link, revision=revision)
 
 
 @require_GET
 @shared_route
 def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = revision_shared(link=link)
-    if revision is None:
-        raise Http404
-    language = link.quote.customer.language
+    revision = link.revision_shown
+    language = request.share_language
     document = document_ready_for(revision=revision, language=language)
     if document is None:
         proposal_request(revision=revision, user=None, language=language)
-        response = render(request, "proposals/shared_pdf_wait.html", status=503)
+        response = render(request, "proposals/shared_pdf_wait.html",
+                          {"base": _base(request), "language": language}, status=503)
         response["Retry-After"] = "30"
         return response
     return _pdf_response(document)
 
 
+@require_GET
+@shared_route
+def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The fabric drawing on a page of its own, at full size (the proposal shows it small)."""
+    revision = link.revision_shown
+    if not revision_has_drawing(revision=revision):
+        raise Http404
+    return render(request, "proposals/shared_drawing.html", {
+        "revision": revision, "quote": link.quote, "base": _base(request),
+        "language": request.share_language})
+
+
+@require_GET
+@shared_route
+def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    drawing = revision_drawing(revision=link.revision_shown)
+    if not drawing:
+        raise Http404
+    return HttpResponse(drawing, content_type="image/svg+xml; charset=utf-8")
+
+
 def _base(request: HttpRequest) -> str:
     return "/".join(request.path.split("/")[:3])  # /p/<token>, whichever route was asked
+
+
+def _back(request: HttpRequest, **query) -> str:
+    return _base(request) + "?" + urlencode({**query, "lang": request.share_language})
 
 
 def _answer(request, link, form_class, service, fields):
@@ -236,7 +299,7 @@ def _answer(request, link, form_class, service, fields):
         service(link=link, revision_number=form.cleaned_data["revision"], **fields(form))
     except QuoteError as exc:
         return _shared_page(request, link, status=exc.status_code, error=exc.message)
-    return redirect(_base(request) + "?answered=1")
+    return redirect(_back(request, answered=1))
 
 
 # Referrer-Policy: no-referrer makes browsers send "Origin: null" with these forms, which Django's
@@ -263,6 +326,13 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
 @require_POST
 @shared_route
 def shared_decline(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """Declining takes two steps: the first answers a page asking to confirm (no script needed);
+    only the confirmed form is recorded."""
+    form = DeclineForm(request.POST)
+    if form.is_valid() and not form.cleaned_data["confirmed"]:
+        return render(request, "proposals/shared_decline_confirm.html", {
+            "quote": link.quote, "revision": link.revision_shown, "form": form,
+            "base": _base(request), "language": request.share_language})
     return _answer(
         request,
         link,

@@ -253,6 +253,13 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
     tax, discount and snapshots. Prices are not looked up again: what was offered stays offered.
     """
     old = _current(quote)
+    set_aside = QuoteRevision.objects.filter(
+        quote=quote, number=old.number + 1, sent_at__isnull=True).first()
+    if set_aside is not None:
+        # The draft set aside when the customer declined the sent revision: the work resumes.
+        quote.current_revision = set_aside
+        quote.save(update_fields=["current_revision", "updated_at"])
+        return set_aside
     new = QuoteRevision.objects.create(
         quote=quote,
         number=old.number + 1,
@@ -285,6 +292,36 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         source=old.label, created=new.label,
     )  # fmt: skip
     return new
+
+
+ANSWERABLE_WHILE_DRAFTING = (
+    QuoteStatus.DRAFT, QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED)
+
+
+def quote_sent_revision_reinstate(*, quote: Quote, revision: QuoteRevision) -> Quote:
+    """The customer answers the sent `revision` while the next one is still a draft: the offer
+    they answer is the one they read, so it is current (and the quote sent) again.
+
+    The draft is kept, unsent, and resumed by the next edit (after a decline); its pending
+    approvals are withdrawn. Call inside the answer's transaction, the quote's row locked.
+    """
+    if quote.current_revision_id == revision.pk or quote.status not in ANSWERABLE_WHILE_DRAFTING:
+        return quote
+    draft = _current(quote)
+    if draft.is_frozen or draft.number != revision.number + 1 or not revision.is_frozen:
+        raise IllegalTransition("This revision can no longer be answered.", field="revision")
+    _claim(quote, expected_version=quote.version)
+    draft.approvals.filter(decision=ApprovalDecision.PENDING).update(
+        decision=ApprovalDecision.WITHDRAWN, decided_at=timezone.now())
+    before = quote.status
+    quote.current_revision, quote.status = revision, QuoteStatus.SENT
+    quote.save(update_fields=["current_revision", "status", "updated_at"])
+    _event(
+        quote, QuoteEventVerb.STATUS_CHANGED, actor=None, revision=revision, before=before,
+        after=QuoteStatus.SENT, reason="answered by the customer while the next revision was a "
+        "draft", set_aside=draft.label,
+    )  # fmt: skip
+    return quote
 
 
 def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:

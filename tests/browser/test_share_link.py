@@ -28,7 +28,8 @@ def test_a_customer_reads_downloads_and_accepts_and_sales_sees_it(
     page.set_default_timeout(30_000)
     page.goto(f"{live_server.url}/p/{token}")
     assert world.customer.company in page.content()
-    assert page.locator("h1").first.inner_text().startswith("Proposal")
+    assert page.locator("h1").first.inner_text().startswith(f"Offer {quote.number}")
+    assert page.locator(".cover h1").inner_text().startswith("Proposal")
 
     with page.expect_download() as download:
         page.click("#download-pdf")
@@ -36,10 +37,11 @@ def test_a_customer_reads_downloads_and_accepts_and_sales_sees_it(
     download.value.save_as(saved)
     assert Path(saved).read_bytes().startswith(b"%PDF")
 
+    page.click("#accept summary")  # the offer's first screen: accept or decline
     page.fill("#id_name", "Li Wei")
     page.fill("#id_title", "CTO")
     page.check("#id_agreed")
-    page.click("form.accept button[type=submit]")
+    page.click("#accept button[type=submit]")
     page.wait_for_selector("text=we have received your answer")
     assert page.locator("[data-status=accepted]").count() == 1
     customer.close()
