@@ -203,21 +203,27 @@ def test_the_pdf_names_the_seller_its_bank_and_tax_number_and_the_sales_engineer
 
 
 def test_the_share_page_shows_the_seller_and_the_sales_engineer(world, profile):
-    from proposals.pdf import shared_content_html
+    from django.test import Client
+
+    from proposals.services import share_link_create
 
     world.sales.first_name, world.sales.phone = "Wei", "+86 138 0000 0001"
     world.sales.save()
     quote = quote_sent(world)
+    _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Chen")
 
-    html = str(shared_content_html(revision=quote.current_revision, language="en"))
+    html = Client().get(f"/p/{token}?lang=en").content.decode()
 
     assert "Shenzhen Fabric Networks Co., Ltd." in html and "+86 138 0000 0001" in html
-    assert "Signature" not in html  # signing is for paper: the page has its accept form
+    assert "Signature and company seal" not in html  # for paper: the page has its accept form
 
     profile.legal_name_en = "Fabric Networks HK Ltd."
     profile.save()
-    again = str(shared_content_html(revision=quote.current_revision, language="en"))
-    assert "Fabric Networks HK Ltd." in again  # an edited profile is not served from the cache
+    world.sales.phone = "+86 138 0000 0002"
+    world.sales.save()
+    again = Client().get(f"/p/{token}?lang=en").content.decode()
+    # An edited profile or contact is not served from the kept page.
+    assert "Fabric Networks HK Ltd." in again and "+86 138 0000 0002" in again
 
 
 def test_the_uploaded_logo_is_printed_as_a_data_image(world, profile):

@@ -116,7 +116,8 @@ def test_the_customer_accepting_on_the_link_tells_the_owner_who_signed(world, se
 
 
 def test_the_customer_declining_tells_the_owner_with_their_reason(world, sent, token):
-    Client().post(f"/p/{token}/decline", {"revision": 1, "reason": "Over budget"})
+    Client().post(f"/p/{token}/decline",
+                  {"revision": 1, "reason": "Over budget", "confirmed": "True"})
     declined = Notification.objects.get(kind=Kind.QUOTE_DECLINED)
     assert declined.recipient == world.sales
     assert declined.message() == f"Pengcheng University declined {sent.number}."
@@ -198,7 +199,8 @@ def test_a_chinese_recipient_gets_the_email_in_chinese(
     world.sales.language = "zh-hans"
     world.sales.save(update_fields=["language"])
     with django_capture_on_commit_callbacks(execute=True):
-        Client().post(f"/p/{token}/decline", {"revision": 1, "reason": "预算不足"})
+        Client().post(f"/p/{token}/decline",
+                      {"revision": 1, "reason": "预算不足", "confirmed": "True"})
     (declined,) = mailoutbox
     assert declined.subject == f"FabricQuote · {sent.number} 已被拒绝"
     assert f"Pengcheng University 拒绝了 {sent.number}。" in declined.body
