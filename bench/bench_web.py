@@ -393,7 +393,7 @@ def seed(*, quotes: int) -> Seeded:
     from integrations.models import TokenScope
     from integrations.services import api_token_issue
     from portal.models import SALES, User
-    from proposals.services import share_link_create
+    from proposals.services import proposal_render, proposal_request, share_link_create
     from quoting.models import Customer, LineKind, Project, QuoteLine, Section, Team
     from quoting.services.customers import design_save
     from quoting.services.quotes import quote_create_from_design, quote_send
@@ -433,6 +433,10 @@ def seed(*, quotes: int) -> Seeded:
     quote.refresh_from_db()
     quote_send(quote=quote, user=user, expected_version=quote.version)
     _, share_token = share_link_create(quote=quote, user=user, recipient_name="Bench reader")
+    # Its PDF rendered here, as a worker would have: the share page is measured as customers
+    # see it days after sending (download ready), not while the PDF is being made.
+    document = proposal_request(revision=quote.current_revision, user=user)
+    proposal_render(document_id=document.pk)
     _, api_token = api_token_issue(user=user, scope=TokenScope.READ, name="bench")
     browser = Client()
     browser.force_login(user)
