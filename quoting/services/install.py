@@ -38,8 +38,9 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
     if errors:
         raise InvalidInput(errors)
     with transaction.atomic():
-        locked = QuoteRevision.objects.select_for_update().select_related("design").get(
-            pk=revision.pk)
+        # Lock the revision row only: its design (nullable) is read alongside.
+        locked = (QuoteRevision.objects.select_for_update(of=("self",))
+                  .select_related("design").get(pk=revision.pk))
         same = (InstallPack.objects.filter(revision=locked, site=site)
                 .exclude(status=InstallPackStatus.FAILED).order_by("pk"))
         existing = same.first() if locked.is_frozen else same.filter(
