@@ -9,24 +9,13 @@ import pytest
 
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
+from tests.browser.conftest import assert_no_serious_axe_violations
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import quote_reload, world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DESK, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
-
-
-def axe_serious(page) -> list[str]:
-    """axe-core's serious and critical violations on the page, one line each."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    violations = Axe().run(page).response["violations"]
-    return [
-        f"{v['id']} ({v['impact']}): {[n['target'] for n in v['nodes']][:5]}"
-        for v in violations
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 @pytest.fixture
@@ -77,7 +66,7 @@ def test_the_share_page_puts_the_offer_first_fits_the_screen_and_passes_axe(
     for selector in (".offer-total", "#accept summary", "#decline summary"):
         box = page.locator(selector).bounding_box()
         assert box is not None and box["y"] + box["height"] <= viewport["height"], selector
-    assert axe_serious(page) == []
+    assert_no_serious_axe_violations(page)
     assert page.csp_violations == []
 
 
