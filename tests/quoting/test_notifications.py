@@ -98,6 +98,19 @@ def test_the_first_open_of_a_link_tells_the_owner_once_and_later_opens_tell_nobo
         f"Dr Li opened the link to {sent.number} (Pengcheng University) for the first time.")
 
 
+@pytest.mark.django_db(transaction=True)
+def test_the_first_open_notifies_once_when_the_open_is_recorded_in_one_statement(
+    world, sent, token
+):
+    """Outside a test transaction (autocommit, as served) PostgreSQL records the open with one
+    statement and reads the count back from it; elsewhere this is the two-statement path."""
+    for _ in range(3):
+        assert Client().get(f"/p/{token}").status_code == 200
+    assert _kinds(world.sales) == [Kind.LINK_OPENED]
+    link = sent.share_links.get()
+    assert (link.use_count, link.views.count()) == (3, 3)
+
+
 def test_a_second_link_to_the_same_quote_has_its_own_first_open(world, sent, token):
     _link, other = share_link_create(quote=sent, user=world.sales, recipient_name="")
     Client().get(f"/p/{token}")
