@@ -140,3 +140,99 @@ class LinkView(models.Model):
 
     def __str__(self) -> str:
         return f"{self.link_id} {self.at:%Y-%m-%d %H:%M}"
+
+
+class SignatureKind(models.TextChoices):
+    DRAWN = "drawn", _("Drawn")
+    TYPED = "typed", _("Typed")
+
+
+class Acceptance(models.Model):
+    """The customer's signed yes to one revision: who signed, the exact PDF they accepted (by its
+    SHA-256), what they chose among the offered options, their purchase details, and the signed
+    copy a worker makes of it (the original's pages unchanged plus a certificate page).
+
+    One per revision: a revision is accepted once (the quote's status guards a second answer).
+    """
+
+    revision = models.OneToOneField(
+        QuoteRevision, on_delete=models.CASCADE, related_name="acceptance",
+        verbose_name=_("revision"),
+    )
+    link = models.ForeignKey(
+        ShareLink, on_delete=models.SET_NULL, null=True, blank=True, related_name="acceptances",
+        verbose_name=_("share link"),
+    )
+    # Who, when, from what
+    signer_name = models.CharField(_("signer"), max_length=100)
+    signer_title = models.CharField(_("title"), max_length=100, blank=True)
+    signer_company = models.CharField(_("company"), max_length=200, blank=True)
+    signed_at = models.DateTimeField(_("signed"), default=timezone.now)
+    # The signer's own time zone as their browser named it (IANA, e.g. "Asia/Shanghai"), so the
+    # certificate can print the time they saw; empty when no script ran.
+    signer_timezone = models.CharField(_("signer's time zone"), max_length=64, blank=True)
+    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES,
+                                blank=True)
+    browser = models.CharField(_("browser"), max_length=20, blank=True)
+    os = models.CharField(_("system"), max_length=20, blank=True)
+    is_mobile = models.BooleanField(_("mobile"), default=False)
+    user_agent = models.CharField(_("user agent"), max_length=400, blank=True)
+    # The signature: drawn on a canvas, or typed and rendered; kept as the PNG shown.
+    signature_kind = models.CharField(_("signature"), max_length=10,
+                                      choices=SignatureKind.choices, blank=True)
+    signature_text = models.CharField(_("typed signature"), max_length=100, blank=True)
+    signature_png = models.BinaryField(_("signature image"), null=True, blank=True,
+                                       editable=False)
+    # The exact document accepted
+    document = models.ForeignKey(
+        ProposalDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        verbose_name=_("accepted PDF"),
+    )
+    document_sha256 = models.CharField(_("accepted PDF's SHA-256"), max_length=64, blank=True)
+    # What the customer chose (#15 item 2): the alternative (a line group of the alternatives
+    # section; empty = the offer as quoted) and the optional lines included (their keys), with
+    # the totals the server computed for that choice.
+    chosen_alternative = models.CharField(_("chosen alternative"), max_length=100, blank=True)
+    chosen_optional = models.JSONField(_("optional items included"), default=list, blank=True)
+    subtotal = models.DecimalField(_("subtotal"), max_digits=16, decimal_places=2, null=True,
+                                   blank=True)
+    discount_amount = models.DecimalField(_("discount"), max_digits=16, decimal_places=2,
+                                          null=True, blank=True)
+    net = models.DecimalField(_("net"), max_digits=16, decimal_places=2, null=True, blank=True)
+    tax_amount = models.DecimalField(_("VAT"), max_digits=16, decimal_places=2, null=True,
+                                     blank=True)
+    total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, null=True,
+                                blank=True)
+    # Purchase details (#15 item 3)
+    po_number = models.CharField(_("PO number"), max_length=64, blank=True)
+    invoice_company = models.CharField(_("invoice company name"), max_length=200, blank=True)
+    invoice_tax_id = models.CharField(_("unified social credit code"), max_length=18,
+                                      blank=True)
+    invoice_address_phone = models.CharField(_("invoice address and phone"), max_length=300,
+                                             blank=True)
+    invoice_bank_account = models.CharField(_("invoice bank and account"), max_length=300,
+                                            blank=True)
+    # The signed copy, made by a worker
+    signed_status = models.CharField(_("signed copy"), max_length=10,
+                                     choices=DocumentStatus.choices,
+                                     default=DocumentStatus.PENDING, db_index=True)
+    signed_attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    signed_error = models.CharField(_("error"), max_length=500, blank=True)
+    signed_pdf = models.BinaryField(_("signed copy"), null=True, blank=True, editable=False)
+    signed_sha256 = models.CharField(_("signed copy's SHA-256"), max_length=64, blank=True)
+    signed_ready_at = models.DateTimeField(_("signed copy made"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-signed_at", "-pk"]
+        verbose_name = _("acceptance")
+        verbose_name_plural = _("acceptances")
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(signed_status="ready")
+                | (Q(signed_pdf__isnull=False) & ~Q(signed_sha256="")),
+                name="ready_signed_copy_has_pdf",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.revision} {self.signer_name}"

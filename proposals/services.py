@@ -41,7 +41,7 @@ from quoting.services.quotes import (
     quote_sent_revision_reinstate,
 )
 
-from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .models import Acceptance, DocumentStatus, LinkView, ProposalDocument, ShareLink
 from .pdf import FetchRefused, proposal_pdf
 from .selectors import document_ready_for, revision_shared, share_lookup
 from .share import shared_pdf_ready_remember
@@ -457,8 +457,11 @@ def _answer(service, quote: Quote, **details) -> Quote:
 
 
 def share_accept(
-    *, link: ShareLink, revision_number: int, name: str, title: str, agreed: bool
+    *, link: ShareLink, revision_number: int, name: str, title: str, agreed: bool,
+    user_agent: str = "", language: str = "",
 ) -> Quote:
+    """The customer's yes through a link: the quote is marked accepted and an Acceptance row
+    records who signed, from what, and for which revision, in the same transaction."""
     name, title = (name or "").strip(), (title or "").strip()
     if not name or len(name) > 100:
         raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
@@ -476,6 +479,12 @@ def share_accept(
             revision_label=revision.label,
             via="share link",
             link=link.pk,
+        )
+        browser, system, mobile = client_from_user_agent(user_agent or "")
+        Acceptance.objects.create(
+            revision=revision, link=link, signer_name=name, signer_title=title,
+            language=language[:10], browser=browser, os=system, is_mobile=mobile,
+            user_agent=(user_agent or "")[:400],
         )
         quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
     return quote

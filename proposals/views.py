@@ -318,6 +318,8 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
             "name": f.cleaned_data["name"],
             "title": f.cleaned_data["title"],
             "agreed": f.cleaned_data["agreed"],
+            "user_agent": request.headers.get("User-Agent", ""),
+            "language": request.share_language,
         },
     )
 

@@ -138,3 +138,14 @@ def test_on_postgresql_a_re_send_waits_for_the_answer_and_the_answer_lands_on_r1
     assert outcomes["staff"] in ("StaleVersion", "IllegalTransition")
     final = quote_reload(quote)
     assert (final.status, final.current_revision.number) == (QuoteStatus.ACCEPTED, 1)
+
+
+def test_an_acceptance_through_a_link_records_who_signed_which_revision(link):
+    from proposals.models import Acceptance
+
+    share_accept(link=link, revision_number=1, name="Li Wei", title="CTO", agreed=True,
+                 user_agent="Mozilla/5.0 (iPhone) Safari/604.1", language="zh-hans")
+    acceptance = Acceptance.objects.get()
+    assert (acceptance.revision.number, acceptance.link, acceptance.signer_name,
+            acceptance.signer_title) == (1, link, "Li Wei", "CTO")
+    assert (acceptance.os, acceptance.is_mobile, acceptance.language) == ("iOS", True, "zh-hans")
