@@ -134,6 +134,7 @@ class InstallLayout:
     # Translatable messages; `warnings` below is their English text (the pack's files, the CLI).
     warning_messages: list[Message]
     _locations: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, ProductSpec] = field(default_factory=dict)  # the catalog by part number
 
     @property
     def warnings(self) -> list[str]:
@@ -390,7 +391,7 @@ def plan_layout(
     for role, prefix in (("in-band management", "mgmt-inband"),
                          ("out-of-band management", "mgmt-oob")):
         for line in design.bom:
-            if line.role == role:
+            if line.role == role and line.category == "switch":  # not its patch cords
                 part = by_sku.get(line.sku)
                 typical, maximum = _power(part)
                 for index in range(line.quantity):
@@ -438,7 +439,7 @@ def plan_layout(
             site_rows=site.rows))
 
     layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
-                           server_units, server_max_kw, warnings)
+                           server_units, server_max_kw, warnings, parts=by_sku)
     layout.cables = list(_cables(layout, rename, by_sku))
     for rack in layout.racks:
         if rack.max_kw > site.rack_power_kw + 1e-9:
@@ -447,7 +448,17 @@ def plan_layout(
                              "budget."),
                 rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
     _length_warnings(layout)
+    _add_management_cables(layout, by_sku)
     return layout
+
+
+def _add_management_cables(layout: InstallLayout, by_sku: dict[str, ProductSpec]) -> None:
+    """The out-of-band network's cables after the fabric's (install/management.py)."""
+    from quoting.engine.install.management import management_cables, management_warnings
+
+    first = len({c.base_id for c in layout.cables}) + 1
+    layout.cables.extend(management_cables(layout, by_sku, first))
+    management_warnings(layout)
 
 
 def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:
