@@ -17,6 +17,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.install import SiteInputs, plan_layout
 from quoting.engine.install import exports
+from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.exports import port_map_csv
 from quoting.engine.install.pack import PACK_FILE_NAMES, pack_zip_chunks
 
@@ -420,3 +421,6 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     hgx_racks = list(csv.DictReader(io.StringIO("".join(
         exports.racks_csv(plan_layout(hgx, SiteInputs(), catalog))))))
     assert hgx_racks[0]["weight_kg"] == "n/a"
+    # The elevations print the same figure on each rack.
+    assert "391 kg" in "".join(rack_elevations_svg(layout))
+    assert "weight n/a" in "".join(rack_elevations_svg(plan_layout(hgx, SiteInputs(), catalog)))
