@@ -15,11 +15,11 @@ import pytest
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric
-from quoting.engine.install import SiteInputs, plan_layout
-from quoting.engine.install import exports
+from quoting.engine.install import SiteInputs, exports, plan_layout
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.exports import port_map_csv
 from quoting.engine.install.pack import PACK_FILE_NAMES, pack_zip_chunks
+from quoting.engine.install.pdf import rack_elevations_pdf
 
 U_M = 0.04445  # 1.75 in
 
@@ -424,3 +424,5 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     # The elevations print the same figure on each rack.
     assert "391 kg" in "".join(rack_elevations_svg(layout))
     assert "weight n/a" in "".join(rack_elevations_svg(plan_layout(hgx, SiteInputs(), catalog)))
+    pdf = pypdf.PdfReader(io.BytesIO(b"".join(rack_elevations_pdf(layout))), strict=True)
+    assert "391 kg" in pdf.pages[0].extract_text()
