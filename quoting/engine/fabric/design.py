@@ -878,8 +878,9 @@ def _management(
             oob_switches += 1
         oob_cables = endpoints + oob_switches
         tally.add(part, oob_switches, "out-of-band management")
-        # The management switches sit with the spines: a run as long as the leaves' uplinks.
-        distance = max(distance_m(req.server_to_leaf), distance_m(req.leaf_to_spine))
+        # The management switches stand among the racks they serve, as the leaves stand at
+        # their scalable unit's end: a run as long as a server's to its leaf.
+        distance = distance_m(req.server_to_leaf)
         cord = parts.pick_patch_cord(catalog, distance)
         if cord is not None:
             tally.add(cord, oob_cables, "out-of-band management")

@@ -376,9 +376,11 @@ def plan_layout(
                           for s in range(t.spines_per_pod)]
             placer.fill("network", pod_spines, optics_w=optics_w)
 
-    # The network row: spines, cores, the UFM appliances and the management switches.
+    # The network row: spines, cores, the UFM appliances and the in-band management switches;
+    # the out-of-band ones go beside the racks they serve, once the fabric is cabled.
     placer.new_row()
     extra: list[Device] = []
+    oob_switches: list[Device] = []
     if design.ufm:
         appliance = next((by_sku[b.sku] for b in design.bom
                           if b.role == "subnet manager" and b.sku in by_sku
@@ -395,8 +397,9 @@ def plan_layout(
                 part = by_sku.get(line.sku)
                 typical, maximum = _power(part)
                 for index in range(line.quantity):
-                    extra.append(Device(f"{prefix}-{index + 1:02d}", role, line.sku,
-                                        (part and part.rack_units) or 1, typical, maximum, True))
+                    (oob_switches if role == "out-of-band management" else extra).append(Device(
+                        f"{prefix}-{index + 1:02d}", role, line.sku,
+                        (part and part.rack_units) or 1, typical, maximum, True))
     top = list(spines_by_name.values()) + fabric["core"] + extra
     if top:
         placer.fill("network", top, optics_w=optics_w)
@@ -448,14 +451,22 @@ def plan_layout(
                              "budget."),
                 rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
     _length_warnings(layout)
-    _add_management_cables(layout, by_sku)
+    _add_management_network(layout, by_sku, placer, oob_switches)
     return layout
 
 
-def _add_management_cables(layout: InstallLayout, by_sku: dict[str, ProductSpec]) -> None:
-    """The out-of-band network's cables after the fabric's (install/management.py)."""
-    from quoting.engine.install.management import management_cables, management_warnings
+def _add_management_network(
+    layout: InstallLayout, by_sku: dict[str, ProductSpec], placer: _Placer,
+    switches: list[Device],
+) -> None:
+    """The out-of-band switches and their cables, after the fabric's (install/management.py)."""
+    from quoting.engine.install.management import (
+        management_cables,
+        management_warnings,
+        place_management_switches,
+    )
 
+    place_management_switches(layout, placer, switches)
     first = len({c.base_id for c in layout.cables}) + 1
     layout.cables.extend(management_cables(layout, by_sku, first))
     management_warnings(layout)

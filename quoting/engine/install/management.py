@@ -1,5 +1,11 @@
-"""The out-of-band management network's cables: every server's BMC, every switch's and UFM
-appliance's management port, and the management switches' own, to the management switches.
+"""The out-of-band management network: its switches placed beside the racks they serve, and
+its cables: every server's BMC, every switch's and UFM appliance's management port, and the
+management switches' own, to the management switches.
+
+A management switch serves the next 48 (its port count) management ports in placement order, so
+it goes into the rack nearest the middle of those devices that still has a free U and power
+budget (servers' racks usually have both); a 1GbE copper run must stay within 100 m, which one
+management row far from the compute rows would not in a large hall.
 
 The design quotes one RJ45 patch cord per management port (its BOM role "out-of-band
 management"); here each gets an ID, both ends, a routed length and its length class, like the
@@ -17,6 +23,7 @@ from quoting.engine.catalog import ProductSpec
 from quoting.engine.install.layout import (
     OTHER_COLOUR,
     Cable,
+    Device,
     InstallLayout,
     _length_classes,
     route_length,
@@ -27,6 +34,45 @@ TIER = "oob-management"
 OOB_ROLE = "out-of-band management"
 # Cat6A (and Cat6) channels reach 100 m.
 TWISTED_PAIR_REACH_M = 100.0
+
+
+def _ports(layout: InstallLayout, switches: list[Device]) -> int:
+    spec = layout.parts.get(switches[0].part)
+    return spec.port_count if spec and spec.port_count else 48
+
+
+def _served(endpoints: list[Device], number: int, ports: int) -> list[Device]:
+    """What management switch `number` serves: the next ports - 1 management ports in
+    placement order; its last port takes its own management port (the design counts one port
+    per switch for it: endpoints <= (ports - 1) x switches)."""
+    return endpoints[number * (ports - 1):(number + 1) * (ports - 1)]
+
+
+def place_management_switches(layout: InstallLayout, placer, switches: list[Device]) -> None:
+    """Each switch into the rack nearest the middle of the devices it serves that has a free U
+    and power budget; a new network rack when none has. Runs after the fabric is cabled, so
+    every rack's power already holds its optics."""
+    if not switches:
+        return
+    site = layout.site
+    ports = _ports(layout, switches)
+    endpoints = list(layout.devices.values())
+    budget_w = site.rack_power_kw * 1000
+
+    def metres(rack, origin) -> float:
+        return (abs(rack.row - origin.row) * site.row_spacing_m
+                + abs(rack.position - origin.position) * site.rack_pitch_m)
+
+    for number, switch in enumerate(switches):
+        group = _served(endpoints, number, ports) or endpoints[-1:]
+        origin = layout.racks[group[len(group) // 2].rack]
+        for rack in sorted(layout.racks, key=lambda r: (metres(r, origin), r.index)):
+            if (rack.units_used + switch.units <= site.rack_units
+                    and rack.network_max_w + rack.server_max_w + switch.max_w <= budget_w):
+                placer.put(rack, switch)
+                break
+        else:
+            placer.fill("network", [switch])
 
 
 def management_port(role: str) -> str:
@@ -45,25 +91,23 @@ def management_cables(
     part = by_sku.get(cord)
     classes = _length_classes(part, by_sku)
     switch_spec = by_sku.get(switches[0].part)
-    ports = (switch_spec.port_count if switch_spec and switch_spec.port_count else 48)
+    ports = _ports(layout, switches)
     speed = (switch_spec.port_speed_gbps if switch_spec and switch_spec.port_speed_gbps else 1)
-    # Everything else first, then the management switches' own ports.
-    endpoints = [d for d in layout.devices.values() if d.role != OOB_ROLE] + switches
+    endpoints = [d for d in layout.devices.values() if d.role != OOB_ROLE]
     colour, colour_hex = OTHER_COLOUR
-    for index, device in enumerate(endpoints):
-        switch, port = divmod(index, ports)
-        if switch >= len(switches):  # more ports than the design counted: never cable twice
-            break
-        far = switches[switch].name
-        length = route_length(layout, device.name, far)
-        if cord:
-            layout.rack_of(device.name).parts[cord] += 1
-        yield Cable(
-            f"C{first_number + index:06d}", TIER, None, cord, part.media if part else "",
-            device.name, management_port(device.role), far, f"p{port + 1}", length,
-            next((c for c in classes if c >= length), None), part.length_m if part else None,
-            colour, colour_hex, speed,
-        )
+    number = first_number
+    for index, switch in enumerate(switches):
+        for port, device in enumerate([*_served(endpoints, index, ports), switch], 1):
+            length = route_length(layout, device.name, switch.name)
+            if cord:
+                layout.rack_of(device.name).parts[cord] += 1
+            yield Cable(
+                f"C{number:06d}", TIER, None, cord, part.media if part else "",
+                device.name, management_port(device.role), switch.name, f"p{port}", length,
+                next((c for c in classes if c >= length), None),
+                part.length_m if part else None, colour, colour_hex, speed,
+            )
+            number += 1
 
 
 def management_warnings(layout: InstallLayout) -> None:
@@ -72,7 +116,7 @@ def management_warnings(layout: InstallLayout) -> None:
     if long:
         layout.warning_messages.append(message(gettext_noop(
             "{count} out-of-band management runs are longer than the quoted patch cord (up to "
-            "{worst:g} m): set the design's leaf-to-spine distance to at least {metres} m to "
+            "{worst:g} m): set the design's server-to-leaf distance to at least {metres} m to "
             "quote the right cords."), count=len(long), worst=max(long),
             metres=math.ceil(max(long))))
     beyond = [c.length_m for c in runs if c.length_m > TWISTED_PAIR_REACH_M]

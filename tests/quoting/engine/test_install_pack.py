@@ -426,3 +426,21 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     assert "weight n/a" in "".join(rack_elevations_svg(plan_layout(hgx, SiteInputs(), catalog)))
     pdf = pypdf.PdfReader(io.BytesIO(b"".join(rack_elevations_pdf(layout))), strict=True)
     assert "391 kg" in pdf.pages[0].extract_text()
+
+
+def test_management_switches_stand_near_the_racks_they_serve(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=4096, outofband_management=True),
+                           catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    runs = [c for c in layout.cables if c.tier == "oob-management"]
+    assert len(runs) == design.management.outofband_cables
+    # A management row across a 17-row hall would need runs of 50 m and more.
+    assert max(c.length_m for c in runs) <= 20
+    assert all(c.length_class_m is not None and c.length_class_m <= c.quoted_m for c in runs)
+    # Each switch's own management port is on its own last used port.
+    for c in runs:
+        if c.a_device.startswith("mgmt-oob-"):
+            assert c.z_device == c.a_device
+    # Placing them put no rack over its power budget or height.
+    assert not any("over its" in w for w in layout.warnings)
+    assert all(r.units_used <= layout.site.rack_units for r in layout.racks)
