@@ -140,10 +140,11 @@ def port_map_csv(layout: InstallLayout) -> Iterator[str]:
                     yield row(device.name, port, cabled.get(port), spec.port_speed_gbps or "")
                     continue
                 split = max(_split(layout, device.name), len(lanes))
+                lane_speed = (spec.port_speed_gbps or 0) // split or ""
                 for lane in range(1, split + 1):
                     name = f"{port}/{lane}"
                     listed.add(name)
-                    yield row(device.name, name, cabled.get(name), "")
+                    yield row(device.name, name, cabled.get(name), lane_speed)
             # Anything cabled off the panel (the management port): after it, never lost.
             for port in sorted(set(cabled) - listed, key=_port_key):
                 yield row(device.name, port, cabled[port], "")
