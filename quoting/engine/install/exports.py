@@ -414,7 +414,9 @@ def _management_note(layout: InstallLayout) -> Iterator[str]:
                f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
                "every switch's and UFM appliance's management port, and the management "
                "switches' own, to the management switches' ports p1, p2 ... in placement "
-               "order. They are not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n")
+               "order (a switch's own port last). Each management switch stands in the rack "
+               "nearest the devices it serves that has a free U and power to spare. They are "
+               "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n")
     if management.inband_cables:
         yield (f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
                "in the cable schedule (no catalog part); the in-band switches are placed in the "
