@@ -3,8 +3,9 @@
 Servers are placed by scalable unit (a rail group: the servers whose NICs share one leaf per
 rail), filling compute racks from the bottom; the SU's leaves (every plane's) sit in a network
 rack at the end of the SU's run of racks, as NVIDIA's reference architectures place them. An SU
-never straddles two rows. Spines, cores, UFM appliances and management switches fill network
-racks in a row of their own after the compute rows; a storage fabric gets its own row too.
+never straddles two rows. Spines, cores, UFM appliances and in-band management switches fill
+network racks in a row of their own after the compute rows; a storage fabric gets its own row
+too. Out-of-band management switches stand beside the racks they serve (install/management.py).
 
 Names are stable and hostname-like: `su1-r03-node07` (SU 1, its third compute rack, the seventh
 server from the bottom), `su1-leaf-r2` (rail 2's leaf; `su1-p2-leaf-r2` on plane 2), spines and
