@@ -22,14 +22,18 @@ from quoting.engine.install import SiteInputs, plan_layout  # noqa: E402
 from quoting.engine.install.pack import pack_zip_chunks  # noqa: E402
 
 SIZES = (256, 4096, 16384)
+# Each size plain, then with the out-of-band management network (a patch cord per server BMC
+# and per switch in the schedule).
+CASES = tuple((gpus, oob) for gpus in SIZES for oob in (False, True))
 
 
 def main() -> None:
     catalog = load_catalog()
-    print(f"{'GPUs':>6} {'cables':>7} {'racks':>6} {'layout s':>9} {'zip s':>7} "
+    print(f"{'GPUs':>6} {'oob':>4} {'cables':>7} {'racks':>6} {'layout s':>9} {'zip s':>7} "
           f"{'total s':>8} {'zip MB':>7} {'peak MB':>8}")
-    for gpus in SIZES:
-        design = design_fabric(FabricRequirements(gpu_count=gpus), catalog)
+    for gpus, oob in CASES:
+        design = design_fabric(
+            FabricRequirements(gpu_count=gpus, outofband_management=oob), catalog)
         tracemalloc.start()
         start = time.perf_counter()
         layout = plan_layout(design, SiteInputs(), catalog)
@@ -38,9 +42,9 @@ def main() -> None:
         done = time.perf_counter()
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"{gpus:>6} {len(layout.cables):>7} {len(layout.racks):>6} "
-              f"{planned - start:>9.2f} {done - planned:>7.2f} {done - start:>8.2f} "
-              f"{size / 1e6:>7.2f} {peak / 1e6:>8.1f}")
+        print(f"{gpus:>6} {'yes' if oob else 'no':>4} {len(layout.cables):>7} "
+              f"{len(layout.racks):>6} {planned - start:>9.2f} {done - planned:>7.2f} "
+              f"{done - start:>8.2f} {size / 1e6:>7.2f} {peak / 1e6:>8.1f}")
         # Without tracemalloc's own overhead; CPU time too, as the machine may be shared.
         start, cpu = time.perf_counter(), time.process_time()
         layout = plan_layout(design, SiteInputs(), catalog)

@@ -35,7 +35,7 @@ class ProductAdmin(admin.ModelAdmin):
                            "lifecycle", "unit", "description_en", "description_zh"]}),
         (_("Ports and power"), {"fields": ["port_count", "port_speed_gbps", "cage_type",
                                            "cage_count", "managed", "rack_units",
-                                           "power_typical_w", "power_max_w"]}),
+                                           "power_typical_w", "power_max_w", "weight_kg"]}),
         (_("Optics and cables"), {"fields": ["media", "reach_m", "length_m", "form_factor",
                                              "ports_per_module", "breakout"]}),
         (_("Servers"), {"fields": ["gpu_model", "gpu_count", "gpu_peak_tflops"]}),

@@ -89,6 +89,7 @@ class Media(models.TextChoices):
     AOC = "aoc", _("Active optical cable (AOC)")
     MULTIMODE = "multimode", _("Multimode fibre")
     SINGLEMODE = "singlemode", _("Single-mode fibre")
+    TWISTED_PAIR = "twisted-pair", _("Twisted pair (RJ45 patch cord)")
 
 
 class FormFactor(models.TextChoices):
@@ -116,7 +117,7 @@ SERVER_HOST_LAYOUT = ("generation", "port_count", "port_speed_gbps", "cage_type"
 SPEC_FIELDS = (
     "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
     "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
-    "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops",
+    "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops", "weight_kg",
 )
 
 
@@ -191,6 +192,11 @@ class Product(models.Model):
     gpu_model = models.CharField(_("GPU model"), max_length=32, blank=True)
     gpu_count = _positive_small(_("GPUs"))
     gpu_peak_tflops = _decimal(_("peak dense BF16 TFLOP/s per GPU"))
+    weight_kg = models.DecimalField(
+        _("weight (kg)"), max_digits=7, decimal_places=2, null=True, blank=True,
+        validators=[MinValueValidator(0)],
+        help_text=_("The datasheet's weight; empty when unknown (a rack's weight then reads n/a)."),
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -41,6 +41,7 @@ class ProductSpec:
     gpu_model: str = ""
     gpu_count: int | None = None
     gpu_peak_tflops: float | None = None  # dense BF16 per GPU
+    weight_kg: float | None = None  # None: unknown, never guessed
 
     @property
     def ports_per_cage(self) -> int:

@@ -32,7 +32,8 @@ DRAWING_STYLE = (
     ".count{font-size:11px;fill:#0b5cad;text-anchor:start}"
     "rect{stroke:#57606a;fill:#fff}.leaf{fill:#e8f1fb}.spine,.core{fill:#dff3e4}"
     ".servers{fill:#f6f8fa}.more{fill:#fff;stroke-dasharray:4 3}.band{fill:#f3faf5}"
-    ".bundle{stroke:#0b5cad;stroke-width:4;opacity:.5}"
+    ".bundle{stroke:#0b5cad;stroke-width:4;opacity:.5}.storage{fill:#f3e5f5}"
+    ".storage-band{fill:#fbf5fc}.storage-bundle{stroke:#8e24aa;stroke-width:4;opacity:.5}"
 )
 
 
@@ -135,11 +136,56 @@ def _row(
     return parts, centres
 
 
-def _bundle(x1: float, y1: float, x2: float, y2: float, label: str) -> str:
+def _bundle(
+    x1: float, y1: float, x2: float, y2: float, label: str, css: str = "bundle"
+) -> str:
     return (
-        f'<line class="bundle" x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}"/>'
+        f'<line class="{css}" x1="{x1:.0f}" y1="{y1:.0f}" x2="{x2:.0f}" y2="{y2:.0f}"/>'
         + _text((x1 + x2) / 2 + 4, (y1 + y2) / 2 + 4, [label], "count")
     )
+
+
+def _storage_parts(
+    design: FabricDesign, servers_y: float, width: float, tr: Translate
+) -> tuple[list[str], float]:
+    """Below the compute servers: the storage fabric (its switches in one box) between the
+    servers' storage ports and the storage servers. Returns the parts and the lowest y used."""
+    storage, req = design.storage, design.requirements
+    y = servers_y + BOX_H + ROW_GAP
+    switches = storage.leaf_count + storage.spine_count + storage.core_count
+    tiers = storage.topology.tiers
+    fabric_lines = [
+        tr(gettext_noop("storage fabric")),
+        f"{switches} × {storage.switch.part_number}",
+    ]
+    width_needed = 2 * BOX_W + 4 * GAP
+    fabric_x = (width - width_needed) / 2
+    storage_x = fabric_x + BOX_W + 4 * GAP
+    width_storage = max(2, len(str(req.storage_servers)))
+    last = f"storage-{req.storage_servers:0{width_storage}d}"
+    first = f"storage-{1:0{width_storage}d}"
+    storage_lines = [
+        tr(gettext_noop("{n} storage servers")).format(n=req.storage_servers),
+        first if req.storage_servers == 1 else f"{first} … {last}",
+    ]
+    compute_links = design.topology.servers * req.storage_ports_per_server
+    storage_links = req.storage_servers * req.storage_ports_per_storage_server
+    tier_word = (gettext_noop("{n} tier") if tiers == 1 else gettext_noop("{n} tiers"))
+    parts = [
+        f'<rect class="storage-band" x="{MARGIN / 2:.0f}" y="{y - 8:.0f}" '
+        f'width="{width - MARGIN:.0f}" height="{BOX_H + 16}" rx="8"/>',
+        _text(MARGIN, y - 14, [tr(gettext_noop("storage fabric")) + " · "
+                               + tr(tier_word).format(n=tiers)], "tier"),
+        _bundle(width / 2, servers_y + BOX_H, fabric_x + BOX_W / 2, y,
+                tr(gettext_noop("{n} links")).format(n=compute_links), "storage-bundle"),
+        f'<line class="storage-bundle" x1="{fabric_x + BOX_W:.0f}" y1="{y + BOX_H / 2:.0f}" '
+        f'x2="{storage_x:.0f}" y2="{y + BOX_H / 2:.0f}"/>',
+        _text(fabric_x + BOX_W + 2 * GAP, y + BOX_H / 2 - 8,
+              [tr(gettext_noop("{n} links")).format(n=storage_links)], ""),
+        _box(fabric_x, y, fabric_lines, "storage"),
+        _box(storage_x, y, storage_lines, "servers"),
+    ]
+    return parts, y + BOX_H
 
 
 def drawing_in(drawings: dict | None, drawing: str, language: str) -> str:
@@ -232,7 +278,11 @@ def fabric_svg(design: FabricDesign, translate: Translate | None = None) -> str:
                 )
     parts.extend(leaf_parts)
     parts.extend(server_parts)
-    height = server_y + BOX_H + MARGIN
+    bottom = server_y + BOX_H
+    if design.storage is not None:
+        storage_parts, bottom = _storage_parts(design, server_y, width, tr)
+        parts.extend(storage_parts)
+    height = bottom + MARGIN
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'

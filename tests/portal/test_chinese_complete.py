@@ -45,7 +45,7 @@ ALLOWED_WORDS = {
     # sources cited by the TCO assumptions
     "Tolly", "Meta", "SIGCOMM", "GitHub",
     # units and currencies
-    "Gb", "Gbps", "Tb", "Tbps", "GB", "TB", "MB", "kW", "kWh", "MW", "W", "U", "RU",
+    "Gb", "Gbps", "Tb", "Tbps", "GB", "TB", "MB", "kW", "kWh", "MW", "W", "U", "RU", "kg",
     "m", "km", "mm", "ms", "us", "ns", "s", "h", "x", "B", "GiB", "CNY", "USD", "EUR", "RMB",
     # the seed catalog's model codes that carry no digit
     "HDR-SR", "SN",

@@ -518,7 +518,9 @@ def _design(
     if req.storage_servers:
         storage = _storage(req, catalog, switch)
         _add_storage(storage, catalog, tally)
-    management = _management(req, catalog, t, tally, warnings, storage)
+    appliances = (ufm.appliances if ufm else 0) + (
+        storage.ufm.appliances if storage and storage.ufm else 0)
+    management = _management(req, catalog, t, tally, warnings, storage, appliances)
     tally.add_spares(req.spares_percent)
 
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
@@ -846,10 +848,11 @@ def _management(
     tally: Tally,
     warnings: list[Message],
     storage: FabricDesign | None = None,
+    ufm_appliances: int = 0,
 ) -> Management:
-    """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC and per switch.
-    Storage servers and storage switches count as servers and switches.
-    Counted simply; the cables are not catalog items, so they are reported, not quoted."""
+    """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC, per switch
+    and per UFM appliance, each a quoted patch cord. Storage servers and storage switches count
+    as servers and switches. In-band cables are reported, not quoted (no catalog part)."""
     inband_switches = inband_cables = oob_switches = oob_cables = 0
     servers = t.servers + req.storage_servers
     storage_switches = (
@@ -862,16 +865,32 @@ def _management(
         inband_cables = servers
         inband_switches = ceil_div(inband_cables, part.port_count - INBAND_UPLINKS)
         tally.add(part, inband_switches, "in-band management")
+    patch_cords = 0
     if req.outofband_management:
         part = parts.pick_management_switch(catalog, "1GbE")
         if part is None:
             raise InvalidInput.field("outofband_management", "the catalog has no 1GbE switch.")
         fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
-        oob_cables = servers + fabric_switches + storage_switches + inband_switches
-        oob_switches = ceil_div(oob_cables, part.port_count)
-        oob_cables += oob_switches  # the management switches' own management ports
+        endpoints = servers + fabric_switches + storage_switches + inband_switches + ufm_appliances
+        # The management switches' own management ports take ports too.
+        oob_switches = ceil_div(endpoints, part.port_count)
+        while endpoints + oob_switches > oob_switches * part.port_count:
+            oob_switches += 1
+        oob_cables = endpoints + oob_switches
         tally.add(part, oob_switches, "out-of-band management")
-    if inband_cables or oob_cables:
+        # The management switches stand among the racks they serve, as the leaves stand at
+        # their scalable unit's end: a run as long as a server's to its leaf.
+        distance = distance_m(req.server_to_leaf)
+        cord = parts.pick_patch_cord(catalog, distance)
+        if cord is not None:
+            tally.add(cord, oob_cables, "out-of-band management")
+            patch_cords = oob_cables
+            if (cord.length_m or 0) < distance:
+                warnings.append(message(gettext_noop(
+                    "The longest management patch cord in the catalog ({metres:g} m) is "
+                    "shorter than the {distance:g} m run: check the installation pack's "
+                    "lengths."), metres=cord.length_m, distance=distance))
+    if inband_cables or oob_cables > patch_cords:
         warnings.append(
             message(
                 gettext_noop(
@@ -879,7 +898,7 @@ def _management(
                     "100GbE cables and {oob} RJ45 patch cords to quote separately."
                 ),
                 inband=inband_cables,
-                oob=oob_cables,
+                oob=oob_cables - patch_cords,
             )
         )
     return Management(inband_switches, inband_cables, oob_switches, oob_cables)

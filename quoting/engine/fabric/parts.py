@@ -411,3 +411,16 @@ def pick_management_switch(catalog: list[ProductSpec], generation: str) -> Produ
         ),
         key=lambda p: (-p.port_count,),
     )
+
+
+def pick_patch_cord(catalog: list[ProductSpec], distance: float) -> ProductSpec | None:
+    """The out-of-band network's RJ45 patch cord: the shortest length class that covers the
+    run, else the longest there is (the installation pack then flags the long runs)."""
+    cords = [p for p in catalog if p.category == "cable" and p.media == "twisted-pair"
+             and p.lifecycle != "eol" and p.length_m]
+    if not cords:
+        return None
+    covering = [p for p in cords if p.length_m >= distance]
+    if covering:
+        return min(covering, key=lambda p: (p.length_m, p.part_number))
+    return max(cords, key=lambda p: (p.length_m, p.part_number))

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
 from quoting.engine.install.layout import InstallLayout
+from quoting.engine.install.weights import rack_weight_kg
 from quoting.engine.messages import gettext_noop
 
 Translate = Callable[[str], str]
@@ -20,7 +21,7 @@ def _same(text: str) -> str:
     return text
 
 
-RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 7, 14, 50, 20, 40
+RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 7, 14, 50, 20, 52
 ELEVATION_STYLE = (
     "text{font:10px sans-serif;fill:#1b1f24}.title{font-size:15px;font-weight:bold}"
     ".row{font-size:13px;font-weight:bold}.frame{fill:#f6f8fa;stroke:#57606a}"
@@ -56,10 +57,15 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
         name=design_name, racks=len(layout.racks), budget=site.rack_power_kw))
     row_label = tr(gettext_noop("Row {row}"))
     power_label = tr(gettext_noop("{kw:.1f} / {budget:g} kW max"))
+    weight_label = tr(gettext_noop("{kg:,.0f} kg"))
+    weight_unknown = escape(tr(gettext_noop("weight n/a")))
     yield (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
            f"<style>{ELEVATION_STYLE}</style>"
            f'<text class="title" x="{MARGIN}" y="{MARGIN + 12}">{title}</text>\n')
+    def _weight(kg: float | None) -> str:
+        return weight_unknown if kg is None else escape(weight_label.format(kg=kg))
+
     current_row = -1
     for rack in layout.racks:
         top = MARGIN + 30 + rack.row * band
@@ -70,12 +76,14 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
         x = MARGIN + rack.position * (RACK_W + RACK_GAP)
         y = top + HEAD
         over = rack.max_kw > site.rack_power_kw + 1e-9
+        weight = rack_weight_kg(layout, rack)
         parts = [
             f'<g class="rack{" over" if over else ""}" data-rack="{rack.name}">',
             f'<text x="{x}" y="{top + 26}">{rack.name} · {rack.units_used}/{site.rack_units} U'
             "</text>",
             f'<text class="kw" x="{x}" y="{top + 37}">'
             f"{escape(power_label.format(kw=rack.max_kw, budget=site.rack_power_kw))}</text>",
+            f'<text class="kg" x="{x}" y="{top + 48}">{_weight(weight)}</text>',
             f'<rect class="frame" x="{x}" y="{y}" width="{RACK_W}" height="{rack_h}"/>',
         ]
         for name in rack.devices:

@@ -26,14 +26,17 @@ from dataclasses import fields
 
 from quoting.engine.csvcells import csv_row
 from quoting.engine.install.layout import HOST_TIERS, Cable, InstallLayout
+from quoting.engine.install.management import TIER as MANAGEMENT_TIER
 from quoting.engine.install.site import SiteInputs
+from quoting.engine.install.weights import rack_weight_kg
 
 CHUNK_ROWS = 2000
 
 NETBOX_CABLE_TYPES = {
     "dac": "dac-passive", "acc": "dac-active", "aoc": "aoc",
-    "multimode": "mmf-om4", "singlemode": "smf-os2",
+    "multimode": "mmf-om4", "singlemode": "smf-os2", "twisted-pair": "cat6a",
 }
+NOT_KNOWN = "n/a"
 
 
 def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
@@ -51,6 +54,11 @@ def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]
 
 def _is_host(cable: Cable) -> bool:
     return cable.tier.removeprefix("storage ") in HOST_TIERS
+
+
+def _fabric_cables(layout: InstallLayout) -> Iterator[Cable]:
+    """The data fabric's cables: what the InfiniBand/Ethernet topology files describe."""
+    return (c for c in layout.cables if c.tier != MANAGEMENT_TIER)
 
 
 # --- cable-schedule.csv -------------------------------------------------------------------
@@ -87,19 +95,59 @@ def _port_key(port: str) -> tuple:
     return tuple(int(n) for n in re.findall(r"\d+", port))
 
 
+def _panel_ports(spec) -> list[str]:
+    """A switch's front-panel ports as the schedule names them: cage/port ("14/2") on
+    multi-port cages, "p12" on single-port ones."""
+    count = spec.port_count or 0
+    per_cage = spec.ports_per_cage
+    if per_cage == 1:
+        return [f"p{n + 1}" for n in range(count)]
+    return [f"{n // per_cage + 1}/{n % per_cage + 1}" for n in range(count)]
+
+
+def _split(layout: InstallLayout, device: str) -> int:
+    fd = layout.design.storage if layout.devices[device].role.startswith("storage") else None
+    return (fd or layout.design).topology.split
+
+
 def port_map_csv(layout: InstallLayout) -> Iterator[str]:
-    """Every cabled switch port, switch by switch in placement order, ports in panel order."""
-    by_switch: dict[str, list[tuple]] = defaultdict(list)
+    """Every port of every switch, in placement order and panel order: cabled ones with their
+    peer, free ones with empty peer and part; a port split into lanes ("6/2/1", "6/2/2") lists
+    each lane. The management port (mgmt0) follows the panel when it is cabled."""
+    by_switch: dict[str, dict[str, tuple]] = defaultdict(dict)
     for c in layout.cables:
-        by_switch[c.z_device].append((c.z_port, c.a_device, c.a_port, c))
-        if not _is_host(c):
-            by_switch[c.a_device].append((c.a_port, c.z_device, c.z_port, c))
+        by_switch[c.z_device][c.z_port] = (c.a_device, c.a_port, c)
+        if not _is_host(c) and c.tier != MANAGEMENT_TIER or c.a_port == "mgmt0":
+            by_switch[c.a_device][c.a_port] = (c.z_device, c.z_port, c)
+
+    def row(device, port, cabled, speed):
+        if cabled is None:
+            return device, port, "", "", "", speed, "", ""
+        peer, peer_port, c = cabled
+        return device, port, peer, peer_port, c.rail or "", c.speed_gbps, c.part, c.cable_id
 
     def rows():
-        for device in layout.devices:
-            for port, peer, peer_port, c in sorted(by_switch.get(device, ()),
-                                                  key=lambda r: _port_key(r[0])):
-                yield device, port, peer, peer_port, c.rail or "", c.speed_gbps, c.part, c.cable_id
+        for device in layout.devices.values():
+            spec = layout.parts.get(device.part)
+            if spec is None or spec.category != "switch":
+                continue
+            cabled = by_switch.get(device.name, {})
+            listed = set()
+            for port in _panel_ports(spec):
+                lanes = [p for p in cabled if p.startswith(port + "/")]
+                if not lanes:
+                    listed.add(port)
+                    yield row(device.name, port, cabled.get(port), spec.port_speed_gbps or "")
+                    continue
+                split = max(_split(layout, device.name), len(lanes))
+                lane_speed = (spec.port_speed_gbps or 0) // split or ""
+                for lane in range(1, split + 1):
+                    name = f"{port}/{lane}"
+                    listed.add(name)
+                    yield row(device.name, name, cabled.get(name), lane_speed)
+            # Anything cabled off the panel (the management port): after it, never lost.
+            for port in sorted(set(cabled) - listed, key=_port_key):
+                yield row(device.name, port, cabled[port], "")
 
     return csv_chunks(PORT_COLUMNS, rows())
 
@@ -108,7 +156,7 @@ def port_map_csv(layout: InstallLayout) -> Iterator[str]:
 RACK_COLUMNS = (
     "rack", "row", "position", "kind", "su", "x_m", "y_m", "u_total", "u_used", "u_free",
     "network_typical_w", "network_max_w", "server_typical_w", "server_max_w", "typical_kw",
-    "max_kw", "budget_kw", "over_budget", "devices",
+    "max_kw", "budget_kw", "over_budget", "weight_kg", "devices",
 )
 
 
@@ -127,10 +175,15 @@ def racks_csv(layout: InstallLayout) -> Iterator[str]:
                 round(r.network_typical_w, 1), round(r.network_max_w, 1),
                 round(r.server_typical_w, 1), round(r.server_max_w, 1),
                 round(r.typical_kw, 2), round(r.max_kw, 2), site.rack_power_kw,
-                "yes" if r.max_kw > site.rack_power_kw + 1e-9 else "no", devices,
+                "yes" if r.max_kw > site.rack_power_kw + 1e-9 else "no",
+                _weight(rack_weight_kg(layout, r)), devices,
             )
 
     return csv_chunks(RACK_COLUMNS, rows())
+
+
+def _weight(kg: float | None) -> str | float:
+    return NOT_KNOWN if kg is None else kg
 
 
 # --- slurm-topology.conf --------------------------------------------------------------------
@@ -212,7 +265,7 @@ def ibdiagnet_topo(layout: InstallLayout) -> Iterator[str]:
            "once under its upper switch.\n\n")
     hca_type = _system_type(design.nic.part_number)
     blocks: dict[str, list[str]] = defaultdict(list)
-    for c in layout.cables:
+    for c in _fabric_cables(layout):
         upper, lower = layout.devices[c.z_device], layout.devices[c.a_device]
         ppc = _ports_per_cage(layout, c)
         if _is_host(c):
@@ -236,7 +289,7 @@ NDT_COLUMNS = ("Start device", "Start port", "End device", "End port", "Link typ
 
 def ufm_ndt_csv(layout: InstallLayout) -> Iterator[str]:
     return csv_chunks(NDT_COLUMNS, ((c.a_device, c.a_port, c.z_device, c.z_port, "Data")
-                                    for c in layout.cables))
+                                    for c in _fabric_cables(layout)))
 
 
 # --- NetBox ---------------------------------------------------------------------------------
@@ -264,6 +317,8 @@ def netbox_devices_csv(layout: InstallLayout) -> Iterator[str]:
 def interface_type(layout: InstallLayout, cable: Cable) -> str:
     """NetBox's interface type for the link's speed: infiniband-ndr, 400gbase-x-osfp ..."""
     design = layout.design
+    if cable.tier == MANAGEMENT_TIER:
+        return "1000base-t"
     if design.requirements.family == "infiniband":
         generation = design.switch.generation.lower()
         return f"infiniband-{generation.removesuffix('200')}"
@@ -326,9 +381,13 @@ FILE_NOTES = (
      "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
      "catalog length class it needs and the quoted part's length, both ends (rack, U, device, "
      "port) and the label for each end (row.rack-Uu:port > far end)."),
-    ("port-map.csv", "every cabled switch port: peer device and port, rail, speed, part."),
+    ("port-map.csv", "every port of every switch (the catalog's port count), in panel order: "
+     "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
+     "split ports lane by lane (6/2/1); a cabled management port (mgmt0) last."),
     ("racks.csv", "per rack: position, devices at their U, U used and free, typical and max "
-     "power (network and servers apart) against the budget."),
+     "power (network and servers apart) against the budget, and the weight of the mounted "
+     "equipment in kg from the catalog's datasheet weights (n/a when any device's weight is "
+     "unknown; optics and cables not counted)."),
     ("rack-elevations.svg", "front views of every rack, devices at their U, kW against budget."),
     ("rack-elevations.pdf", "the same, six racks to a landscape A4 page, to tape to rack doors."),
     ("labels.pdf", "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 "
@@ -344,6 +403,24 @@ FILE_NOTES = (
      "ID, colour by rail, length in metres."),
     ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
 )
+
+
+def _management_note(layout: InstallLayout) -> Iterator[str]:
+    management = layout.design.management
+    oob = [c for c in layout.cables if c.tier == MANAGEMENT_TIER]
+    if oob:
+        part = oob[0].part or "not in the catalog: installer-supplied"
+        yield (f"\nOut-of-band management: {len(oob)} RJ45 patch cords (tier {MANAGEMENT_TIER}, "
+               f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
+               "every switch's and UFM appliance's management port, and the management "
+               "switches' own, to the management switches' ports p1, p2 ... in placement "
+               "order (a switch's own port last). Each management switch stands in the rack "
+               "nearest the devices it serves that has a free U and power to spare. They are "
+               "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n")
+    if management.inband_cables:
+        yield (f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
+               "in the cable schedule (no catalog part); the in-band switches are placed in the "
+               "network racks.\n")
 
 
 def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
@@ -369,8 +446,7 @@ def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
     yield "\nSite inputs\n-----------\n"
     for f in fields(SiteInputs):
         yield f"{f.name} = {getattr(layout.site, f.name)}\n"
-    yield ("\nManagement network cables are not in the cable schedule (they are not catalog "
-           "items); management switches are placed in the network racks.\n")
+    yield from _management_note(layout)
     if layout.warnings:
         yield "\nWarnings\n--------\n"
         for warning in layout.warnings:

@@ -3,8 +3,9 @@
 Servers are placed by scalable unit (a rail group: the servers whose NICs share one leaf per
 rail), filling compute racks from the bottom; the SU's leaves (every plane's) sit in a network
 rack at the end of the SU's run of racks, as NVIDIA's reference architectures place them. An SU
-never straddles two rows. Spines, cores, UFM appliances and management switches fill network
-racks in a row of their own after the compute rows; a storage fabric gets its own row too.
+never straddles two rows. Spines, cores, UFM appliances and in-band management switches fill
+network racks in a row of their own after the compute rows; a storage fabric gets its own row
+too. Out-of-band management switches stand beside the racks they serve (install/management.py).
 
 Names are stable and hostname-like: `su1-r03-node07` (SU 1, its third compute rack, the seventh
 server from the bottom), `su1-leaf-r2` (rail 2's leaf; `su1-p2-leaf-r2` on plane 2), spines and
@@ -134,6 +135,7 @@ class InstallLayout:
     # Translatable messages; `warnings` below is their English text (the pack's files, the CLI).
     warning_messages: list[Message]
     _locations: dict[str, str] = field(default_factory=dict)
+    parts: dict[str, ProductSpec] = field(default_factory=dict)  # the catalog by part number
 
     @property
     def warnings(self) -> list[str]:
@@ -375,9 +377,11 @@ def plan_layout(
                           for s in range(t.spines_per_pod)]
             placer.fill("network", pod_spines, optics_w=optics_w)
 
-    # The network row: spines, cores, the UFM appliances and the management switches.
+    # The network row: spines, cores, the UFM appliances and the in-band management switches;
+    # the out-of-band ones go beside the racks they serve, once the fabric is cabled.
     placer.new_row()
     extra: list[Device] = []
+    oob_switches: list[Device] = []
     if design.ufm:
         appliance = next((by_sku[b.sku] for b in design.bom
                           if b.role == "subnet manager" and b.sku in by_sku
@@ -390,12 +394,13 @@ def plan_layout(
     for role, prefix in (("in-band management", "mgmt-inband"),
                          ("out-of-band management", "mgmt-oob")):
         for line in design.bom:
-            if line.role == role:
+            if line.role == role and line.category == "switch":  # not its patch cords
                 part = by_sku.get(line.sku)
                 typical, maximum = _power(part)
                 for index in range(line.quantity):
-                    extra.append(Device(f"{prefix}-{index + 1:02d}", role, line.sku,
-                                        (part and part.rack_units) or 1, typical, maximum, True))
+                    (oob_switches if role == "out-of-band management" else extra).append(Device(
+                        f"{prefix}-{index + 1:02d}", role, line.sku,
+                        (part and part.rack_units) or 1, typical, maximum, True))
     top = list(spines_by_name.values()) + fabric["core"] + extra
     if top:
         placer.fill("network", top, optics_w=optics_w)
@@ -438,7 +443,7 @@ def plan_layout(
             site_rows=site.rows))
 
     layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
-                           server_units, server_max_kw, warnings)
+                           server_units, server_max_kw, warnings, parts=by_sku)
     layout.cables = list(_cables(layout, rename, by_sku))
     for rack in layout.racks:
         if rack.max_kw > site.rack_power_kw + 1e-9:
@@ -447,7 +452,25 @@ def plan_layout(
                              "budget."),
                 rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
     _length_warnings(layout)
+    _add_management_network(layout, by_sku, placer, oob_switches)
     return layout
+
+
+def _add_management_network(
+    layout: InstallLayout, by_sku: dict[str, ProductSpec], placer: _Placer,
+    switches: list[Device],
+) -> None:
+    """The out-of-band switches and their cables, after the fabric's (install/management.py)."""
+    from quoting.engine.install.management import (
+        management_cables,
+        management_warnings,
+        place_management_switches,
+    )
+
+    place_management_switches(layout, placer, switches)
+    first = len({c.base_id for c in layout.cables}) + 1
+    layout.cables.extend(management_cables(layout, by_sku, first))
+    management_warnings(layout)
 
 
 def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:

@@ -12,6 +12,7 @@ import zlib
 from collections.abc import Iterator
 
 from quoting.engine.install.layout import InstallLayout
+from quoting.engine.install.weights import rack_weight_kg
 
 A4 = (595.0, 842.0)
 A4_LANDSCAPE = (842.0, 595.0)
@@ -137,6 +138,11 @@ RACKS_PER_PAGE = 6
 MARGIN = 30.0
 
 
+def _weight(layout: InstallLayout, rack) -> str:
+    kg = rack_weight_kg(layout, rack)
+    return "weight n/a" if kg is None else f"{kg:,.0f} kg"
+
+
 def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: float) -> str:
     site = layout.site
     over = rack.max_kw > site.rack_power_kw + 1e-9
@@ -145,10 +151,11 @@ def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: 
     parts = [
         f"BT /F2 10 Tf {x:.1f} {top + 24:.1f} Td {_text(f'{rack.name} ({rack.kind})')} Tj ET\n",
         ("0.78 0.16 0.16 rg " if over else "0 g ")
-        + f"BT /F1 8 Tf {x:.1f} {top + 12:.1f} Td "
+        + f"BT /F1 8 Tf {x:.1f} {top + 13:.1f} Td "
         + _text(f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max, "
                 f"{rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else ""))
         + " Tj ET 0 g\n",
+        f"BT /F1 7 Tf {x:.1f} {top + 3:.1f} Td {_text(_weight(layout, rack))} Tj ET\n",
         ("0.99 0.93 0.92 rg " if over else "0.96 0.97 0.98 rg ")
         + f"{x:.1f} {bottom:.1f} {width:.1f} {height:.1f} re f "
         + ("0.78 0.16 0.16 RG 1.5 w " if over else "0.34 0.38 0.42 RG 0.8 w ")

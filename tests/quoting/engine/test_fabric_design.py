@@ -319,6 +319,31 @@ def test_management_networks_are_counted(catalog):
     assert d.management.inband_switches == 1 and d.management.inband_cables == 32
     assert d.management.outofband_switches == 1  # 32 BMCs + 12 switches + 1 in-band switch
     assert bom_total(d, "920-9N302-00F7-0C2") == 1 and bom_total(d, "920-9N110-00F1-0C0") == 1
+    # One quoted Cat6A patch cord per management port: 32 BMCs, 12 fabric switches, the in-band
+    # switch and the management switch itself; same-row runs take the 30 m class.
+    assert d.management.outofband_cables == 46 == bom_total(d, "CAT6A-PATCH-030")
+    check_schedule(d)
+    # Only the in-band cables are left to quote separately.
+    assert any("32 in-band 100GbE cables and 0 RJ45 patch cords" in w for w in d.warnings)
+
+
+@pytest.mark.parametrize("servers", [30, 31, 40, 62, 93])
+def test_management_ports_count_ufm_appliances_and_never_overflow_the_switches(catalog, servers):
+    d = design(catalog, server_count=servers, subnet_manager="ufm-appliance",
+               outofband_management=True)
+    m = d.management
+    switches = d.leaf_count + d.spine_count + d.core_count
+    assert m.outofband_cables == servers + switches + d.ufm.appliances + m.outofband_switches
+    assert m.outofband_cables <= 48 * m.outofband_switches  # the SN2201's 48 RJ45 ports
+    assert m.outofband_cables > 48 * (m.outofband_switches - 1)  # and no switch too many
+
+
+def test_without_patch_cords_in_the_catalog_the_management_cables_are_reported(catalog):
+    no_cords = [p for p in catalog if p.media != "twisted-pair"]
+    d = design(no_cords, gpu_count=256, outofband_management=True)
+    assert not any(line.category == "cable" and line.role == "out-of-band management"
+                   for line in d.bom)
+    assert any("45 RJ45 patch cords to quote separately" in w for w in d.warnings)
 
 
 def test_gpu_counts_that_are_not_whole_servers_are_rounded_up_and_said(catalog):

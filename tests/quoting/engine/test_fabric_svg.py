@@ -46,3 +46,25 @@ def test_free_text_is_escaped(catalog):
     svg = fabric_svg(design_fabric(FabricRequirements(gpu_count=64, label=label), catalog))
     assert "<script>" not in svg
     assert label in texts(ET.fromstring(svg))  # noqa: S314 (our own output)
+
+
+def test_a_design_with_storage_draws_the_storage_fabric_and_its_servers(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=256, storage_servers=8), catalog)
+    root = ET.fromstring(fabric_svg(design))  # noqa: S314 (our own output)
+    words = texts(root)
+    switches = design.storage.leaf_count + design.storage.spine_count + design.storage.core_count
+    assert "storage fabric" in words
+    assert f"{switches} × {design.storage.switch.part_number}" in words
+    assert "8 storage servers" in words and "storage-01 … storage-08" in words
+    assert "32 links" in words  # one storage port on each of the 32 servers
+    assert "16 links" in words  # two on each storage server
+    assert [r for r in root.iter(f"{SVG}rect") if r.get("class") == "storage"]
+    # Without storage nothing of it is drawn.
+    assert "storage" not in texts(drawing(catalog, gpu_count=256))
+
+
+def test_the_storage_drawing_is_translated(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=256, storage_servers=8), catalog)
+    words = {"storage fabric": "存储网络", "{n} storage servers": "{n} 台存储服务器"}
+    svg = fabric_svg(design, lambda text: words.get(text, text))
+    assert "存储网络" in svg and "8 台存储服务器" in svg

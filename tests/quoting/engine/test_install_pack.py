@@ -15,8 +15,11 @@ import pytest
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric
-from quoting.engine.install import SiteInputs, plan_layout
+from quoting.engine.install import SiteInputs, exports, plan_layout
+from quoting.engine.install.elevations import rack_elevations_svg
+from quoting.engine.install.exports import port_map_csv
 from quoting.engine.install.pack import PACK_FILE_NAMES, pack_zip_chunks
+from quoting.engine.install.pdf import rack_elevations_pdf
 
 U_M = 0.04445  # 1.75 in
 
@@ -65,6 +68,18 @@ def is_host_tier(tier: str) -> bool:
     return tier.removeprefix("storage ") in ("server-leaf", "ufm-leaf")
 
 
+MANAGEMENT = "oob-management"
+
+
+def switch_ends(cable: dict) -> list[tuple[str, str]]:
+    """The switch ports a schedule row plugs into: its Z end, and its A end unless that is a
+    host (a NIC port or a BMC)."""
+    ends = [(cable["z_device"], cable["z_port"])]
+    if not is_host_tier(cable["tier"]) and cable["a_port"] != "bmc":
+        ends.append((cable["a_device"], cable["a_port"]))
+    return ends
+
+
 def panel_port(port: str, ports_per_cage: int) -> str:
     """Our own reading of cage/port notation as front-panel port numbers."""
     if port.startswith("p"):
@@ -110,13 +125,50 @@ def test_every_cable_id_and_every_label_is_unique(pack):
 def test_every_switch_port_appears_at_most_once(pack):
     ends = Counter()
     for c in pack.rows("cable-schedule.csv"):
-        ends[(c["z_device"], c["z_port"])] += 1
-        if not is_host_tier(c["tier"]):
-            ends[(c["a_device"], c["a_port"])] += 1
+        ends.update(switch_ends(c))
     assert set(ends.values()) == {1}
     port_map = Counter((p["device"], p["port"]) for p in pack.rows("port-map.csv"))
     assert set(port_map.values()) == {1}
-    assert set(port_map) == set(ends)
+    cabled = {(p["device"], p["port"]) for p in pack.rows("port-map.csv") if p["peer_device"]}
+    assert cabled == set(ends)
+
+
+def test_the_port_map_lists_every_port_of_every_switch_with_the_schedules_peer(pack, catalog):
+    by_sku = {p.part_number: p for p in catalog}
+    kinds = {d["name"]: d["device_type"] for d in pack.rows("netbox-devices.csv")}
+    switches = {name for name, sku in kinds.items()
+                if sku in by_sku and by_sku[sku].category == "switch"}
+    rows = pack.rows("port-map.csv")
+    panel = defaultdict(set)  # device -> its physical ports (a split port's lanes are one)
+    for r in rows:
+        if r["port"] != "mgmt0":
+            panel[r["device"]].add("/".join(r["port"].split("/")[:2]))
+    assert set(panel) == switches
+    for device, ports in panel.items():
+        assert len(ports) == by_sku[kinds[device]].port_count, device
+    peers = {}
+    for c in pack.rows("cable-schedule.csv"):
+        peers[(c["z_device"], c["z_port"])] = (c["a_device"], c["a_port"], c["cable_id"])
+        if (c["a_device"], c["a_port"]) in switch_ends(c):
+            peers[(c["a_device"], c["a_port"])] = (c["z_device"], c["z_port"], c["cable_id"])
+    for r in rows:
+        key = (r["device"], r["port"])
+        if key in peers:
+            assert (r["peer_device"], r["peer_port"], r["cable_id"]) == peers[key]
+        else:  # a free port: nothing plugged, nothing to pick
+            assert r["peer_device"] == r["peer_port"] == r["part"] == r["cable_id"] == ""
+
+
+def test_a_qm9700_has_64_ndr_ports_in_the_port_map(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=128), catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    assert design.switch.part_number.startswith("MQM97")
+    rows = list(csv.DictReader(io.StringIO("".join(port_map_csv(layout)))))
+    leaf = [r for r in rows if r["device"] == "su1-leaf-r1"]
+    assert len(leaf) == 64 and leaf[0]["port"] == "1/1" and leaf[-1]["port"] == "32/2"
+    assert len([r for r in leaf if r["peer_device"]]) == 16 + 16  # 16 servers, 16 uplinks
+    free = [r for r in leaf if not r["peer_device"]]
+    assert len(free) == 32 and all(r["speed_gbps"] == "400" for r in free)
 
 
 def test_cable_counts_per_part_equal_the_bom(pack):
@@ -212,6 +264,8 @@ def _schedule_links(pack) -> set[frozenset]:
     ppc = pack.design.topology.ports_per_cage
     links = set()
     for c in pack.rows("cable-schedule.csv"):
+        if c["tier"] == MANAGEMENT:  # Ethernet management: not in the fabric's topology
+            continue
         if is_host_tier(c["tier"]):
             a = (f"{c['a_device']}/{c['a_port']}", "P1")
         else:
@@ -242,7 +296,7 @@ def test_the_ufm_topology_matches_the_cable_schedule_link_by_link(pack):
     ndt = {frozenset({(r["Start device"], r["Start port"]), (r["End device"], r["End port"])})
            for r in rows}
     schedule = {frozenset({(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])})
-                for c in pack.rows("cable-schedule.csv")}
+                for c in pack.rows("cable-schedule.csv") if c["tier"] != MANAGEMENT}
     assert len(rows) == len(ndt) == len(schedule)
     assert ndt == schedule
 
@@ -321,3 +375,72 @@ def test_copper_runs_longer_than_the_quoted_cable_are_reported(catalog):
                            catalog)
     layout = plan_layout(design, SiteInputs(), catalog)
     assert any("server-leaf runs are longer than the quoted cable" in w for w in layout.warnings)
+
+
+def test_every_management_port_is_cabled_once_to_a_management_switch_with_a_quoted_cord(pack):
+    cables = [c for c in pack.rows("cable-schedule.csv") if c["tier"] == MANAGEMENT]
+    management = pack.design.management
+    assert len(cables) == management.outofband_cables
+    if not cables:
+        return
+    devices = pack.rows("netbox-devices.csv")
+    oob = {d["name"] for d in devices if d["role"] == "out-of-band management"}
+    assert len(oob) == management.outofband_switches
+    # Every placed device's management port once: BMCs of servers and appliances, mgmt0 of
+    # switches (the management switches' own too).
+    ends = Counter((c["a_device"], c["a_port"]) for c in cables)
+    assert set(ends.values()) == {1}
+    assert {device for device, _ in ends} == {d["name"] for d in devices}
+    for d in devices:
+        port = "bmc" if d["role"] in ("server", "storage-server", "ufm") else "mgmt0"
+        assert (d["name"], port) in ends
+    assert {c["z_device"] for c in cables} <= oob
+    cords = {line.sku for line in pack.design.bom
+             if line.role == "out-of-band management" and line.category == "cable"}
+    assert {c["part"] for c in cables} == cords
+    assert {c["media"] for c in cables} == {"twisted-pair"}
+    interfaces = {(i["device"], i["name"]): i["type"] for i in pack.rows("netbox-interfaces.csv")}
+    assert interfaces[(cables[0]["a_device"], cables[0]["a_port"])] == "1000base-t"
+    netbox = {c["label"]: c["type"] for c in pack.rows("netbox-cables.csv")}
+    assert netbox[cables[0]["cable_id"]] == "cat6a"
+
+
+def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=256, server_part_number="DGX-H100"),
+                           catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    racks = {r["rack"]: r for r in csv.DictReader(io.StringIO(
+        "".join(exports.racks_csv(layout))))}
+    compute = racks["A01"]
+    servers = compute["devices"].count("DGX-H100")
+    assert servers == 3 and float(compute["weight_kg"]) == pytest.approx(3 * 130.45)
+    spines = racks["B01"]  # four QM9700/QM9790 spines, 14.5 kg each
+    assert float(spines["weight_kg"]) == pytest.approx(14.5 * spines["devices"].count("spine-"))
+    # HGX servers are vendor-specific: no weight in the catalog, so no sum.
+    hgx = design_fabric(FabricRequirements(gpu_count=64), catalog)
+    hgx_racks = list(csv.DictReader(io.StringIO("".join(
+        exports.racks_csv(plan_layout(hgx, SiteInputs(), catalog))))))
+    assert hgx_racks[0]["weight_kg"] == "n/a"
+    # The elevations print the same figure on each rack.
+    assert "391 kg" in "".join(rack_elevations_svg(layout))
+    assert "weight n/a" in "".join(rack_elevations_svg(plan_layout(hgx, SiteInputs(), catalog)))
+    pdf = pypdf.PdfReader(io.BytesIO(b"".join(rack_elevations_pdf(layout))), strict=True)
+    assert "391 kg" in pdf.pages[0].extract_text()
+
+
+def test_management_switches_stand_near_the_racks_they_serve(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=4096, outofband_management=True),
+                           catalog)
+    layout = plan_layout(design, SiteInputs(), catalog)
+    runs = [c for c in layout.cables if c.tier == "oob-management"]
+    assert len(runs) == design.management.outofband_cables
+    # A management row across a 17-row hall would need runs of 50 m and more.
+    assert max(c.length_m for c in runs) <= 20
+    assert all(c.length_class_m is not None and c.length_class_m <= c.quoted_m for c in runs)
+    # Each switch's own management port is on its own last used port.
+    for c in runs:
+        if c.a_device.startswith("mgmt-oob-"):
+            assert c.z_device == c.a_device
+    # Placing them put no rack over its power budget or height.
+    assert not any("over its" in w for w in layout.warnings)
+    assert all(r.units_used <= layout.site.rack_units for r in layout.racks)
