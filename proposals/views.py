@@ -5,20 +5,23 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.template.defaultfilters import floatformat
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from quoting.models import QuoteEvent, QuoteStatus
-from quoting.selectors import quotes_visible_to
-from quoting.services.errors import QuoteError
+from quoting.selectors import OfferChoice, offer_choice, offer_options, quotes_visible_to
+from quoting.services.errors import InvalidValue, QuoteError
+from quoting.templatetags.quoting_numbers import rmb_in_words
 
-from .forms import AcceptForm, DeclineForm, GenerateForm, ShareLinkForm
+from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
 from .models import ProposalDocument, ShareLink
 from .selectors import (
@@ -192,14 +195,14 @@ def _pdf_ready(revision, language: str, known: bool) -> bool:
 
 
 def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
-                 revision=None):
+                 revision=None, choice=None):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = request.share_language
     state = _state(link.quote, revision)
     answered = request.GET.get("answered") == "1"
-    plain = not (status != 200 or accept_form or decline_form or error or answered)
+    plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
     kept = shared_cached(revision=revision, language=language, state=state)
     if plain and kept.page is not None:
         return HttpResponse(kept.page.for_link(_base(request)))
@@ -223,6 +226,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "decline_form": decline_form,
             "error": error,
             "answered": answered,
+            **_choice_context(revision, link.quote, language, choice, accept_form),
         },
     )
     page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
@@ -230,6 +234,89 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         shared_page_remember(revision=revision, language=language, state=state,
                              pdf_ready=pdf_ready, page=page)
     return HttpResponse(page.for_link(_base(request)), status=status)
+
+
+# --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
+
+
+def choice_figures(choice: OfferChoice, *, currency: str, language: str) -> dict[str, str]:
+    """The choice's totals as the page prints them (grouped, in the active language), for the
+    page itself and the price endpoint's JSON alike: the script shows these, computes nothing."""
+    totals = choice.totals
+    return {
+        "subtotal": f"{floatformat(totals.subtotal, '2g')} {currency}",
+        "discount": f"−{floatformat(totals.discount, '2g')} {currency}",
+        "net": f"{floatformat(totals.net, '2g')} {currency}",
+        "tax": f"{floatformat(totals.tax, '2g')} {currency}",
+        "total": f"{floatformat(totals.total, '2g')} {currency}",
+        "in_words": (rmb_in_words(totals.total)
+                     if language.startswith("zh") and currency == "CNY" else ""),
+    }
+
+
+def _choice_context(revision, quote, language, choice, accept_form) -> dict:
+    """What the page's choice block needs: the options, what is picked and its figures.
+    A re-shown accept form keeps the customer's picks when the offer has them."""
+    options = offer_options(revision=revision)
+    if not options:
+        return {"options": options}
+    if choice is None and accept_form is not None:
+        try:
+            choice = offer_choice(
+                revision=revision, alternative=accept_form.data.get("alternative", ""),
+                optional_keys=accept_form.data.getlist("optional"),
+                lines=[*options.lines],
+            )
+        except InvalidValue:
+            choice = None
+    if choice is None:
+        choice = offer_choice(revision=revision, lines=[*options.lines])
+    return {
+        "options": options,
+        "choice": choice,
+        "picked_optional": set(choice.optional_keys),
+        "figures": choice_figures(choice, currency=quote.currency, language=language),
+    }
+
+
+def _picked(request: HttpRequest, link: ShareLink, data) -> tuple[object, OfferChoice]:
+    """(the revision shown, the customer's choice of it) from `data` (a query or a form);
+    raises InvalidValue for a choice the revision does not offer."""
+    form = ChoiceForm(data)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        raise InvalidValue(" ".join(errors), field=field)
+    revision = link.revision_shown
+    if revision is None:
+        raise Http404
+    asked = (data.get("revision") or "").strip()
+    if asked and asked != str(revision.number):
+        raise InvalidValue(
+            gettext("This revision has been replaced by a newer one, so it can no longer be "
+                    "answered. Reload the page to read the current offer."), field="revision")
+    return revision, offer_choice(revision=revision, alternative=form.cleaned_data["alternative"],
+                                  optional_keys=form.cleaned_data["optional"])
+
+
+@require_GET
+@shared_route
+def shared_price(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """GET /p/<token>/price?alternative=<name>&optional=<key>...: the totals of that choice,
+    computed here (the page's script only shows them), formatted in the page's language."""
+    try:
+        revision, choice = _picked(request, link, request.GET)
+    except InvalidValue as exc:
+        return JsonResponse({"error": exc.message, "field": exc.field}, status=400)
+    return JsonResponse({
+        "revision": revision.number,
+        "alternative": choice.alternative,
+        "optional": choice.optional_keys,
+        "currency": link.quote.currency,
+        "amounts": {name: f"{getattr(choice.totals, name):.2f}"
+                    for name in ("subtotal", "discount", "net", "tax", "total")},
+        "figures": choice_figures(choice, currency=link.quote.currency,
+                                  language=request.share_language),
+    })
 
 
 # Each language named in itself: a reader finds their own whatever the page's language.
@@ -309,6 +396,8 @@ def _answer(request, link, form_class, service, fields):
 @require_POST
 @shared_route
 def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    if request.POST.get("recalculate"):  # the choice's totals without script: nothing recorded
+        return _shared_recalculated(request, link)
     return _answer(
         request,
         link,
@@ -320,8 +409,20 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
             "agreed": f.cleaned_data["agreed"],
             "user_agent": request.headers.get("User-Agent", ""),
             "language": request.share_language,
+            "alternative": f.cleaned_data["alternative"],
+            "optional": f.cleaned_data["optional"],
         },
     )
+
+
+def _shared_recalculated(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The page again with the chosen totals and the accept form as it was filled in."""
+    form = AcceptForm(request.POST)
+    try:
+        revision, choice = _picked(request, link, request.POST)
+    except InvalidValue as exc:
+        return _shared_page(request, link, status=400, error=exc.message, accept_form=form)
+    return _shared_page(request, link, revision=revision, choice=choice, accept_form=form)
 
 
 @csrf_exempt

@@ -979,6 +979,18 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     return revision
 
 
+def _as_quoted(quote: Quote) -> dict:
+    """The choice fields of quote.accepted when nothing was chosen (an answer taken by staff):
+    the offer as quoted, at its totals. The share link's accept passes the customer's own."""
+    totals = revision_totals(revision=quote.current_revision)
+    return {
+        "chosen_alternative": "",
+        "chosen_optional": [],
+        "accepted_totals": {name: f"{getattr(totals, name):.2f}"
+                            for name in ("subtotal", "discount", "net", "tax", "total")},
+    }
+
+
 @_edits_quote
 def quote_mark_accepted(
     *, quote: Quote, actor: User | None = None, expected_version: int | None = None, **details
@@ -995,7 +1007,8 @@ def quote_mark_accepted(
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
-        "quote_id": quote.pk, "number": quote.number, "status": quote.status, **details})
+        "quote_id": quote.pk, "number": quote.number, "status": quote.status,
+        **_as_quoted(quote), **details})
     notify(kind=NotificationKind.QUOTE_ACCEPTED, quote=quote, recipients=[quote.owner],
            actor=actor, who=str(details.get("name") or ""))
     return quote
