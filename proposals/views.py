@@ -23,8 +23,9 @@ from quoting.templatetags.quoting_numbers import rmb_in_words
 
 from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
-from .models import ProposalDocument, ShareLink
+from .models import Acceptance, ProposalDocument, ShareLink
 from .selectors import (
+    chosen_configuration,
     document_for,
     document_ready_for,
     documents_visible_to,
@@ -87,12 +88,22 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "documents": documents,
             "links": share_links_for_panel(quote=quote),
             "answer": answer,
+            "configuration": _accepted_configuration(quote, answer),
             "generate_form": GenerateForm(initial={"language": quote.customer.language}),
             "link_form": form or ShareLinkForm(),
             "new_link_url": new_link_url,
             "error": error,
         },
     )
+
+
+def _accepted_configuration(quote, answer):
+    """What the customer chose when they accepted through a link, beside the quote as sent."""
+    if answer is None or answer.details.get("after") != QuoteStatus.ACCEPTED:
+        return None
+    acceptance = (Acceptance.objects.filter(revision__quote=quote)
+                  .select_related("revision").first())
+    return None if acceptance is None else chosen_configuration(acceptance)
 
 
 @login_required

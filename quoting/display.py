@@ -175,6 +175,10 @@ DETAIL_LABELS = {
     "via": _("Via"),
     "recorded_by": _("Recorded by"),
     "status": _("Status"),
+    # A customer's accept through the share link: what they chose (#15 item 2)
+    "chosen_alternative": _("Alternative chosen"),
+    "chosen_optional": _("Optional items included"),
+    "accepted_totals": _("Accepted totals"),
 }
 PERCENT_KEYS = frozenset({"tax_percent", "discount_percent"})
 MONEY_KEYS = frozenset({"unit_price", "total"})

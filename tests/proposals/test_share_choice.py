@@ -220,3 +220,33 @@ def test_a_staff_answer_announces_the_offer_as_quoted(quote, world, endpoint):
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
     assert (data["chosen_alternative"], data["chosen_optional"]) == ("", [])
     assert data["accepted_totals"]["total"] == f"{quote.current_revision.total:.2f}"
+
+
+# --- both languages --------------------------------------------------------------------------------
+
+
+def test_the_choice_and_the_staff_view_of_it_read_in_chinese(client, world, quote, token):
+    from tests.portal.test_chinese_complete import english_words, report, visible_text
+
+    optics = optional_line(quote, "Spare optics kit")
+    user_data = ("Better", "Best", "Spare", "optics", "kit", "On-site", "training", "day",
+                 "QM9790", "switch", "Installation", "Li", "Wei", "Pengcheng", "University",
+                 "GPU", "cluster", "wang", "managed", "licence", "spines",
+                 "Other")  # the test client's browser and system, as the panel names them
+    share = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    assert "您的选择" in share and "data-figure=\"in_words\"" in share  # 大写金额 for CNY
+    recalculated = client.post(f"/p/{token}/accept?lang=zh-hans", {
+        "revision": 1, "alternative": "Best", "recalculate": "1"}).content.decode()
+    client.post(f"/p/{token}/accept?lang=zh-hans", {
+        "revision": 1, "name": "Li Wei", "agreed": "on", "alternative": "Better",
+        "optional": [str(optics.key)]})
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    panel = client.get(f"/quotes/{quote.pk}/proposal-panel/",
+                       HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "客户的选择" in panel, panel
+    found = {page: english_words(visible_text(text), user_data=user_data) for page, text in (
+        ("share page", share), ("recalculated", recalculated), ("panel", panel))}
+    # The quote number's series letter and the link's recipient are data, not prose.
+    assert not any(found.values()), report(found)
