@@ -26,6 +26,7 @@ from integrations.webhooks import webhook_emit
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.selectors import OfferChoice, offer_choice
 from quoting.services.errors import (
     IllegalTransition,
     InvalidValue,
@@ -33,7 +34,6 @@ from quoting.services.errors import (
     QuoteExpired,
     StaleVersion,
 )
-from quoting.selectors import OfferChoice, offer_choice
 from quoting.services.notifications import notify
 from quoting.services.quotes import (
     ANSWERABLE_WHILE_DRAFTING,

@@ -6,7 +6,6 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.template.defaultfilters import floatformat
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -17,9 +16,8 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from quoting.models import QuoteEvent, QuoteStatus
-from quoting.selectors import OfferChoice, offer_choice, offer_options, quotes_visible_to
+from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
 from quoting.services.errors import InvalidValue, QuoteError
-from quoting.templatetags.quoting_numbers import rmb_in_words
 
 from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
@@ -44,8 +42,10 @@ from .services import (
 )
 from .share import (
     SharedBody,
+    choice_figures,
     shared_body_render,
     shared_cached,
+    shared_choice_render,
     shared_page_remember,
     shared_pdf_ready_remember,
 )
@@ -237,10 +237,11 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "decline_form": decline_form,
             "error": error,
             "answered": answered,
-            **_choice_context(revision, link.quote, language, choice, accept_form),
+            **_choice_shown(revision, language, body, choice, accept_form),
         },
     )
-    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
+    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing,
+                      choice=body.choice)
     if plain:
         shared_page_remember(revision=revision, language=language, state=state,
                              pdf_ready=pdf_ready, page=page)
@@ -250,44 +251,23 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
 # --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
 
 
-def choice_figures(choice: OfferChoice, *, currency: str, language: str) -> dict[str, str]:
-    """The choice's totals as the page prints them (grouped, in the active language), for the
-    page itself and the price endpoint's JSON alike: the script shows these, computes nothing."""
-    totals = choice.totals
-    return {
-        "subtotal": f"{floatformat(totals.subtotal, '2g')} {currency}",
-        "discount": f"−{floatformat(totals.discount, '2g')} {currency}",
-        "net": f"{floatformat(totals.net, '2g')} {currency}",
-        "tax": f"{floatformat(totals.tax, '2g')} {currency}",
-        "total": f"{floatformat(totals.total, '2g')} {currency}",
-        "in_words": (rmb_in_words(totals.total)
-                     if language.startswith("zh") and currency == "CNY" else ""),
-    }
-
-
-def _choice_context(revision, quote, language, choice, accept_form) -> dict:
-    """What the page's choice block needs: the options, what is picked and its figures.
-    A re-shown accept form keeps the customer's picks when the offer has them."""
-    options = offer_options(revision=revision)
-    if not options:
-        return {"options": options}
-    if choice is None and accept_form is not None:
-        try:
-            choice = offer_choice(
-                revision=revision, alternative=accept_form.data.get("alternative", ""),
-                optional_keys=accept_form.data.getlist("optional"),
-                lines=[*options.lines],
-            )
-        except InvalidValue:
-            choice = None
-    if choice is None:
-        choice = offer_choice(revision=revision, lines=[*options.lines])
-    return {
-        "options": options,
-        "choice": choice,
-        "picked_optional": set(choice.optional_keys),
-        "figures": choice_figures(choice, currency=quote.currency, language=language),
-    }
+def _choice_shown(revision, language: str, body: SharedBody, choice, accept_form) -> dict:
+    """The choice block: the body's own (as quoted) on a plain page; with the customer's picks
+    when the page answers a recalculation or shows the accept form again."""
+    if not body.choice:
+        return {"choice_html": ""}
+    html, total = body.choice, None
+    if choice is not None or accept_form is not None:
+        data = accept_form.data if accept_form is not None else {}
+        alternative = choice.alternative if choice else data.get("alternative", "")
+        keys = choice.optional_keys if choice else data.getlist("optional")
+        html = shared_choice_render(revision=revision, language=language, base=body.marker,
+                                    alternative=alternative, optional_keys=keys)
+    if choice is not None:
+        total = choice_figures(choice, currency=revision.quote.currency,
+                               language=language)["total"]
+    return {"choice_html": mark_safe(html),  # noqa: S308 - our template's output, autoescaped
+            "chosen_total": total}
 
 
 def _picked(request: HttpRequest, link: ShareLink, data) -> tuple[object, OfferChoice]:
@@ -305,6 +285,7 @@ def _picked(request: HttpRequest, link: ShareLink, data) -> tuple[object, OfferC
         raise InvalidValue(
             gettext("This revision has been replaced by a newer one, so it can no longer be "
                     "answered. Reload the page to read the current offer."), field="revision")
+    revision.refresh_from_db(fields=["discount_percent", "tax_percent"])  # not read with the link
     return revision, offer_choice(revision=revision, alternative=form.cleaned_data["alternative"],
                                   optional_keys=form.cleaned_data["optional"])
 

@@ -8,6 +8,7 @@ import uuid
 from unittest import mock
 
 import pytest
+from django.core.cache import cache
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from integrations.tasks import webhook_deliver
@@ -22,6 +23,14 @@ from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import ProjectFactory, quote_reload
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    # The share page's body is kept by revision id: another test's revision 1 is not this one.
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
@@ -46,7 +55,7 @@ def _price(client, token, **query):
     return client.get(f"/p/{token}/price", query)
 
 
-# --- the price endpoint ----------------------------------------------------------------------------
+# --- the price endpoint ---------------------------------------------------------------------------
 
 
 def test_the_price_of_a_choice_is_the_servers_in_json(client, quote, token):
@@ -138,7 +147,7 @@ def test_recalculate_shows_the_chosen_totals_and_records_nothing(client, quote, 
     assert quote_reload(quote).status == QuoteStatus.SENT
 
 
-# --- the accept --------------------------------------------------------------------------------------
+# --- the accept -----------------------------------------------------------------------------------
 
 
 def test_the_accept_records_the_choice_its_totals_and_announces_them(client, quote, token,
@@ -222,7 +231,7 @@ def test_a_staff_answer_announces_the_offer_as_quoted(quote, world, endpoint):
     assert data["accepted_totals"]["total"] == f"{quote.current_revision.total:.2f}"
 
 
-# --- both languages --------------------------------------------------------------------------------
+# --- both languages -------------------------------------------------------------------------------
 
 
 def test_the_choice_and_the_staff_view_of_it_read_in_chinese(client, world, quote, token):
