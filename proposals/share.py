@@ -163,7 +163,7 @@ def choice_figures(choice: OfferChoice, *, currency: str, language: str) -> dict
 
 
 def shared_choice_render(*, revision: QuoteRevision, language: str, base: str,
-                         alternative: str = "", optional_keys=()) -> str:
+                         alternative: str = "", optional_keys=(), error: str = "") -> str:
     """The choice block of the share page: each alternative and optional item, with the totals
     of what is picked (as quoted by default). Picks the revision does not offer show as quoted
     (the accept refuses them with its own message). Empty when the revision offers no choice."""
@@ -181,6 +181,7 @@ def shared_choice_render(*, revision: QuoteRevision, language: str, base: str,
             "figures": choice_figures(choice, currency=revision.quote.currency,
                                       language=language),
             "revision": revision, "quote": revision.quote, "base": base, "language": language,
+            "error": error,
         })
 
 

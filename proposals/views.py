@@ -261,8 +261,11 @@ def _choice_shown(revision, language: str, body: SharedBody, choice, accept_form
         data = accept_form.data if accept_form is not None else {}
         alternative = choice.alternative if choice else data.get("alternative", "")
         keys = choice.optional_keys if choice else data.getlist("optional")
-        html = shared_choice_render(revision=revision, language=language, base=body.marker,
-                                    alternative=alternative, optional_keys=keys)
+        errors = accept_form.errors if accept_form is not None else {}
+        html = shared_choice_render(
+            revision=revision, language=language, base=body.marker, alternative=alternative,
+            optional_keys=keys,
+            error=" ".join([*errors.get("alternative", []), *errors.get("optional", [])]))
     if choice is not None:
         total = choice_figures(choice, currency=revision.quote.currency,
                                language=language)["total"]

@@ -259,3 +259,12 @@ def test_the_choice_and_the_staff_view_of_it_read_in_chinese(client, world, quot
         ("share page", share), ("recalculated", recalculated), ("panel", panel))}
     # The quote number's series letter and the link's recipient are data, not prose.
     assert not any(found.values()), report(found)
+
+
+def test_a_malformed_choice_is_shown_beside_the_choice(client, quote, token):
+    answer = client.post(f"/p/{token}/accept?lang=en", {
+        "revision": 1, "name": "Li Wei", "agreed": "on", "optional": "x" * 40})
+    assert answer.status_code == 400
+    html = answer.content.decode()
+    assert 'class="choice-error error" role="alert">This offer has no such optional item' in html
+    assert not Acceptance.objects.exists()
