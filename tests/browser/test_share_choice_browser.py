@@ -115,3 +115,18 @@ def test_without_script_recalculate_shows_the_choices_totals_and_accept_keeps_it
     page.wait_for_selector("text=we have received your answer")
     customer.close()
     assert Acceptance.objects.get().total == best.total
+
+
+def test_sales_tick_a_line_optional_on_the_quote_page(live_server, make_user, sign_in):
+    world = world_make(make_user)
+    quote = quote_with_choices(world, send=False)
+    staff = sign_in("wang")
+    staff.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    installation = quote.current_revision.lines.get(description="Installation")
+    staff.check(f"[data-line-optional='{installation.pk}']")
+    staff.wait_for_function(
+        "pk => document.querySelector(`[data-line-optional='${pk}']`)"
+        "?.closest('.table-wrap').previousElementSibling.textContent === 'Optional items'",
+        arg=installation.pk)
+    installation.refresh_from_db()
+    assert installation.section == "optional"
