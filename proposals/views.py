@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
+from django.forms.utils import ErrorDict
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -413,6 +414,7 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
 def _shared_recalculated(request: HttpRequest, link: ShareLink) -> HttpResponse:
     """The page again with the chosen totals and the accept form as it was filled in."""
     form = AcceptForm(request.POST)
+    form._errors = ErrorDict()  # nothing was sent to be accepted: no "required" under the fields
     try:
         revision, choice = _picked(request, link, request.POST)
     except InvalidValue as exc:

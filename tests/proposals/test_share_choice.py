@@ -143,6 +143,7 @@ def test_recalculate_shows_the_chosen_totals_and_records_nothing(client, quote, 
     assert f"{total:,.2f} CNY" in html
     assert 'value="Better" checked' in html and f'value="{optics.key}" checked' in html
     assert 'value="Li Wei"' in html  # the accept form as it was filled in
+    assert "This field is required" not in html  # the tick is not asked for: nothing accepted
     assert not Acceptance.objects.exists()
     assert quote_reload(quote).status == QuoteStatus.SENT
 
