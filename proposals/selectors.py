@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -423,8 +424,8 @@ class ChosenConfiguration:
 def chosen_configuration(acceptance: Acceptance) -> ChosenConfiguration:
     revision = acceptance.revision
     keys = [str(key) for key in acceptance.chosen_optional or []]
-    found = {str(line.key): line
-             for line in revision.lines.select_related("product").filter(key__in=keys)}
+    found = {str(line.key): line for line in revision.lines.select_related("product").filter(
+        key__in=[key for key in keys if _is_uuid(key)])}
     return ChosenConfiguration(
         alternative=acceptance.chosen_alternative,
         optional=sorted((found[key] for key in keys if key in found), key=lambda ln: ln.position),
@@ -432,3 +433,11 @@ def chosen_configuration(acceptance: Acceptance) -> ChosenConfiguration:
         totals=acceptance_totals(acceptance),
         as_sent=revision_totals(revision=revision),
     )
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True

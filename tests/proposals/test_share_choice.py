@@ -269,3 +269,13 @@ def test_a_malformed_choice_is_shown_beside_the_choice(client, quote, token):
     html = answer.content.decode()
     assert 'class="choice-error error" role="alert">This offer has no such optional item' in html
     assert not Acceptance.objects.exists()
+
+
+def test_a_configuration_names_keys_it_cannot_find_instead_of_failing(quote, world):
+    link, _ = share_link_create(quote=quote, user=world.sales)
+    share_accept(link=link, revision_number=1, name="Li Wei", title="", agreed=True)
+    acceptance = Acceptance.objects.get()
+    acceptance.chosen_optional = ["not-a-key", str(uuid.uuid4())]  # as an old or edited row
+    configuration = chosen_configuration(acceptance)
+    assert configuration.missing_keys == acceptance.chosen_optional
+    assert not configuration.is_as_quoted
