@@ -279,3 +279,26 @@ def test_a_configuration_names_keys_it_cannot_find_instead_of_failing(quote, wor
     configuration = chosen_configuration(acceptance)
     assert configuration.missing_keys == acceptance.chosen_optional
     assert not configuration.is_as_quoted
+
+
+def test_the_price_of_a_bad_token_is_the_same_404_and_counts_as_a_miss(
+    client, quote, world, settings
+):
+    from django.utils import timezone
+
+    from proposals.models import ShareLink
+    from proposals.services import share_link_revoke
+
+    expired, expired_token = share_link_create(quote=quote, user=world.sales)
+    ShareLink.objects.filter(pk=expired.pk).update(expires_at=timezone.now())
+    revoked, revoked_token = share_link_create(quote=quote, user=world.sales)
+    share_link_revoke(link=revoked, user=world.sales)
+    answers = {(r.status_code, r.content) for r in (
+        client.get(f"/p/{token}{route}") for token in ("x" * 43, expired_token, revoked_token)
+        for route in ("", "/price"))}
+    assert len(answers) == 1 and answers.pop()[0] == 404
+
+    settings.PROPOSALS_LINK_MISSES_ALLOWED = 3
+    cache.clear()
+    codes = [client.get(f"/p/guess-{n}/price").status_code for n in range(5)]
+    assert codes == [404, 404, 404, 429, 429]
