@@ -13,7 +13,33 @@ class ShareLinkForm(forms.Form):
     days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365, initial=30)
 
 
-class AcceptForm(forms.Form):
+class ChosenKeysField(forms.Field):
+    """The optional lines the customer ticked (their keys, any number of `optional=` values).
+    Only their shape is checked here; offer_choice says whether the offer has them."""
+
+    widget = forms.MultipleHiddenInput
+    MAX_KEYS = 500  # a revision's line limit
+
+    def to_python(self, value) -> list[str]:
+        if isinstance(value, str):
+            value = [value]
+        keys = [str(key) for key in (value or [])]
+        if len(keys) > self.MAX_KEYS or any(len(key) > 36 for key in keys):
+            raise forms.ValidationError(
+                _("This offer has no such optional item: choose among the optional items "
+                  "listed."))
+        return keys
+
+
+class ChoiceForm(forms.Form):
+    """The customer's choice (#15 item 2): an alternative ("" = as quoted) and optional items.
+    Asked alone by the price endpoint, and part of the accept form (works without script)."""
+
+    alternative = forms.CharField(max_length=100, required=False, strip=False)
+    optional = ChosenKeysField(required=False)
+
+
+class AcceptForm(ChoiceForm):
     revision = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=32767)
     name = forms.CharField(label=_("Your name"), max_length=100)
     title = forms.CharField(label=_("Your title"), max_length=100, required=False)

@@ -29,10 +29,11 @@ SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
-    # No script at all; drawings are data: images; styles only from our static files.
+    # Scripts and styles only from our static files (the choice's totals script asks our own
+    # price endpoint); drawings are data: images.
     "Content-Security-Policy": (
-        "default-src 'none'; img-src 'self' data:; style-src 'self'; form-action 'self'; "
-        "base-uri 'none'; frame-ancestors 'none'"
+        "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -18,6 +19,7 @@ from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, S
 from quoting.selectors import (
     ROUNDING_RULE,
     AlternativeDelta,
+    OfferChoice,
     Totals,
     line_amount,
     quotes_visible_to,
@@ -29,7 +31,7 @@ from quoting.services.tco import tco_presented
 from quoting.svg.fabric import drawing_in
 from quoting.svg.tco import chart_in
 
-from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .models import Acceptance, DocumentStatus, LinkView, ProposalDocument, ShareLink
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,3 +363,81 @@ def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary
     for link in links:
         summaries.append(LinkSummary(link, list(link.views.all()[:views_per_link])))
     return summaries
+
+
+# --- the customer's chosen configuration (#15 item 2) ---------------------------------------------
+
+
+def totals_text(totals: Totals | None) -> dict | None:
+    """Totals as JSON carries money: exact text with two places."""
+    if totals is None:
+        return None
+    return {name: f"{getattr(totals, name):.2f}"
+            for name in ("subtotal", "discount", "net", "tax", "total")}
+
+
+def choice_printed(choice: OfferChoice) -> dict:
+    """A choice as the quote.accepted webhook and the audit trail carry it."""
+    return {
+        "chosen_alternative": choice.alternative,
+        "chosen_optional": [{"key": str(line.key), "description": line.description}
+                            for line in choice.optional],
+        "accepted_totals": totals_text(choice.totals),
+    }
+
+
+def acceptance_totals(acceptance: Acceptance) -> Totals | None:
+    if acceptance.total is None:
+        return None
+    return Totals(acceptance.subtotal, acceptance.discount_amount, acceptance.net,
+                  acceptance.tax_amount, acceptance.total)
+
+
+@dataclass(frozen=True)
+class ChosenConfiguration:
+    """What the customer accepted, beside the quote as sent: for the staff page, the API and
+    anything else that shows an acceptance."""
+
+    alternative: str  # "" = as quoted
+    optional: list[QuoteLine]  # the included optional lines, in the quote's order
+    missing_keys: list[str]  # recorded keys no longer found (never, for a frozen revision)
+    totals: Totals | None  # accepted; None for an acceptance recorded before choices existed
+    as_sent: Totals
+
+    @property
+    def is_as_quoted(self) -> bool:
+        return not self.alternative and not self.optional and not self.missing_keys
+
+    def as_json(self) -> dict:
+        return {
+            "chosen_alternative": self.alternative,
+            "chosen_optional": [
+                *({"key": str(line.key), "description": line.description}
+                  for line in self.optional),
+                *({"key": key, "description": ""} for key in self.missing_keys),
+            ],
+            "accepted_totals": totals_text(self.totals),
+            "as_sent_totals": totals_text(self.as_sent),
+        }
+
+
+def chosen_configuration(acceptance: Acceptance) -> ChosenConfiguration:
+    revision = acceptance.revision
+    keys = [str(key) for key in acceptance.chosen_optional or []]
+    found = {str(line.key): line for line in revision.lines.select_related("product").filter(
+        key__in=[key for key in keys if _is_uuid(key)])}
+    return ChosenConfiguration(
+        alternative=acceptance.chosen_alternative,
+        optional=sorted((found[key] for key in keys if key in found), key=lambda ln: ln.position),
+        missing_keys=[key for key in keys if key not in found],
+        totals=acceptance_totals(acceptance),
+        as_sent=revision_totals(revision=revision),
+    )
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text)
+    except ValueError:
+        return False
+    return True

@@ -12,6 +12,7 @@ import logging
 import secrets
 import time
 import uuid
+from collections.abc import Sequence
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -25,6 +26,7 @@ from integrations.webhooks import webhook_emit
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.selectors import OfferChoice, offer_choice
 from quoting.services.errors import (
     IllegalTransition,
     InvalidValue,
@@ -43,7 +45,7 @@ from quoting.services.quotes import (
 
 from .models import Acceptance, DocumentStatus, LinkView, ProposalDocument, ShareLink
 from .pdf import FetchRefused, proposal_pdf
-from .selectors import document_ready_for, revision_shared, share_lookup
+from .selectors import choice_printed, document_ready_for, revision_shared, share_lookup
 from .share import shared_pdf_ready_remember
 
 logger = logging.getLogger(__name__)
@@ -459,9 +461,14 @@ def _answer(service, quote: Quote, **details) -> Quote:
 def share_accept(
     *, link: ShareLink, revision_number: int, name: str, title: str, agreed: bool,
     user_agent: str = "", language: str = "",
+    alternative: str = "", optional: Sequence[str] = (),
 ) -> Quote:
     """The customer's yes through a link: the quote is marked accepted and an Acceptance row
-    records who signed, from what, and for which revision, in the same transaction."""
+    records who signed, from what, and for which revision, in the same transaction.
+
+    `alternative` and `optional` are the customer's choice (an alternative's name, optional
+    lines' keys): only what the revision offers is taken (offer_choice refuses anything else,
+    and nothing is recorded); the acceptance keeps the choice and its totals."""
     name, title = (name or "").strip(), (title or "").strip()
     if not name or len(name) > 100:
         raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
@@ -471,6 +478,7 @@ def share_accept(
         raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
+        choice = offer_choice(revision=revision, alternative=alternative, optional_keys=optional)
         quote = _answer(
             quote_mark_accepted,
             quote,
@@ -479,15 +487,28 @@ def share_accept(
             revision_label=revision.label,
             via="share link",
             link=link.pk,
+            **choice_printed(choice),
         )
         browser, system, mobile = client_from_user_agent(user_agent or "")
         Acceptance.objects.create(
             revision=revision, link=link, signer_name=name, signer_title=title,
             language=language[:10], browser=browser, os=system, is_mobile=mobile,
             user_agent=(user_agent or "")[:400],
+            **_acceptance_choice(choice),
         )
         quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
     return quote
+
+
+def _acceptance_choice(choice: OfferChoice) -> dict:
+    """The Acceptance fields of the customer's choice and its totals."""
+    totals = choice.totals
+    return {
+        "chosen_alternative": choice.alternative,
+        "chosen_optional": choice.optional_keys,
+        "subtotal": totals.subtotal, "discount_amount": totals.discount, "net": totals.net,
+        "tax_amount": totals.tax, "total": totals.total,
+    }
 
 
 def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quote:

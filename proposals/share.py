@@ -20,17 +20,22 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from django.core.cache import cache as shared_cache
+from django.template.defaultfilters import floatformat
 from django.template.loader import get_template, render_to_string
 from django.templatetags.static import static
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from quoting.models import QuoteRevision
+from quoting.selectors import OfferChoice, offer_choice, offer_options
+from quoting.services.errors import InvalidValue
 from quoting.services.snapshots import SNAPSHOT_VERSION
+from quoting.templatetags.quoting_numbers import rmb_in_words
 
 from .selectors import proposal_content, seller_printed
 
 CONTENT_TEMPLATE = "proposals/_content.html"
+CHOICE_TEMPLATE = "proposals/_shared_choice.html"
 BODY_SECONDS = 7 * 24 * 3600  # kept a week after its last render; rendered again after that
 
 
@@ -39,6 +44,9 @@ class SharedBody:
     html: str  # holds `marker` where the link's own path goes
     marker: str
     has_drawing: bool
+    # The customer's choice block as quoted (alternatives, optional items, totals; #15 item 2),
+    # rendered with the body; empty when the revision offers no choice.
+    choice: str = ""
 
     def for_link(self, base: str) -> str:
         return self.html.replace(self.marker, base)
@@ -47,7 +55,8 @@ class SharedBody:
 @cache
 def _template_digest() -> str:
     """Part of the key: a deployment that changes the content template renders anew."""
-    source = Path(get_template(CONTENT_TEMPLATE).origin.name).read_bytes()
+    source = b"".join(Path(get_template(name).origin.name).read_bytes()
+                      for name in (CONTENT_TEMPLATE, CHOICE_TEMPLATE))
     return hashlib.sha256(source + Path(__file__).read_bytes()).hexdigest()[:12]
 
 
@@ -125,9 +134,55 @@ def shared_body_render(*, revision: QuoteRevision, language: str) -> SharedBody:
         html = screen_ready(
             str(html), drawing_href=f"{marker}/drawing?lang={language}",
             drawing_caption=_("Open the drawing full size"))
-    body = SharedBody(html=html, marker=marker, has_drawing=has_drawing)
+        choice = shared_choice_render(revision=revision, language=language, base=marker)
+    body = SharedBody(html=html, marker=marker, has_drawing=has_drawing, choice=choice)
     shared_cache.set(_keys(revision, language)[0], dataclasses.asdict(body), BODY_SECONDS)
     return body
+
+
+# --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
+
+
+def choice_figures(choice: OfferChoice, *, currency: str, language: str) -> dict[str, str]:
+    """The choice's totals as the page prints them (grouped, in the active language): the page
+    and the price endpoint's JSON alike, so the script shows these and computes nothing."""
+    totals = choice.totals
+
+    def money(amount) -> str:
+        return f"{floatformat(amount, '2g')} {currency}"
+
+    return {
+        "subtotal": money(totals.subtotal),
+        "discount": "−" + money(totals.discount),
+        "net": money(totals.net),
+        "tax": money(totals.tax),
+        "total": money(totals.total),
+        "in_words": (rmb_in_words(totals.total)
+                     if language.startswith("zh") and currency == "CNY" else ""),
+    }
+
+
+def shared_choice_render(*, revision: QuoteRevision, language: str, base: str,
+                         alternative: str = "", optional_keys=(), error: str = "") -> str:
+    """The choice block of the share page: each alternative and optional item, with the totals
+    of what is picked (as quoted by default). Picks the revision does not offer show as quoted
+    (the accept refuses them with its own message). Empty when the revision offers no choice."""
+    options = offer_options(revision=revision)
+    if not options:
+        return ""
+    try:
+        choice = offer_choice(revision=revision, alternative=alternative,
+                              optional_keys=optional_keys, lines=options.lines)
+    except InvalidValue:
+        choice = offer_choice(revision=revision, lines=options.lines)
+    with translation.override(language):
+        return render_to_string(CHOICE_TEMPLATE, {
+            "options": options, "choice": choice, "picked_optional": set(choice.optional_keys),
+            "figures": choice_figures(choice, currency=revision.quote.currency,
+                                      language=language),
+            "revision": revision, "quote": revision.quote, "base": base, "language": language,
+            "error": error,
+        })
 
 
 class _ScreenReady(HTMLParser):

@@ -18,5 +18,6 @@ urlpatterns = [
     path("p/<str:token>/drawing", views.shared_drawing, name="shared-drawing"),
     path("p/<str:token>/drawing.svg", views.shared_drawing_svg, name="shared-drawing-svg"),
     path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
+    path("p/<str:token>/price", views.shared_price, name="shared-price"),
     path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
 ]

@@ -5,23 +5,26 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.forms.utils import ErrorDict
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from quoting.models import QuoteEvent, QuoteStatus
-from quoting.selectors import quotes_visible_to
-from quoting.services.errors import QuoteError
+from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
+from quoting.services.errors import InvalidValue, QuoteError
 
-from .forms import AcceptForm, DeclineForm, GenerateForm, ShareLinkForm
+from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
-from .models import ProposalDocument, ShareLink
+from .models import Acceptance, ProposalDocument, ShareLink
 from .selectors import (
+    chosen_configuration,
     document_for,
     document_ready_for,
     documents_visible_to,
@@ -40,8 +43,10 @@ from .services import (
 )
 from .share import (
     SharedBody,
+    choice_figures,
     shared_body_render,
     shared_cached,
+    shared_choice_render,
     shared_page_remember,
     shared_pdf_ready_remember,
 )
@@ -84,12 +89,22 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "documents": documents,
             "links": share_links_for_panel(quote=quote),
             "answer": answer,
+            "configuration": _accepted_configuration(quote, answer),
             "generate_form": GenerateForm(initial={"language": quote.customer.language}),
             "link_form": form or ShareLinkForm(),
             "new_link_url": new_link_url,
             "error": error,
         },
     )
+
+
+def _accepted_configuration(quote, answer):
+    """What the customer chose when they accepted through a link, beside the quote as sent."""
+    if answer is None or answer.details.get("after") != QuoteStatus.ACCEPTED:
+        return None
+    acceptance = (Acceptance.objects.filter(revision__quote=quote)
+                  .select_related("revision").first())
+    return None if acceptance is None else chosen_configuration(acceptance)
 
 
 @login_required
@@ -192,14 +207,14 @@ def _pdf_ready(revision, language: str, known: bool) -> bool:
 
 
 def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
-                 revision=None):
+                 revision=None, choice=None):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = request.share_language
     state = _state(link.quote, revision)
     answered = request.GET.get("answered") == "1"
-    plain = not (status != 200 or accept_form or decline_form or error or answered)
+    plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
     kept = shared_cached(revision=revision, language=language, state=state)
     if plain and kept.page is not None:
         return HttpResponse(kept.page.for_link(_base(request)))
@@ -223,13 +238,81 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "decline_form": decline_form,
             "error": error,
             "answered": answered,
+            **_choice_shown(revision, language, body, choice, accept_form),
         },
     )
-    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing)
+    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing,
+                      choice=body.choice)
     if plain:
         shared_page_remember(revision=revision, language=language, state=state,
                              pdf_ready=pdf_ready, page=page)
     return HttpResponse(page.for_link(_base(request)), status=status)
+
+
+# --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
+
+
+def _choice_shown(revision, language: str, body: SharedBody, choice, accept_form) -> dict:
+    """The choice block: the body's own (as quoted) on a plain page; with the customer's picks
+    when the page answers a recalculation or shows the accept form again."""
+    if not body.choice:
+        return {"choice_html": ""}
+    html, total = body.choice, None
+    if choice is not None or accept_form is not None:
+        data = accept_form.data if accept_form is not None else {}
+        alternative = choice.alternative if choice else data.get("alternative", "")
+        keys = choice.optional_keys if choice else data.getlist("optional")
+        errors = accept_form.errors if accept_form is not None else {}
+        html = shared_choice_render(
+            revision=revision, language=language, base=body.marker, alternative=alternative,
+            optional_keys=keys,
+            error=" ".join([*errors.get("alternative", []), *errors.get("optional", [])]))
+    if choice is not None:
+        total = choice_figures(choice, currency=revision.quote.currency,
+                               language=language)["total"]
+    return {"choice_html": mark_safe(html),  # noqa: S308 - our template's output, autoescaped
+            "chosen_total": total}
+
+
+def _picked(request: HttpRequest, link: ShareLink, data) -> tuple[object, OfferChoice]:
+    """(the revision shown, the customer's choice of it) from `data` (a query or a form);
+    raises InvalidValue for a choice the revision does not offer."""
+    form = ChoiceForm(data)
+    if not form.is_valid():
+        field, errors = next(iter(form.errors.items()))
+        raise InvalidValue(" ".join(errors), field=field)
+    revision = link.revision_shown
+    if revision is None:
+        raise Http404
+    asked = (data.get("revision") or "").strip()
+    if asked and asked != str(revision.number):
+        raise InvalidValue(
+            gettext("This revision has been replaced by a newer one, so it can no longer be "
+                    "answered. Reload the page to read the current offer."), field="revision")
+    revision.refresh_from_db(fields=["discount_percent", "tax_percent"])  # not read with the link
+    return revision, offer_choice(revision=revision, alternative=form.cleaned_data["alternative"],
+                                  optional_keys=form.cleaned_data["optional"])
+
+
+@require_GET
+@shared_route
+def shared_price(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """GET /p/<token>/price?alternative=<name>&optional=<key>...: the totals of that choice,
+    computed here (the page's script only shows them), formatted in the page's language."""
+    try:
+        revision, choice = _picked(request, link, request.GET)
+    except InvalidValue as exc:
+        return JsonResponse({"error": exc.message, "field": exc.field}, status=400)
+    return JsonResponse({
+        "revision": revision.number,
+        "alternative": choice.alternative,
+        "optional": choice.optional_keys,
+        "currency": link.quote.currency,
+        "amounts": {name: f"{getattr(choice.totals, name):.2f}"
+                    for name in ("subtotal", "discount", "net", "tax", "total")},
+        "figures": choice_figures(choice, currency=link.quote.currency,
+                                  language=request.share_language),
+    })
 
 
 # Each language named in itself: a reader finds their own whatever the page's language.
@@ -309,6 +392,8 @@ def _answer(request, link, form_class, service, fields):
 @require_POST
 @shared_route
 def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    if request.POST.get("recalculate"):  # the choice's totals without script: nothing recorded
+        return _shared_recalculated(request, link)
     return _answer(
         request,
         link,
@@ -320,8 +405,21 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
             "agreed": f.cleaned_data["agreed"],
             "user_agent": request.headers.get("User-Agent", ""),
             "language": request.share_language,
+            "alternative": f.cleaned_data["alternative"],
+            "optional": f.cleaned_data["optional"],
         },
     )
+
+
+def _shared_recalculated(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The page again with the chosen totals and the accept form as it was filled in."""
+    form = AcceptForm(request.POST)
+    form._errors = ErrorDict()  # nothing was sent to be accepted: no "required" under the fields
+    try:
+        revision, choice = _picked(request, link, request.POST)
+    except InvalidValue as exc:
+        return _shared_page(request, link, status=400, error=exc.message, accept_form=form)
+    return _shared_page(request, link, revision=revision, choice=choice, accept_form=form)
 
 
 @csrf_exempt

@@ -87,7 +87,7 @@ def plain_text(value: Any) -> str:
     if isinstance(value, dt.date):
         return value.isoformat()
     if isinstance(value, Mapping):
-        return "; ".join(f"{humanise(k)}: {plain_text(v)}" for k, v in value.items())
+        return "; ".join(f"{_label(k)}: {detail_value(k, v)}" for k, v in value.items())
     if isinstance(value, list | tuple):
         return ", ".join(plain_text(v) for v in value)
     return str(value)
@@ -175,9 +175,18 @@ DETAIL_LABELS = {
     "via": _("Via"),
     "recorded_by": _("Recorded by"),
     "status": _("Status"),
+    # A customer's accept through the share link: what they chose (#15 item 2)
+    "chosen_alternative": _("Alternative chosen"),
+    "chosen_optional": _("Optional items included"),
+    "accepted_totals": _("Accepted totals"),
+    "key": _("Key"),
+    "subtotal": _("Subtotal"),
+    "discount": _("Discount"),
+    "net": _("Net"),
+    "tax": _("VAT"),
 }
 PERCENT_KEYS = frozenset({"tax_percent", "discount_percent"})
-MONEY_KEYS = frozenset({"unit_price", "total"})
+MONEY_KEYS = frozenset({"unit_price", "total", "subtotal", "discount", "net", "tax"})
 
 # What a before → after pair is about, per verb (line changes name each field instead).
 CHANGE_LABELS = {

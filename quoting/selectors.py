@@ -15,11 +15,13 @@ from django.conf import settings
 from django.core.cache import cache as shared_cache
 from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
 from catalog.selectors import price_lookup
 from portal.models import SALES, SALES_MANAGER, User
 from quoting.engine.money import round_money
+from quoting.services.errors import InvalidValue
 
 from .models import (
     TOTALLED_SECTIONS,
@@ -540,6 +542,107 @@ def revision_for_display(
         largest_discount=figures.largest_discount,
         revisions=labels,
     )
+
+
+# --- the customer's choice: an alternative and optional items ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OfferChoice:
+    """What the customer chose of what the revision offers, priced as the quote prices itself.
+
+    `alternative` is a line group of the alternatives section ("" = the offer as quoted): it
+    takes the place of the network section, as revision_alternatives() prices it. `optional` are
+    the optional lines included, in the quote's order; each adds its amount (after its own
+    discount) before the quote discount and VAT.
+    """
+
+    alternative: str
+    optional: tuple[QuoteLine, ...]
+    lines: tuple[QuoteLine, ...]  # every line in the totals of this choice
+    totals: Totals
+
+    @property
+    def optional_keys(self) -> list[str]:
+        return [str(line.key) for line in self.optional]
+
+    @property
+    def is_as_quoted(self) -> bool:
+        return not self.alternative and not self.optional
+
+
+@dataclass(frozen=True, slots=True)
+class OfferOptions:
+    """What a revision lets the customer choose: its alternatives and its optional lines."""
+
+    alternatives: list[AlternativeDelta]
+    optional: list[LineView]
+    lines: list[QuoteLine]  # all the revision's lines, read once: offer_choice(lines=) takes them
+
+    def __bool__(self) -> bool:
+        return bool(self.alternatives or self.optional)
+
+
+def offer_options(*, revision: QuoteRevision,
+                  lines: Iterable[QuoteLine] | None = None) -> OfferOptions:
+    lines = _revision_lines(revision) if lines is None else list(lines)
+    return OfferOptions(
+        alternatives=revision_alternatives(revision=revision, lines=lines),
+        optional=[LineView(ln, _amount(ln)) for ln in lines if ln.section == Section.OPTIONAL],
+        lines=lines,
+    )
+
+
+def offer_choice(
+    *, revision: QuoteRevision, alternative: str = "", optional_keys: Iterable[str] = (),
+    lines: Iterable[QuoteLine] | None = None,
+) -> OfferChoice:
+    """The one pricing of a customer's choice (the share page's figures, the accept, the
+    acceptance's totals). Only what the revision offers can be chosen; anything else raises
+    InvalidValue with a message for the customer, in the active language.
+
+    As quoted (no alternative, no optional line) the totals are the revision's own
+    (revision_totals: stored once it is sent), so the page never shows a second figure for it.
+    """
+    lines = _revision_lines(revision) if lines is None else sorted(lines, key=_position)
+    alternative = alternative or ""
+    groups = {ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES}
+    if alternative and alternative not in groups:
+        raise InvalidValue(
+            _("This offer has no alternative called “%(name)s”: choose one of those listed.")
+            % {"name": alternative[:100]},
+            field="alternative",
+        )
+    keys = [str(key) for key in optional_keys]
+    if len(set(keys)) != len(keys):
+        raise InvalidValue(_("An optional item was chosen twice."), field="optional")
+    offered = {str(ln.key): ln for ln in lines if ln.section == Section.OPTIONAL}
+    if any(key not in offered for key in keys):
+        raise InvalidValue(
+            _("This offer has no such optional item: choose among the optional items listed."),
+            field="optional",
+        )
+    chosen = tuple(ln for ln in lines if str(ln.key) in set(keys))
+    totalled = tuple(
+        ln for ln in lines
+        if (ln.section in TOTALLED_SECTIONS and not (alternative and ln.section == Section.NETWORK))
+        or (alternative and ln.section == Section.ALTERNATIVES
+            and ln.alternative_group == alternative)
+    ) + chosen
+    if not alternative and not chosen:
+        totals = revision_totals(revision=revision, lines=lines)
+    else:
+        totals = totals_compute(
+            line_amounts=(_amount(ln) for ln in totalled),
+            discount_percent=revision.discount_percent,
+            tax_percent=revision.tax_percent,
+        )
+    return OfferChoice(alternative=alternative, optional=chosen,
+                       lines=tuple(sorted(totalled, key=_position)), totals=totals)
+
+
+def _position(line: QuoteLine) -> int:
+    return line.position
 
 
 # --- revision diff -------------------------------------------------------------------------------

@@ -215,13 +215,20 @@ def quote_detailed(quote: Quote) -> dict:
 
 class LineSerializer(serializers.ModelSerializer):
     amount = serializers.SerializerMethodField()
+    optional = serializers.SerializerMethodField(
+        help_text="Offered, outside the totals; the customer may include it on the share "
+        "link. The same as section == \"optional\" (one source of truth: the section).")
 
     class Meta:
         model = QuoteLine
-        fields = ["id", "key", "position", "section", "alternative_group", "kind", "sku",
-                  "description", "quantity", "unit_price", "discount_percent", "amount", "role",
-                  "price_source"]
+        fields = ["id", "key", "position", "section", "optional", "alternative_group", "kind",
+                  "sku", "description", "quantity", "unit_price", "discount_percent", "amount",
+                  "role", "price_source"]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_optional(self, line) -> bool:
+        return line.section == Section.OPTIONAL
 
     @extend_schema_field(_amount())
     def get_amount(self, line) -> str:
@@ -342,8 +349,24 @@ class LineAddSerializer(serializers.Serializer):
         required=False
     )
     discount_percent = _percent(required=False)
+    optional = serializers.BooleanField(
+        required=False, help_text="true puts the line in the optional section (offered, "
+        "outside the totals, the customer may include it); the same as section=optional.")
 
     def validate(self, attrs):
+        optional = attrs.pop("optional", None)
+        if optional is not None:
+            section = attrs.get("section")
+            if optional and section not in (None, Section.OPTIONAL):
+                raise serializers.ValidationError(
+                    {"optional": ["An optional line is in the optional section: leave out "
+                                  "section, or give section=optional."]})
+            if not optional and section == Section.OPTIONAL:
+                raise serializers.ValidationError(
+                    {"optional": ["section=optional is an optional line: optional=false "
+                                  "contradicts it."]})
+            if optional:
+                attrs["section"] = Section.OPTIONAL
         if "sku" in attrs and ("description" in attrs or "unit_price" in attrs):
             raise serializers.ValidationError(
                 {"sku": ["Give a sku, or a description and unit_price, not both."]})
@@ -359,6 +382,9 @@ class LineUpdateSerializer(serializers.Serializer):
     discount_percent = _percent(required=False)
     unit_price = serializers.DecimalField(max_digits=MONEY_DIGITS, decimal_places=2,
                                           min_value=Decimal(0), max_value=MONEY_MAX, required=False)
+    optional = serializers.BooleanField(
+        required=False, help_text="true moves the line to the optional section; false back to "
+        "the section its product belongs to (a free-text line: services).")
 
 
 class NoteSerializer(serializers.Serializer):

@@ -22,6 +22,10 @@ class VersionForm(forms.Form):
 class LineForm(VersionForm):
     quantity = forms.IntegerField(label=_("Quantity"))
     discount_percent = forms.DecimalField(label=_("Discount %"), required=False)
+    # The line's optional flag, i.e. whether it sits in the optional section. A checkbox sends
+    # nothing when unticked: `optional_shown` says the row's form had the box at all.
+    optional = forms.BooleanField(label=_("Optional"), required=False)
+    optional_shown = forms.BooleanField(required=False, widget=forms.HiddenInput)
 
 
 class TermsForm(VersionForm):

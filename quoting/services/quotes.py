@@ -404,6 +404,13 @@ def _revision_fx(revision: QuoteRevision) -> FxLock | None:
 SECTION_OF_CATEGORY = {Category.SERVICE: Section.SERVICES, Category.SUPPORT: Section.SUPPORT}
 
 
+def _section_of(line: QuoteLine) -> str:
+    """Where a line belongs when it is not optional: its product's section, or services."""
+    if line.product_id is None:
+        return Section.SERVICES
+    return SECTION_OF_CATEGORY.get(line.product.category, Section.NETWORK)
+
+
 def _kind_of(product: Product | None) -> str:
     if product is None:
         return LineKind.FREE_TEXT
@@ -682,8 +689,13 @@ def quote_update_line(
     quantity: int | None = None,
     discount_percent=None,
     unit_price=None,
+    optional: bool | None = None,
 ) -> QuoteLine:
-    """Change a line's quantity, discount or (by hand) unit price."""
+    """Change a line's quantity, discount or (by hand) unit price, or whether it is optional.
+
+    "Optional" is not a field of its own: it is the optional section (offered, outside the
+    totals, the customer may include it on the link; offer_choice prices it). Turned off, the
+    line goes back to the section its product belongs to (a free-text line to services)."""
     changes = {}
     if quantity is not None:
         changes["quantity"] = _quantity(quantity)
@@ -695,6 +707,10 @@ def quote_update_line(
     looked_at = quote.current_revision_id
     revision = _editable_revision(quote, user=user)
     target = _line_in(revision, line, looked_at=looked_at)
+    if optional is not None and bool(optional) != (target.section == Section.OPTIONAL):
+        if target.section == Section.ALTERNATIVES:
+            raise InvalidValue("A line of an alternative cannot be optional.", field="optional")
+        changes["section"] = Section.OPTIONAL if optional else _section_of(target)
     before = {f: getattr(target, f) for f in changes}
     for name, value in changes.items():
         setattr(target, name, value)
@@ -979,6 +995,18 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     return revision
 
 
+def _as_quoted(quote: Quote) -> dict:
+    """The choice fields of quote.accepted when nothing was chosen (an answer taken by staff):
+    the offer as quoted, at its totals. The share link's accept passes the customer's own."""
+    totals = revision_totals(revision=quote.current_revision)
+    return {
+        "chosen_alternative": "",
+        "chosen_optional": [],
+        "accepted_totals": {name: f"{getattr(totals, name):.2f}"
+                            for name in ("subtotal", "discount", "net", "tax", "total")},
+    }
+
+
 @_edits_quote
 def quote_mark_accepted(
     *, quote: Quote, actor: User | None = None, expected_version: int | None = None, **details
@@ -995,7 +1023,8 @@ def quote_mark_accepted(
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
-        "quote_id": quote.pk, "number": quote.number, "status": quote.status, **details})
+        "quote_id": quote.pk, "number": quote.number, "status": quote.status,
+        **_as_quoted(quote), **details})
     notify(kind=NotificationKind.QUOTE_ACCEPTED, quote=quote, recipients=[quote.owner],
            actor=actor, who=str(details.get("name") or ""))
     return quote

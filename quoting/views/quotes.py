@@ -378,12 +378,17 @@ def quote_line_update(request, pk: int, line_pk: int):
         discount = data.get("discount_percent")
         if discount is not None and discount != line.discount_percent:
             changes["discount_percent"] = discount
+        if moves:
+            changes["optional"] = data["optional"]
         if changes:
             services.quote_update_line(
                 quote=quote, line=line, user=request.user, expected_version=version, **changes
             )
 
-    return _edit(request, quote, form, error_ids, run, line_pk=line.pk)
+    # Ticking "optional" moves the line to another section: the whole table is sent again.
+    moves = bool(request.POST.get("optional_shown")) and (
+        bool(request.POST.get("optional")) != (line.section == Section.OPTIONAL))
+    return _edit(request, quote, form, error_ids, run, line_pk=line.pk, lines=moves)
 
 
 @login_required

@@ -1,0 +1,57 @@
+/* The customer's choice on the share page (#15 item 2): on each change, ask the server for the
+   totals of the chosen alternative and optional items, and show the figures it sends. The
+   browser computes nothing: the server prices the choice exactly as the quote is priced.
+   Without this script the "Recalculate" button asks for the same page with the totals. */
+(function () {
+  "use strict";
+  var box = document.getElementById("choice");
+  var form = document.getElementById("accept-form");
+  if (!box || !form || !window.fetch || !window.URLSearchParams) return;
+  var url = box.getAttribute("data-price-url");
+  var error = box.querySelector(".choice-error");
+  var recalculate = box.querySelector("button.recalculate");
+  var asked = 0;
+
+  function query() {
+    var params = new URLSearchParams();
+    params.set("revision", form.elements.revision.value);
+    var alternative = document.querySelector("input[form=accept-form][name=alternative]:checked");
+    params.set("alternative", alternative ? alternative.value : "");
+    document.querySelectorAll("input[form=accept-form][name=optional]:checked").forEach(
+      function (box) { params.append("optional", box.value); });
+    return params.toString();
+  }
+
+  function show(figures) {
+    Object.keys(figures).forEach(function (name) {
+      document.querySelectorAll("[data-figure=" + name + "]").forEach(function (cell) {
+        cell.textContent = figures[name];
+      });
+    });
+  }
+
+  function update() {
+    var mine = ++asked;
+    box.setAttribute("aria-busy", "true");
+    fetch(url + "&" + query(), {headers: {"Accept": "application/json"}, credentials: "omit"})
+      .then(function (response) {
+        return response.json().then(function (data) { return {ok: response.ok, data: data}; });
+      })
+      .then(function (answer) {
+        if (mine !== asked) return;  // a later change is on its way: show only the last
+        if (answer.ok) {
+          show(answer.data.figures);
+          error.hidden = true;
+          box.setAttribute("data-total", answer.data.amounts.total);
+        } else {
+          error.textContent = answer.data.error || "";
+          error.hidden = false;
+        }
+      })
+      .catch(function () { if (mine === asked) recalculate.hidden = false; })
+      .then(function () { if (mine === asked) box.removeAttribute("aria-busy"); });
+  }
+
+  recalculate.hidden = true;  // the figures follow each change
+  box.addEventListener("change", update);
+})();
