@@ -40,8 +40,13 @@ class SharedBody:
     marker: str
     has_drawing: bool
 
-    def for_link(self, base: str) -> str:
-        return self.html.replace(self.marker, base)
+    @property
+    def open_marker(self) -> str:
+        """Where the page's open id goes (the page's own, not the body's)."""
+        return f"{self.marker}.open"
+
+    def for_link(self, base: str, open_key: str = "") -> str:
+        return self.html.replace(self.open_marker, open_key).replace(self.marker, base)
 
 
 @cache

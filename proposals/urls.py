@@ -19,4 +19,5 @@ urlpatterns = [
     path("p/<str:token>/drawing.svg", views.shared_drawing_svg, name="shared-drawing-svg"),
     path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
     path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
+    path("p/<str:token>/beacon", views.shared_beacon, name="shared-beacon"),
 ]
