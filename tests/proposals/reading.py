@@ -33,7 +33,8 @@ def beacon_post(client: Client, token: str, body, **extra):
                        **extra)
 
 
-def page_read(client: Client, token: str, open_key: str, sections: dict, *, ago: float | None = None):
+def page_read(client: Client, token: str, open_key: str, sections: dict, *,
+              ago: float | None = None):
     """Post a beacon for `open_key`; the view is first made `ago` seconds old (default: as old
     as the reading it reports), since no open can report more time than it has existed."""
     ago = sum(sections.values()) if ago is None else ago
