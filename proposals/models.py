@@ -127,7 +127,7 @@ class OpenKind(models.TextChoices):
     """What an open of a share link turned out to be (proposals.engagement). Only REAL opens
     count as the customer reading: they tell the owner and fire quote.viewed."""
 
-    REAL = "real", _("read")
+    REAL = "real", _("reader")
     NO_SCRIPT = "no_script", _("no script ran")
     SHORT = "short", _("shorter than two seconds")
     SCANNER = "scanner", _("scanner or preview")

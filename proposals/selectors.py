@@ -21,7 +21,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
@@ -381,7 +381,8 @@ def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary
     real = Q(views__kind=OpenKind.REAL)
     per_section = {
         f"seconds_{name}": Coalesce(
-            Sum(Cast(KT(f"views__sections__{name}"), IntegerField()), filter=real), 0)
+            Sum(Cast(KeyTextTransform(name, "views__sections"), IntegerField()), filter=real),
+            0)
         for name in SECTIONS
     }
     links = (

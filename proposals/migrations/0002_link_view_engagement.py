@@ -15,12 +15,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='linkview',
             name='kind',
-            field=models.CharField(choices=[('real', 'read'), ('no_script', 'no script ran'), ('short', 'shorter than two seconds'), ('scanner', 'scanner or preview'), ('head', 'HEAD request')], default='real', max_length=10, verbose_name='kind'),
+            field=models.CharField(choices=[('real', 'reader'), ('no_script', 'no script ran'), ('short', 'shorter than two seconds'), ('scanner', 'scanner or preview'), ('head', 'HEAD request')], default='real', max_length=10, verbose_name='kind'),
         ),
         migrations.AlterField(
             model_name='linkview',
             name='kind',
-            field=models.CharField(choices=[('real', 'read'), ('no_script', 'no script ran'), ('short', 'shorter than two seconds'), ('scanner', 'scanner or preview'), ('head', 'HEAD request')], default='no_script', max_length=10, verbose_name='kind'),
+            field=models.CharField(choices=[('real', 'reader'), ('no_script', 'no script ran'), ('short', 'shorter than two seconds'), ('scanner', 'scanner or preview'), ('head', 'HEAD request')], default='no_script', max_length=10, verbose_name='kind'),
         ),
         migrations.AddField(
             model_name='linkview',

@@ -450,3 +450,61 @@ def test_a_view_is_two_statements_and_a_beacon_three(client, world, shared):
     # recipient's name (not read with the token) and writes the notification.
     assert len(first_real_statements) == 9, first_real_statements
     assert _opened_notes() == 1
+
+
+# --- what the quote's owner sees -----------------------------------------------------------------
+
+
+def _engaged(client, token):
+    """Two readers, a mail scanner, a link checker and a page where no script ran."""
+    open_and_read(token, {"cover": 20, "bom": 95})
+    open_and_read(token, {"cover": 10, "tco": 3600})
+    _, scanned = page_open(client, token, agent=SCANNERS_SEEN["Mimecast"])
+    page_read(client, token, scanned, {"cover": 40})
+    client.head(f"/p/{token}", HTTP_USER_AGENT=SCANNERS_SEEN["Outlook preview"])
+    page_open(client, token)
+
+
+def _panel(client, world, quote, language):
+    world.sales.language = language
+    world.sales.save()
+    client.force_login(world.sales)
+    response = client.get(f"/quotes/{quote.pk}/proposal-panel/")
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_the_panel_shows_readers_and_scanners_apart_with_reading_time_per_section(
+    client, world, shared, sent_quote
+):
+    link, token = shared
+    _engaged(Client(), token)
+    panel = _panel(client, world, sent_quote, "en")
+    row = panel[panel.index(f'data-link="{link.pk}"'):]
+    assert re.search(r"data-opens>2<", row) and re.search(r"data-other-opens>3<", row)
+    assert 'data-reading="3725"' in row and "1 h 2 min" in row
+    sections = dict(re.findall(r'data-section="(\w+)" data-seconds="(\d+)"', row))
+    assert sections == {"cover": "30", "bom": "95", "tco": "3600"}
+    assert "Cover: 30 s" in row and "Bill of materials: 1 min 35 s" in row
+    assert "Total cost of ownership: 1 h 0 min" in row
+    assert "scanner or preview (Mimecast)" in row and "no script ran" in row
+    assert "HEAD request" in row
+    last = ShareLink.objects.get(pk=link.pk).last_used_at
+    assert timezone.localtime(last).strftime("%Y-%m-%d %H:%M") in row
+
+
+def test_the_panel_reads_in_chinese(client, world, shared, sent_quote):
+    from tests.portal.test_chinese_complete import english_words, report, visible_text
+
+    link, token = shared
+    _engaged(Client(), token)
+    panel = _panel(client, world, sent_quote, "zh-hans")
+    for chinese in ("扫描与预览", "阅读时长", "最近打开", "封面：30 秒", "物料清单：1 分 35 秒",
+                    "1 小时 2 分", "扫描或预览", "未运行脚本", "仅请求头（链接检查）"):
+        assert chinese in panel, chinese
+    # Recorded device and vendor names are shown as recorded ("Other": an unknown browser).
+    devices = ("Chrome", "Windows", "Other", "Mimecast", "Microsoft Office",
+               world.customer.company, "Dr", "Li",
+               sent_quote.number)
+    found = english_words(visible_text(panel), user_data=devices)
+    assert not found, report({"proposal panel": found})
