@@ -52,3 +52,16 @@ def open_and_read(token: str, sections: dict | None = None, *, client: Client | 
     answer = page_read(client, token, open_key, sections or {"cover": 3})
     assert answer.status_code == 204, answer.status_code
     return open_key
+
+
+def link_read(link, revision, *, sections: dict | None = None, agent: str = BROWSER):
+    """The same through the services: an open recorded, then confirmed by its beacon."""
+    from proposals.engagement import Beacon
+    from proposals.services import link_view_beacon, link_view_record
+
+    sections = sections or {"cover": 3}
+    open_key = link_view_record(link=link, user_agent=agent, revision=revision)
+    LinkView.objects.filter(open_key=open_key).update(
+        at=LinkView.objects.get(open_key=open_key).at
+        - dt.timedelta(seconds=sum(sections.values())))
+    return link_view_beacon(link=link, beacon=Beacon(open_key=open_key, sections=sections))
