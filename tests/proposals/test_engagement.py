@@ -508,3 +508,54 @@ def test_the_panel_reads_in_chinese(client, world, shared, sent_quote):
                sent_quote.number)
     found = english_words(visible_text(panel), user_data=devices)
     assert not found, report({"proposal panel": found})
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_on_postgresql_racing_beacons_confirm_each_open_once_and_tell_the_owner_once(
+    make_user
+):
+    """Sixteen connections at once: two beacons for each of eight opens of one link. Each open
+    becomes real once (eight quote.viewed), the link's first real open tells the owner once."""
+    import threading
+
+    from proposals.engagement import Beacon
+    from proposals.services import link_view_beacon, link_view_record
+    from tests.conftest import service_missing
+    from tests.proposals.conftest import quote_sent
+    from tests.quoting.factories import world_make
+
+    if connection.vendor != "postgresql":
+        service_missing("row locks need PostgreSQL (set DATABASE_URL)")
+    world = world_make(make_user)
+    quote = quote_sent(world)
+    link, _token = share_link_create(quote=quote, user=world.sales)
+    with mock.patch.object(webhook_deliver, "delay"):
+        WebhookEndpoint.objects.create(url="http://127.0.0.1:9/hook",
+                                       secret=webhook_secret_new(), events=["quote.viewed"],
+                                       created_by=world.sales)
+        keys = [link_view_record(link=link, user_agent=BROWSER, revision=quote.current_revision)
+                for _ in range(8)]
+        LinkView.objects.update(at=timezone.now() - dt.timedelta(seconds=60))
+        start, errors = threading.Barrier(16), []
+
+        def beacon(open_key, seconds):
+            try:
+                start.wait(timeout=30)
+                link_view_beacon(link=link, beacon=Beacon(open_key, {"cover": seconds}))
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=beacon, args=(key, seconds))
+                   for key in keys for seconds in (3, 4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+
+    assert errors == []
+    assert LinkView.objects.filter(kind=OpenKind.REAL).count() == 8
+    assert ShareLink.objects.get(pk=link.pk).use_count == 8
+    assert (_opened_notes(), _viewed()) == (1, 8)
