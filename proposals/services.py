@@ -459,7 +459,7 @@ def _link_read(*, link: ShareLink, view: LinkView, at) -> None:
                who=link.recipient_name, revision=view.revision_label)
     if getattr(link, "webhooks_active", True):  # known from the lookup: mostly nobody listens
         quote_event(quote, "quote.viewed", revision=view.revision_label, link_id=link.pk,
-                    viewed_at=view.at, seconds=view.seconds)
+                    viewed_at=view.at)
     else:
         logger.info("quote.viewed on %s", quote.number)
 
