@@ -437,6 +437,9 @@ def link_view_beacon(*, link: ShareLink, beacon: Beacon) -> LinkView | None:
             changes["kind"] = OpenKind.REAL if real else OpenKind.SHORT
         if all(getattr(view, name) == value for name, value in changes.items()):
             return view  # the same beacon again: nothing to write
+        # Confirming is conditional: of beacons that all read the open as pending, one changes
+        # it. (PostgreSQL's row lock above already queues them; a beacon that lost the race
+        # elsewhere writes nothing, and the next one's running totals carry its seconds.)
         updated = LinkView.objects.filter(
             pk=view.pk, **({"kind__in": OPEN_KINDS_PENDING} if real else {})
         ).update(**changes)
