@@ -58,6 +58,13 @@ class BeaconsOff:
             context.add_init_script(NO_BEACONS)
         return context
 
+    def new_page(self, *, real_beacons: bool = False, **options):
+        """As Browser.new_page: a page in a context of its own, closed with it."""
+        context = self.new_context(real_beacons=real_beacons, **options)
+        page = context.new_page()
+        page.on("close", lambda _page: context.close())
+        return page
+
 
 @pytest.fixture
 def page(browser):
