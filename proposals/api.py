@@ -117,7 +117,10 @@ class LinkViewSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = LinkView
-        fields = ["at", "revision", "browser", "system", "is_mobile"]
+        # kind: "real" opens are the customer reading; the others are scanners, previews, HEAD
+        # requests, pages where no script ran or read under two seconds (issue 15).
+        fields = ["at", "revision", "browser", "system", "is_mobile", "kind", "script_ran",
+                  "seconds", "sections"]
         read_only_fields = fields
 
 

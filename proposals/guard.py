@@ -29,11 +29,12 @@ SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
-    # Scripts and styles only from our static files (the choice's totals script asks our own
-    # price endpoint); drawings are data: images.
+    # Scripts and styles only from our static files (the reading-time script sends its beacons
+    # to the page's own origin); drawings are data: images.
     "Content-Security-Policy": (
         "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+        "connect-src 'self'; form-action 'self'; "
+        "base-uri 'none'; frame-ancestors 'none'"
     ),
 }
 
@@ -69,8 +70,11 @@ def _miss(request: HttpRequest, token: str) -> bool:
     return any(over)
 
 
-def _too_many(request: HttpRequest) -> HttpResponse:
-    response = render(request, "proposals/shared_429.html", status=429)
+def _too_many(request: HttpRequest, *, quiet: bool = False) -> HttpResponse:
+    if quiet:
+        response = HttpResponse(status=429)
+    else:
+        response = render(request, "proposals/shared_429.html", status=429)
     response["Retry-After"] = str(_setting("PROPOSALS_LINK_MISS_WINDOW"))
     return response
 
@@ -82,25 +86,33 @@ def share_language(request: HttpRequest, link) -> str:
     return asked if asked in dict(settings.LANGUAGES) else link.quote.customer.language
 
 
-def shared_route(view):
+def shared_route(view=None, *, quiet: bool = False):
     """view(request, link) behind /p/<token>: unknown, expired and revoked tokens all get the
-    same 404, and 429 once their client or their prefix has missed too often.
+    same 404, and 429 once their client or their prefix has missed too often. `quiet` routes
+    (the page's beacons, which nobody reads the answer of) drop a bad token with an empty 204
+    instead of the 404 page, counted as a miss all the same.
 
     A live token is always served: the limit counts misses, and refusing good links for them
     let anyone's bad requests lock customers out (all of them, behind one proxy address). The
     token's 256 bits are what make guessing hopeless; the counters keep noisy guessers slow and
     visible.
     """
+    if view is None:
+        return functools.partial(shared_route, quiet=quiet)
+
+    def not_found(request: HttpRequest) -> HttpResponse:
+        if quiet:
+            return HttpResponse(status=204)
+        return render(request, "proposals/shared_404.html", status=404)
 
     @functools.wraps(view)
     def guarded(request: HttpRequest, token: str) -> HttpResponse:
         link = share_link_resolve(token)
         if link is None:
-            response = (
-                _too_many(request)
-                if _miss(request, token)
-                else render(request, "proposals/shared_404.html", status=404)
-            )
+            if _miss(request, token):
+                response = _too_many(request, quiet=quiet)
+            else:
+                response = not_found(request)
         else:
             language = share_language(request, link)
             request.share_language = language
@@ -108,7 +120,7 @@ def shared_route(view):
                 try:
                     response = view(request, link)
                 except Http404:  # the link's quote has nothing to show: the same 404
-                    response = render(request, "proposals/shared_404.html", status=404)
+                    response = not_found(request)
             response.setdefault("Content-Language", language)
         for header, value in SHARE_HEADERS.items():
             response[header] = value

@@ -123,8 +123,24 @@ class ShareLink(models.Model):
         return self.revoked_at is None and self.expires_at > timezone.now()
 
 
+class OpenKind(models.TextChoices):
+    """What an open of a share link turned out to be (proposals.engagement). Only REAL opens
+    count as the customer reading: they tell the owner and fire quote.viewed."""
+
+    REAL = "real", _("reader")
+    NO_SCRIPT = "no_script", _("no script ran")
+    SHORT = "short", _("shorter than two seconds")
+    SCANNER = "scanner", _("scanner or preview")
+    HEAD = "head", _("HEAD request")
+
+
+# Served and not (yet) shown to be a reader: a beacon may still make these real.
+OPEN_KINDS_PENDING = (OpenKind.NO_SCRIPT, OpenKind.SHORT)
+
+
 class LinkView(models.Model):
-    """One open of a share link: when, and what kind of device. No IP address is kept."""
+    """One open of a share link: when, what kind of device, what it turned out to be and how
+    long each part was read. No IP address and no User-Agent is kept."""
 
     link = models.ForeignKey(ShareLink, on_delete=models.CASCADE, related_name="views")
     at = models.DateTimeField(_("opened"), auto_now_add=True)
@@ -132,6 +148,15 @@ class LinkView(models.Model):
     browser = models.CharField(_("browser"), max_length=20, blank=True)
     os = models.CharField(_("system"), max_length=20, blank=True)
     is_mobile = models.BooleanField(_("mobile"), default=False)
+    kind = models.CharField(_("kind"), max_length=10, choices=OpenKind.choices,
+                            default=OpenKind.NO_SCRIPT)
+    scanner = models.CharField(_("scanner"), max_length=40, blank=True)  # who, when known
+    # Issued with the page, sent back by its beacons: they attach to this view only.
+    open_key = models.CharField(max_length=32, null=True, blank=True, unique=True,
+                                editable=False)
+    script_ran = models.BooleanField(_("script ran"), default=False)
+    seconds = models.PositiveIntegerField(_("reading time (s)"), default=0)
+    sections = models.JSONField(_("seconds per section"), default=dict, blank=True)
 
     class Meta:
         ordering = ["-at", "-pk"]

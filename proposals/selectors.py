@@ -10,7 +10,20 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.db import connections, router
-from django.db.models import Case, Prefetch, QuerySet, Subquery, Value, When
+from django.db.models import (
+    Case,
+    Count,
+    IntegerField,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, Coalesce
 from django.utils import timezone
 
 from integrations.models import WebhookEndpoint
@@ -31,7 +44,15 @@ from quoting.services.tco import tco_presented
 from quoting.svg.fabric import drawing_in
 from quoting.svg.tco import chart_in
 
-from .models import Acceptance, DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .engagement import SECTIONS
+from .models import (
+    Acceptance,
+    DocumentStatus,
+    LinkView,
+    OpenKind,
+    ProposalDocument,
+    ShareLink,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,16 +374,49 @@ def revision_drawing(*, revision: QuoteRevision) -> str:
 
 @dataclass(frozen=True)
 class LinkSummary:
+    """A link as its quote's owner sees it: opens by readers (link.use_count) and by scanners
+    and previews apart, reading time in all and per section, last open, the latest views."""
+
     link: ShareLink
     recent_views: list[LinkView]
+    other_opens: int = 0
+    reading_seconds: int = 0
+    section_seconds: list[tuple[str, object, int]] = field(default_factory=list)  # key, label, s
 
 
 def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary]:
-    links = list(quote.share_links.select_related("created_by"))
-    summaries = []
-    for link in links:
-        summaries.append(LinkSummary(link, list(link.views.all()[:views_per_link])))
-    return summaries
+    """Two queries whatever the number of links and views: the links with their sums, and
+    their latest views."""
+    real = Q(views__kind=OpenKind.REAL)
+    per_section = {
+        f"seconds_{name}": Coalesce(
+            Sum(Cast(KeyTextTransform(name, "views__sections"), IntegerField()), filter=real),
+            0)
+        for name in SECTIONS
+    }
+    links = (
+        quote.share_links.select_related("created_by")
+        .annotate(
+            other_opens=Count("views", filter=Q(views__kind__in=[
+                kind for kind in OpenKind if kind != OpenKind.REAL])),
+            reading_seconds=Coalesce(Sum("views__seconds", filter=real), 0),
+            **per_section,
+        )
+        .prefetch_related(Prefetch(
+            "views", queryset=LinkView.objects.order_by("-at", "-pk")[:views_per_link],
+            to_attr="recent"))
+    )
+    return [
+        LinkSummary(
+            link=link,
+            recent_views=link.recent,
+            other_opens=link.other_opens,
+            reading_seconds=link.reading_seconds,
+            section_seconds=[(name, label, getattr(link, f"seconds_{name}"))
+                             for name, label in SECTIONS.items()],
+        )
+        for link in links
+    ]
 
 
 # --- the customer's chosen configuration (#15 item 2) ---------------------------------------------

@@ -43,8 +43,24 @@ from quoting.services.quotes import (
     quote_sent_revision_reinstate,
 )
 
-from .models import Acceptance, DocumentStatus, LinkView, ProposalDocument, ShareLink
+from .engagement import (
+    OPEN_KEY_BYTES,
+    REAL_AFTER_SECONDS,
+    Beacon,
+    seconds_merged,
+    seconds_stored,
+)
+from .models import (
+    OPEN_KINDS_PENDING,
+    Acceptance,
+    DocumentStatus,
+    LinkView,
+    OpenKind,
+    ProposalDocument,
+    ShareLink,
+)
 from .pdf import FetchRefused, proposal_pdf
+from .scanners import scanner_named
 from .selectors import choice_printed, document_ready_for, revision_shared, share_lookup
 from .share import shared_pdf_ready_remember
 
@@ -362,49 +378,96 @@ def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
     return browser, system, mobile
 
 
-def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision) -> None:
-    """Record one open: the view row and the link's counter in one statement on PostgreSQL
-    (its own transaction, no BEGIN/COMMIT round trips), two in a transaction elsewhere. Then
-    quote.viewed, which writes its deliveries (one INSERT) only when an endpoint listens."""
+def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevision,
+                     method: str = "GET") -> str:
+    """Record one open, as not yet read (proposals.engagement): one INSERT, on PostgreSQL
+    without waiting for the disk. Returns the open id the page's beacons send back ("" for a
+    HEAD request, which gets no page).
+
+    Nobody is told here: a link scanner or a preview fetches the page like a reader. The owner
+    hears, and quote.viewed fires, when a beacon shows the open is real (link_view_beacon)."""
     browser, system, mobile = client_from_user_agent(user_agent or "")
-    at = timezone.now()
-    view = {"link_id": link.pk, "at": at, "revision_label": revision.label,
-            "browser": browser, "os": system, "is_mobile": mobile}
+    scanner = scanner_named(user_agent or "")
+    if method == "HEAD":
+        kind, open_key = OpenKind.HEAD, None
+    else:
+        kind = OpenKind.SCANNER if scanner else OpenKind.NO_SCRIPT
+        open_key = secrets.token_urlsafe(OPEN_KEY_BYTES)
+    view = LinkView(link_id=link.pk, at=timezone.now(), revision_label=revision.label,
+                    browser=browser, os=system, is_mobile=mobile, kind=kind,
+                    scanner=scanner[:40], open_key=open_key)
     connection = connections[router.db_for_write(LinkView)]
     if connection.vendor == "postgresql" and connection.get_autocommit():
-        views, links = LinkView._meta.db_table, ShareLink._meta.db_table
+        fields = [f for f in LinkView._meta.concrete_fields if not f.primary_key]
         with connection.cursor() as cursor:
-            # One round trip, one implicit transaction. An open is a record, not a promise:
-            # it does not wait for the disk (a crash of the database may lose the last second
-            # of opens, never a customer's answer, which commits as usual). The UPDATE's row
-            # lock makes exactly one open see a count of 1, however many arrive at once.
+            # One round trip, one implicit transaction. An open is a record, not a promise: it
+            # does not wait for the disk (a crash of the database may lose the last second of
+            # opens, never a customer's answer, which commits as usual).
             cursor.execute(
                 "SET LOCAL synchronous_commit TO OFF; "  # noqa: S608 - names from the models
-                f'WITH opened AS (INSERT INTO "{views}" ({", ".join(view)}) '
-                f'VALUES ({", ".join(["%s"] * len(view))})) '
-                f'UPDATE "{links}" SET use_count = use_count + 1, last_used_at = %s '
-                f"WHERE id = %s RETURNING use_count",
-                [*view.values(), at, link.pk],
+                f'INSERT INTO "{LinkView._meta.db_table}" '
+                f'({", ".join(connection.ops.quote_name(f.column) for f in fields)}) '
+                f'VALUES ({", ".join(["%s"] * len(fields))})',
+                [f.get_db_prep_save(getattr(view, f.attname), connection) for f in fields],
             )
-            cursor.nextset()  # past SET's empty result, to the UPDATE's
-            row = cursor.fetchone()
-        first_open = row is not None and row[0] == 1
     else:
-        with transaction.atomic():
-            LinkView.objects.create(**view)
-            ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1,
-                                                        last_used_at=at)
-            # Read back under the row lock the UPDATE holds: exactly one open sees 1.
-            first_open = ShareLink.objects.filter(pk=link.pk).values_list(
-                "use_count", flat=True).get() == 1
-    if first_open:  # once per link: its owner hears the customer opened it
-        notify(kind=NotificationKind.LINK_OPENED, quote=link.quote,
-               recipients=[link.quote.owner], who=link.recipient_name, revision=revision.label)
+        view.save(force_insert=True)
+    return open_key or ""
+
+
+def link_view_beacon(*, link: ShareLink, beacon: Beacon) -> LinkView | None:
+    """Add a beacon's reading time to its open (None: no such open on this link; dropped).
+
+    The first beacon showing REAL_AFTER_SECONDS of reading makes the open real, exactly once
+    however many beacons race (a conditional UPDATE: one of them changes the row); the first
+    real open of a link tells its owner, exactly once (the link's UPDATE holds its row lock
+    until commit, so one open reads a count of 1). quote.viewed fires for every real open."""
+    now = timezone.now()
+    with transaction.atomic():
+        view = (LinkView.objects.select_for_update()
+                .filter(link_id=link.pk, open_key=beacon.open_key)
+                .only("kind", "at", "sections", "seconds", "script_ran", "revision_label")
+                .first())
+        if view is None:
+            return None
+        sections = seconds_merged(view.sections or {}, beacon.sections,
+                                  elapsed=(now - view.at).total_seconds())
+        changes = {"script_ran": True, "sections": seconds_stored(sections),
+                   "seconds": round(sum(sections.values()))}
+        pending = view.kind in OPEN_KINDS_PENDING
+        real = pending and sum(sections.values()) >= REAL_AFTER_SECONDS
+        if pending:
+            changes["kind"] = OpenKind.REAL if real else OpenKind.SHORT
+        if all(getattr(view, name) == value for name, value in changes.items()):
+            return view  # the same beacon again: nothing to write
+        # Confirming is conditional: of beacons that all read the open as pending, one changes
+        # it. (PostgreSQL's row lock above already queues them; a beacon that lost the race
+        # elsewhere writes nothing, and the next one's running totals carry its seconds.)
+        updated = LinkView.objects.filter(
+            pk=view.pk, **({"kind__in": OPEN_KINDS_PENDING} if real else {})
+        ).update(**changes)
+        for name, value in changes.items():
+            setattr(view, name, value)
+        if real and updated:
+            _link_read(link=link, view=view, at=now)
+    return view
+
+
+def _link_read(*, link: ShareLink, view: LinkView, at) -> None:
+    """An open of `link` was just confirmed real: count it, tell the owner on the first one,
+    announce quote.viewed."""
+    ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1, last_used_at=at)
+    # Read back under the row lock the UPDATE holds: exactly one real open sees 1.
+    first = ShareLink.objects.filter(pk=link.pk).values_list("use_count", flat=True).get() == 1
+    quote = link.quote
+    if first:  # once per link: its owner hears the customer opened it
+        notify(kind=NotificationKind.LINK_OPENED, quote=quote, recipients=[quote.owner],
+               who=link.recipient_name, revision=view.revision_label)
     if getattr(link, "webhooks_active", True):  # known from the lookup: mostly nobody listens
-        quote_event(link.quote, "quote.viewed", revision=revision.label, link_id=link.pk,
-                    viewed_at=at)
+        quote_event(quote, "quote.viewed", revision=view.revision_label, link_id=link.pk,
+                    viewed_at=view.at)
     else:
-        logger.info("quote.viewed on %s", link.quote.number)
+        logger.info("quote.viewed on %s", quote.number)
 
 
 def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:

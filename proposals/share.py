@@ -48,8 +48,13 @@ class SharedBody:
     # rendered with the body; empty when the revision offers no choice.
     choice: str = ""
 
-    def for_link(self, base: str) -> str:
-        return self.html.replace(self.marker, base)
+    @property
+    def open_marker(self) -> str:
+        """Where the page's open id goes (the page's own, not the body's)."""
+        return f"{self.marker}.open"
+
+    def for_link(self, base: str, open_key: str = "") -> str:
+        return self.html.replace(self.open_marker, open_key).replace(self.marker, base)
 
 
 @cache

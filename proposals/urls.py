@@ -20,4 +20,5 @@ urlpatterns = [
     path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
     path("p/<str:token>/price", views.shared_price, name="shared-price"),
     path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
+    path("p/<str:token>/beacon", views.shared_beacon, name="shared-beacon"),
 ]

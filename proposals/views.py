@@ -14,12 +14,13 @@ from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET, require_POST, require_safe
 
 from quoting.models import QuoteEvent, QuoteStatus
 from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
 from quoting.services.errors import InvalidValue, QuoteError
 
+from .engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
 from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
 from .models import Acceptance, ProposalDocument, ShareLink
@@ -34,6 +35,7 @@ from .selectors import (
     share_links_for_panel,
 )
 from .services import (
+    link_view_beacon,
     link_view_record,
     proposal_request,
     share_accept,
@@ -207,7 +209,7 @@ def _pdf_ready(revision, language: str, known: bool) -> bool:
 
 
 def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
-                 revision=None, choice=None):
+                 revision=None, choice=None, open_key=""):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
@@ -217,7 +219,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
     plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
     kept = shared_cached(revision=revision, language=language, state=state)
     if plain and kept.page is not None:
-        return HttpResponse(kept.page.for_link(_base(request)))
+        return HttpResponse(kept.page.for_link(_base(request), open_key))
     body = kept.body or shared_body_render(revision=revision, language=language)
     pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
     # No request context: its processors (the user, messages) have nothing for a customer.
@@ -229,6 +231,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "revision": revision,
             "content": mark_safe(body.html),  # noqa: S308 - our template's output, autoescaped
             "base": body.marker,
+            "open_marker": body.open_marker,
             "language": language,
             "languages": SHARE_LANGUAGES,
             "pdf_ready": pdf_ready,
@@ -246,7 +249,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
     if plain:
         shared_page_remember(revision=revision, language=language, state=state,
                              pdf_ready=pdf_ready, page=page)
-    return HttpResponse(page.for_link(_base(request)), status=status)
+    return HttpResponse(page.for_link(_base(request), open_key), status=status)
 
 
 # --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
@@ -319,13 +322,37 @@ def shared_price(request: HttpRequest, link: ShareLink) -> HttpResponse:
 SHARE_LANGUAGES = (("en", "English"), ("zh-hans", "中文"))
 
 
-@require_GET
+@require_safe
 @shared_route
 def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
     revision = link.revision_shown  # read with the link, in the same query
-    link_view_record(link=link, user_agent=request.headers.get("User-Agent", ""),
-                     revision=revision)
-    return _shared_page(request, link, revision=revision)
+    open_key = link_view_record(link=link, user_agent=request.headers.get("User-Agent", ""),
+                                revision=revision, method=request.method)
+    if request.method == "HEAD":  # a link checker: counted apart, nothing to render
+        return HttpResponse(content_type="text/html; charset=utf-8")
+    return _shared_page(request, link, revision=revision, open_key=open_key)
+
+
+# sendBeacon cannot send a CSRF token, and the page sends no cookie: the token in the URL is the
+# check, as for the answers below. A beacon changes nothing but the reading time of its own open.
+@csrf_exempt
+@require_POST
+@shared_route(quiet=True)
+def shared_beacon(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """Reading time from the page's script (proposals.engagement): 204 whatever became of it,
+    400 for a malformed beacon, 413 for an oversized one; nothing recorded for either."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > BEACON_MAX_BYTES:
+        return HttpResponse(status=413)  # not read at all
+    try:
+        beacon = beacon_parse(request.read(BEACON_MAX_BYTES + 1))
+    except BeaconRefused as exc:
+        return HttpResponse(status=exc.status)
+    link_view_beacon(link=link, beacon=beacon)
+    return HttpResponse(status=204)
 
 
 @require_GET

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from proposals.models import LinkView
+from django.utils import timezone
+
+from proposals.models import LinkView, ShareLink
 from proposals.services import proposal_request, share_link_create
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import world_make
@@ -35,8 +37,14 @@ def quote_page_open(page, base_url: str, make_user, *, language: str):
     proposal_request(revision=quote.current_revision, user=world.sales)
     link, _ = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei",
                                 recipient_email="li.wei@pengcheng-university.example.cn")
+    # Read for a while (every column of the panel filled: issue 15), and once by a scanner.
     LinkView.objects.create(link=link, revision_label="R1", browser="Chrome Mobile",
-                            os="Android", is_mobile=True)
+                            os="Android", is_mobile=True, kind="real", script_ran=True,
+                            seconds=4985, sections={"cover": 65, "design": 320, "bom": 1200,
+                                                    "tco": 3300, "terms": 100})
+    LinkView.objects.create(link=link, revision_label="R1", browser="Other", os="Other",
+                            kind="scanner", scanner="Microsoft Office")
+    ShareLink.objects.filter(pk=link.pk).update(use_count=1, last_used_at=timezone.now())
     page.set_viewport_size(DESK)
     _sign_in(page, base_url, "wang")
     page.goto(f"{base_url}/quotes/{quote.pk}/")

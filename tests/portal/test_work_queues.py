@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from portal.models import User
 from portal.work import NO_WORK, work_counts, work_queues
-from proposals.services import link_view_record, share_link_create
+from proposals.services import share_link_create
 from quoting.services.quotes import (
     quote_add_product,
     quote_create,
@@ -22,6 +22,7 @@ from quoting.services.quotes import (
     quote_set_discount,
     quote_update_terms,
 )
+from tests.proposals.reading import link_read
 from tests.quoting.factories import (
     CustomerFactory,
     ProductFactory,
@@ -59,7 +60,7 @@ def _sent(user, project, *, valid_days: int = 30):
 
 def _opened(quote, user):
     link, _token = share_link_create(quote=quote, user=user, recipient_name="Mr Chen")
-    link_view_record(link=link, user_agent="Mozilla/5.0", revision=quote.current_revision)
+    link_read(link, quote.current_revision)  # opened and read: not a scanner (issue 15)
     return link
 
 

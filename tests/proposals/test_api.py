@@ -16,6 +16,7 @@ from integrations.webhooks import webhook_secret_new
 from proposals.models import DocumentStatus, ShareLink
 from proposals.services import token_hash
 from quoting.services.quotes import quote_create
+from tests.proposals.reading import open_and_read
 from tests.quoting.api_world import token_client
 
 
@@ -134,14 +135,14 @@ def test_a_view_is_counted_listed_and_announced_without_the_token(
 ):
     api = token_client(world.sales)
     created = _link(api, sent_quote, recipient_name="Li Wei")
-    assert (
-        client.get(f"/p/{created['token']}", HTTP_USER_AGENT="Mozilla/5.0 (iPhone)").status_code
-        == 200
-    )
+    # A reader: the page, then its script's beacon after three seconds on the cover (issue 15).
+    open_and_read(created["token"], {"cover": 3}, client=client, agent="Mozilla/5.0 (iPhone)")
 
     (row,) = api.get(f"/api/v1/quotes/{sent_quote.pk}/share-links/").json()
     assert row["use_count"] == 1 and row["last_used_at"] is not None
     assert row["recent_views"][0]["system"] == "iOS" and row["recent_views"][0]["is_mobile"]
+    assert row["recent_views"][0]["kind"] == "real" and row["recent_views"][0]["seconds"] == 3
+    assert row["recent_views"][0]["sections"] == {"cover": 3}
 
     delivery = WebhookDelivery.objects.get(event_type="quote.viewed")
     data = delivery.payload["data"]

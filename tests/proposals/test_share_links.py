@@ -174,8 +174,10 @@ def test_the_page_shows_the_proposal_in_the_customers_language_and_records_the_o
         True,
         "R1",
     )
+    # Recorded, not yet read: the page's script confirms a reader (issue 15).
+    assert (view.kind, view.script_ran, view.seconds) == ("no_script", False, 0)
     link.refresh_from_db()
-    assert link.use_count == 1 and link.last_used_at is not None
+    assert link.use_count == 0 and link.last_used_at is None
     stored = [str(v) for row in LinkView.objects.values() for v in row.values()]
     assert not any("203.0.113.7" in value for value in stored)
 

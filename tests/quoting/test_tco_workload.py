@@ -286,7 +286,7 @@ def test_no_internal_note_reaches_the_proposal_in_either_language(world):
     revision = QuoteRevision.objects.get(pk=sent.pk)
     for language in ("en", "zh-hans"):
         html = proposal_html(revision=revision, language=language)
-        start = html.index('<section class="tco">')
+        start = html.index('<section class="tco"')
         tco = html[start:html.index("</section>", start)]
         for note in INTERNAL_NOTES:
             assert note not in tco, (language, note)
@@ -320,7 +320,7 @@ def test_the_share_page_prints_the_workload_and_no_internal_note(
     with django_capture_on_commit_callbacks(execute=True):
         _link, token = share_link_create(quote=quote, user=world.sales)
     body = client.get(f"/p/{token}").content.decode()
-    start = body.index('<section class="tco">')
+    start = body.index('<section class="tco"')
     tco = body[start:body.index("</section>", start)]
     assert world.customer.language.startswith("zh")
     assert "大语言模型预训练，70B" in tco and "本报价折后价格" in tco
