@@ -29,9 +29,11 @@ SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
-    # No script at all; drawings are data: images; styles only from our static files.
+    # Scripts and styles only from our static files (the signature box, #15); drawings are
+    # data: images.
     "Content-Security-Policy": (
-        "default-src 'none'; img-src 'self' data:; style-src 'self'; form-action 'self'; "
+        "default-src 'none'; script-src 'self'; img-src 'self' data:; style-src 'self'; "
+        "form-action 'self'; "
         "base-uri 'none'; frame-ancestors 'none'"
     ),
 }
