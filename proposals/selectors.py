@@ -453,7 +453,7 @@ def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -
             ("subtotal", acceptance.subtotal), ("discount", acceptance.discount_amount),
             ("net", acceptance.net), ("tax", acceptance.tax_amount), ("total", acceptance.total))
         if value is not None
-    ]
+    ] or [("total", acceptance.revision.total)]  # as quoted: the revision's own total
     return {
         "a": acceptance,
         "quote": quote,

@@ -12,6 +12,7 @@ urlpatterns = [
     path("share-links/<int:link_id>/revoke/", views.share_link_cancel, name="link-revoke"),
     path("proposals/<int:document_id>/status/", views.document_status, name="document-status"),
     path("proposals/<int:document_id>/pdf/", views.document_pdf, name="document-pdf"),
+    path("quotes/<int:quote_id>/acceptance/", views.acceptance_panel, name="acceptance"),
     path("quotes/<int:quote_id>/acceptance/signed.pdf", views.acceptance_signed_pdf,
          name="acceptance-signed-pdf"),
     path("quotes/<int:quote_id>/acceptance/signature.png", views.acceptance_signature,

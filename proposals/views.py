@@ -155,6 +155,15 @@ def _staff_acceptance(request: HttpRequest, quote_id: int):
 
 @login_required
 @require_GET
+def acceptance_panel(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """The Acceptance part of the panel, polled while the signed copy is being made."""
+    acceptance = _staff_acceptance(request, quote_id)
+    return render(request, "proposals/_acceptance.html",
+                  {"acceptance": acceptance, "quote": acceptance.revision.quote})
+
+
+@login_required
+@require_GET
 def acceptance_signed_pdf(request: HttpRequest, quote_id: int) -> HttpResponse:
     acceptance = _staff_acceptance(request, quote_id)
     if acceptance.signed_status != DocumentStatus.READY:

@@ -413,3 +413,18 @@ def test_the_webhooks_carry_the_acceptance_then_the_signed_copy(
         k: v for k, v in accepted.items()
         if k in ready and not k.startswith("signed_")}
     assert token not in json.dumps(accepted) + json.dumps(ready)
+
+
+def test_the_staff_panel_polls_while_the_signed_copy_is_made(
+    client, world, shared, ready_pdf, django_capture_on_commit_callbacks
+):
+    with mock.patch("proposals.services.enqueue_or_leave_to_sweeper", return_value=False):
+        accept(shared[0], django_capture_on_commit_callbacks)
+    quote = Acceptance.objects.get().revision.quote
+    client.force_login(world.sales)
+    waiting = client.get(f"/quotes/{quote.pk}/acceptance/").content.decode()
+    assert 'data-signed-status="pending"' in waiting and 'hx-trigger="every 2s"' in waiting
+    signed_copy_make(acceptance_id=Acceptance.objects.get().pk)
+    ready = client.get(f"/quotes/{quote.pk}/acceptance/").content.decode()
+    assert 'data-signed-status="ready"' in ready and "hx-trigger" not in ready
+    assert f"/quotes/{quote.pk}/acceptance/signed.pdf" in ready
