@@ -428,3 +428,33 @@ def test_the_staff_panel_polls_while_the_signed_copy_is_made(
     ready = client.get(f"/quotes/{quote.pk}/acceptance/").content.decode()
     assert 'data-signed-status="ready"' in ready and "hx-trigger" not in ready
     assert f"/quotes/{quote.pk}/acceptance/signed.pdf" in ready
+
+
+def test_the_accept_form_the_acceptance_panel_and_the_certificate_read_in_chinese(
+    client, world, sent_quote, django_capture_on_commit_callbacks
+):
+    from tests.portal.test_chinese_complete import english_words, visible_text
+
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    link, token = share_link_create(quote=sent_quote, user=world.sales, recipient_name="李伟")
+    with django_capture_on_commit_callbacks(execute=True):  # the view asks for the PDF
+        page = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    texts = {"accept form": visible_text(page)}
+    accept(link, django_capture_on_commit_callbacks, name="李伟", title="总工程师",
+           language="zh-hans", company="鹏城实验室", signature_kind="drawn",
+           signature_data=data_url(drawn_png()), signer_timezone="Asia/Shanghai",
+           po_number="PO-7", invoice_company="鹏城实验室", invoice_tax_id=CREDIT_CODE,
+           invoice_address_phone="深圳 0755-1234", invoice_bank_account="招商银行 6225")
+    a = Acceptance.objects.get()
+    assert a.signed_status == DocumentStatus.READY, a.signed_error
+    client.force_login(world.sales)
+    texts["acceptance panel"] = visible_text(
+        client.get(f"/quotes/{sent_quote.pk}/acceptance/").content.decode())
+    texts["certificate"] = pdf_reader(bytes(a.signed_pdf)).pages[-1].extract_text()
+    # The signer's data, the browser's names and the verify command are data, not prose.
+    data = (sent_quote.number, "Chrome", "Linux", "Asia/Shanghai", "Asia", "Shanghai",
+            "manage.py", "verify_signed_copy", "pypdf", "pdf", "UTC", world.customer.company,
+            world.project.name, "Site survey and cabling plan", "QM9790 switch")
+    found = {page: english_words(text, user_data=data) for page, text in texts.items()}
+    assert not any(found.values()), found
