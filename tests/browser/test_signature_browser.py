@@ -17,6 +17,7 @@ from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.pdf import signed_copy_verify
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
+from tests.browser.conftest import assert_no_serious_axe_violations
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import quote_reload, world_make
 
@@ -64,6 +65,7 @@ def test_the_customer_signs_on_the_canvas_and_sales_see_the_acceptance(
     page.check("#id_signature_drawn")
     assert page.locator("#signature-pad").is_visible()
     assert not page.locator("#id_signature_text").is_visible()
+    assert_no_serious_axe_violations(page)  # the open form, signature box and fapiao block
     page.check("#id_agreed")
     page.click("#accept button[type=submit]")  # nothing drawn yet: refused in the page
     assert "Draw your signature" in page.locator("#signature-error").inner_text()
