@@ -126,3 +126,40 @@ def _certificate_png(signed: bytes, pages: int) -> None:
              "-singlefile", str(pdf), str(Path(folder) / "certificate")],
             check=True, timeout=60)
         shutil.copyfile(Path(folder) / "certificate.png", CERTIFICATE_PNG)
+
+
+def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
+    """Touch events (as a phone's finger sends them, through Chromium's DevTools protocol)
+    become pointer events the box draws with; the page does not scroll away meanwhile."""
+    import base64
+
+    world = world_make(make_user)
+    _, token = share_link_create(quote=quote_sent(world), user=world.sales)
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/p/{token}?lang=zh-hans")
+    page.click("#accept summary")
+    page.check("#id_signature_drawn")
+    page.locator("#signature-pad").scroll_into_view_if_needed()
+    box = page.locator("#signature-pad").bounding_box()
+    scrolled = page.evaluate("window.scrollY")
+    cdp = context.new_cdp_session(page)
+    points = [(0.1, 0.7), (0.25, 0.2), (0.4, 0.75), (0.6, 0.25), (0.85, 0.6)]
+
+    def touch(kind, fx=None, fy=None):
+        at = [] if fx is None else [{"x": box["x"] + box["width"] * fx,
+                                      "y": box["y"] + box["height"] * fy}]
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": at})
+
+    touch("touchStart", *points[0])
+    for fx, fy in points[1:]:
+        touch("touchMove", fx, fy)
+    touch("touchEnd")
+    value = page.input_value("#id_signature_data")
+    assert page.evaluate("window.scrollY") == scrolled  # touch-action: none on the box
+    context.close()
+
+    assert value.startswith("data:image/png;base64,")
+    png = Image.open(io.BytesIO(base64.b64decode(value.split(",", 1)[1])))
+    assert png.getchannel("A").getbbox() is not None
+    assert png.width <= 1600 and png.height <= 800
