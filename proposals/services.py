@@ -613,7 +613,17 @@ def _bind_document(acceptance: Acceptance) -> ProposalDocument | None:
         return ProposalDocument.objects.get(pk=acceptance.document_id)
     document = document_ready_for(revision=acceptance.revision, language=acceptance.language)
     if document is None:
-        # Its render may have failed or been lost: asking again is idempotent.
+        documents = ProposalDocument.objects.filter(
+            revision=acceptance.revision, language=acceptance.language).defer("pdf")
+        failed = documents.filter(status=DocumentStatus.FAILED).order_by("-pk").first()
+        if failed is not None and not documents.filter(
+                status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING)).exists():
+            # Not asked again by every sweep: a PDF that cannot be made would loop for ever.
+            Acceptance.objects.filter(pk=acceptance.pk, signed_status=DocumentStatus.PENDING) \
+                .update(signed_status=DocumentStatus.FAILED, signed_updated_at=timezone.now(),
+                        signed_error=f"The accepted PDF could not be made: {failed.error}"[:500])
+            return None
+        # Its message may have been lost: asking again is idempotent.
         proposal_request(revision=acceptance.revision, user=None, language=acceptance.language)
         return None
     Acceptance.objects.filter(pk=acceptance.pk, document__isnull=True).update(
@@ -639,7 +649,7 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
         return None
     document = _bind_document(acceptance)
     if document is None:
-        return "waiting"
+        return "waiting"  # or failed with the PDF, see _bind_document
     claim = uuid.uuid4().hex
     claimed = Acceptance.objects.filter(
         pk=acceptance_id, signed_status=DocumentStatus.PENDING).update(

@@ -458,3 +458,19 @@ def test_the_accept_form_the_acceptance_panel_and_the_certificate_read_in_chines
             world.project.name, "Site survey and cabling plan", "QM9790 switch")
     found = {page: english_words(text, user_data=data) for page, text in texts.items()}
     assert not any(found.values()), found
+
+
+def test_when_the_accepted_pdf_cannot_be_made_the_signed_copy_fails_with_its_reason(
+    shared, sent_quote, django_capture_on_commit_callbacks
+):
+    import datetime as dt
+
+    with mock.patch("proposals.services.proposal_pdf", side_effect=RuntimeError("boom")), \
+            mock.patch("proposals.services.proposals_setting", side_effect=lambda name: {
+                "PROPOSALS_MAX_ATTEMPTS": 1}.get(name)):
+        accept(shared[0], django_capture_on_commit_callbacks)  # the render fails, then this
+        a = Acceptance.objects.get()
+        assert a.signed_status == DocumentStatus.FAILED
+        assert a.signed_error.startswith("The accepted PDF could not be made")
+        assert signed_copies_requeue_stuck(older_than=dt.timedelta(0)) == 0  # not swept again
+    assert ProposalDocument.objects.filter(revision=sent_quote.current_revision).count() == 1
