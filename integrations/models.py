@@ -78,6 +78,8 @@ class WebhookEvent(models.TextChoices):
     QUOTE_EXPIRED = "quote.expired", "quote.expired"
     QUOTE_VIEWED = "quote.viewed", "quote.viewed"
     PROPOSAL_READY = "proposal.ready", "proposal.ready"
+    # After quote.accepted (signed_* null in it): the same fields with the signed copy's.
+    QUOTE_SIGNED_COPY_READY = "quote.signed_copy_ready", "quote.signed_copy_ready"
 
 
 class WebhookEndpoint(models.Model):

@@ -39,7 +39,7 @@ from quoting.api.base import (
 from quoting.selectors import quotes_visible_to
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-from .selectors import documents_visible_to
+from .selectors import acceptance_data, acceptance_for, documents_visible_to
 from .services import (
     proposal_request,
     share_link_create,
@@ -168,6 +168,56 @@ class ShareLinkCreateSerializer(serializers.Serializer):
     )
 
 
+class InvoiceDetailsSerializer(serializers.Serializer):
+    company = serializers.CharField()
+    tax_id = serializers.CharField(help_text="Unified social credit code (18 characters).")
+    address_phone = serializers.CharField()
+    bank_account = serializers.CharField()
+
+
+class AcceptanceTotalsSerializer(serializers.Serializer):
+    subtotal = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    discount = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    net = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    tax = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+    total = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
+
+
+class AcceptanceSerializer(serializers.Serializer):
+    """The customer's signed acceptance. The quote.accepted webhook carries the same fields
+    (signed_* null: the signed copy is made after the answer), and quote.signed_copy_ready
+    carries them again once the signed copy is stored."""
+
+    signer = serializers.CharField()
+    title = serializers.CharField()
+    company = serializers.CharField()
+    signed_at = serializers.DateTimeField()
+    signer_timezone = serializers.CharField(help_text="IANA name from the signer's browser, "
+                                            "or empty.")
+    signature_kind = serializers.ChoiceField(choices=["drawn", "typed"])
+    revision = serializers.CharField(help_text="The accepted revision's label, e.g. R2.")
+    revision_number = serializers.IntegerField()
+    language = serializers.CharField(help_text="The language of the PDF accepted.")
+    link_id = serializers.IntegerField(allow_null=True, help_text="The share link used.")
+    link_recipient = serializers.CharField()
+    browser = serializers.CharField()
+    system = serializers.CharField()
+    is_mobile = serializers.BooleanField()
+    document_sha256 = serializers.CharField(
+        allow_null=True, help_text="SHA-256 of the exact PDF accepted; null until it is bound "
+        "(when no PDF was ready at acceptance, the worker binds the revision's PDF once ready).")
+    signed_status = serializers.ChoiceField(choices=DocumentStatus.values)
+    signed_pdf_url = serializers.URLField(allow_null=True, help_text="Once signed_status is "
+                                          "ready: the original's pages plus a certificate page.")
+    signed_sha256 = serializers.CharField(allow_null=True)
+    po_number = serializers.CharField()
+    invoice = InvoiceDetailsSerializer(allow_null=True, help_text="Fapiao details, if given.")
+    chosen_alternative = serializers.CharField(help_text="Empty: as quoted.")
+    chosen_optional = serializers.ListField(child=serializers.CharField())
+    totals = AcceptanceTotalsSerializer(help_text="The totals of the chosen configuration "
+                                        "(null when the offer was accepted as quoted).")
+
+
 # --- views ----------------------------------------------------------------------------------------
 
 
@@ -234,6 +284,53 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         document.refresh_from_db()  # rendered already when Celery runs eagerly
         body = ProposalDocumentSerializer(document, context={"request": request}).data
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+
+    def _acceptance(self, quote):
+        acceptance = acceptance_for(quote=quote)
+        if acceptance is None:
+            raise NotFound("This quote has not been accepted through a share link.")
+        return acceptance
+
+    @extend_schema(
+        summary="The customer's signed acceptance (404 until accepted)",
+        responses={200: AcceptanceSerializer, **errors(*READ_ERRORS)},
+    )
+    @action(detail=True, methods=["get"])
+    def acceptance(self, request, pk=None):
+        quote = self.get_object()
+        acceptance = self._acceptance(quote)
+        url = request.build_absolute_uri(
+            reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk]))
+        return Response(acceptance_data(acceptance, signed_pdf_url=url))
+
+    @extend_schema(
+        summary="The signed copy: the accepted PDF's pages unchanged, then the certificate",
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY,
+                                                      description="The signed copy."),
+            **errors(*READ_ERRORS),
+            409: OpenApiResponse(ErrorSerializer, description="Not made yet: see the "
+                                 "acceptance's signed_status."),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="acceptance/signed-pdf",
+        url_name="acceptance-signed-pdf",
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=_JsonForErrors,
+    )
+    def acceptance_signed_pdf(self, request, pk=None):
+        acceptance = self._acceptance(self.get_object())
+        if acceptance.signed_status != DocumentStatus.READY:
+            raise NotReady(f"The signed copy is not ready: it is {acceptance.signed_status}.")
+        acceptance.refresh_from_db(fields=["signed_pdf"])
+        response = HttpResponse(bytes(acceptance.signed_pdf), content_type="application/pdf")
+        response["Content-Disposition"] = (
+            f'attachment; filename="{acceptance.revision.quote.number}-'
+            f'{acceptance.revision.label}-signed.pdf"')
+        return response
 
     @extend_schema(
         summary="The quote's share links (never their tokens)",

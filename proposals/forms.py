@@ -2,6 +2,8 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from .models import SignatureKind
+
 
 class GenerateForm(forms.Form):
     language = forms.ChoiceField(label=_("Language"), choices=settings.LANGUAGES, required=False)
@@ -45,6 +47,24 @@ class AcceptForm(ChoiceForm):
     title = forms.CharField(label=_("Your title"), max_length=100, required=False)
     agreed = forms.BooleanField(
         label=_("I accept this offer and its terms on behalf of my organisation.")
+    )
+    # --- #15 items 1 and 3: the signature and the purchase details. Lengths and formats are
+    # checked by share_accept (the rules live there); these only bound what a POST may carry.
+    company = forms.CharField(max_length=1000, required=False)
+    signature_kind = forms.ChoiceField(choices=SignatureKind.choices, required=False)
+    signature_text = forms.CharField(max_length=1000, required=False)
+    signature_data = forms.CharField(required=False, strip=True)  # a data: URL of a PNG
+    signer_timezone = forms.CharField(max_length=200, required=False)
+    po_number = forms.CharField(max_length=1000, required=False)
+    invoice_company = forms.CharField(max_length=1000, required=False)
+    invoice_tax_id = forms.CharField(max_length=1000, required=False)
+    invoice_address_phone = forms.CharField(max_length=1000, required=False)
+    invoice_bank_account = forms.CharField(max_length=1000, required=False)
+
+    SIGNED_FIELDS = (
+        "company", "signature_kind", "signature_text", "signature_data", "signer_timezone",
+        "po_number", "invoice_company", "invoice_tax_id", "invoice_address_phone",
+        "invoice_bank_account",
     )
 
 

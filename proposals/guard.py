@@ -29,8 +29,8 @@ SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
-    # Scripts and styles only from our static files (the reading-time script sends its beacons
-    # to the page's own origin); drawings are data: images.
+    # Scripts and styles only from our static files (the signature box, the choice's totals, the
+    # reading-time beacons, all to the page's own origin); drawings are data: images.
     "Content-Security-Policy": (
         "default-src 'none'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         "connect-src 'self'; form-action 'self'; "

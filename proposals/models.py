@@ -246,6 +246,12 @@ class Acceptance(models.Model):
     signed_pdf = models.BinaryField(_("signed copy"), null=True, blank=True, editable=False)
     signed_sha256 = models.CharField(_("signed copy's SHA-256"), max_length=64, blank=True)
     signed_ready_at = models.DateTimeField(_("signed copy made"), null=True, blank=True)
+    # The signed copy's claim, as ProposalDocument.claim: a maker presumed dead by the sweeper
+    # cannot overwrite the copy of the one that replaced it. The times let the sweeper find a
+    # copy nobody makes (rendering too long, or pending with its message lost).
+    signed_claim = models.CharField(max_length=32, blank=True, editable=False)
+    signed_started_at = models.DateTimeField(_("signed copy started"), null=True, blank=True)
+    signed_updated_at = models.DateTimeField(_("signed copy updated"), null=True, blank=True)
 
     class Meta:
         ordering = ["-signed_at", "-pk"]

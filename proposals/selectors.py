@@ -280,7 +280,7 @@ SHARE_LOOKUP_FIELDS = {
     ShareLink: ("id", "quote_id", "expires_at", "revoked_at"),
     Quote: ("id", "number", "status", "valid_until", "currency", "current_revision_id",
             "customer_id", "project_id"),
-    Customer: ("id", "company", "language"),
+    Customer: ("id", "company", "language", "vat_zone"),  # vat_zone: asks for fapiao details
     Project: ("id", "name"),
     QuoteRevision: ("id", "quote_id", "number", "total", "sent_at", "frozen_at"),
 }
@@ -495,3 +495,103 @@ def _is_uuid(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+# --- acceptances ---------------------------------------------------------------------------------
+
+
+def acceptance_for(*, quote) -> Acceptance | None:
+    """The acceptance of the quote's accepted revision (one per revision; the latest one)."""
+    return (
+        Acceptance.objects.filter(revision__quote=quote)
+        .select_related("revision", "link", "document")
+        .defer("signed_pdf", "document__pdf")
+        .order_by("-signed_at", "-pk")
+        .first()
+    )
+
+
+def acceptances_visible_to(*, user: User) -> QuerySet[Acceptance]:
+    return Acceptance.objects.filter(
+        revision__quote__in=quotes_visible_to(user=user).values("pk")
+    ).select_related("revision__quote")
+
+
+def acceptance_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> dict:
+    """What the API's acceptance resource and the quote.accepted / quote.signed_copy_ready
+    webhooks carry: the same fields, the same names. Amounts are strings (exact decimals)."""
+    invoice = {
+        "company": acceptance.invoice_company,
+        "tax_id": acceptance.invoice_tax_id,
+        "address_phone": acceptance.invoice_address_phone,
+        "bank_account": acceptance.invoice_bank_account,
+    }
+    ready = acceptance.signed_status == DocumentStatus.READY
+    return {
+        "signer": acceptance.signer_name,
+        "title": acceptance.signer_title,
+        "company": acceptance.signer_company,
+        "signed_at": acceptance.signed_at.isoformat(),
+        "signer_timezone": acceptance.signer_timezone,
+        "signature_kind": acceptance.signature_kind,
+        "revision": acceptance.revision.label,
+        "revision_number": acceptance.revision.number,
+        "language": acceptance.language,
+        "link_id": acceptance.link_id,
+        "link_recipient": acceptance.link.recipient_name if acceptance.link_id else "",
+        "browser": acceptance.browser,
+        "system": acceptance.os,
+        "is_mobile": acceptance.is_mobile,
+        "document_sha256": acceptance.document_sha256 or None,
+        "signed_status": acceptance.signed_status,
+        "signed_pdf_url": signed_pdf_url if ready else None,
+        "signed_sha256": acceptance.signed_sha256 if ready else None,
+        "po_number": acceptance.po_number,
+        "invoice": invoice if any(invoice.values()) else None,
+        # chosen_alternative, chosen_optional (key and description), accepted_totals and
+        # as_sent_totals: the same shape as the audit trail's and the staff panel's
+        **chosen_configuration(acceptance).as_json(),
+    }
+
+
+def _signed_time(at, zone_name: str) -> str:
+    import zoneinfo
+
+    try:
+        zone = zoneinfo.ZoneInfo(zone_name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    local = at.astimezone(zone)
+    offset = local.strftime("%z")
+    return f"{local:%Y-%m-%d %H:%M:%S} UTC{offset[:3]}:{offset[3:]} ({zone.key})"
+
+
+def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -> dict:
+    """What the signed copy's certificate page prints (pdf.certificate_pdf renders it)."""
+    from django.conf import settings
+
+    quote = acceptance.revision.quote
+    png = bytes(acceptance.signature_png or b"")
+    totals = [
+        (label, value) for label, value in (
+            ("subtotal", acceptance.subtotal), ("discount", acceptance.discount_amount),
+            ("net", acceptance.net), ("tax", acceptance.tax_amount), ("total", acceptance.total))
+        if value is not None
+    ] or [("total", acceptance.revision.total)]  # as quoted: the revision's own total
+    return {
+        "a": acceptance,
+        "quote": quote,
+        "revision": acceptance.revision,
+        "document": document,
+        "link": acceptance.link,
+        "signed_local": _signed_time(
+            acceptance.signed_at, acceptance.signer_timezone or settings.TIME_ZONE),
+        "signed_utc": _signed_time(acceptance.signed_at, "UTC"),
+        "signature_uri": "data:image/png;base64," + base64.b64encode(png).decode() if png else "",
+        "totals": totals,
+        "currency": quote.currency,
+        "as_quoted": not (acceptance.chosen_alternative or acceptance.chosen_optional),
+        "optional_lines": chosen_configuration(acceptance).optional,
+        "has_invoice": any((acceptance.invoice_company, acceptance.invoice_tax_id,
+                            acceptance.invoice_address_phone, acceptance.invoice_bank_account)),
+    }

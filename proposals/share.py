@@ -74,7 +74,9 @@ def _keys(revision: QuoteRevision, language: str) -> tuple[str, str]:
     seller = getattr(quote, "seller_stamp", None)
     if seller is None:
         seller = seller_printed(owner_id=quote.owner_id)
-    printed = f"{quote.valid_until}|{quote.customer.company}|{quote.project.name}|{seller}"
+    # The VAT zone decides whether the accept form asks for fapiao details.
+    printed = (f"{quote.valid_until}|{quote.customer.company}|{quote.project.name}|{seller}|"
+               f"{quote.customer.vat_zone}")
     digest = hashlib.sha256(printed.encode()).hexdigest()[:12]
     body = (f"proposals:shared-body:{revision.pk}:{language}:{SNAPSHOT_VERSION}:"
             f"{_template_digest()}:{digest}")

@@ -16,15 +16,16 @@ from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST, require_safe
 
-from quoting.models import QuoteEvent, QuoteStatus
+from quoting.models import QuoteEvent, QuoteStatus, VatZone
 from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
 from quoting.services.errors import InvalidValue, QuoteError
 
 from .engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
 from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
 from .guard import shared_route
-from .models import Acceptance, ProposalDocument, ShareLink
+from .models import Acceptance, DocumentStatus, ProposalDocument, ShareLink
 from .selectors import (
+    acceptance_for,
     chosen_configuration,
     document_for,
     document_ready_for,
@@ -96,6 +97,7 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "link_form": form or ShareLinkForm(),
             "new_link_url": new_link_url,
             "error": error,
+            "acceptance": acceptance_for(quote=quote),
         },
     )
 
@@ -151,6 +153,53 @@ def document_pdf(request: HttpRequest, document_id: int) -> HttpResponse:
         documents_visible_to(user=request.user), pk=document_id, status="ready"
     )
     return _pdf_response(document)
+
+
+def _signed_copy_response(acceptance) -> HttpResponse:
+    quote = acceptance.revision.quote
+    response = HttpResponse(bytes(acceptance.signed_pdf), content_type="application/pdf")
+    response["Content-Disposition"] = (
+        f'attachment; filename="{quote.number}-{acceptance.revision.label}-signed.pdf"')
+    return response
+
+
+def _staff_acceptance(request: HttpRequest, quote_id: int):
+    acceptance = acceptance_for(quote=_quote(request, quote_id))
+    if acceptance is None:
+        raise Http404
+    return acceptance
+
+
+@login_required
+@require_GET
+def acceptance_panel(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """The Acceptance part of the panel, polled while the signed copy is being made."""
+    acceptance = _staff_acceptance(request, quote_id)
+    return render(request, "proposals/_acceptance.html",
+                  {"acceptance": acceptance, "quote": acceptance.revision.quote})
+
+
+@login_required
+@require_GET
+def acceptance_signed_pdf(request: HttpRequest, quote_id: int) -> HttpResponse:
+    acceptance = _staff_acceptance(request, quote_id)
+    if acceptance.signed_status != DocumentStatus.READY:
+        raise Http404
+    acceptance.refresh_from_db(fields=["signed_pdf"])
+    return _signed_copy_response(acceptance)
+
+
+@login_required
+@require_GET
+def acceptance_signature(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """The signature image, for the staff page (an image URL of ours, not a data: URL)."""
+    acceptance = _staff_acceptance(request, quote_id)
+    if not acceptance.signature_png:
+        raise Http404
+    response = HttpResponse(bytes(acceptance.signature_png), content_type="image/png")
+    response["Cache-Control"] = "private, no-store"
+    response["X-Content-Type-Options"] = "nosniff"
+    return response
 
 
 @login_required
@@ -242,6 +291,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "error": error,
             "answered": answered,
             **_choice_shown(revision, language, body, choice, accept_form),
+            "show_fapiao": _asks_fapiao(link.quote, language),
         },
     )
     page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing,
@@ -318,6 +368,12 @@ def shared_price(request: HttpRequest, link: ShareLink) -> HttpResponse:
     })
 
 
+def _asks_fapiao(quote, language: str) -> bool:
+    """Chinese readers and mainland customers are asked for fapiao details (any customer may
+    give them: the service accepts them from everyone)."""
+    return language == "zh-hans" or quote.customer.vat_zone == VatZone.CHINA
+
+
 # Each language named in itself: a reader finds their own whatever the page's language.
 SHARE_LANGUAGES = (("en", "English"), ("zh-hans", "中文"))
 
@@ -372,6 +428,23 @@ def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
 
 @require_GET
 @shared_route
+def shared_signed_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The signed copy, for the customer once they accepted (any of the quote's live links)."""
+    acceptance = acceptance_for(quote=link.quote)
+    if acceptance is None:
+        raise Http404
+    if acceptance.signed_status != DocumentStatus.READY:
+        response = render(request, "proposals/shared_pdf_wait.html",
+                          {"base": _base(request), "language": request.share_language},
+                          status=503)
+        response["Retry-After"] = "30"
+        return response
+    acceptance.refresh_from_db(fields=["signed_pdf"])
+    return _signed_copy_response(acceptance)
+
+
+@require_GET
+@shared_route
 def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
     """The fabric drawing on a page of its own, at full size (the proposal shows it small)."""
     revision = link.revision_shown
@@ -408,7 +481,10 @@ def _answer(request, link, form_class, service, fields):
     try:
         service(link=link, revision_number=form.cleaned_data["revision"], **fields(form))
     except QuoteError as exc:
-        return _shared_page(request, link, status=exc.status_code, error=exc.message)
+        if exc.status_code == 400:  # a value at fault: the form again, as filled, with why
+            forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
+        return _shared_page(request, link, status=exc.status_code, error=exc.message,
+                            **forms)
     return redirect(_back(request, answered=1))
 
 
@@ -434,6 +510,7 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
             "language": request.share_language,
             "alternative": f.cleaned_data["alternative"],
             "optional": f.cleaned_data["optional"],
+            **{name: f.cleaned_data[name] for name in AcceptForm.SIGNED_FIELDS},
         },
     )
 

@@ -1009,9 +1009,13 @@ def _as_quoted(quote: Quote) -> dict:
 
 @_edits_quote
 def quote_mark_accepted(
-    *, quote: Quote, actor: User | None = None, expected_version: int | None = None, **details
+    *, quote: Quote, actor: User | None = None, expected_version: int | None = None,
+    webhook_data: dict | None = None, **details
 ) -> Quote:
-    """The customer's yes (`details`: their name and title, from the share link)."""
+    """The customer's yes (`details`: their name and title, from the share link).
+
+    `webhook_data`: more for the quote.accepted payload only (the share link's acceptance:
+    signer, the accepted PDF's SHA-256, purchase details), not written to the audit event."""
     _claim(quote, expected_version=expected_version)
     if quote.status == QuoteStatus.EXPIRED or (
         quote.status == QuoteStatus.SENT and quote.valid_until < timezone.localdate()
@@ -1024,7 +1028,7 @@ def quote_mark_accepted(
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     webhook_emit(event_type="quote.accepted", customer_id=quote.customer_id, data={
         "quote_id": quote.pk, "number": quote.number, "status": quote.status,
-        **_as_quoted(quote), **details})
+        **_as_quoted(quote), **details, **(webhook_data or {})})
     notify(kind=NotificationKind.QUOTE_ACCEPTED, quote=quote, recipients=[quote.owner],
            actor=actor, who=str(details.get("name") or ""))
     return quote

@@ -145,9 +145,13 @@ def test_the_share_page_keeps_its_own_policy_alone(client, world,
     assert response.status_code == 200
     assert response["Content-Security-Policy"] == SHARE_HEADERS["Content-Security-Policy"]
     assert "nonce" not in response["Content-Security-Policy"]
-    # One script, from our static files: the reading time (issue 15). Nothing inline.
-    scripts = re.findall(r"<script\b[^>]*>", response.content.decode())
-    assert len(scripts) == 1 and 'src="/static/proposal/engage.js"' in scripts[0], scripts
+    # Scripts only from our static files (issue 15: the reading time, the signature box):
+    # nothing inline, no handler attributes.
+    page = _Page()
+    page.feed(response.content.decode())
+    assert sorted(s.get("src") for s in page.scripts) == [
+        "/static/proposal/engage.js", "/static/proposal/signature.js"]
+    assert page.handlers == []
     assert "script-src 'self'" in response["Content-Security-Policy"]
 
 
