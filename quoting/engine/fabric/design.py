@@ -19,6 +19,7 @@ from quoting.engine.fabric.bom import (
     spine_core_links,
 )
 from quoting.engine.fabric.hosts import UfmCabling
+from quoting.engine.fabric.lengths import COPPER, FIBRE, FabricLengths, ufm_cables
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import (
     FAMILIES,
@@ -103,6 +104,15 @@ class FabricDesign:
     # Planes one host cage serves: 2 when a ConnectX-8's 800G cage runs one 400GbE port to each
     # of two Spectrum-X planes (one twin-port module per cage); else 1.
     host_cage_planes: int = 1
+    # Runs measured on a site's rack layout (None: planned from the distances), and for each
+    # tier whose media follow them, the part of each measured length (the cable schedule's).
+    lengths: FabricLengths | None = None
+    measured: dict[str, dict[float, ProductSpec]] | None = None
+
+    def measured_part(self, tier: str, length: float) -> ProductSpec | None:
+        """The part bought for a measured run of `tier`; None when the tier is not measured."""
+        parts_by_length = (self.measured or {}).get(tier)
+        return None if parts_by_length is None else parts_by_length[length]
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -265,6 +275,7 @@ class FabricDesign:
                     "media": m.kind,
                     "cable": m.cable.part_number,
                     "length_m": m.cable.length_m,
+                    "measured": tier in (self.measured or {}),
                 }
                 for tier, m in (
                     ("server-leaf", self.host_media),
@@ -296,6 +307,7 @@ class FabricDesign:
             "next_step": _fields(self.next_step),
             "management": _fields(self.management),
             "storage": self._storage_dict(),
+            "site": dict(self.lengths.site) if self.lengths else None,
             "warnings": list(self.warnings),
             "advice": list(self.advice),
         }
@@ -343,8 +355,35 @@ def _fields(obj: Any) -> dict[str, Any] | None:
 
 
 def design_fabric(requirements: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
-    """Design the fabric, or raise InvalidInput naming the field at fault."""
+    """Design the fabric, or raise InvalidInput naming the field at fault. Distances not given
+    are planned at the class each tier usually spans; design_measured measures them."""
     return _design(requirements, catalog, look_ahead=True)
+
+
+def design_measured(
+    planned: FabricDesign, catalog: list[ProductSpec], lengths: FabricLengths
+) -> FabricDesign:
+    """The planned design again with the runs measured on its rack layout (`lengths`): each
+    tier whose distance was not given picks its media for its longest run and buys every cable
+    at the length class its own run needs. Switches, topology and ports are the planned ones
+    (the layout placed them); the next step stays the planned comparison (a larger fabric is
+    not laid out)."""
+    design = _design(planned.requirements, catalog, look_ahead=False, lengths=lengths)
+    warnings = list(design.warning_messages)
+    warnings += [w for w in planned.warning_messages if w not in warnings]
+    return replace(design, next_step=planned.next_step, warning_messages=tuple(warnings))
+
+
+def _tier_distance(
+    req: FabricRequirements, name: str, tier: str, lengths: FabricLengths | None
+) -> tuple[float, bool]:
+    """(metres to plan the tier's media for, measured or not): the distance given, else the
+    longest measured run, else the tier's usual class."""
+    given = getattr(req, name)
+    longest = lengths.longest(tier) if lengths is not None and given is None else None
+    if longest is not None:
+        return longest, True
+    return distance_m(given, name), False
 
 
 def designable_generations(
@@ -369,9 +408,14 @@ def designable_generations(
 
 
 def _design(
-    req: FabricRequirements, catalog: list[ProductSpec], *, look_ahead: bool
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    *,
+    look_ahead: bool,
+    lengths: FabricLengths | None = None,
 ) -> FabricDesign:
     check_requirements(req)
+    host_distance, host_measured = _tier_distance(req, "server_to_leaf", "server-leaf", lengths)
     warnings: list[Message] = []
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
@@ -433,7 +477,7 @@ def _design(
             catalog,
             switch=switch,
             server=server,
-            distance=distance_m(req.server_to_leaf),
+            distance=host_distance,
             field="server_to_leaf",
         )
     elif cage_planes > 1:
@@ -441,7 +485,7 @@ def _design(
             catalog,
             switch=switch,
             server=server or nic,
-            distance=distance_m(req.server_to_leaf),
+            distance=host_distance,
             field="server_to_leaf",
             per_cage=cage_planes,
             port_speed=nic_speed,
@@ -453,17 +497,19 @@ def _design(
             nic=nic,
             nic_generation=req.nic_generation,
             split=split,
-            distance=distance_m(req.server_to_leaf),
+            distance=host_distance,
             field="server_to_leaf",
         )
     if infiniband and req.subnet_manager == "ufm-appliance":
-        t = _room_for_ufm(req, catalog, switch, nic, t, host_media)
+        t = _room_for_ufm(req, catalog, switch, nic, t, host_media, lengths)
+    trunk_distance, trunk_measured = _tier_distance(req, "leaf_to_spine", "leaf-spine", lengths)
+    core_distance, core_measured = _tier_distance(req, "spine_to_core", "spine-core", lengths)
     trunk_media = core_media = None
     if t.tiers > 1:
         trunk_media = parts.pick_trunk_media(
             catalog,
             switch=switch,
-            distance=distance_m(req.leaf_to_spine),
+            distance=trunk_distance,
             copper_ok=t.links_per_leaf_per_spine % ppc == 0,
             field="leaf_to_spine",
         )
@@ -471,10 +517,23 @@ def _design(
         core_media = parts.pick_trunk_media(
             catalog,
             switch=switch,
-            distance=distance_m(req.spine_to_core),
+            distance=core_distance,
             copper_ok=t.links_per_spine_per_core % ppc == 0,
             field="spine_to_core",
         )
+    # Measured tiers buy each cable at its own run's length class (one part per length).
+    measured: dict[str, dict[float, ProductSpec]] = {}
+
+    def cables(tier: str, media: Media, counted) -> list[tuple[ProductSpec, int]]:
+        by_length = {run: parts.cable_for_length(catalog, media.cable, run) for run in counted}
+        measured[tier] = by_length
+        return [(by_length[run], n) for run, n in sorted(counted.items())]
+
+    def measured_cables(tier: str, media: Media, is_measured: bool):
+        if not is_measured:
+            return None
+        unit = FIBRE if media.optical else COPPER
+        return cables(tier, media, lengths.cables[tier, unit])
 
     tally = Tally()
     subnet_manager, sm_switch, sm_switch_count = "", None, 0
@@ -495,15 +554,22 @@ def _design(
         "server-leaf",
         req.planes,
         host_planes=req.planes // cage_planes,
+        cables=measured_cables("server-leaf", host_media, host_measured),
     )
     ufm = None
     if subnet_manager == "ufm-appliance":
-        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings)
-        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1)
+        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings, lengths)
+        ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
+        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables(
+            "ufm-leaf", ufm.media, ufm_cables(
+                ufm.links, ufm.ports_per_appliance, ppc, lengths,
+                FIBRE if ufm.media.optical else COPPER)) if ufm_measured else None)
     if trunk_media:
-        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes)
+        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes,
+                        cables=measured_cables("leaf-spine", trunk_media, trunk_measured))
     if core_media:
-        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
+        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes,
+                        cables=measured_cables("spine-core", core_media, core_measured))
     # A DGX has its ConnectX NICs on board: its cages are the NICs' own.
     if req.include_nics and server and (server.ports_per_cage > 1 or server.family == "DGX"):
         warnings.append(
@@ -516,7 +582,7 @@ def _design(
         tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
     storage = None
     if req.storage_servers:
-        storage = _storage(req, catalog, switch)
+        storage = _storage(req, catalog, switch, lengths.storage if lengths else None)
         _add_storage(storage, catalog, tally)
     management = _management(req, catalog, t, tally, warnings, storage)
     tally.add_spares(req.spares_percent)
@@ -570,6 +636,8 @@ def _design(
         server=server,
         ufm=ufm,
         host_cage_planes=cage_planes,
+        lengths=lengths,
+        measured=measured or None,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
@@ -585,7 +653,10 @@ _STORAGE_FIELDS = {
 
 
 def _storage(
-    req: FabricRequirements, catalog: list[ProductSpec], switch: ProductSpec
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    lengths: FabricLengths | None = None,
 ) -> FabricDesign:
     """The storage fabric, planned by the same code as the compute fabric: each storage endpoint
     port is one "server" with one NIC, not rail-optimized (storage traffic has no rails), on the
@@ -612,7 +683,7 @@ def _storage(
         storage_servers=0,
     )
     try:
-        return _design(derived, catalog, look_ahead=False)
+        return _design(derived, catalog, look_ahead=False, lengths=lengths)
     except InvalidInput as error:
         errors: dict[str, list[str]] = {}
         for field, messages in error.messages.items():
@@ -770,13 +841,14 @@ def _room_for_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
+    lengths: FabricLengths | None = None,
 ) -> Topology:
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
     only on the down ports, so this settles in a step or two."""
     for _ in range(3):
-        ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
+        ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
         ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
@@ -793,18 +865,20 @@ def _place_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
+    lengths: FabricLengths | None = None,
 ) -> UfmCabling:
     """The appliances' ports are cabled into free leaf ports at full port speed, with the
     fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
     the 32nd node slot of the leaves (its 31-node SU has 252 node-and-UFM cables)."""
     appliance = parts.pick_software(catalog, "UFM", "each")
+    distance, measured = _tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)
     media = parts.pick_host_media(
         catalog,
         switch=switch,
         nic=nic,
         nic_generation=switch.generation,
         split=1,
-        distance=distance_m(req.server_to_leaf),
+        distance=distance,
         field="server_to_leaf",
     )
     return hosts.place_ufm(
@@ -813,6 +887,7 @@ def _place_ufm(
         ports_per_appliance=appliance.port_count or 1,
         media=media,
         host_media=host_media,
+        measured=measured,
     )
 
 
@@ -824,8 +899,9 @@ def _ufm_cabling(
     t: Topology,
     host_media: Media,
     warnings: list[Message],
+    lengths: FabricLengths | None = None,
 ) -> UfmCabling:
-    ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
+    ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
     warnings.append(
         message(
             gettext_noop(
