@@ -31,7 +31,9 @@ def design_on_site(
     return design_measured(planned, catalog, measure_runs(planned, site, catalog))
 
 
-def measure_runs(design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]) -> FabricLengths:
+def measure_runs(
+    design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
+) -> FabricLengths:
     """The runs of the design's links on the site, by group (no cable legs)."""
     layout, rename, _ = place_devices(design, site, catalog)
     racks, devices = layout.racks, layout.devices
