@@ -25,7 +25,7 @@ from quoting.engine.catalog import ProductSpec
 from quoting.engine.csvcells import csv_row
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.hosts import host_port
-from quoting.engine.fabric.lengths import COPPER, FIBRE, host_units, leaf_hosts, ufm_runs
+from quoting.engine.fabric.lengths import COPPER, FIBRE, host_cages, leaf_hosts, ufm_runs
 from quoting.engine.fabric.parts import Media
 
 
@@ -156,42 +156,50 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
     t = design.topology
     host, trunk, core = design.host_media, design.trunk_media, design.core_media
     lengths, measured = design.lengths, design.measured or {}
-    units: dict[int, list[float]] = {}  # a measured leaf's run per port (fibre) or cage (copper)
+    cages: dict[int, list] = {}  # a measured leaf's CageRuns, cage by cage
+    ppc = t.ports_per_cage
 
-    def host_cable(leaf: int, port: int) -> ProductSpec:
-        if "server-leaf" not in measured:
-            return host.cable
-        if leaf not in units:
+    def host_cable(leaf: int, port: int) -> tuple[Media, ProductSpec]:
+        """The media of the port's cage and the cable of the port (fibre) or cage (copper)."""
+        bought = measured.get("server-leaf")
+        if bought is None:
+            return host, host.cable
+        if leaf not in cages:
             racks = [lengths.rack_of(names.host(s, n)[0]) for s, n in leaf_hosts(t, leaf)]
-            ports, cages = host_units(t, racks, lengths.rack_of(names.leaf(leaf)),
-                                      lengths.pair_m)
-            units[leaf] = ports if host.optical else cages
-        unit = port if host.optical else port // t.ports_per_cage
-        return measured["server-leaf"][units[leaf][unit]]
+            cages[leaf] = host_cages(t, racks, lengths.rack_of(names.leaf(leaf)), lengths.pair_m)
+        ports, _ = cages[leaf][port // ppc]
+        longest = max(ports)
+        # The plane's leaves share the first plane's forced cages: UFM is InfiniBand, one plane.
+        media = host if (leaf, port // ppc) in bought.forced else bought.media_by_run[longest]
+        return media, bought.part(media, ports[port % ppc] if media.optical else longest)
 
-    def trunk_cable(tier: str, a: str, b: str) -> ProductSpec | None:
-        return measured[tier][lengths.between(a, b)] if tier in measured else None
+    def trunk_cable(tier: str, a: str, b: str) -> tuple[Media | None, ProductSpec | None]:
+        if tier not in measured:
+            return None, None
+        run = lengths.between(a, b)
+        media = measured[tier].media_by_run[run]
+        return media, measured[tier].part(media, run)
 
     for server in range(t.servers):
         for nic in range(t.rails):
             leaf, slot = t.leaf_of(server, nic)
             port, lane = divmod(slot, t.split)
             leaf_name = names.leaf(leaf)
-            at = names.port(port) if host.optical else names.cage(port)
             node, nic_port = names.host(server, nic)
-            cable = host_cable(leaf, port)
+            media, cable = host_cable(leaf, port)
+            at = names.port(port) if media.optical else names.cage(port)
             yield CableRun(
                 f"{tier}server-leaf",
                 node,
                 host_port(design.server, nic, names.plane, design.host_cage_planes) or nic_port,
                 leaf_name,
                 names.port(port, lane if t.split > 1 else None),
-                host.kind,
+                media.kind,
                 cable.part_number,
                 f"{leaf_name}/{at}",
                 cable.length_m,
-                host.host_module.part_number if host.optical else "",
-                host.switch_module.part_number if host.optical else "",
+                media.host_module.part_number if media.optical else "",
+                media.switch_module.part_number if media.optical else "",
             )
     if design.ufm:
         yield from _ufm_runs(design, names, tier)
@@ -201,11 +209,11 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
         leaf_name = names.leaf(leaf)
         for spine in range(t.spines_per_pod):
             spine_name = names.spine(pod, spine)
-            cable = trunk_cable("leaf-spine", leaf_name, spine_name)
+            media, cable = trunk_cable("leaf-spine", leaf_name, spine_name)
             for link in range(lpp):
                 yield _trunk(
                     f"{tier}leaf-spine",
-                    trunk,
+                    media or trunk,
                     names,
                     (leaf_name, up_start + spine * lpp + link),
                     (spine_name, in_pod * lpp + link),
@@ -218,11 +226,11 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
             for core_switch in range(t.core_per_plane):
                 core_index, core_port = t.core_of(pod, spine, core_switch)
                 core_name = names.core(core_index)
-                cable = trunk_cable("spine-core", spine_name, core_name)
+                media, cable = trunk_cable("spine-core", spine_name, core_name)
                 for link in range(lpc):
                     yield _trunk(
                         f"{tier}spine-core",
-                        core,
+                        media or core,
                         names,
                         (spine_name, up_start + core_switch * lpc + link),
                         (core_name, core_port + link),
@@ -238,7 +246,8 @@ def _ufm_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableR
         unit = FIBRE if media.optical else COPPER
         runs = ufm_runs(ufm.links, ufm.ports_per_appliance, design.topology.ports_per_cage,
                         design.lengths, unit)
-        cables = [design.measured["ufm-leaf"][run] for run in runs]
+        bought = design.measured["ufm-leaf"]
+        cables = [bought.part(media, run) for run in runs]
     for index, (leaf, port) in enumerate(ufm.links):
         appliance, appliance_port = divmod(index, ufm.ports_per_appliance)
         leaf_name = names.leaf(leaf)

@@ -19,7 +19,15 @@ from quoting.engine.fabric.bom import (
     spine_core_links,
 )
 from quoting.engine.fabric.hosts import UfmCabling
-from quoting.engine.fabric.lengths import COPPER, FIBRE, FabricLengths, ufm_cables
+from quoting.engine.fabric.lengths import (
+    CAGES,
+    COPPER,
+    FIBRE,
+    FabricLengths,
+    MeasuredTier,
+    ufm_cables,
+)
+from quoting.engine.fabric.measured import buy_host_cages, buy_trunk_pairs, buy_uniform
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import (
     FAMILIES,
@@ -105,14 +113,10 @@ class FabricDesign:
     # of two Spectrum-X planes (one twin-port module per cage); else 1.
     host_cage_planes: int = 1
     # Runs measured on a site's rack layout (None: planned from the distances), and for each
-    # tier whose media follow them, the part of each measured length (the cable schedule's).
+    # tier whose media follow them, the media and part of each run (the cable schedule's).
+    # The tier's own media above are those of its longest run.
     lengths: FabricLengths | None = None
-    measured: dict[str, dict[float, ProductSpec]] | None = None
-
-    def measured_part(self, tier: str, length: float) -> ProductSpec | None:
-        """The part bought for a measured run of `tier`; None when the tier is not measured."""
-        parts_by_length = (self.measured or {}).get(tier)
-        return None if parts_by_length is None else parts_by_length[length]
+    measured: dict[str, MeasuredTier] | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -521,19 +525,22 @@ def _design(
             copper_ok=t.links_per_spine_per_core % ppc == 0,
             field="spine_to_core",
         )
-    # Measured tiers buy each cable at its own run's length class (one part per length).
-    measured: dict[str, dict[float, ProductSpec]] = {}
+    # Measured tiers buy each cable at its own run's length class, and choose media per cage
+    # or rack pair where the ports allow it (fabric/measured.py).
+    measured: dict[str, MeasuredTier] = {}
 
-    def cables(tier: str, media: Media, counted) -> list[tuple[ProductSpec, int]]:
-        by_length = {run: parts.cable_for_length(catalog, media.cable, run) for run in counted}
-        measured[tier] = by_length
-        return [(by_length[run], n) for run, n in sorted(counted.items())]
+    def cables(tier: str, media: Media, runs) -> list[tuple[ProductSpec, int]]:
+        measured[tier], bought = buy_uniform(catalog, media, runs)
+        return bought
 
     def measured_cables(tier: str, media: Media, is_measured: bool):
         if not is_measured:
             return None
-        unit = FIBRE if media.optical else COPPER
-        return cables(tier, media, lengths.cables[tier, unit])
+        return cables(tier, media, lengths.cables[tier, FIBRE if media.optical else COPPER])
+
+    def pick_trunk(distance: float, field: str) -> Media:
+        return parts.pick_trunk_media(catalog, switch=switch, distance=distance,
+                                      copper_ok=True, field=field)
 
     tally = Tally()
     subnet_manager, sm_switch, sm_switch_count = "", None, 0
@@ -548,26 +555,48 @@ def _design(
         tally.add(switch, count * req.planes, role)
     if sm_switch:
         tally.add(sm_switch, sm_switch_count, top_tier)
-    tally.add_links(
-        host_media,
-        hosts.host_link_count(t, host_links(t), server, cage_planes),
-        "server-leaf",
-        req.planes,
-        host_planes=req.planes // cage_planes,
-        cables=measured_cables("server-leaf", host_media, host_measured),
-    )
     ufm = None
     if subnet_manager == "ufm-appliance":
         ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings, lengths)
+    # Single-port host cages choose their media cage by cage; a DGX's twin-port cages and a
+    # cage split over two planes are optics whatever the run (hosts.server_host_media).
+    if host_measured and cage_planes == 1 and not (server and server.ports_per_cage > 1):
+        measured["server-leaf"] = buy_host_cages(
+            tally, catalog, "server-leaf",
+            pick=lambda run: parts.pick_host_media(
+                catalog, switch=switch, nic=nic, nic_generation=req.nic_generation, split=split,
+                distance=run, field="server_to_leaf"),
+            cages=lengths.cables["server-leaf", CAGES],
+            forced=_ufm_shared_cages(t, ufm, lengths),
+            tier_media=host_media)
+    else:
+        tally.add_links(
+            host_media,
+            hosts.host_link_count(t, host_links(t), server, cage_planes),
+            "server-leaf",
+            req.planes,
+            host_planes=req.planes // cage_planes,
+            cables=measured_cables("server-leaf", host_media, host_measured),
+        )
+    if ufm:
         ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
         tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables(
             "ufm-leaf", ufm.media, ufm_cables(
                 ufm.links, ufm.ports_per_appliance, ppc, lengths,
                 FIBRE if ufm.media.optical else COPPER)) if ufm_measured else None)
-    if trunk_media:
+    # Switch pairs on whole cages choose their media rack pair by rack pair.
+    if trunk_media and trunk_measured and t.links_per_leaf_per_spine % ppc == 0:
+        measured["leaf-spine"] = buy_trunk_pairs(
+            tally, catalog, "leaf-spine", links=lengths.cables["leaf-spine", FIBRE],
+            pick=lambda run: pick_trunk(run, "leaf_to_spine"), ports_per_cage=ppc)
+    elif trunk_media:
         tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes,
                         cables=measured_cables("leaf-spine", trunk_media, trunk_measured))
-    if core_media:
+    if core_media and core_measured and t.links_per_spine_per_core % ppc == 0:
+        measured["spine-core"] = buy_trunk_pairs(
+            tally, catalog, "spine-core", links=lengths.cables["spine-core", FIBRE],
+            pick=lambda run: pick_trunk(run, "spine_to_core"), ports_per_cage=ppc)
+    elif core_media:
         tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes,
                         cables=measured_cables("spine-core", core_media, core_measured))
     # A DGX has its ConnectX NICs on board: its cages are the NICs' own.
@@ -642,6 +671,20 @@ def _design(
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
     return replace(design, warning_messages=tuple(warnings))
+
+
+def _ufm_shared_cages(
+    t: Topology, ufm: UfmCabling | None, lengths: FabricLengths
+) -> dict[tuple[int, int], tuple]:
+    """The server cages a UFM port shares, by (leaf, cage), with their runs: they keep the
+    tier's media, which is the UFM link's (hosts._shares_cage)."""
+    if ufm is None:
+        return {}
+    server_cages = [ceil_div(ceil_div(e, t.split), t.ports_per_cage)
+                    for e in hosts.leaf_endpoints(t)]
+    shared = {(leaf, port // t.ports_per_cage) for leaf, port in ufm.links
+              if port // t.ports_per_cage < server_cages[leaf]}
+    return {(leaf, cage): lengths.leaf_cages(leaf)[cage] for leaf, cage in sorted(shared)}
 
 
 # Fields of the derived storage request that are really about the storage fabric's size.

@@ -16,11 +16,31 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from quoting.engine.fabric.topology import Topology, ceil_div
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.fabric.parts import Media
+from quoting.engine.fabric.topology import Topology
 
 # A cable unit: what one bought cable serves.
 FIBRE = "fibre"  # one switch port (optics: a fibre per port)
 COPPER = "copper"  # one switch cage (copper and AOC: a cable per cage)
+CAGES = "cages"  # host tier: {(each port's run, endpoints): cages}, for media chosen per cage
+
+# A leaf cage as the host tier buys it: the run of each of its ports, and its endpoints.
+CageRuns = tuple[tuple[float, ...], int]
+
+
+@dataclass(slots=True)
+class MeasuredTier:
+    """What a measured tier bought: the media of each run (per cage on the host side, per rack
+    pair on trunks) and the cable of each (media, run)."""
+
+    media_by_run: dict[float, Media] = field(default_factory=dict)
+    part_by_run: dict[tuple[str, float], ProductSpec] = field(default_factory=dict)
+    # Host cages that must keep the tier's own media (a UFM port shares them): (leaf, cage).
+    forced: frozenset[tuple[int, int]] = frozenset()
+
+    def part(self, media: Media, run: float) -> ProductSpec:
+        return self.part_by_run[media.cable.part_number, run]
 
 
 @dataclass(slots=True)
@@ -29,8 +49,11 @@ class FabricLengths:
 
     rack_of: Callable[[str], int]  # a cable-schedule device name -> its rack
     pair_m: Callable[[int, int], float]  # the longest run between two racks
-    # (tier, FIBRE or COPPER) -> {length in m: cables}; UFM links are counted by the design.
+    # (tier, FIBRE or COPPER) -> {length in m: cables}; ("server-leaf", CAGES) -> {CageRuns:
+    # cages}. UFM links are counted by the design.
     cables: dict[tuple[str, str], Counter] = field(default_factory=dict)
+    # The CageRuns of each cage of a (first-plane) leaf: a UFM port may share one.
+    leaf_cages: Callable[[int], list[CageRuns]] | None = None
     # (UFM appliance, leaf) -> run; the appliances' ports take whichever leaves the design picks.
     ufm_m: dict[tuple[int, int], float] = field(default_factory=dict)
     site: dict[str, Any] = field(default_factory=dict)  # the site inputs measured on
@@ -59,16 +82,20 @@ def leaf_hosts(t: Topology, leaf: int) -> list[tuple[int, int]]:
     return [divmod(e, t.rails) for e in range(start, min(start + cap, t.endpoints))]
 
 
-def host_units(
+def host_cages(
     t: Topology, host_racks: list[int], leaf_rack: int, pair_m: Callable[[int, int], float]
-) -> tuple[list[float], list[float]]:
-    """The longest run of each switch port (a fibre) and of each cage (a copper cable) of one
-    leaf, from the racks of its endpoints in slot order."""
+) -> list[CageRuns]:
+    """Each cage of one leaf: the longest run of each of its ports (a splitter fibre serves
+    both NDR200 hosts of a port) and its endpoints, from the racks of the leaf's endpoints in
+    slot order. A copper cable serves the whole cage, so it covers the cage's longest port."""
     runs = [pair_m(rack, leaf_rack) for rack in host_racks]
     split, ppc = t.split, t.ports_per_cage
-    ports = [max(runs[p * split:(p + 1) * split]) for p in range(ceil_div(len(runs), split))]
-    cages = [max(ports[c * ppc:(c + 1) * ppc]) for c in range(ceil_div(len(ports), ppc))]
-    return ports, cages
+    per_cage = split * ppc
+    return [
+        (tuple(max(runs[p:p + split]) for p in range(c, min(c + per_cage, len(runs)), split)),
+         min(per_cage, len(runs) - c))
+        for c in range(0, len(runs), per_cage)
+    ]
 
 
 def ufm_runs(

@@ -511,7 +511,10 @@ def _cables(
     for fd in (design, design.storage):
         if fd is None:
             continue
-        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media):
+        # Measured tiers may mix media (copper on short runs, optics on long ones).
+        mixed = [m for tier in (fd.measured or {}).values() for m in tier.media_by_run.values()]
+        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media,
+                      *mixed):
             if media:
                 legs_per_cable[media.cable.part_number] = max(
                     legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable)

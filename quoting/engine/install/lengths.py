@@ -16,7 +16,14 @@ from dataclasses import asdict
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.cabling import _Names, _StorageNames
 from quoting.engine.fabric.design import FabricDesign, design_fabric, design_measured
-from quoting.engine.fabric.lengths import COPPER, FIBRE, FabricLengths, host_units, leaf_hosts
+from quoting.engine.fabric.lengths import (
+    CAGES,
+    COPPER,
+    FIBRE,
+    FabricLengths,
+    host_cages,
+    leaf_hosts,
+)
 from quoting.engine.fabric.requirements import FabricRequirements
 from quoting.engine.install.layout import place_devices, routed_m
 from quoting.engine.install.site import U_METRES, SiteInputs
@@ -74,22 +81,30 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
     t, rack_of, pair_m = fd.topology, lengths.rack_of, lengths.pair_m
     counted = {(tier, unit): Counter() for tier in ("server-leaf", "leaf-spine", "spine-core")
                for unit in (FIBRE, COPPER)}
+    counted["server-leaf", CAGES] = Counter()
     host_rack = [rack_of(planes[0].host(s, 0)[0]) for s in range(t.servers)]
+
+    def cages_of(names: _Names, leaf: int, leaf_rack: int):
+        return host_cages(t, [host_rack[s] for s, _ in leaf_hosts(t, leaf)], leaf_rack, pair_m)
+
     for names in planes:
-        units: dict[tuple[int, int], tuple[list[float], list[float]]] = {}
+        units: dict[tuple[int, int], Counter] = {}
         for leaf in range(t.leaf_count):
             leaf_rack = rack_of(names.leaf(leaf))
             # A rail group's leaves see the same servers in the same slots.
             key = (leaf // t.rails if t.rail_optimized and t.tiers > 1 else leaf, leaf_rack)
             if key not in units:
-                units[key] = host_units(
-                    t, [host_rack[s] for s, _ in leaf_hosts(t, leaf)], leaf_rack, pair_m)
-            ports, cages = units[key]
-            counted["server-leaf", FIBRE].update(ports)
-            counted["server-leaf", COPPER].update(cages)
+                units[key] = Counter(cages_of(names, leaf, leaf_rack))
+            counted["server-leaf", CAGES].update(units[key])
         if t.tiers > 1:
             _count_trunks(t, names, rack_of, pair_m, counted)
+    for (ports, _), cages in counted["server-leaf", CAGES].items():
+        counted["server-leaf", COPPER][max(ports)] += cages
+        for run in ports:
+            counted["server-leaf", FIBRE][run] += cages
     lengths.cables = {key: c for key, c in counted.items() if c}
+    first = planes[0]
+    lengths.leaf_cages = lambda leaf: cages_of(first, leaf, rack_of(first.leaf(leaf)))
     if fd.ufm is not None:
         names = planes[0]
         leaf_racks = [rack_of(names.leaf(leaf)) for leaf in range(t.leaf_count)]
