@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -411,6 +412,20 @@ def designable_generations(
     return tuple(g for g in generations if any(designs(g, family) for family in FAMILIES))
 
 
+@contextmanager
+def _reach_of_measured(field: str, distance: float, measured: bool):
+    """A measured run no catalog part reaches is the site's doing: say what can change it."""
+    try:
+        yield
+    except InvalidInput as error:
+        if not measured or field not in error.messages:
+            raise
+        raise InvalidInput.field(field, message(gettext_noop(
+            "the longest run of this tier on the site's rack layout is {metres:g} m and no "
+            "catalog cable or optic reaches it: allow more racks per row, or give the distance "
+            "to plan for."), metres=distance)) from error
+
+
 def _design(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -476,55 +491,58 @@ def _design(
     t, ppc = topology, switch.ports_per_cage
     # The server's cages decide, else the NIC's: a ConnectX-8 cage may serve both planes.
     cage_planes = parts.cage_planes(server or nic, nic_speed, req.planes)
-    if server and server.ports_per_cage > 1:
-        host_media = hosts.server_host_media(
-            catalog,
-            switch=switch,
-            server=server,
-            distance=host_distance,
-            field="server_to_leaf",
-        )
-    elif cage_planes > 1:
-        host_media = hosts.server_host_media(
-            catalog,
-            switch=switch,
-            server=server or nic,
-            distance=host_distance,
-            field="server_to_leaf",
-            per_cage=cage_planes,
-            port_speed=nic_speed,
-        )
-    else:
-        host_media = parts.pick_host_media(
-            catalog,
-            switch=switch,
-            nic=nic,
-            nic_generation=req.nic_generation,
-            split=split,
-            distance=host_distance,
-            field="server_to_leaf",
-        )
+    with _reach_of_measured("server_to_leaf", host_distance, host_measured):
+        if server and server.ports_per_cage > 1:
+            host_media = hosts.server_host_media(
+                catalog,
+                switch=switch,
+                server=server,
+                distance=host_distance,
+                field="server_to_leaf",
+            )
+        elif cage_planes > 1:
+            host_media = hosts.server_host_media(
+                catalog,
+                switch=switch,
+                server=server or nic,
+                distance=host_distance,
+                field="server_to_leaf",
+                per_cage=cage_planes,
+                port_speed=nic_speed,
+            )
+        else:
+            host_media = parts.pick_host_media(
+                catalog,
+                switch=switch,
+                nic=nic,
+                nic_generation=req.nic_generation,
+                split=split,
+                distance=host_distance,
+                field="server_to_leaf",
+            )
     if infiniband and req.subnet_manager == "ufm-appliance":
         t = _room_for_ufm(req, catalog, switch, nic, t, host_media, lengths)
     trunk_distance, trunk_measured = _tier_distance(req, "leaf_to_spine", "leaf-spine", lengths)
     core_distance, core_measured = _tier_distance(req, "spine_to_core", "spine-core", lengths)
     trunk_media = core_media = None
     if t.tiers > 1:
-        trunk_media = parts.pick_trunk_media(
-            catalog,
-            switch=switch,
-            distance=trunk_distance,
-            copper_ok=t.links_per_leaf_per_spine % ppc == 0,
-            field="leaf_to_spine",
-        )
+        with _reach_of_measured("leaf_to_spine", trunk_distance, trunk_measured):
+            trunk_media = parts.pick_trunk_media(
+                catalog,
+                switch=switch,
+                distance=trunk_distance,
+                copper_ok=t.links_per_leaf_per_spine % ppc == 0,
+                field="leaf_to_spine",
+            )
     if t.tiers > 2:
-        core_media = parts.pick_trunk_media(
-            catalog,
-            switch=switch,
-            distance=core_distance,
-            copper_ok=t.links_per_spine_per_core % ppc == 0,
-            field="spine_to_core",
-        )
+        with _reach_of_measured("spine_to_core", core_distance, core_measured):
+            core_media = parts.pick_trunk_media(
+                catalog,
+                switch=switch,
+                distance=core_distance,
+                copper_ok=t.links_per_spine_per_core % ppc == 0,
+                field="spine_to_core",
+            )
     # Measured tiers buy each cable at its own run's length class, and choose media per cage
     # or rack pair where the ports allow it (fabric/measured.py).
     measured: dict[str, MeasuredTier] = {}

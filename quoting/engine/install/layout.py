@@ -374,11 +374,11 @@ def place_devices(
     switch_max = (_power(design.switch)[1] + optics_w) or 1
     leaf_rack_holds = max(1, min(site.rack_units // switch_units,
                                  int(site.rack_power_kw * 1000 // switch_max)))
+    plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
     for su in sorted(set(su_servers) | set(su_leaves)):
         servers = su_servers.get(su, [])
-        leaf_names = [rename.get(names_leaf, names_leaf) for plane in range(1, design.planes + 1)
-                      for names_leaf in (_Names(design, plane).leaf(i)
-                                         for i in su_leaves.get(su, []))]
+        leaf_names = [rename.get(names_leaf, names_leaf) for plane in plane_names
+                      for names_leaf in (plane.leaf(i) for i in su_leaves.get(su, []))]
         compute_racks = math.ceil(len(servers) / per_rack)
         network_racks = math.ceil(len(leaf_names) / leaf_rack_holds)
         # An SU keeps to one row when it fits one; a larger one runs on into the next rows.

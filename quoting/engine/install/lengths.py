@@ -24,7 +24,7 @@ from quoting.engine.fabric.lengths import (
     host_cages,
     leaf_hosts,
 )
-from quoting.engine.fabric.requirements import FabricRequirements
+from quoting.engine.fabric.requirements import UNMEASURED_DISTANCES, FabricRequirements
 from quoting.engine.install.layout import place_devices, routed_m
 from quoting.engine.install.site import U_METRES, SiteInputs
 
@@ -35,7 +35,15 @@ def design_on_site(
     """Design the fabric, place it on the site and buy its cables for the measured runs.
     Raises InvalidInput naming a requirement or site field."""
     planned = design_fabric(requirements, catalog)
+    if all(getattr(requirements, name) is not None for name in UNMEASURED_DISTANCES):
+        # Every distance given: nothing to measure; the site is kept for the pack.
+        return design_measured(planned, catalog, FabricLengths(
+            _not_placed, _not_placed, site=asdict(site)))
     return design_measured(planned, catalog, measure_runs(planned, site, catalog))
+
+
+def _not_placed(*_args):
+    raise LookupError("nothing was measured: every distance was given")
 
 
 def measure_runs(
@@ -89,13 +97,17 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
 
     for names in planes:
         units: dict[tuple[int, int], Counter] = {}
+        leaves: Counter = Counter()
         for leaf in range(t.leaf_count):
             leaf_rack = rack_of(names.leaf(leaf))
             # A rail group's leaves see the same servers in the same slots.
             key = (leaf // t.rails if t.rail_optimized and t.tiers > 1 else leaf, leaf_rack)
             if key not in units:
                 units[key] = Counter(cages_of(names, leaf, leaf_rack))
-            counted["server-leaf", CAGES].update(units[key])
+            leaves[key] += 1
+        for key, count in leaves.items():
+            for cage, cages in units[key].items():
+                counted["server-leaf", CAGES][cage] += cages * count
         if t.tiers > 1:
             _count_trunks(t, names, rack_of, pair_m, counted)
     for (ports, _), cages in counted["server-leaf", CAGES].items():
