@@ -67,9 +67,13 @@ def measure_runs(
             ra, rb = racks[a], racks[b]
             floor = (abs(ra.position - rb.position) * site.rack_pitch_m
                      + abs(ra.row - rb.row) * site.row_spacing_m)
-            found = pairs[key] = max(
-                routed_m(site, a == b, floor, za, zb)
-                for za in (low[a], high[a]) for zb in (low[b], high[b]))
+            if a == b:  # the two ends furthest apart
+                ends = ((low[a], high[b]), (high[a], low[b]))
+            elif site.cable_route == "overhead":  # the lowest devices, furthest from the tray
+                ends = ((low[a], low[b]),)
+            else:  # the highest, furthest from the floor void
+                ends = ((high[a], high[b]),)
+            found = pairs[key] = max(routed_m(site, a == b, floor, za, zb) for za, zb in ends)
         return found
 
     def rack_of(name: str) -> int:
@@ -135,12 +139,12 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
     for pod in range(t.pods):
         for spine in range(t.spines_per_pod):
             spines[pod, spine] = rack_of(names.spine(pod, spine))
-    per_pod = Counter((pod, rack) for (pod, _), rack in spines.items())
+    per_pod: dict[int, Counter] = {}
+    for (pod, _), rack in spines.items():
+        per_pod.setdefault(pod, Counter())[rack] += 1
     lpp = t.links_per_leaf_per_spine
     for (pod, leaf_rack), leaf_count in leaves.items():
-        for (spine_pod, spine_rack), spine_count in per_pod.items():
-            if spine_pod != pod:
-                continue
+        for spine_rack, spine_count in per_pod[pod].items():
             run, links = pair_m(leaf_rack, spine_rack), leaf_count * spine_count * lpp
             counted["leaf-spine", FIBRE][run] += links
             if lpp % ppc == 0:
@@ -150,12 +154,11 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
     lpc = t.links_per_spine_per_core
     groups = Counter((spine // t.spines_per_core_group, rack)
                      for (_, spine), rack in spines.items())
-    cores = Counter((core // t.core_per_plane, rack_of(names.core(core)))
-                    for core in range(t.core_count))
+    cores: dict[int, Counter] = {}
+    for core in range(t.core_count):
+        cores.setdefault(core // t.core_per_plane, Counter())[rack_of(names.core(core))] += 1
     for (group, spine_rack), spine_count in groups.items():
-        for (core_group, core_rack), core_count in cores.items():
-            if core_group != group:
-                continue
+        for core_rack, core_count in cores.get(group, Counter()).items():
             run, links = pair_m(spine_rack, core_rack), spine_count * core_count * lpc
             counted["spine-core", FIBRE][run] += links
             if lpc % ppc == 0:
