@@ -88,7 +88,13 @@ def host_cages(
     """Each cage of one leaf: the longest run of each of its ports (a splitter fibre serves
     both NDR200 hosts of a port) and its endpoints, from the racks of the leaf's endpoints in
     slot order. A copper cable serves the whole cage, so it covers the cage's longest port."""
-    runs = [pair_m(rack, leaf_rack) for rack in host_racks]
+    by_rack: dict[int, float] = {}  # a rack's servers come in a row: one run per rack
+    runs = []
+    for rack in host_racks:
+        run = by_rack.get(rack)
+        if run is None:
+            run = by_rack[rack] = pair_m(rack, leaf_rack)
+        runs.append(run)
     split, ppc = t.split, t.ports_per_cage
     per_cage = split * ppc
     return [

@@ -58,22 +58,24 @@ def measure_runs(
         z = (d.u - 1 + d.units / 2) * U_METRES
         low[d.rack], high[d.rack] = min(low[d.rack], z), max(high[d.rack], z)
     pairs: dict[tuple[int, int], float] = {}
+    # Between racks the run is longest from the devices furthest from the cable way: the
+    # lowest under an overhead tray, the highest over a raised floor's void.
+    far = low if site.cable_route == "overhead" else high
+    where = [(rack.position, rack.row) for rack in racks]
+    pitch, spacing = site.rack_pitch_m, site.row_spacing_m
 
     def pair_m(a: int, b: int) -> float:
         """The longest run between any device of rack a and any of rack b."""
         key = (a, b) if a <= b else (b, a)
         found = pairs.get(key)
         if found is None:
-            ra, rb = racks[a], racks[b]
-            floor = (abs(ra.position - rb.position) * site.rack_pitch_m
-                     + abs(ra.row - rb.row) * site.row_spacing_m)
             if a == b:  # the two ends furthest apart
-                ends = ((low[a], high[b]), (high[a], low[b]))
-            elif site.cable_route == "overhead":  # the lowest devices, furthest from the tray
-                ends = ((low[a], low[b]),)
-            else:  # the highest, furthest from the floor void
-                ends = ((high[a], high[b]),)
-            found = pairs[key] = max(routed_m(site, a == b, floor, za, zb) for za, zb in ends)
+                found = routed_m(site, True, 0.0, low[a], high[a])
+            else:
+                (pa, ra), (pb, rb) = where[a], where[b]
+                floor = abs(pa - pb) * pitch + abs(ra - rb) * spacing
+                found = routed_m(site, False, floor, far[a], far[b])
+            pairs[key] = found
         return found
 
     def rack_of(name: str) -> int:
@@ -97,7 +99,12 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
     host_rack = [rack_of(planes[0].host(s, 0)[0]) for s in range(t.servers)]
 
     def cages_of(names: _Names, leaf: int, leaf_rack: int):
-        return host_cages(t, [host_rack[s] for s, _ in leaf_hosts(t, leaf)], leaf_rack, pair_m)
+        if t.rail_optimized and t.tiers > 1:  # a rail group's servers, in slot order
+            first = leaf // t.rails * t.leaf_capacity
+            racks = host_rack[first:first + t.leaf_capacity]
+        else:
+            racks = [host_rack[s] for s, _ in leaf_hosts(t, leaf)]
+        return host_cages(t, racks, leaf_rack, pair_m)
 
     for names in planes:
         units: dict[tuple[int, int], Counter] = {}
