@@ -206,6 +206,12 @@ class FabricDesign:
         for tier, (media, count, pair_links) in counts.items():
             if media is None or not count.links:
                 continue
+            bought = (self.measured or {}).get(tier)
+            if bought and len({m.kind for m in bought.media_by_run.values()}) > 1:
+                # Copper on some runs, optics on others: the cables the BOM buys.
+                cables[tier] = sum(b.quantity for b in self.bom
+                                   if b.role == tier and b.category == "cable")
+                continue
             if tier == "server-leaf" and self.host_cage_planes > 1:
                 cables[tier] = t.endpoints * planes // self.host_cage_planes
                 continue

@@ -123,6 +123,10 @@ def test_a_raised_floor_puts_copper_on_the_short_runs_and_optics_on_the_long(cat
         "multimode"}
     assert sum(bom_counts(raised, "transceiver").values()) < sum(
         bom_counts(overhead, "transceiver").values())
+    # A splitter serves a cage (two hosts), a fibre one port: the tier's cables as bought.
+    assert raised.cables_by_tier()["server-leaf"] == sum(
+        line.quantity for line in raised.bom if line.role == "server-leaf"
+        and line.category == "cable") < 256
 
 
 @pytest.mark.parametrize("change", [dict(row_spacing_m=12), dict(rack_pitch_m=1.2),
