@@ -12,8 +12,10 @@ cores keep the cable schedule's names (`spine-04`, `spine-p02-07`, `core-01`).
 
 A cable's length is routed, never straight: up (or down) from each device to the tray (or the
 floor void), along the row and across rows, plus slack; its length class is the shortest of the
-catalog's lengths of the same cable family that covers it. The part stays the BOM's: a run
-longer than the quoted part is reported, so the distance on the design can be raised.
+catalog's lengths of the same cable family that covers it. The part is the BOM's: a design
+measured on this site (install/lengths.py, on the same placement) bought it for the longest run
+of its rack pair; a run longer than the part (a tier planned for a distance typed on the
+design) is reported, so that distance can be raised.
 """
 
 from __future__ import annotations
