@@ -72,12 +72,17 @@ class DesignRequestSerializer(_RequirementFields):
 _SiteFields = type("_SiteFields", (DesignRequestSerializer,), serializer_fields(SiteInputs))
 
 
-class InstallPackRequestSerializer(_SiteFields):
-    """The design request's fields and the site's (SiteInputs' specs); the layout checks the
-    rules across them (a rack too small for one server, a design too large for the site)."""
+class DesignOnSiteSerializer(_SiteFields):
+    """The design request's fields and the site's (SiteInputs' specs; the defaults for what it
+    leaves out): the design's cables are measured on the site's rack layout. The layout checks
+    the rules across them (a rack too small for one server, a design too large for the site)."""
 
     def site(self) -> SiteInputs:
         return site_from_json({k: v for k, v in self.validated_data.items() if k in SITE_FIELDS})
+
+
+class InstallPackRequestSerializer(DesignOnSiteSerializer):
+    """The design and the site it is laid out on, for its installation pack."""
 
 
 class BomLineSerializer(serializers.Serializer):
@@ -137,6 +142,10 @@ class DesignSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The separate storage fabric (its parts are in bom with roles 'storage ...'), "
                   "or null.")
+    site = serializers.JSONField(
+        allow_null=True,
+        help_text="The site inputs the cables were measured on (every field, defaults filled "
+                  "in); media with measured=true buy each cable for its own run there.")
     warnings = serializers.ListField(child=serializers.CharField())
     advice = serializers.ListField(child=serializers.CharField())
 
@@ -145,21 +154,21 @@ class DesignViewSet(viewsets.ViewSet):
     """Fabric designs computed from the catalog, never stored here."""
 
     def _design(self, request):
-        serializer = DesignRequestSerializer(data=request.data)
+        serializer = DesignOnSiteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            return design_compute(requirements=serializer.requirements())
+            return design_compute(requirements=serializer.requirements(), site=serializer.site())
         except InvalidInput as error:
             raise validation_error(error) from error
 
-    @extend_schema(request=DesignRequestSerializer,
+    @extend_schema(request=DesignOnSiteSerializer,
                    responses={200: DesignSerializer, 400: OpenApiResponse(
                        description="Field errors: {field: [message, ...]}")},
                    summary="Design a fabric (not saved)")
     def create(self, request):
         return Response(self._design(request).as_dict(), status=status.HTTP_200_OK)
 
-    @extend_schema(request=DesignRequestSerializer,
+    @extend_schema(request=DesignOnSiteSerializer,
                    responses={(200, "text/csv"): OpenApiTypes.STR},
                    summary="The design's cable schedule as CSV")
     @action(detail=False, methods=["post"], url_path="cable-schedule")
@@ -181,7 +190,7 @@ class DesignViewSet(viewsets.ViewSet):
         serializer = InstallPackRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         try:
-            design = design_compute(requirements=serializer.requirements())
+            design = design_compute(requirements=serializer.requirements(), site=serializer.site())
             layout = design_install_layout(design=design, site=serializer.site(),
                                            interactive=True)
         except InvalidInput as error:
@@ -191,7 +200,7 @@ class DesignViewSet(viewsets.ViewSet):
             f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"')
         return response
 
-    @extend_schema(request=DesignRequestSerializer,
+    @extend_schema(request=DesignOnSiteSerializer,
                    responses={(200, "image/svg+xml"): OpenApiTypes.STR},
                    summary="The design's drawing as SVG")
     @action(detail=False, methods=["post"])

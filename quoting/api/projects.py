@@ -9,6 +9,7 @@ from rest_framework.response import Response
 
 from integrations.idempotency import idempotent
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.install import SITE_FIELDS
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.filters import ProjectFilter
 from quoting.models import Customer, Project, SavedDesign
@@ -30,7 +31,7 @@ from .base import (
     ServiceViewSetMixin,
     errors,
 )
-from .designs import DesignRequestSerializer, workload_field
+from .designs import DesignOnSiteSerializer, workload_field
 
 
 class ProjectInputSerializer(serializers.Serializer):
@@ -61,17 +62,20 @@ class ProjectSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class SavedDesignInputSerializer(DesignRequestSerializer):
-    """The body of POST /api/v1/designs/ plus the name to keep it under and the workload its
-    TCO comparison assumes."""
+class SavedDesignInputSerializer(DesignOnSiteSerializer):
+    """The body of POST /api/v1/designs/ (requirements and site) plus the name to keep it under
+    and the workload its TCO comparison assumes."""
 
     name = serializers.CharField(max_length=200)
     workload = workload_field(required=False, default=DEFAULT_WORKLOAD)
 
     def requirements(self) -> FabricRequirements:
         values = {name: value for name, value in self.validated_data.items()
-                  if name not in ("name", "workload")}
+                  if name in FabricRequirements.__dataclass_fields__}
         return FabricRequirements(**values)
+
+    def site_values(self) -> dict:
+        return {k: v for k, v in self.validated_data.items() if k in SITE_FIELDS and v is not None}
 
 
 @extend_schema_field({"type": "object", "additionalProperties": True,
@@ -173,5 +177,5 @@ class ProjectViewSet(ServiceViewSetMixin, mixins.ListModelMixin, mixins.Retrieve
         data.is_valid(raise_exception=True)
         design = design_save(project=project, name=data.validated_data["name"],
                              requirements=data.requirements(), user=request.user,
-                             workload=data.validated_data["workload"])
+                             workload=data.validated_data["workload"], site=data.site_values())
         return Response(SavedDesignSerializer(design).data, status=status.HTTP_201_CREATED)

@@ -569,7 +569,7 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
 
     @extend_schema(
         summary="Ask for the revision's installation pack on a site (built by a worker; a sent "
-                "revision keeps one pack per site)",
+                "revision keeps one pack per site; fields left out are the saved design's site)",
         parameters=[NUMBER], request=RevisionInstallPackSerializer,
         responses={202: InstallPackStateSerializer, **errors(*WRITE_ERRORS)})
     @install_pack.mapping.post
@@ -577,9 +577,11 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
         revision = self._revision(self.get_object(), number)
         site = RevisionInstallPackSerializer(data=request.data)
         site.is_valid(raise_exception=True)
+        # Only the fields sent: the others are the saved design's site, the one it was
+        # measured on, so the pack buys what the quote does.
+        given = {k: v for k, v in site.validated_data.items() if k in request.data}
         try:
-            pack = install_pack_request(revision=revision, user=request.user,
-                                        site=dict(site.validated_data))
+            pack = install_pack_request(revision=revision, user=request.user, site=given)
         except InvalidInput as error:
             raise validation_error(error) from error
         pack.refresh_from_db()  # built already when Celery runs eagerly

@@ -12,6 +12,7 @@ from typing import Any
 from django import forms
 from django.core.validators import BaseValidator, RegexValidator
 from django.utils.functional import lazy
+from django.utils.text import format_lazy
 from django.utils.translation import gettext, pgettext
 from django.utils.translation import gettext_lazy as _
 
@@ -96,6 +97,8 @@ def form_field(s: Spec, *, required: bool, initial: Any = None) -> forms.Field:
     if s.kind == "part":
         return forms.ChoiceField(**common)  # the form lists the catalog's parts
     if s.kind == "distance":
+        if s.help:  # what an empty field means, then how to fill it
+            common["help_text"] = format_lazy("{} {}", common["help_text"], DISTANCE_HELP)
         return DistanceField(**common)
     if s.pattern:
         validators.append(RegexValidator(f"^{s.pattern}$"))

@@ -219,13 +219,13 @@ def project_delete(*, project: Project) -> None:
 @transaction.atomic
 def design_save(
     *, project: Project, name: str, requirements: FabricRequirements | dict, user: User,
-    workload: str = DEFAULT_WORKLOAD,
+    workload: str = DEFAULT_WORKLOAD, site: dict | None = None,
 ) -> SavedDesign:
     """Design the fabric from the current catalog and keep both the question and the answer.
 
     The project's requirements become these (the last ones the engineer designed with); the TCO
-    comparison assumes `workload` (a preset's key). Raises the engine's InvalidInput naming the
-    bad field.
+    comparison assumes `workload` (a preset's key); its cables are measured on `site` (site
+    inputs, kept in the snapshot). Raises the engine's InvalidInput naming the bad field.
     """
     workload = workload_check(workload)
     if isinstance(requirements, dict):
@@ -238,7 +238,7 @@ def design_save(
     # The engine runs here, once: pages, quotes and proposals read the snapshot.
     snapshot = design_snapshot_values(requirements=requirements,
                                       currency=project.customer.default_currency,
-                                      workload=workload)
+                                      workload=workload, site=site)
     stored = asdict(requirements)
     project.requirements = stored
     project.save(update_fields=["requirements", "updated_at"])

@@ -10,11 +10,16 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import (
     FabricDesign,
     FabricRequirements,
-    design_fabric,
     designable_generations,
 )
 from quoting.engine.fabric.requirements import NIC_GENERATIONS
-from quoting.engine.install import SITE_FIELDS, InstallLayout, SiteInputs, plan_layout
+from quoting.engine.install import (
+    SITE_FIELDS,
+    InstallLayout,
+    SiteInputs,
+    design_on_site,
+    plan_layout,
+)
 from quoting.engine.messages import Message, gettext_noop, message
 from quoting.selectors import PricedBom, bom_priced
 
@@ -31,9 +36,18 @@ def requirements_from_json(data: dict) -> FabricRequirements:
     return FabricRequirements(**data)
 
 
-def design_compute(*, requirements: FabricRequirements) -> FabricDesign:
-    """Design a fabric from the current catalog. Raises InvalidInput naming the bad field."""
-    return design_fabric(requirements, product_specs())
+def design_compute(
+    *, requirements: FabricRequirements, site: SiteInputs | None = None
+) -> FabricDesign:
+    """Design a fabric from the current catalog, laid out on `site` (the default site when not
+    given): the runs measured there pick the media and the cable lengths of the BOM. Raises
+    InvalidInput naming the bad requirement or site field."""
+    return design_on_site(requirements, product_specs(), site or SiteInputs())
+
+
+def design_site(design: FabricDesign) -> SiteInputs:
+    """The site a design was measured on (the default site for a design that was not)."""
+    return SiteInputs(**design.lengths.site) if design.lengths else SiteInputs()
 
 
 def design_nic_generations() -> list[tuple[str, str]]:
@@ -103,7 +117,8 @@ def design_other_family(design: FabricDesign) -> FabricDesign | None:
     try:
         return design_compute(requirements=replace(
             req, family=other_family, nic_generation=other_generation, planes=planes,
-            switch_part_number=None, nic_part_number=None, subnet_manager="auto"))
+            switch_part_number=None, nic_part_number=None, subnet_manager="auto"),
+            site=design_site(design))
     except InvalidInput:
         return None  # the catalog cannot build it: compare with what it can
 
@@ -151,6 +166,12 @@ def message_from_json(data) -> Message | str:
 def design_messages_json(design: FabricDesign) -> dict:
     return {"warnings": [message_json(m) for m in design.warning_messages],
             "advice": [message_json(m) for m in design.advice_messages]}
+
+
+def design_site_inputs(design) -> dict:
+    """The site a saved design is measured on: the one its snapshot was computed for (a snapshot
+    from before sites changed the BOM has none: the defaults)."""
+    return dict((design.result or {}).get("site") or {})
 
 
 def site_from_json(data: dict) -> SiteInputs:

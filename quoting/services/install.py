@@ -20,7 +20,13 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.install.pack import pack_zip_chunks
 from quoting.models import InstallPack, InstallPackStatus, QuoteRevision
 
-from .designs import design_compute, design_install_layout, requirements_from_json, site_from_json
+from .designs import (
+    design_compute,
+    design_install_layout,
+    design_site_inputs,
+    requirements_from_json,
+    site_from_json,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -63,11 +69,16 @@ def install_pack_build(*, pack_id: int) -> str | None:
         status=InstallPackStatus.BUILDING)
     if not claimed:
         return None
-    pack = InstallPack.objects.select_related("revision__quote").get(pk=pack_id)
+    pack = InstallPack.objects.select_related("revision__quote", "revision__design").get(
+        pk=pack_id)
     started = time.monotonic()
     try:
-        design = design_compute(requirements=requirements_from_json(pack.requirements))
-        layout = design_install_layout(design=design, site=site_from_json(pack.site))
+        # The quoted design's site, changed where the pack asks: the design is measured on the
+        # site it is laid out on, so the pack buys what its own cable schedule needs.
+        saved = pack.revision.design
+        site = site_from_json({**(design_site_inputs(saved) if saved else {}), **pack.site})
+        design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
+        layout = design_install_layout(design=design, site=site)
         archive = b"".join(pack_zip_chunks(layout, revision=str(pack.revision)))
     except InvalidInput as error:
         return _failed(pack_id, f"The design or site is not buildable: {error}")

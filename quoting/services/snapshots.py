@@ -26,8 +26,10 @@ from quoting.selectors import PricedBom, bom_priced, line_amount, revision_total
 from quoting.services.designs import (
     design_compute,
     design_messages_json,
+    design_site_inputs,
     design_tco_inputs,
     requirements_from_json,
+    site_from_json,
 )
 from quoting.services.tco import (
     tco_charts,
@@ -42,7 +44,9 @@ logger = logging.getLogger(__name__)
 # Raise it when the engine, the pricing rule or the snapshot's shape changes: every saved design
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
-SNAPSHOT_VERSION = 3  # 2: the TCO names its workload and pricing; 3: drawings in each language
+# 2: the TCO names its workload and pricing; 3: drawings in each language; 4: the BOM's cables
+# measured on the design's site (the result keeps the site as "site").
+SNAPSHOT_VERSION = 4
 
 SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
                    "tco", "snapshot_version", "snapshot_at")
@@ -53,11 +57,12 @@ DRAWING_MUST_MATCH = ("tiers", "gpu_count", "leaf_count", "spine_count", "core_c
 
 
 def design_snapshot_values(*, requirements: FabricRequirements, currency: str,
-                           workload: str = DEFAULT_WORKLOAD) -> dict:
+                           workload: str = DEFAULT_WORKLOAD, site: dict | None = None) -> dict:
     """Everything a saved design keeps, computed now: the fabric engine runs here (this design
-    and the other family's, for the comparison), the TCO engine once, for `workload`.
+    and the other family's, for the comparison) on `site` (site inputs; the defaults for what it
+    leaves out, kept in the result as "site"), the TCO engine once, for `workload`.
     Raises InvalidInput."""
-    design = design_compute(requirements=requirements)
+    design = design_compute(requirements=requirements, site=site_from_json(site or {}))
     summary = design.as_dict()
     inputs = design_tco_inputs(design, summary)
     drawings = {}
@@ -91,7 +96,7 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
     try:
         values = design_snapshot_values(
             requirements=requirements_from_json(design.requirements), currency=currency,
-            workload=design.workload)
+            workload=design.workload, site=design_site_inputs(design))
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
         values = {"drawing": "", "drawings": None, "engine_messages": None, "tco_inputs": None,

@@ -19,9 +19,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.selectors import product_names_shown
+from quoting.engine.contract import default_of
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import cable_schedule_csv_lines
-from quoting.engine.install import SITE_FIELDS
+from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.install.elevations import ELEVATION_STYLE, rack_elevations_svg
 from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
@@ -41,6 +42,7 @@ from quoting.services.designs import (
     design_bom_priced,
     design_compute,
     design_install_layout,
+    design_site_inputs,
     message_from_json,
     site_from_json,
 )
@@ -67,12 +69,23 @@ def _project(request):
     return projects_visible_to(user=request.user).filter(pk=project_id).first()
 
 
-def _design_from_query(request, project=None, *, params=None):
-    """(form, design or None). Engine errors land on the form's fields, as form errors do.
+def _site_form(params) -> SiteForm:
+    """The site fields given in `params`; unbound (every default) when none is."""
+    given = {name: params[name] for name in SITE_FIELDS if params.get(name, "") not in ("", None)}
+    return SiteForm(given or None)
 
-    `params` are the requirements (the URL's query unless given). With none the form starts
-    from the project's last requirements, or from the defaults, so a first visit shows a design
-    at once.
+
+def _site_values(site_form: SiteForm) -> dict:
+    return site_form.site_values() if site_form.is_bound else {}
+
+
+def _design_from_query(request, project=None, *, params=None):
+    """(form, design or None). Engine errors land on the form's fields, as form errors do;
+    the site's on `form.site_form` (the site lays the design out and measures its cables).
+
+    `params` are the requirements and site (the URL's query unless given). With no requirement
+    the form starts from the project's last requirements, or from the defaults, so a first
+    visit shows a design at once.
     """
     params = request.GET if params is None else params
     if set(params) - PAGE_PARAMS - set(SITE_FIELDS):
@@ -82,12 +95,21 @@ def _design_from_query(request, project=None, *, params=None):
     else:
         data = DesignForm.initial_data()
     form = DesignForm(data)
+    form.site_form = site_form = _site_form(params)
     design = None
-    if form.is_valid():
+    site_ok = not site_form.is_bound or site_form.is_valid()
+    if form.is_valid() and site_ok:
         try:
-            design = design_compute(requirements=form.requirements())
+            design = design_compute(requirements=form.requirements(),
+                                    site=site_from_json(_site_values(site_form)))
         except InvalidInput as error:
-            add_engine_errors(form, error.messages)
+            site_errors = {k: v for k, v in error.messages.items() if k in SITE_FIELDS}
+            add_engine_errors(form, {k: v for k, v in error.messages.items()
+                                     if k not in SITE_FIELDS})
+            if site_errors and site_form.is_bound:
+                add_engine_errors(site_form, site_errors)
+            elif site_errors:  # the default site: say so beside the design's own errors
+                add_engine_errors(form, site_errors)
     return form, design
 
 
@@ -121,11 +143,17 @@ def _currency(request) -> str:
 
 
 def _requirements_query(form) -> str:
-    """The URL query that reproduces this form's design (for links and the save form)."""
+    """The URL query that reproduces this form's design, on its site (for links and the save
+    form): the site measures the cables, so the schedule, drawing and pack need it too."""
     query = QueryDict(mutable=True)
     for name, value in form.data.items():
         if name not in PAGE_PARAMS and name not in SITE_FIELDS and value not in ("", None):
             query[name] = value
+    site_form = getattr(form, "site_form", None)
+    if site_form is not None and site_form.is_bound:
+        for name, value in site_form.data.items():
+            if value not in ("", None):
+                query[name] = value
     return query.urlencode()
 
 
@@ -139,22 +167,17 @@ DRAWING_STYLE_SRC = _style_src(DRAWING_STYLE)
 ELEVATION_STYLE_SRC = _style_src(ELEVATION_STYLE)
 
 
-def _site_context(request, design) -> dict:
+def _site_context(site_form: SiteForm, design) -> dict:
     """The site fields, and the racks of a design small enough to lay out while typing."""
-    given = [name for name in SITE_FIELDS if request.GET.get(name, "") != ""]
-    site_form = SiteForm(request.GET if given else None)
-    context = {"site_form": site_form,
-               "site_query": QueryDict(mutable=True)}
-    context["site_query"].update({name: request.GET[name] for name in given})
-    context["site_query"] = context["site_query"].urlencode()
+    given = site_form.is_bound
+    context = {"site_form": site_form}
     if design is None or (given and not site_form.is_valid()):
         return context
     if design.topology.servers > ELEVATIONS_MAX_SERVERS:
         context["elevations_skipped"] = ELEVATIONS_MAX_SERVERS
         return context
     try:
-        layout = design_install_layout(
-            design=design, site=site_from_json(site_form.site_values() if given else {}))
+        layout = design_install_layout(design=design, site=site_from_json(_site_values(site_form)))
     except InvalidInput as error:
         if given:
             add_engine_errors(site_form, error.messages)
@@ -177,6 +200,10 @@ def design_new(request):
     if saved is not None:
         form, design = DesignForm(design_form_data(saved.requirements)), None
         form.is_valid()
+        # The site the snapshot was measured on (the defaults left out, so the fields stay empty).
+        site = design_site_inputs(saved)
+        form.site_form = _site_form(
+            {name: value for name, value in site.items() if value != default_of(SiteInputs, name)})
     else:
         form, design = _design_from_query(request, project)
     currency = _currency(request)
@@ -202,7 +229,7 @@ def design_new(request):
         context |= {"summary": design.as_dict(), "drawing": fabric_svg(design, _),
                     "priced": design_bom_priced(design=design, currency=currency),
                     "warnings": design.warning_messages, "advice": design.advice_messages}
-    context |= _site_context(request, design)
+    context |= _site_context(form.site_form, design)
     if context.get("priced") is not None:
         context["catalog_names"] = product_names_shown(
             part_numbers=[line.sku for line in context["priced"].lines])
@@ -299,7 +326,8 @@ def design_save_view(request):
             saved = design_save(project=save_form.cleaned_data["project"],
                                 name=save_form.cleaned_data["name"],
                                 requirements=form.requirements(), user=request.user,
-                                workload=save_form.cleaned_data["workload"])
+                                workload=save_form.cleaned_data["workload"],
+                                site=_site_values(form.site_form))
         except QuoteError as error:
             save_form.add_error(error.field if error.field in save_form.fields else None,
                                 error.message)
@@ -332,14 +360,14 @@ def design_install_pack_zip(request):
     """The installation pack of the design in the query, on the site in the query (defaults
     for what it leaves out)."""
     form, design = _design_from_query(request)
+    site_form = form.site_form
+    if site_form.is_bound and not site_form.is_valid():
+        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
     if design is None:
         return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
-    site_form = SiteForm(request.GET)
-    if not site_form.is_valid():
-        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
     try:
         layout = design_install_layout(design=design, interactive=True,
-                                       site=site_from_json(site_form.site_values()))
+                                       site=site_from_json(_site_values(site_form)))
     except InvalidInput as error:
         add_engine_errors(site_form, error.messages)
         return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")

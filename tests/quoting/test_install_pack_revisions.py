@@ -132,3 +132,24 @@ def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is
     assert zip_url in body and "Build the installation pack" not in body
     assert client.post(f"{page}install-pack/", {"revision": "x1"}).status_code == 404
     assert client.get(f"{page}revisions/7/install-pack.zip").status_code == 404
+
+
+def test_a_revision_pack_is_laid_out_on_the_designs_site_unless_the_request_changes_it(api, qw):
+    """The saved design's site (its snapshot keeps it) lays the pack out, so the pack buys what
+    the design was measured for; a site field in the request changes only that field."""
+    import csv
+
+    SavedDesign.objects.filter(pk=qw.design.pk).update(
+        requirements={"gpu_count": 256},
+        result={"bom": [], "site": {"cable_route": "raised-floor", "cable_slack_m": 0.3}})
+
+    def parts(pack) -> set[str]:
+        archive = zipfile.ZipFile(io.BytesIO(pack.archive))
+        rows = csv.DictReader(io.StringIO(archive.read("cable-schedule.csv").decode()))
+        return {row["part"] for row in rows}
+
+    copper = {"MCP7Y00-N003", "MCA7J60-N004", "MCA7J60-N005"}
+    on_design_site = ask(api, qw, {})
+    assert on_design_site.status == "ready" and parts(on_design_site) & copper
+    overhead = ask(api, qw, {"cable_route": "overhead"})
+    assert overhead.status == "ready" and not parts(overhead) & copper

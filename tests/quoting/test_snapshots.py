@@ -45,7 +45,7 @@ def fresh_cache():
 @pytest.fixture
 def engines():
     """Spies on the fabric engine and the TCO engine: they still run, and count."""
-    with mock.patch.object(design_services, "design_fabric", wraps=design_services.design_fabric
+    with mock.patch.object(design_services, "design_on_site", wraps=design_services.design_on_site
                            ) as fabric, mock.patch.object(
             tco_services, "compute_tco", wraps=tco_services.compute_tco) as tco:
         yield fabric, tco

@@ -105,18 +105,28 @@ class Tally:
             self.rack_units += (part.rack_units or 0) * quantity
 
     def add_links(
-        self, media: Media, count: LinkCount, role: str, planes: int, host_planes: int | None = None
+        self,
+        media: Media,
+        count: LinkCount,
+        role: str,
+        planes: int,
+        host_planes: int | None = None,
+        cables: list[tuple[ProductSpec, int]] | None = None,
     ) -> None:
         """`host_planes`: how many times the host modules count (1 when one host cage serves
-        every plane); the planes by default."""
+        every plane); the planes by default. `cables`: the cables of every plane by length
+        class when the runs were measured on a layout; else the media's one cable each."""
         if media.optical:
             self.add(media.switch_module, count.switch_cages * planes, role)
             if media.host_module:
                 host_planes = planes if host_planes is None else host_planes
                 self.add(media.host_module, count.host_modules * host_planes, role)
-            self.add(media.cable, count.fibres * planes, role)
-        else:
+            if cables is None:
+                self.add(media.cable, count.fibres * planes, role)
+        elif cables is None:
             self.add(media.cable, count.copper_cables * planes, role)
+        for part, quantity in cables or ():
+            self.add(part, quantity, role)
 
     def add_spares(self, percent: float) -> None:
         """Spare switches, optics and cables, rounded up per part."""

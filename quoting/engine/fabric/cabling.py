@@ -21,9 +21,11 @@ import io
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass, fields
 
+from quoting.engine.catalog import ProductSpec
 from quoting.engine.csvcells import csv_row
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.hosts import host_port
+from quoting.engine.fabric.lengths import COPPER, FIBRE, host_cages, leaf_hosts, ufm_runs
 from quoting.engine.fabric.parts import Media
 
 
@@ -114,9 +116,16 @@ class _StorageNames(_Names):
 
 
 def _trunk(
-    tier: str, media: Media, names: _Names, a: tuple[str, int], b: tuple[str, int]
+    tier: str,
+    media: Media,
+    names: _Names,
+    a: tuple[str, int],
+    b: tuple[str, int],
+    cable: ProductSpec | None = None,
 ) -> CableRun:
+    """`cable`: the part bought for the measured run; the media's own by default."""
     (a_device, a_index), (b_device, b_index) = a, b
+    cable = cable or media.cable
     module = media.switch_module.part_number if media.optical else ""
     at = names.port(a_index) if media.optical else names.cage(a_index)
     return CableRun(
@@ -126,9 +135,9 @@ def _trunk(
         b_device,
         names.port(b_index),
         media.kind,
-        media.cable.part_number,
+        cable.part_number,
         f"{a_device}/{at}",
-        media.cable.length_m,
+        cable.length_m,
         module,
         module,
     )
@@ -146,62 +155,104 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
     """One plane of one fabric; `tier` prefixes the tier names ("storage ")."""
     t = design.topology
     host, trunk, core = design.host_media, design.trunk_media, design.core_media
+    lengths, measured = design.lengths, design.measured or {}
+    cages: dict[int, list] = {}  # a measured leaf's CageRuns, cage by cage
+    ppc = t.ports_per_cage
+
+    def host_cable(leaf: int, port: int) -> tuple[Media, ProductSpec]:
+        """The media of the port's cage and the cable of the port (fibre) or cage (copper)."""
+        bought = measured.get("server-leaf")
+        if bought is None:
+            return host, host.cable
+        if leaf not in cages:
+            racks = [lengths.rack_of(names.host(s, n)[0]) for s, n in leaf_hosts(t, leaf)]
+            cages[leaf] = host_cages(t, racks, lengths.rack_of(names.leaf(leaf)), lengths.pair_m)
+        ports, _ = cages[leaf][port // ppc]
+        longest = max(ports)
+        # The plane's leaves share the first plane's forced cages: UFM is InfiniBand, one plane.
+        media = host if (leaf, port // ppc) in bought.forced else bought.media_by_run[longest]
+        return media, bought.part(media, ports[port % ppc] if media.optical else longest)
+
+    def trunk_cable(tier: str, a: str, b: str) -> tuple[Media | None, ProductSpec | None]:
+        if tier not in measured:
+            return None, None
+        run = lengths.between(a, b)
+        media = measured[tier].media_by_run[run]
+        return media, measured[tier].part(media, run)
+
     for server in range(t.servers):
         for nic in range(t.rails):
             leaf, slot = t.leaf_of(server, nic)
             port, lane = divmod(slot, t.split)
             leaf_name = names.leaf(leaf)
-            at = names.port(port) if host.optical else names.cage(port)
             node, nic_port = names.host(server, nic)
+            media, cable = host_cable(leaf, port)
+            at = names.port(port) if media.optical else names.cage(port)
             yield CableRun(
                 f"{tier}server-leaf",
                 node,
                 host_port(design.server, nic, names.plane, design.host_cage_planes) or nic_port,
                 leaf_name,
                 names.port(port, lane if t.split > 1 else None),
-                host.kind,
-                host.cable.part_number,
+                media.kind,
+                cable.part_number,
                 f"{leaf_name}/{at}",
-                host.cable.length_m,
-                host.host_module.part_number if host.optical else "",
-                host.switch_module.part_number if host.optical else "",
+                cable.length_m,
+                media.host_module.part_number if media.optical else "",
+                media.switch_module.part_number if media.optical else "",
             )
     if design.ufm:
         yield from _ufm_runs(design, names, tier)
     lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
     for leaf in range(t.leaf_count if trunk else 0):
         pod, in_pod = divmod(leaf, t.leaves_per_pod)
+        leaf_name = names.leaf(leaf)
         for spine in range(t.spines_per_pod):
+            spine_name = names.spine(pod, spine)
+            media, cable = trunk_cable("leaf-spine", leaf_name, spine_name)
             for link in range(lpp):
                 yield _trunk(
                     f"{tier}leaf-spine",
-                    trunk,
+                    media or trunk,
                     names,
-                    (names.leaf(leaf), up_start + spine * lpp + link),
-                    (names.spine(pod, spine), in_pod * lpp + link),
+                    (leaf_name, up_start + spine * lpp + link),
+                    (spine_name, in_pod * lpp + link),
+                    cable,
                 )
     lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
     for pod in range(t.pods if core else 0):
         for spine in range(t.spines_per_pod):
+            spine_name = names.spine(pod, spine)
             for core_switch in range(t.core_per_plane):
                 core_index, core_port = t.core_of(pod, spine, core_switch)
+                core_name = names.core(core_index)
+                media, cable = trunk_cable("spine-core", spine_name, core_name)
                 for link in range(lpc):
                     yield _trunk(
                         f"{tier}spine-core",
-                        core,
+                        media or core,
                         names,
-                        (names.spine(pod, spine), up_start + core_switch * lpc + link),
-                        (names.core(core_index), core_port + link),
+                        (spine_name, up_start + core_switch * lpc + link),
+                        (core_name, core_port + link),
+                        cable,
                     )
 
 
 def _ufm_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
     ufm = design.ufm
     media = ufm.media
+    cables = [media.cable] * len(ufm.links)
+    if "ufm-leaf" in (design.measured or {}):
+        unit = FIBRE if media.optical else COPPER
+        runs = ufm_runs(ufm.links, ufm.ports_per_appliance, design.topology.ports_per_cage,
+                        design.lengths, unit)
+        bought = design.measured["ufm-leaf"]
+        cables = [bought.part(media, run) for run in runs]
     for index, (leaf, port) in enumerate(ufm.links):
         appliance, appliance_port = divmod(index, ufm.ports_per_appliance)
         leaf_name = names.leaf(leaf)
         at = names.port(port) if media.optical else names.cage(port)
+        cable = cables[index]
         yield CableRun(
             f"{tier}ufm-leaf",
             names.ufm(appliance),
@@ -209,9 +260,9 @@ def _ufm_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableR
             leaf_name,
             names.port(port),
             media.kind,
-            media.cable.part_number,
+            cable.part_number,
             f"{leaf_name}/{at}",
-            media.cable.length_m,
+            cable.length_m,
             media.host_module.part_number if media.optical else "",
             media.switch_module.part_number if media.optical else "",
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,6 +20,15 @@ from quoting.engine.fabric.bom import (
     spine_core_links,
 )
 from quoting.engine.fabric.hosts import UfmCabling
+from quoting.engine.fabric.lengths import (
+    CAGES,
+    COPPER,
+    FIBRE,
+    FabricLengths,
+    MeasuredTier,
+    ufm_cables,
+)
+from quoting.engine.fabric.measured import buy_host_cages, buy_trunk_pairs, buy_uniform
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import (
     FAMILIES,
@@ -103,6 +113,11 @@ class FabricDesign:
     # Planes one host cage serves: 2 when a ConnectX-8's 800G cage runs one 400GbE port to each
     # of two Spectrum-X planes (one twin-port module per cage); else 1.
     host_cage_planes: int = 1
+    # Runs measured on a site's rack layout (None: planned from the distances), and for each
+    # tier whose media follow them, the media and part of each run (the cable schedule's).
+    # The tier's own media above are those of its longest run.
+    lengths: FabricLengths | None = None
+    measured: dict[str, MeasuredTier] | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -191,6 +206,12 @@ class FabricDesign:
         for tier, (media, count, pair_links) in counts.items():
             if media is None or not count.links:
                 continue
+            bought = (self.measured or {}).get(tier)
+            if bought and len({m.kind for m in bought.media_by_run.values()}) > 1:
+                # Copper on some runs, optics on others: the cables the BOM buys.
+                cables[tier] = sum(b.quantity for b in self.bom
+                                   if b.role == tier and b.category == "cable")
+                continue
             if tier == "server-leaf" and self.host_cage_planes > 1:
                 cables[tier] = t.endpoints * planes // self.host_cage_planes
                 continue
@@ -265,6 +286,7 @@ class FabricDesign:
                     "media": m.kind,
                     "cable": m.cable.part_number,
                     "length_m": m.cable.length_m,
+                    "measured": tier in (self.measured or {}),
                 }
                 for tier, m in (
                     ("server-leaf", self.host_media),
@@ -296,6 +318,7 @@ class FabricDesign:
             "next_step": _fields(self.next_step),
             "management": _fields(self.management),
             "storage": self._storage_dict(),
+            "site": dict(self.lengths.site) if self.lengths else None,
             "warnings": list(self.warnings),
             "advice": list(self.advice),
         }
@@ -343,8 +366,35 @@ def _fields(obj: Any) -> dict[str, Any] | None:
 
 
 def design_fabric(requirements: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
-    """Design the fabric, or raise InvalidInput naming the field at fault."""
+    """Design the fabric, or raise InvalidInput naming the field at fault. Distances not given
+    are planned at the class each tier usually spans; design_measured measures them."""
     return _design(requirements, catalog, look_ahead=True)
+
+
+def design_measured(
+    planned: FabricDesign, catalog: list[ProductSpec], lengths: FabricLengths
+) -> FabricDesign:
+    """The planned design again with the runs measured on its rack layout (`lengths`): each
+    tier whose distance was not given picks its media for its longest run and buys every cable
+    at the length class its own run needs. Switches, topology and ports are the planned ones
+    (the layout placed them); the next step stays the planned comparison (a larger fabric is
+    not laid out)."""
+    design = _design(planned.requirements, catalog, look_ahead=False, lengths=lengths)
+    warnings = list(design.warning_messages)
+    warnings += [w for w in planned.warning_messages if w not in warnings]
+    return replace(design, next_step=planned.next_step, warning_messages=tuple(warnings))
+
+
+def _tier_distance(
+    req: FabricRequirements, name: str, tier: str, lengths: FabricLengths | None
+) -> tuple[float, bool]:
+    """(metres to plan the tier's media for, measured or not): the distance given, else the
+    longest measured run, else the tier's usual class."""
+    given = getattr(req, name)
+    longest = lengths.longest(tier) if lengths is not None and given is None else None
+    if longest is not None:
+        return longest, True
+    return distance_m(given, name), False
 
 
 def designable_generations(
@@ -368,10 +418,29 @@ def designable_generations(
     return tuple(g for g in generations if any(designs(g, family) for family in FAMILIES))
 
 
+@contextmanager
+def _reach_of_measured(field: str, distance: float, measured: bool):
+    """A measured run no catalog part reaches is the site's doing: say what can change it."""
+    try:
+        yield
+    except InvalidInput as error:
+        if not measured or field not in error.messages:
+            raise
+        raise InvalidInput.field(field, message(gettext_noop(
+            "the longest run of this tier on the site's rack layout is {metres:g} m and no "
+            "catalog cable or optic reaches it: allow more racks per row, or give the distance "
+            "to plan for."), metres=distance)) from error
+
+
 def _design(
-    req: FabricRequirements, catalog: list[ProductSpec], *, look_ahead: bool
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    *,
+    look_ahead: bool,
+    lengths: FabricLengths | None = None,
 ) -> FabricDesign:
     check_requirements(req)
+    host_distance, host_measured = _tier_distance(req, "server_to_leaf", "server-leaf", lengths)
     warnings: list[Message] = []
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
@@ -428,53 +497,74 @@ def _design(
     t, ppc = topology, switch.ports_per_cage
     # The server's cages decide, else the NIC's: a ConnectX-8 cage may serve both planes.
     cage_planes = parts.cage_planes(server or nic, nic_speed, req.planes)
-    if server and server.ports_per_cage > 1:
-        host_media = hosts.server_host_media(
-            catalog,
-            switch=switch,
-            server=server,
-            distance=distance_m(req.server_to_leaf),
-            field="server_to_leaf",
-        )
-    elif cage_planes > 1:
-        host_media = hosts.server_host_media(
-            catalog,
-            switch=switch,
-            server=server or nic,
-            distance=distance_m(req.server_to_leaf),
-            field="server_to_leaf",
-            per_cage=cage_planes,
-            port_speed=nic_speed,
-        )
-    else:
-        host_media = parts.pick_host_media(
-            catalog,
-            switch=switch,
-            nic=nic,
-            nic_generation=req.nic_generation,
-            split=split,
-            distance=distance_m(req.server_to_leaf),
-            field="server_to_leaf",
-        )
+    with _reach_of_measured("server_to_leaf", host_distance, host_measured):
+        if server and server.ports_per_cage > 1:
+            host_media = hosts.server_host_media(
+                catalog,
+                switch=switch,
+                server=server,
+                distance=host_distance,
+                field="server_to_leaf",
+            )
+        elif cage_planes > 1:
+            host_media = hosts.server_host_media(
+                catalog,
+                switch=switch,
+                server=server or nic,
+                distance=host_distance,
+                field="server_to_leaf",
+                per_cage=cage_planes,
+                port_speed=nic_speed,
+            )
+        else:
+            host_media = parts.pick_host_media(
+                catalog,
+                switch=switch,
+                nic=nic,
+                nic_generation=req.nic_generation,
+                split=split,
+                distance=host_distance,
+                field="server_to_leaf",
+            )
     if infiniband and req.subnet_manager == "ufm-appliance":
-        t = _room_for_ufm(req, catalog, switch, nic, t, host_media)
+        t = _room_for_ufm(req, catalog, switch, nic, t, host_media, lengths)
+    trunk_distance, trunk_measured = _tier_distance(req, "leaf_to_spine", "leaf-spine", lengths)
+    core_distance, core_measured = _tier_distance(req, "spine_to_core", "spine-core", lengths)
     trunk_media = core_media = None
     if t.tiers > 1:
-        trunk_media = parts.pick_trunk_media(
-            catalog,
-            switch=switch,
-            distance=distance_m(req.leaf_to_spine),
-            copper_ok=t.links_per_leaf_per_spine % ppc == 0,
-            field="leaf_to_spine",
-        )
+        with _reach_of_measured("leaf_to_spine", trunk_distance, trunk_measured):
+            trunk_media = parts.pick_trunk_media(
+                catalog,
+                switch=switch,
+                distance=trunk_distance,
+                copper_ok=t.links_per_leaf_per_spine % ppc == 0,
+                field="leaf_to_spine",
+            )
     if t.tiers > 2:
-        core_media = parts.pick_trunk_media(
-            catalog,
-            switch=switch,
-            distance=distance_m(req.spine_to_core),
-            copper_ok=t.links_per_spine_per_core % ppc == 0,
-            field="spine_to_core",
-        )
+        with _reach_of_measured("spine_to_core", core_distance, core_measured):
+            core_media = parts.pick_trunk_media(
+                catalog,
+                switch=switch,
+                distance=core_distance,
+                copper_ok=t.links_per_spine_per_core % ppc == 0,
+                field="spine_to_core",
+            )
+    # Measured tiers buy each cable at its own run's length class, and choose media per cage
+    # or rack pair where the ports allow it (fabric/measured.py).
+    measured: dict[str, MeasuredTier] = {}
+
+    def cables(tier: str, media: Media, runs) -> list[tuple[ProductSpec, int]]:
+        measured[tier], bought = buy_uniform(catalog, media, runs)
+        return bought
+
+    def measured_cables(tier: str, media: Media, is_measured: bool):
+        if not is_measured:
+            return None
+        return cables(tier, media, lengths.cables[tier, FIBRE if media.optical else COPPER])
+
+    def pick_trunk(distance: float, field: str) -> Media:
+        return parts.pick_trunk_media(catalog, switch=switch, distance=distance,
+                                      copper_ok=True, field=field)
 
     tally = Tally()
     subnet_manager, sm_switch, sm_switch_count = "", None, 0
@@ -489,21 +579,50 @@ def _design(
         tally.add(switch, count * req.planes, role)
     if sm_switch:
         tally.add(sm_switch, sm_switch_count, top_tier)
-    tally.add_links(
-        host_media,
-        hosts.host_link_count(t, host_links(t), server, cage_planes),
-        "server-leaf",
-        req.planes,
-        host_planes=req.planes // cage_planes,
-    )
     ufm = None
     if subnet_manager == "ufm-appliance":
-        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings)
-        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1)
-    if trunk_media:
-        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes)
-    if core_media:
-        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes)
+        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings, lengths)
+    # Single-port host cages choose their media cage by cage; a DGX's twin-port cages and a
+    # cage split over two planes are optics whatever the run (hosts.server_host_media).
+    if host_measured and cage_planes == 1 and not (server and server.ports_per_cage > 1):
+        measured["server-leaf"] = buy_host_cages(
+            tally, catalog, "server-leaf",
+            pick=lambda run: parts.pick_host_media(
+                catalog, switch=switch, nic=nic, nic_generation=req.nic_generation, split=split,
+                distance=run, field="server_to_leaf"),
+            cages=lengths.cables["server-leaf", CAGES],
+            forced=_ufm_shared_cages(t, ufm, lengths),
+            tier_media=host_media)
+    else:
+        tally.add_links(
+            host_media,
+            hosts.host_link_count(t, host_links(t), server, cage_planes),
+            "server-leaf",
+            req.planes,
+            host_planes=req.planes // cage_planes,
+            cables=measured_cables("server-leaf", host_media, host_measured),
+        )
+    if ufm:
+        ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
+        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables(
+            "ufm-leaf", ufm.media, ufm_cables(
+                ufm.links, ufm.ports_per_appliance, ppc, lengths,
+                FIBRE if ufm.media.optical else COPPER)) if ufm_measured else None)
+    # Switch pairs on whole cages choose their media rack pair by rack pair.
+    if trunk_media and trunk_measured and t.links_per_leaf_per_spine % ppc == 0:
+        measured["leaf-spine"] = buy_trunk_pairs(
+            tally, catalog, "leaf-spine", links=lengths.cables["leaf-spine", FIBRE],
+            pick=lambda run: pick_trunk(run, "leaf_to_spine"), ports_per_cage=ppc)
+    elif trunk_media:
+        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes,
+                        cables=measured_cables("leaf-spine", trunk_media, trunk_measured))
+    if core_media and core_measured and t.links_per_spine_per_core % ppc == 0:
+        measured["spine-core"] = buy_trunk_pairs(
+            tally, catalog, "spine-core", links=lengths.cables["spine-core", FIBRE],
+            pick=lambda run: pick_trunk(run, "spine_to_core"), ports_per_cage=ppc)
+    elif core_media:
+        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes,
+                        cables=measured_cables("spine-core", core_media, core_measured))
     # A DGX has its ConnectX NICs on board: its cages are the NICs' own.
     if req.include_nics and server and (server.ports_per_cage > 1 or server.family == "DGX"):
         warnings.append(
@@ -516,7 +635,7 @@ def _design(
         tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
     storage = None
     if req.storage_servers:
-        storage = _storage(req, catalog, switch)
+        storage = _storage(req, catalog, switch, lengths.storage if lengths else None)
         _add_storage(storage, catalog, tally)
     appliances = (ufm.appliances if ufm else 0) + (
         storage.ufm.appliances if storage and storage.ufm else 0)
@@ -572,10 +691,26 @@ def _design(
         server=server,
         ufm=ufm,
         host_cage_planes=cage_planes,
+        lengths=lengths,
+        measured=measured or None,
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
     return replace(design, warning_messages=tuple(warnings))
+
+
+def _ufm_shared_cages(
+    t: Topology, ufm: UfmCabling | None, lengths: FabricLengths
+) -> dict[tuple[int, int], tuple]:
+    """The server cages a UFM port shares, by (leaf, cage), with their runs: they keep the
+    tier's media, which is the UFM link's (hosts._shares_cage)."""
+    if ufm is None:
+        return {}
+    server_cages = [ceil_div(ceil_div(e, t.split), t.ports_per_cage)
+                    for e in hosts.leaf_endpoints(t)]
+    shared = {(leaf, port // t.ports_per_cage) for leaf, port in ufm.links
+              if port // t.ports_per_cage < server_cages[leaf]}
+    return {(leaf, cage): lengths.leaf_cages(leaf)[cage] for leaf, cage in sorted(shared)}
 
 
 # Fields of the derived storage request that are really about the storage fabric's size.
@@ -587,7 +722,10 @@ _STORAGE_FIELDS = {
 
 
 def _storage(
-    req: FabricRequirements, catalog: list[ProductSpec], switch: ProductSpec
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    lengths: FabricLengths | None = None,
 ) -> FabricDesign:
     """The storage fabric, planned by the same code as the compute fabric: each storage endpoint
     port is one "server" with one NIC, not rail-optimized (storage traffic has no rails), on the
@@ -614,7 +752,7 @@ def _storage(
         storage_servers=0,
     )
     try:
-        return _design(derived, catalog, look_ahead=False)
+        return _design(derived, catalog, look_ahead=False, lengths=lengths)
     except InvalidInput as error:
         errors: dict[str, list[str]] = {}
         for field, messages in error.messages.items():
@@ -772,13 +910,14 @@ def _room_for_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
+    lengths: FabricLengths | None = None,
 ) -> Topology:
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
     only on the down ports, so this settles in a step or two."""
     for _ in range(3):
-        ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
+        ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
         ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
@@ -795,18 +934,20 @@ def _place_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
+    lengths: FabricLengths | None = None,
 ) -> UfmCabling:
     """The appliances' ports are cabled into free leaf ports at full port speed, with the
     fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
     the 32nd node slot of the leaves (its 31-node SU has 252 node-and-UFM cables)."""
     appliance = parts.pick_software(catalog, "UFM", "each")
+    distance, measured = _tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)
     media = parts.pick_host_media(
         catalog,
         switch=switch,
         nic=nic,
         nic_generation=switch.generation,
         split=1,
-        distance=distance_m(req.server_to_leaf),
+        distance=distance,
         field="server_to_leaf",
     )
     return hosts.place_ufm(
@@ -815,6 +956,7 @@ def _place_ufm(
         ports_per_appliance=appliance.port_count or 1,
         media=media,
         host_media=host_media,
+        measured=measured,
     )
 
 
@@ -826,8 +968,9 @@ def _ufm_cabling(
     t: Topology,
     host_media: Media,
     warnings: list[Message],
+    lengths: FabricLengths | None = None,
 ) -> UfmCabling:
-    ufm = _place_ufm(req, catalog, switch, nic, t, host_media)
+    ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
     warnings.append(
         message(
             gettext_noop(

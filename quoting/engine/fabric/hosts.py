@@ -198,26 +198,35 @@ class UfmCabling:
         return LinkCount(n, self.new_cages, n, self.new_cages, n)
 
 
-def _shares_cage(ufm: Media, host: Media, split: int) -> bool:
+def _shares_cage(ufm: Media, host: Media, split: int, measured: bool = False) -> bool:
     """Both ports of a twin-port cage must use the same media: a UFM link may take the free
-    port of a server's cage only when it is built the same way."""
-    return (
-        split == 1
-        and ufm.kind == host.kind
-        and ufm.cable.part_number == host.cable.part_number
-        and (ufm.switch_module and ufm.switch_module.part_number)
-        == (host.switch_module and host.switch_module.part_number)
-    )
+    port of a server's cage only when it is built the same way. Optics need the same module
+    (each port has its own fibre, of its own length); copper the same cable, never when the
+    lengths are measured (a splitter's length would follow two different runs)."""
+    if split != 1 or ufm.kind != host.kind:
+        return False
+    if ufm.optical:
+        same_fibre = measured or ufm.cable.part_number == host.cable.part_number
+        return same_fibre and (
+            (ufm.switch_module and ufm.switch_module.part_number)
+            == (host.switch_module and host.switch_module.part_number))
+    return not measured and ufm.cable.part_number == host.cable.part_number
 
 
 def place_ufm(
-    t: Topology, *, appliances: int, ports_per_appliance: int, media: Media, host_media: Media
+    t: Topology,
+    *,
+    appliances: int,
+    ports_per_appliance: int,
+    media: Media,
+    host_media: Media,
+    measured: bool = False,
 ) -> UfmCabling:
     """Spread the appliances' ports over the leaves' free down ports, one per leaf per round,
     so that the two appliances (master and standby) never hang off the same leaf when the
     fabric has leaves enough."""
     ppc, wanted = t.ports_per_cage, appliances * ports_per_appliance
-    share = _shares_cage(media, host_media, t.split)
+    share = _shares_cage(media, host_media, t.split, measured)
     end = t.radix if t.tiers == 1 else t.leaf_up_start
     endpoints = leaf_endpoints(t)
     server_cages = [ceil_div(ceil_div(e, t.split), ppc) for e in endpoints]

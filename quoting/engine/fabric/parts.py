@@ -325,6 +325,27 @@ def _copper(
     )
 
 
+def cable_for_length(catalog: list[ProductSpec], cable: ProductSpec, length: float) -> ProductSpec:
+    """The shortest cable of `cable`'s family that covers `length` (the family's longest,
+    `cable` itself at worst, covers every measured run of its tier). A family is what
+    `_copper` or `_fibre` choose among: copper and AOC by kind, far cage, speed and breakout;
+    fibre by kind, breakout and the optics class it is made for (reach)."""
+    optical = cable.media in OPTICAL_MEDIA
+    found = _best(
+        catalog,
+        lambda p: (
+            p.category == "cable"
+            and p.media == cable.media
+            and (p.breakout or 1) == (cable.breakout or 1)
+            and (p.reach_m == cable.reach_m if optical else (
+                p.cage_type == cable.cage_type and p.port_speed_gbps == cable.port_speed_gbps))
+            and (p.length_m or 0) >= length
+        ),
+        key=lambda p: (p.length_m,),
+    )
+    return found if found is not None and found.length_m <= (cable.length_m or 0) else cable
+
+
 def pick_host_media(
     catalog: list[ProductSpec],
     *,

@@ -58,7 +58,17 @@ MAX_DISTANCE_M = 10_000
 
 def _distance(label: str) -> dict:
     return spec("distance", label=label, low=0, low_open=True, high=MAX_DISTANCE_M,
-                choices=tuple((name, name) for name in DISTANCE_CLASSES))
+                choices=tuple((name, name) for name in DISTANCE_CLASSES),
+                help=_("Empty: the real runs of the rack layout (site inputs)."))
+
+
+# A distance left empty is measured on the site's rack layout; without a layout (the engine
+# called alone) it is the class each tier usually spans.
+UNMEASURED_DISTANCES: dict[str, str] = {
+    "server_to_leaf": "same-row",
+    "leaf_to_spine": "same-row",
+    "spine_to_core": "across-hall",
+}
 
 
 # Each field's spec (quoting/engine/contract.py) is the one contract: check_requirements checks
@@ -102,10 +112,13 @@ class FabricRequirements:
     growth_gpus: int | None = field(default=None, metadata=spec(
         "int", label=_("Growth target (GPUs)"), low=1, high=MAX_GPUS,
         help=_("Spines are sized for it, so growing needs no re-cabling.")))
-    server_to_leaf: Distance = field(default="same-row", metadata=_distance(_("Server to leaf")))
-    leaf_to_spine: Distance = field(default="same-row", metadata=_distance(_("Leaf to spine")))
-    spine_to_core: Distance = field(
-        default="across-hall", metadata=_distance(_("Spine to core")))
+    # None: measured on the rack layout (install/lengths.py), else planned for this distance.
+    server_to_leaf: Distance | None = field(
+        default=None, metadata=_distance(_("Server to leaf")))
+    leaf_to_spine: Distance | None = field(
+        default=None, metadata=_distance(_("Leaf to spine")))
+    spine_to_core: Distance | None = field(
+        default=None, metadata=_distance(_("Spine to core")))
     subnet_manager: str = field(default="auto", metadata=spec(
         "choice", label=_("Subnet manager"), choices=SUBNET_MANAGER_CHOICES))
     # one in-band Ethernet port per server
@@ -161,7 +174,10 @@ class FabricRequirements:
         return max(self.servers, -(-self.growth_gpus // self.gpus_per_server))
 
 
-def distance_m(value: Distance) -> float:
+def distance_m(value: Distance | None, field_name: str = "") -> float:
+    """Metres of a distance; None (not given) is the tier's usual class."""
+    if value is None:
+        value = UNMEASURED_DISTANCES[field_name]
     return DISTANCE_CLASSES[value] if isinstance(value, str) else float(value)
 
 

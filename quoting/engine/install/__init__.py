@@ -2,6 +2,8 @@
 NVIDIA's validators, Slurm and NetBox read. Pure Python, like the rest of the engine."""
 
 from quoting.engine.install.layout import Cable, Device, InstallLayout, Rack, plan_layout
+from quoting.engine.install.lengths import design_on_site
 from quoting.engine.install.site import SITE_FIELDS, SiteInputs
 
-__all__ = ["SITE_FIELDS", "Cable", "Device", "InstallLayout", "Rack", "SiteInputs", "plan_layout"]
+__all__ = ["SITE_FIELDS", "Cable", "Device", "InstallLayout", "Rack", "SiteInputs",
+           "design_on_site", "plan_layout"]

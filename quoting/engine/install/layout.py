@@ -13,8 +13,10 @@ cores keep the cable schedule's names (`spine-04`, `spine-p02-07`, `core-01`).
 
 A cable's length is routed, never straight: up (or down) from each device to the tray (or the
 floor void), along the row and across rows, plus slack; its length class is the shortest of the
-catalog's lengths of the same cable family that covers it. The part stays the BOM's: a run
-longer than the quoted part is reported, so the distance on the design can be raised.
+catalog's lengths of the same cable family that covers it. The part is the BOM's: a design
+measured on this site (install/lengths.py, on the same placement) bought it for the longest run
+of its rack pair; a run longer than the part (a tier planned for a distance typed on the
+design) is reported, so that distance can be raised.
 """
 
 from __future__ import annotations
@@ -136,6 +138,7 @@ class InstallLayout:
     warning_messages: list[Message]
     _locations: dict[str, str] = field(default_factory=dict)
     parts: dict[str, ProductSpec] = field(default_factory=dict)  # the catalog by part number
+    management: tuple = ()  # (placer, out-of-band switches) until plan_layout places them
 
     @property
     def warnings(self) -> list[str]:
@@ -181,14 +184,21 @@ def route_length(layout: InstallLayout, a: str, z: str) -> float:
     """Up to the tray (or down to the floor void) from each device, along and across rows."""
     (xa, ya, za), (xz, yz, zz) = layout.position(a), layout.position(z)
     same_rack = layout.devices[a].rack == layout.devices[z].rack
+    return routed_m(layout.site, same_rack, abs(xa - xz) + abs(ya - yz), za, zz)
+
+
+def routed_m(site: SiteInputs, same_rack: bool, floor_m: float, za: float, zz: float) -> float:
+    """A run between two heights `floor_m` apart on the floor, with slack, in 0.1 m. It grows
+    as either end goes down (overhead tray) or up (raised floor), and apart (one rack): the
+    longest run between two racks is between their extreme devices (install/lengths.py)."""
     if same_rack:
         run = abs(za - zz)
-    elif layout.site.cable_route == "overhead":
-        top = layout.site.rack_units * U_METRES + TRAY_CLEARANCE_M
-        run = (top - za) + (top - zz) + abs(xa - xz) + abs(ya - yz)
+    elif site.cable_route == "overhead":
+        top = site.rack_units * U_METRES + TRAY_CLEARANCE_M
+        run = (top - za) + (top - zz) + floor_m
     else:
-        run = za + zz + 2 * TRAY_CLEARANCE_M + abs(xa - xz) + abs(ya - yz)
-    return math.ceil((run + layout.site.cable_slack_m) * 10 - 1e-9) / 10
+        run = za + zz + 2 * TRAY_CLEARANCE_M + floor_m
+    return math.ceil((run + site.cable_slack_m) * 10 - 1e-9) / 10
 
 
 class _Placer:
@@ -283,11 +293,16 @@ def _switch_devices(
     return by_role
 
 
-def _optics_per_switch_w(fd: FabricDesign) -> float:
-    """The most a fully cabled switch's modules draw: every cage with the hungriest module."""
-    modules = [m.switch_module for m in (fd.host_media, fd.trunk_media, fd.core_media)
-               if m and m.switch_module]
-    cages = fd.switch.cage_count or fd.switch.port_count or 0
+def _optics_per_switch_w(fd: FabricDesign, by_sku: dict[str, ProductSpec]) -> float:
+    """The most a fully cabled switch's modules may draw: every cage with the hungriest module
+    the catalog has for its cages. From the catalog, not the design's media: the media follow
+    the cable lengths, which follow the placement, so the placement must not follow the media."""
+    switch = fd.switch
+    modules = [p for p in by_sku.values()
+               if p.category == "transceiver" and p.lifecycle != "eol"
+               and p.cage_type == switch.cage_type and p.port_speed_gbps == switch.port_speed_gbps
+               and (p.ports_per_module or 1) == switch.ports_per_cage]
+    cages = switch.cage_count or switch.port_count or 0
     return cages * max((_power(m)[1] for m in modules), default=0)
 
 
@@ -302,6 +317,26 @@ def plan_layout(
     design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
 ) -> InstallLayout:
     """Place every device and route every cable; raises InvalidInput on a site field."""
+    layout, rename, by_sku = place_devices(design, site, catalog)
+    layout.cables = list(_cables(layout, rename, by_sku))
+    for rack in layout.racks:
+        if rack.max_kw > site.rack_power_kw + 1e-9:
+            layout.warning_messages.append(message(
+                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
+                             "budget."),
+                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
+    _length_warnings(layout)
+    if layout.management:
+        _add_management_network(layout, by_sku, *layout.management)
+        layout.management = ()
+    return layout
+
+
+def place_devices(
+    design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
+) -> tuple[InstallLayout, dict[str, str], dict[str, ProductSpec]]:
+    """Racks and every device at its U, no cables yet: (layout, the cable schedule's device
+    names -> placed names, the catalog by part number). Raises InvalidInput on a site field."""
     server = design.server
     server_units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
     if site.server_power_kw:
@@ -343,15 +378,15 @@ def plan_layout(
     spines_by_name = {d.name: d for d in fabric["spine"]}
 
     switch_units = design.switch.rack_units or 1
-    optics_w = _optics_per_switch_w(design)
+    optics_w = _optics_per_switch_w(design, by_sku)
     switch_max = (_power(design.switch)[1] + optics_w) or 1
     leaf_rack_holds = max(1, min(site.rack_units // switch_units,
                                  int(site.rack_power_kw * 1000 // switch_max)))
+    plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
     for su in sorted(set(su_servers) | set(su_leaves)):
         servers = su_servers.get(su, [])
-        leaf_names = [rename.get(names_leaf, names_leaf) for plane in range(1, design.planes + 1)
-                      for names_leaf in (_Names(design, plane).leaf(i)
-                                         for i in su_leaves.get(su, []))]
+        leaf_names = [rename.get(names_leaf, names_leaf) for plane in plane_names
+                      for names_leaf in (plane.leaf(i) for i in su_leaves.get(su, []))]
         compute_racks = math.ceil(len(servers) / per_rack)
         network_racks = math.ceil(len(leaf_names) / leaf_rack_holds)
         # An SU keeps to one row when it fits one; a larger one runs on into the next rows.
@@ -431,7 +466,7 @@ def plan_layout(
             for d in stor[role]:
                 d.role = f"storage {role}"
         placer.fill("network", stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
-                    optics_w=_optics_per_switch_w(storage))
+                    optics_w=_optics_per_switch_w(storage, by_sku))
 
     rows = placer.row + 1
     if site.rows is not None and rows > site.rows:
@@ -444,16 +479,9 @@ def plan_layout(
 
     layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
                            server_units, server_max_kw, warnings, parts=by_sku)
-    layout.cables = list(_cables(layout, rename, by_sku))
-    for rack in layout.racks:
-        if rack.max_kw > site.rack_power_kw + 1e-9:
-            warnings.append(message(
-                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
-                             "budget."),
-                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
-    _length_warnings(layout)
-    _add_management_network(layout, by_sku, placer, oob_switches)
-    return layout
+    # Placed once the fabric is cabled (plan_layout): the out-of-band switches and what places them.
+    layout.management = (placer, oob_switches)
+    return layout, rename, by_sku
 
 
 def _add_management_network(
@@ -513,7 +541,10 @@ def _cables(
     for fd in (design, design.storage):
         if fd is None:
             continue
-        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media):
+        # Measured tiers may mix media (copper on short runs, optics on long ones).
+        mixed = [m for tier in (fd.measured or {}).values() for m in tier.media_by_run.values()]
+        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media,
+                      *mixed):
             if media:
                 legs_per_cable[media.cable.part_number] = max(
                     legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable)

@@ -67,7 +67,7 @@ class Command(BaseCommand):
         parser.add_argument("--drawing", type=Path, help="also write the SVG drawing")
         parser.add_argument("--pack", type=Path,
                             help="also write the installation pack's files into this directory")
-        for name, spec in SITE_SPECS.items():  # the site of the pack, as the API takes it
+        for name, spec in SITE_SPECS.items():  # the site of the design and pack, as in the API
             parser.add_argument(f"--{name.replace('_', '-')}", dest=f"site_{name}",
                                 **_argument(spec))
 
@@ -76,8 +76,12 @@ class Command(BaseCommand):
                 if options.get(opt) is not None}
         data["include_nics"] = options["include_nics"]
         data["rail_optimized"] = not options["no_rail_optimized"]
+        # The site lays the design out: its runs pick the cables, and the pack uses it too.
+        site = {name: options[f"site_{name}"] for name in SITE_SPECS
+                if options.get(f"site_{name}") is not None}
         try:
-            design = design_compute(requirements=requirements_from_request(data))
+            design = design_compute(requirements=requirements_from_request(data),
+                                    site=site_from_json(site))
         except InvalidInput as error:
             raise CommandError(_errors_text(error.errors)) from error
         if options["cable_schedule"]:
@@ -86,8 +90,6 @@ class Command(BaseCommand):
         if options["drawing"]:
             options["drawing"].write_text(fabric_svg(design), encoding="utf-8")
         if options["pack"]:
-            site = {name: options[f"site_{name}"] for name in SITE_SPECS
-                    if options.get(f"site_{name}") is not None}
             try:
                 layout = design_install_layout(design=design, site=site_from_json(site))
             except InvalidInput as error:
