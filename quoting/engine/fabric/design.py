@@ -1023,7 +1023,7 @@ def _management(
         tally.add(part, oob_switches, "out-of-band management")
         # The management switches stand among the racks they serve, as the leaves stand at
         # their scalable unit's end: a run as long as a server's to its leaf.
-        distance = distance_m(req.server_to_leaf)
+        distance = distance_m(req.server_to_leaf, "server_to_leaf")
         cord = parts.pick_patch_cord(catalog, distance)
         if cord is not None:
             tally.add(cord, oob_cables, "out-of-band management")
