@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from integrations.webhooks import webhook_emit
+from portal.header_counts import work_counts_changed
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
@@ -366,6 +367,10 @@ def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevisio
     quote.viewed, which writes its deliveries (one INSERT) only when an endpoint listens."""
     browser, system, mobile = client_from_user_agent(user_agent or "")
     at = timezone.now()
+    # The first open since the revision was sent puts the quote in its owner's "opened, not
+    # answered" queue (portal.work); later opens change no count.
+    opened_since_sent = link.last_used_at is not None and (
+        revision.sent_at is None or link.last_used_at >= revision.sent_at)
     view = {"link_id": link.pk, "at": at, "revision_label": revision.label,
             "browser": browser, "os": system, "is_mobile": mobile}
     connection = connections[router.db_for_write(LinkView)]
@@ -395,6 +400,8 @@ def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevisio
             # Read back under the row lock the UPDATE holds: exactly one open sees 1.
             first_open = ShareLink.objects.filter(pk=link.pk).values_list(
                 "use_count", flat=True).get() == 1
+    if not opened_since_sent:
+        work_counts_changed()
     if first_open:  # once per link: its owner hears the customer opened it
         notify(kind=NotificationKind.LINK_OPENED, quote=link.quote,
                recipients=[link.quote.owner], who=link.recipient_name, revision=revision.label)
