@@ -13,7 +13,17 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache as shared_cache
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -23,8 +33,10 @@ from quoting.engine.money import round_money
 
 from .models import (
     TOTALLED_SECTIONS,
+    Approval,
     Customer,
     FxRate,
+    InstallPack,
     Notification,
     NotificationEmailOptOut,
     NotificationKind,
@@ -511,17 +523,36 @@ def revision_for_display(
 
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
-    # Whether the user may see it, and which revision is current: the quote itself comes with
-    # the revision (the page shows the design's figures, not its TCO copies).
-    quote_id, current_id = (
-        quotes_visible_to(user=user).values_list("pk", "current_revision_id").get(pk=quote_id)
-    )
+    # One statement: whether the user may see the quote, the revision (the current one unless
+    # `number`) with its quote, customer, project and owner (the design's figures, not its TCO
+    # copies), how many revisions there are, and whether it has approvals or installation packs
+    # (most have none: then they are not asked for).
+    quote_revisions = QuoteRevision.objects.filter(quote=OuterRef("quote_id")).order_by()
+    visible = quotes_visible_to(user=user)
     revisions = QuoteRevision.objects.filter(quote_id=quote_id)
-    shown = revisions.select_related(
-        "quote__customer", "quote__project", "quote__owner", "created_by"
-    ).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
-    revision = shown.get(pk=current_id) if number is None else shown.get(number=number)
-    labels = [f"R{n}" for n in revisions.order_by("number").values_list("number", flat=True)]
+    if visible.query.has_filters():  # else the user sees every quote
+        revisions = revisions.filter(quote__in=visible.values("pk"))
+    shown = (
+        revisions.select_related("quote__customer", "quote__project", "quote__owner", "created_by")
+        .defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
+        .annotate(
+            revision_count=Subquery(quote_revisions.annotate(
+                n=Func(F("pk"), function="COUNT")).values("n")),
+            last_number=Subquery(quote_revisions.annotate(
+                n=Func(F("number"), function="MAX")).values("n")),
+            has_approvals=Exists(Approval.objects.filter(revision=OuterRef("pk"))),
+            has_install_packs=Exists(InstallPack.objects.filter(revision=OuterRef("pk"))),
+        )
+    )
+    if number is None:
+        revision = shown.get(pk=F("quote__current_revision_id"))
+    else:
+        revision = shown.get(number=number)
+    if revision.revision_count == revision.last_number:  # R1 to Rn, none missing: as always
+        labels = [f"R{n}" for n in range(1, revision.last_number + 1)]
+    else:
+        labels = [f"R{n}" for n in QuoteRevision.objects.filter(quote_id=quote_id)
+                  .order_by("number").values_list("number", flat=True)]
     figures = shared_cache.get(_frozen_figures_key(revision)) if revision.is_frozen else None
     lines = None
     if figures is None:

@@ -128,7 +128,8 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
 def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
-    approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
+    approvals = (list(revision.approvals.select_related("requested_by", "decided_by"))
+                 if revision.has_approvals else [])
     pending = next(
         (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
     )
@@ -210,7 +211,8 @@ def quote_detail(request, pk: int):
     display = _display(request, pk, request.GET.get("r"))
     context = _page_context(request, display)
     context["lines_html"] = _frozen_lines_html(request, context)
-    context["install_pack"] = install_pack_latest(revision=display.revision)
+    if display.revision.has_install_packs:
+        context["install_pack"] = install_pack_latest(revision=display.revision, archive=False)
     return render(request, "quoting/quote_detail.html", context)
 
 
