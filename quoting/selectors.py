@@ -524,7 +524,7 @@ def revision_for_display(
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
     # One statement: whether the user may see the quote, the revision (the current one unless
-    # `number`) with its quote, customer, project and owner (the design's figures, not its TCO
+    # `number`) with its quote, customer and project (the design's figures, not its TCO
     # copies), how many revisions there are, and whether it has approvals or installation packs
     # (most have none: then they are not asked for).
     quote_revisions = QuoteRevision.objects.filter(quote=OuterRef("quote_id")).order_by()
@@ -533,7 +533,7 @@ def revision_for_display(
     if visible.query.has_filters():  # else the user sees every quote
         revisions = revisions.filter(quote__in=visible.values("pk"))
     shown = (
-        revisions.select_related("quote__customer", "quote__project", "quote__owner", "created_by")
+        revisions.select_related("quote__customer", "quote__project")
         .defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
         .annotate(
             revision_count=Subquery(quote_revisions.annotate(
