@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -451,6 +451,7 @@ class RevisionDisplay:
     largest_discount: Decimal  # revision_largest_discount(), computed with the lines
     rounding_rule: str = ROUNDING_RULE
     revisions: list[str] = field(default_factory=list)
+    kept: dict[str, object] = field(default_factory=dict)  # what kept_with() found in the cache
 
     @property
     def quote(self) -> Quote:
@@ -514,12 +515,16 @@ def revision_alternatives(
 
 
 def revision_for_display(
-    *, user: User, quote_id: int, number: int | None = None
+    *, user: User, quote_id: int, number: int | None = None,
+    kept_with: Callable[[QuoteRevision], list[str]] | None = None,
 ) -> RevisionDisplay:
     """One revision (the current one unless `number` is given) with its lines, totals and
     alternatives, in a constant number of queries however many lines it has. A frozen
     revision's figures come from the cache after its first view, and its lines are only loaded
     when display.sections is read.
+
+    `kept_with(revision)`: more cache keys of a frozen revision, read in the same round trip as
+    its figures (display.kept); the page keeps its line table so.
 
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
@@ -553,7 +558,11 @@ def revision_for_display(
     else:
         labels = [f"R{n}" for n in QuoteRevision.objects.filter(quote_id=quote_id)
                   .order_by("number").values_list("number", flat=True)]
-    figures = shared_cache.get(_frozen_figures_key(revision)) if revision.is_frozen else None
+    kept, figures = {}, None
+    if revision.is_frozen:
+        figures_key = _frozen_figures_key(revision)
+        kept = shared_cache.get_many([figures_key, *(kept_with(revision) if kept_with else ())])
+        figures = kept.pop(figures_key, None)
     lines = None
     if figures is None:
         lines = _revision_lines(revision)
@@ -570,6 +579,7 @@ def revision_for_display(
         alternatives=figures.alternatives,
         largest_discount=figures.largest_discount,
         revisions=labels,
+        kept=kept,
     )
 
 
@@ -635,10 +645,13 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
 
 def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
     """Everything that happened to the quote, oldest first."""
+    # Of the actor and the revision, only what is shown (their name, its number): cheaper to
+    # build and read than whole rows with their snapshots left out.
     return (
         QuoteEvent.objects.filter(quote=quote)
         .select_related("actor", "revision")
-        .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
+        .only("quote_id", "revision_id", "actor_id", "verb", "details", "at",
+              "actor__username", "revision__number")
         .order_by("at", "pk")
     )
 
