@@ -101,8 +101,11 @@ class ForgivingRedisCache(RedisCache):
 def count_in_window(cache, key: str, timeout: int) -> int:
     """A fixed-window counter on any cache: one round trip on Redis (above); elsewhere (the
     local memory of tests and the embedded mode) add() then incr()."""
-    if isinstance(cache, ForgivingRedisCache):
-        return cache.count_in_window(key, timeout)
+    # Asked of the object, not its class: django.core.cache.cache (what DRF's throttles hold)
+    # is a proxy that forwards to the configured cache, never an instance of it.
+    in_one_round_trip = getattr(cache, "count_in_window", None)
+    if in_one_round_trip is not None:
+        return in_one_round_trip(key, timeout)
     cache.add(key, 0, timeout=timeout)
     try:
         return cache.incr(key)

@@ -4,12 +4,25 @@ from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
+from quoting.selectors import notifications_unread_count
+
+from .header_counts import HeaderCounts
 from .work import work_counts
 
 
-def work(request) -> dict:
-    """The header's work counts, computed only if the page shows them (a signed-in page)."""
+def header(request) -> dict:
+    """The header's counts of a signed-in page: `work_counts` (the work queues' badges) and
+    `inbox_unread` (the inbox badge). Both lazy, so a page that shows no header asks nothing;
+    read from the shared cache while no event changed them (portal.header_counts)."""
     user = getattr(request, "user", None)
-    if user is None:
+    if user is None or not user.is_authenticated:
         return {}
-    return {"work_counts": SimpleLazyObject(lambda: work_counts(user=user))}
+    counts = HeaderCounts(
+        user_id=user.pk,
+        work=lambda: work_counts(user=user),
+        inbox=lambda: notifications_unread_count(user=user),
+    )
+    return {
+        "work_counts": SimpleLazyObject(lambda: counts.work),
+        "inbox_unread": lambda: counts.inbox,  # a callable: the template calls it when shown
+    }

@@ -277,7 +277,7 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
 # from the models' metadata, its values converted by the fields' own database converters and
 # made into model instances whose other fields load on first use (deferred), as the ORM's own.
 SHARE_LOOKUP_FIELDS = {
-    ShareLink: ("id", "quote_id", "expires_at", "revoked_at"),
+    ShareLink: ("id", "quote_id", "expires_at", "revoked_at", "last_used_at"),
     Quote: ("id", "number", "status", "valid_until", "currency", "current_revision_id",
             "customer_id", "project_id"),
     Customer: ("id", "company", "language", "vat_zone"),  # vat_zone: asks for fapiao details

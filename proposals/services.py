@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from integrations.webhooks import webhook_emit
+from portal.header_counts import work_counts_changed
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
@@ -475,6 +476,9 @@ def _link_read(*, link: ShareLink, view: LinkView, at) -> None:
     ShareLink.objects.filter(pk=link.pk).update(use_count=F("use_count") + 1, last_used_at=at)
     # Read back under the row lock the UPDATE holds: exactly one real open sees 1.
     first = ShareLink.objects.filter(pk=link.pk).values_list("use_count", flat=True).get() == 1
+    # A read link may enter its owner's "opened, not answered" queue (portal.work): a real open
+    # is rare beside page views, so each one recounts the header (one generation bump).
+    work_counts_changed()
     quote = link.quote
     if first:  # once per link: its owner hears the customer opened it
         notify(kind=NotificationKind.LINK_OPENED, quote=quote, recipients=[quote.owner],

@@ -7,13 +7,23 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from django.conf import settings
 from django.core.cache import cache as shared_cache
-from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -25,8 +35,10 @@ from quoting.services.errors import InvalidValue
 
 from .models import (
     TOTALLED_SECTIONS,
+    Approval,
     Customer,
     FxRate,
+    InstallPack,
     Notification,
     NotificationEmailOptOut,
     NotificationKind,
@@ -441,6 +453,7 @@ class RevisionDisplay:
     largest_discount: Decimal  # revision_largest_discount(), computed with the lines
     rounding_rule: str = ROUNDING_RULE
     revisions: list[str] = field(default_factory=list)
+    kept: dict[str, object] = field(default_factory=dict)  # what kept_with() found in the cache
 
     @property
     def quote(self) -> Quote:
@@ -504,27 +517,54 @@ def revision_alternatives(
 
 
 def revision_for_display(
-    *, user: User, quote_id: int, number: int | None = None
+    *, user: User, quote_id: int, number: int | None = None,
+    kept_with: Callable[[QuoteRevision], list[str]] | None = None,
 ) -> RevisionDisplay:
     """One revision (the current one unless `number` is given) with its lines, totals and
     alternatives, in a constant number of queries however many lines it has. A frozen
     revision's figures come from the cache after its first view, and its lines are only loaded
     when display.sections is read.
 
+    `kept_with(revision)`: more cache keys of a frozen revision, read in the same round trip as
+    its figures (display.kept); the page keeps its line table so.
+
     Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
     """
-    # Whether the user may see it, and which revision is current: the quote itself comes with
-    # the revision (the page shows the design's figures, not its TCO copies).
-    quote_id, current_id = (
-        quotes_visible_to(user=user).values_list("pk", "current_revision_id").get(pk=quote_id)
-    )
+    # One statement: whether the user may see the quote, the revision (the current one unless
+    # `number`) with its quote, customer and project (the design's figures, not its TCO
+    # copies), how many revisions there are, and whether it has approvals or installation packs
+    # (most have none: then they are not asked for).
+    quote_revisions = QuoteRevision.objects.filter(quote=OuterRef("quote_id")).order_by()
+    visible = quotes_visible_to(user=user)
     revisions = QuoteRevision.objects.filter(quote_id=quote_id)
-    shown = revisions.select_related(
-        "quote__customer", "quote__project", "quote__owner", "created_by"
-    ).defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
-    revision = shown.get(pk=current_id) if number is None else shown.get(number=number)
-    labels = [f"R{n}" for n in revisions.order_by("number").values_list("number", flat=True)]
-    figures = shared_cache.get(_frozen_figures_key(revision)) if revision.is_frozen else None
+    if visible.query.has_filters():  # else the user sees every quote
+        revisions = revisions.filter(quote__in=visible.values("pk"))
+    shown = (
+        revisions.select_related("quote__customer", "quote__project")
+        .defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
+        .annotate(
+            revision_count=Subquery(quote_revisions.annotate(
+                n=Func(F("pk"), function="COUNT")).values("n")),
+            last_number=Subquery(quote_revisions.annotate(
+                n=Func(F("number"), function="MAX")).values("n")),
+            has_approvals=Exists(Approval.objects.filter(revision=OuterRef("pk"))),
+            has_install_packs=Exists(InstallPack.objects.filter(revision=OuterRef("pk"))),
+        )
+    )
+    if number is None:
+        revision = shown.get(pk=F("quote__current_revision_id"))
+    else:
+        revision = shown.get(number=number)
+    if revision.revision_count == revision.last_number:  # R1 to Rn, none missing: as always
+        labels = [f"R{n}" for n in range(1, revision.last_number + 1)]
+    else:
+        labels = [f"R{n}" for n in QuoteRevision.objects.filter(quote_id=quote_id)
+                  .order_by("number").values_list("number", flat=True)]
+    kept, figures = {}, None
+    if revision.is_frozen:
+        figures_key = _frozen_figures_key(revision)
+        kept = shared_cache.get_many([figures_key, *(kept_with(revision) if kept_with else ())])
+        figures = kept.pop(figures_key, None)
     lines = None
     if figures is None:
         lines = _revision_lines(revision)
@@ -541,6 +581,7 @@ def revision_for_display(
         alternatives=figures.alternatives,
         largest_discount=figures.largest_discount,
         revisions=labels,
+        kept=kept,
     )
 
 
@@ -707,10 +748,13 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
 
 def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
     """Everything that happened to the quote, oldest first."""
+    # Of the actor and the revision, only what is shown (their name, its number): cheaper to
+    # build and read than whole rows with their snapshots left out.
     return (
         QuoteEvent.objects.filter(quote=quote)
         .select_related("actor", "revision")
-        .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
+        .only("quote_id", "revision_id", "actor_id", "verb", "details", "at",
+              "actor__username", "revision__number")
         .order_by("at", "pk")
     )
 

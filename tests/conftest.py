@@ -83,6 +83,15 @@ def sales_client(client, make_user):
 
 
 @pytest.fixture(autouse=True)
+def empty_cache():
+    """Each test starts with an empty local-memory cache: ids repeat across tests (rolled-back
+    sequences), so a count kept for user 1 in one test must not answer in the next."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def english_outside_requests():
     """A request in Chinese must not leave later code in the test thread speaking Chinese."""
     from django.utils import translation

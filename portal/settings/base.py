@@ -97,8 +97,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "portal.context_processors.work",
-                "quoting.context_processors.notifications",  # the header's unread badge
+                "portal.context_processors.header",  # work-queue and inbox badges
             ],
         },
     },

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 from django.db import transaction
 
+from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
@@ -114,11 +115,14 @@ def customer_update(
         )
     if "default_currency" in changes:
         changes["default_currency"] = changes["default_currency"].upper()
+    moved = team.pk != customer.team_id
     for name, value in changes.items():
         setattr(customer, name, value)
     customer.full_clean()
     customer.save()
     _contacts_apply(customer, contacts)
+    if moved:  # its quotes leave one team's managers' queues for another's
+        work_counts_changed()
     return customer
 
 

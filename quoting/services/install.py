@@ -100,6 +100,7 @@ def _failed(pack_id: int, reason: str) -> str:
     return InstallPackStatus.FAILED
 
 
-def install_pack_latest(*, revision: QuoteRevision) -> InstallPack | None:
-    return (InstallPack.objects.filter(revision=revision).order_by("-created_at", "-pk")
-            .first())
+def install_pack_latest(*, revision: QuoteRevision, archive: bool = True) -> InstallPack | None:
+    """The revision's latest pack; without its zip unless `archive` (a page shows its status)."""
+    packs = InstallPack.objects.filter(revision=revision).order_by("-created_at", "-pk")
+    return (packs if archive else packs.defer("archive")).first()

@@ -20,6 +20,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
 
+from portal.header_counts import inbox_changed
 from portal.models import SALES_MANAGER, User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.models import Notification, NotificationEmailOptOut, NotificationKind, Quote
@@ -77,6 +78,7 @@ def notify(
         Notification(recipient=user, kind=kind, quote=quote, params=params) for user in users
     )
     ids = [row.pk for row in rows]
+    inbox_changed(user_ids=[user.pk for user in users])
     transaction.on_commit(lambda: _emails_queue(ids))
     return rows
 
@@ -162,17 +164,23 @@ def notification_email_send(*, notification_id: int) -> bool:
 
 def notification_mark_read(*, user: User, notification: Notification) -> bool:
     """Mark one of `user`'s own notifications read; False when it was read already."""
-    return bool(
+    marked = bool(
         Notification.objects.filter(
             pk=notification.pk, recipient=user, read_at__isnull=True
         ).update(read_at=timezone.now())
     )
+    if marked:
+        inbox_changed(user_ids=[user.pk])
+    return marked
 
 
 def notifications_mark_all_read(*, user: User) -> int:
-    return Notification.objects.filter(recipient=user, read_at__isnull=True).update(
+    marked = Notification.objects.filter(recipient=user, read_at__isnull=True).update(
         read_at=timezone.now()
     )
+    if marked:
+        inbox_changed(user_ids=[user.pk])
+    return marked
 
 
 @transaction.atomic

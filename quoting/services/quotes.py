@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from catalog.models import Category, Product
 from integrations.webhooks import webhook_emit
+from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.engine.errors import InvalidInput
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
@@ -198,6 +199,9 @@ def _claim(quote: Quote, *, expected_version: int | None) -> Quote:
     if not rows.update(version=F("version") + 1, updated_at=timezone.now()):
         current = Quote.objects.filter(pk=quote.pk).values_list("version", flat=True).first()
         raise StaleVersion(expected=expected_version, current=current)
+    # Every write to a quote passes here (status, validity, approvals, the revision sent): the
+    # headers' work-queue counts are counted again.
+    work_counts_changed()
     quote.refresh_from_db()
     return quote
 
@@ -505,6 +509,7 @@ def quote_create(
     )
     quote.current_revision = revision
     quote.save(update_fields=["current_revision"])
+    work_counts_changed()  # a new draft may already be expiring within the week
     _event(
         quote,
         QuoteEventVerb.CREATED,

@@ -111,7 +111,8 @@ def quote_list(request):
 def _display(request, quote_id: int, number=None):
     try:
         number = int(number) if number not in (None, "") else None
-        return revision_for_display(user=request.user, quote_id=quote_id, number=number)
+        return revision_for_display(user=request.user, quote_id=quote_id, number=number,
+                                    kept_with=lambda revision: [_frozen_lines_key(revision)])
     except (ValueError, Quote.DoesNotExist, QuoteRevision.DoesNotExist):
         raise Http404 from None
 
@@ -128,7 +129,8 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
 def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
-    approvals = list(revision.approvals.select_related("requested_by", "decided_by"))
+    approvals = (list(revision.approvals.select_related("requested_by", "decided_by"))
+                 if revision.has_approvals else [])
     pending = next(
         (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
     )
@@ -188,6 +190,11 @@ def _lines_template_digest() -> str:
     return hashlib.sha256(source).hexdigest()[:12]
 
 
+def _frozen_lines_key(revision: QuoteRevision) -> str:
+    return (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{translation.get_language()}:"
+            f"{_lines_template_digest()}")
+
+
 def _frozen_lines_html(request, context: dict) -> str | None:
     """A frozen revision's line table, rendered once per language and kept in the shared cache
     (its lines never change and, not editable, it carries no form token): a 200-line quote's
@@ -195,9 +202,9 @@ def _frozen_lines_html(request, context: dict) -> str | None:
     revision = context["revision"]
     if not revision.is_frozen or context["editable"]:
         return None
-    key = (f"quoting:frozen-lines:{frozen_revision_key(revision)}:{translation.get_language()}:"
-           f"{_lines_template_digest()}")
-    html = shared_cache.get(key)
+    key = _frozen_lines_key(revision)
+    kept = context["display"].kept
+    html = kept[key] if key in kept else shared_cache.get(key)
     if html is None:
         html = render_to_string(LINES_TEMPLATE, context, request=request)
         shared_cache.set(key, str(html), FROZEN_LINES_SECONDS)
@@ -210,7 +217,8 @@ def quote_detail(request, pk: int):
     display = _display(request, pk, request.GET.get("r"))
     context = _page_context(request, display)
     context["lines_html"] = _frozen_lines_html(request, context)
-    context["install_pack"] = install_pack_latest(revision=display.revision)
+    if display.revision.has_install_packs:
+        context["install_pack"] = install_pack_latest(revision=display.revision, archive=False)
     return render(request, "quoting/quote_detail.html", context)
 
 

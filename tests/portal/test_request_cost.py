@@ -105,6 +105,22 @@ def test_a_window_counter_counts_in_one_round_trip_and_expires_on_redis(redis_ur
     cache.delete("k")
 
 
+def test_the_throttles_shared_cache_counts_in_one_round_trip_too(redis_url, settings):
+    """DRF's throttles hold django.core.cache.cache, a proxy: it must not fall back to the three
+    round trips of add() and incr()."""
+    from unittest import mock
+
+    import redis
+    from django.core.cache import cache
+
+    settings.CACHES = {"default": {"BACKEND": "portal.cache.ForgivingRedisCache",
+                                   "LOCATION": redis_url, "KEY_PREFIX": "counter-proxy-test"}}
+    cache.delete("k")
+    with mock.patch.object(redis.Redis, "exists", side_effect=AssertionError("EXISTS asked")):
+        assert _counts(cache, "k", 30, 3) == [1, 2, 3]
+    cache.delete("k")
+
+
 def test_a_window_counter_lets_requests_through_while_redis_is_down():
     from portal import cache as portal_cache
     from portal.cache import ForgivingRedisCache

@@ -6,7 +6,7 @@ import pytest
 
 from catalog.services import catalog_load_seed
 from quoting.engine.errors import InvalidInput
-from quoting.models import Customer, Project, Quote, QuoteLine, SavedDesign, Team
+from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, SavedDesign, Team
 from quoting.selectors import (
     customers_visible_to,
     projects_visible_to,
@@ -41,7 +41,7 @@ def test_a_sales_user_sees_only_their_teams_customers_projects_and_quotes(world,
 
 
 def test_a_sales_user_of_another_team_cannot_open_the_quote_page(world, quote):
-    with pytest.raises(Quote.DoesNotExist):
+    with pytest.raises(QuoteRevision.DoesNotExist):  # as its docstring says; the page: 404
         revision_for_display(user=world.other_sales, quote_id=quote.pk)
 
 

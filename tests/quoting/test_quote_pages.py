@@ -486,6 +486,22 @@ def test_a_sent_quotes_page_is_the_same_from_the_cache_and_loads_no_line(
     assert "Bulk line 47" in chinese and chinese != first
 
 
+def test_a_sent_quotes_page_asks_three_queries_once_its_header_and_table_are_kept(
+    sales, world, draft
+):
+    _lines_add(draft, 48)
+    quote_send(quote=draft, user=world.sales, expected_version=quote_reload(draft).version)
+    url = f"/quotes/{draft.pk}/"
+    sales.get(url)  # keeps the header's counts, the figures and the line table
+    with CaptureQueriesContext(connection) as captured:
+        assert sales.get(url).status_code == 200
+    asked = [q["sql"] for q in captured if "django_session" not in q["sql"]]  # Redis's, live
+    # The user with their roles; the revision with its quote (scoped), customer, project and
+    # how many revisions there are; the audit trail. It has no approvals or installation packs:
+    # they are not asked for.
+    assert len(asked) == 3, asked
+
+
 def test_the_quote_list_query_count_does_not_grow_with_quotes(
     sales, world, draft, django_assert_max_num_queries
 ):
