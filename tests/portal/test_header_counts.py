@@ -17,7 +17,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from portal.header_counts import WORK_GENERATION
-from proposals.services import link_view_record, share_link_create
+from proposals.services import share_link_create
 from quoting.models import Notification
 from quoting.services.customers import customer_update
 from quoting.services.notifications import notification_mark_read
@@ -32,6 +32,7 @@ from quoting.services.quotes import (
     quote_update_terms,
 )
 from tests.portal.test_work_queues import _asking, _beijing, _quote, _sent
+from tests.proposals.reading import link_read, open_and_read
 from tests.quoting.factories import (
     ProductFactory,
     days_from_today,
@@ -174,7 +175,9 @@ def test_the_first_open_of_a_sent_quote_waits_and_tells_the_owner_at_once(world)
     link, token = share_link_create(quote=quote, user=world.sales, recipient_name="Dr Li")
     sales = _signed_in(world.sales)
     assert _header(sales) == {}
-    Client().get(f"/p/{token}")  # the customer opens it
+    Client().get(f"/p/{token}")  # a page view alone (a scanner's, say) is not a reader's open
+    assert _header(sales) == {}
+    open_and_read(token)  # the customer opens and reads it
     assert _header(sales) == {"waiting": 1, "inbox": 1}
     Client().get(f"/p/{token}")  # again: nothing changes, nothing is counted again
     assert not _header_queries(sales)
@@ -183,14 +186,14 @@ def test_the_first_open_of_a_sent_quote_waits_and_tells_the_owner_at_once(world)
 def test_sending_again_asks_for_a_new_open_and_the_next_open_waits_again(world):
     quote = _sent(world.sales, world.project)
     link, token = share_link_create(quote=quote, user=world.sales, recipient_name="Dr Li")
-    Client().get(f"/p/{token}")
+    open_and_read(token)
     sales = _signed_in(world.sales)
     assert _header(sales) == {"waiting": 1, "inbox": 1}
     quote_revise(quote=quote, user=world.sales, expected_version=quote_reload(quote).version)
     assert _header(sales) == {"inbox": 1}  # a draft again: nothing to answer
     quote_send(quote=quote, user=world.sales, expected_version=quote_reload(quote).version)
     assert _header(sales) == {"inbox": 1}  # R2 not opened yet
-    Client().get(f"/p/{token}")  # opened since R2 was sent (not the link's first open)
+    open_and_read(token)  # read since R2 was sent (not the link's first open)
     assert _header(sales) == {"waiting": 1, "inbox": 1}
 
 
@@ -198,7 +201,7 @@ def test_an_answer_leaves_the_queue_at_once(world):
     accepted, declined = _sent(world.sales, world.project), _sent(world.sales, world.project)
     for quote in (accepted, declined):
         link, _token = share_link_create(quote=quote, user=world.sales)
-        link_view_record(link=link, user_agent="Mozilla/5.0", revision=quote.current_revision)
+        link_read(link, quote.current_revision)
     sales = _signed_in(world.sales)
     assert _header(sales)["waiting"] == 2
     quote_mark_accepted(quote=accepted, expected_version=quote_reload(accepted).version)
@@ -211,7 +214,7 @@ def test_the_customers_answer_on_the_link_leaves_the_queue_at_once(world):
     quote = _sent(world.sales, world.project)
     _link, token = share_link_create(quote=quote, user=world.sales, recipient_name="Dr Li")
     customer = Client()
-    customer.get(f"/p/{token}")
+    open_and_read(token, client=customer)
     sales = _signed_in(world.sales)
     assert _header(sales) == {"waiting": 1, "inbox": 1}
     answer = customer.post(f"/p/{token}/accept", {
