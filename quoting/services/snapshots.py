@@ -25,9 +25,11 @@ from quoting.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision, SavedDes
 from quoting.selectors import PricedBom, bom_priced, line_amount, revision_totals
 from quoting.services.designs import (
     design_compute,
+    design_install_layout,
     design_messages_json,
     design_tco_inputs,
     requirements_from_json,
+    site_from_json,
 )
 from quoting.services.tco import (
     tco_charts,
@@ -36,13 +38,15 @@ from quoting.services.tco import (
     workload_check,
 )
 from quoting.svg.fabric import fabric_svg
+from quoting.svg.racks import rack_appendix
 
 logger = logging.getLogger(__name__)
 
 # Raise it when the engine, the pricing rule or the snapshot's shape changes: every saved design
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
-SNAPSHOT_VERSION = 3  # 2: the TCO names its workload and pricing; 3: drawings in each language
+# 2: the TCO names its workload and pricing; 3: drawings in each language; 4: a revision's racks
+SNAPSHOT_VERSION = 4
 
 SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
                    "tco", "snapshot_version", "snapshot_at")
@@ -121,6 +125,42 @@ def design_priced(*, design: SavedDesign, currency: str) -> PricedBom:
 
 
 # --- a quote revision's frozen copies ----------------------------------------------------------
+
+
+def _gettext_in(language: str):
+    def translate(text: str) -> str:
+        with translation.override(language):
+            return translation.gettext(text)
+    return translate
+
+
+def design_racks(*, design: SavedDesign, figures: dict | None,
+                 site: dict | None = None) -> dict | None:
+    """The proposal's rack appendix of a saved design (quoting.svg.racks.rack_appendix), laid
+    out on `site` (default: the default site), once, for a revision's snapshot. None when the
+    saved design no longer gives the revision's `figures` (a rendering never shows another
+    design than the one priced), or cannot be laid out."""
+    try:
+        fabric = design_compute(requirements=requirements_from_json(design.requirements))
+        if figures:
+            summary = fabric.as_dict()
+            if any(summary.get(key) != figures.get(key) for key in DRAWING_MUST_MATCH):
+                return None
+        layout = design_install_layout(design=fabric, site=site_from_json(site or {}))
+    except (InvalidInput, TypeError, ValueError):
+        logger.info("saved design %s: no rack appendix", design.pk, exc_info=True)
+        return None
+    return rack_appendix(layout, {language: _gettext_in(language)
+                                  for language, _name in settings.LANGUAGES})
+
+
+def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None) -> None:
+    """Lay the draft revision's design out again on `site` (a frozen revision keeps its own)."""
+    if revision.is_frozen or revision.design_id is None:
+        return
+    revision.design_racks = design_racks(design=revision.design,
+                                         figures=revision.design_snapshot, site=site)
+    revision.save(update_fields=["design_racks"])
 
 
 def design_workload_set(*, design: SavedDesign, workload: str) -> SavedDesign:
@@ -240,6 +280,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
     revision.design_drawings = design.drawings
+    revision.design_racks = design_racks(design=design, figures=design.result)
     if tco is None:
         revision.workload = workload_check(workload or design.workload)
         price = (priced.total, priced.yearly_total, priced.total)
@@ -257,8 +298,8 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
         revision.tco, revision.tco_snapshot = tco, tco.result
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=["design", "design_snapshot", "design_drawing", "design_drawings",
-                                 "tco", "tco_snapshot", "tco_charts", "snapshot_version",
-                                 "workload"])
+                                 "design_racks", "tco", "tco_snapshot", "tco_charts",
+                                 "snapshot_version", "workload"])
 
 
 # Keys tco_result_described() adds to an engine option: not part of the engine's figures.
@@ -280,26 +321,32 @@ def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:
 
 
 def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
-    """A revision made before snapshots gets its drawing and charts once, on first read.
+    """A revision made before snapshots gets its drawing and charts once, on first read; one
+    made before the rack appendix (version 3) its racks.
 
-    Only what matches the figures it was priced from: the saved design's drawing when that
-    design still gives the same figures, the charts when its TCO request still gives the same
-    options. These are renderings of the frozen figures, so filling them in changes no offer.
+    Only what matches the figures it was priced from: the saved design's drawing and racks when
+    that design still gives the same figures, the charts when its TCO request still gives the
+    same options. These are renderings of the frozen figures, so filling them in changes no
+    offer.
     """
-    if revision.snapshot_version is not None:
+    if revision.snapshot_version is not None and revision.snapshot_version >= SNAPSHOT_VERSION:
         return revision
-    drawing, drawings, charts = "", None, []
+    fields = ["design_racks", "snapshot_version"]
     saved, figures = revision.design, revision.design_snapshot
-    if saved is not None and figures:
-        saved = design_snapshot_current(design=saved)
-        if saved.drawing and all(
-                saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
-            drawing, drawings = saved.drawing, saved.drawings
-    if revision.tco is not None and revision.tco_snapshot:
-        charts = _scenario_charts(revision.tco, revision.tco_snapshot)
-    revision.design_drawing, revision.tco_charts = drawing, charts
-    revision.design_drawings = drawings
+    if revision.snapshot_version is None:
+        drawing, drawings, charts = "", None, []
+        if saved is not None and figures:
+            saved = design_snapshot_current(design=saved)
+            if saved.drawing and all(
+                    saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
+                drawing, drawings = saved.drawing, saved.drawings
+        if revision.tco is not None and revision.tco_snapshot:
+            charts = _scenario_charts(revision.tco, revision.tco_snapshot)
+        revision.design_drawing, revision.tco_charts = drawing, charts
+        revision.design_drawings = drawings
+        fields += ["design_drawing", "design_drawings", "tco_charts"]
+    revision.design_racks = (design_racks(design=saved, figures=figures)
+                             if saved is not None and figures else None)
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design_drawing", "design_drawings", "tco_charts",
-                                 "snapshot_version"])
+    revision.save(update_fields=fields)
     return revision
