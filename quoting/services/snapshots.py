@@ -18,7 +18,7 @@ from django.utils import timezone, translation
 
 from catalog.models import paid_yearly
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import FabricRequirements
+from quoting.engine.fabric import FabricDesign, FabricRequirements
 from quoting.engine.money import round_money
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision, SavedDesign, TcoScenario
@@ -49,7 +49,7 @@ logger = logging.getLogger(__name__)
 SNAPSHOT_VERSION = 4
 
 SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
-                   "tco", "snapshot_version", "snapshot_at")
+                   "tco", "racks", "snapshot_version", "snapshot_at")
 
 # The figures a revision's design snapshot and the saved design's must share before the saved
 # design's drawing is printed beside the revision's figures.
@@ -69,6 +69,7 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str,
         with translation.override(language):
             drawings[language] = fabric_svg(design, translation.gettext)
     return {
+        "racks": racks_appendix(design=design),
         "result": summary,
         "drawing": drawings[settings.LANGUAGE_CODE],
         "drawings": drawings,
@@ -99,7 +100,7 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
         values = {"drawing": "", "drawings": None, "engine_messages": None, "tco_inputs": None,
-                  "tco": None,
+                  "tco": None, "racks": None,
                   "priced_bom": bom_priced(bom=design.bom, currency=currency).as_json(),
                   "snapshot_version": SNAPSHOT_VERSION, "snapshot_at": timezone.now()}
     for name, value in values.items():
@@ -134,32 +135,39 @@ def _gettext_in(language: str):
     return translate
 
 
-def design_racks(*, design: SavedDesign, figures: dict | None,
-                 site: dict | None = None) -> dict | None:
-    """The proposal's rack appendix of a saved design (quoting.svg.racks.rack_appendix), laid
-    out on `site` (default: the default site), once, for a revision's snapshot. None when the
-    saved design no longer gives the revision's `figures` (a rendering never shows another
-    design than the one priced), or cannot be laid out."""
+def racks_appendix(*, design: FabricDesign, site: dict | None = None) -> dict | None:
+    """The proposal's rack appendix (quoting.svg.racks.rack_appendix) of a designed fabric laid
+    out on `site` (default: the default site), in every language; None when it cannot be laid
+    out there."""
     try:
-        fabric = design_compute(requirements=requirements_from_json(design.requirements))
-        if figures:
-            summary = fabric.as_dict()
-            if any(summary.get(key) != figures.get(key) for key in DRAWING_MUST_MATCH):
-                return None
-        layout = design_install_layout(design=fabric, site=site_from_json(site or {}))
+        layout = design_install_layout(design=design, site=site_from_json(site or {}))
     except (InvalidInput, TypeError, ValueError):
-        logger.info("saved design %s: no rack appendix", design.pk, exc_info=True)
+        logger.info("no rack appendix for this design and site", exc_info=True)
         return None
     return rack_appendix(layout, {language: _gettext_in(language)
                                   for language, _name in settings.LANGUAGES})
 
 
+def _racks_matching(saved: SavedDesign, figures: dict | None) -> dict | None:
+    """The saved design's racks when it still gives the revision's figures: a rendering never
+    shows another design than the one priced."""
+    if not figures or any(saved.result.get(key) != figures.get(key)
+                          for key in DRAWING_MUST_MATCH):
+        return None
+    return saved.racks
+
+
 def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None) -> None:
-    """Lay the draft revision's design out again on `site` (a frozen revision keeps its own)."""
+    """Lay the draft revision's design out again on `site` for its appendix (the engine runs
+    once, here); a frozen revision keeps its own. Raises InvalidInput on a site field."""
     if revision.is_frozen or revision.design_id is None:
         return
-    revision.design_racks = design_racks(design=revision.design,
-                                         figures=revision.design_snapshot, site=site)
+    site_from_json(site or {})  # unknown keys refused before any work
+    design = design_snapshot_current(design=revision.design)
+    if _racks_matching(design, revision.design_snapshot) is None:
+        return  # the saved design no longer gives this revision's fabric
+    fabric = design_compute(requirements=requirements_from_json(design.requirements))
+    revision.design_racks = racks_appendix(design=fabric, site=site)
     revision.save(update_fields=["design_racks"])
 
 
@@ -280,7 +288,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
     revision.design_drawings = design.drawings
-    revision.design_racks = design_racks(design=design, figures=design.result)
+    revision.design_racks = design.racks
     if tco is None:
         revision.workload = workload_check(workload or design.workload)
         price = (priced.total, priced.yearly_total, priced.total)
@@ -345,8 +353,9 @@ def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
         revision.design_drawing, revision.tco_charts = drawing, charts
         revision.design_drawings = drawings
         fields += ["design_drawing", "design_drawings", "tco_charts"]
-    revision.design_racks = (design_racks(design=saved, figures=figures)
-                             if saved is not None and figures else None)
+    if saved is not None and figures:
+        saved = design_snapshot_current(design=saved)
+        revision.design_racks = _racks_matching(saved, figures)
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=fields)
     return revision
