@@ -177,3 +177,5 @@ def test_a_small_design_draws_every_rack(seeded):
     appendix = rack_appendix(layout, {"en": lambda text: text})
     assert appendix["shown_count"] == appendix["rack_count"] == len(layout.racks)
     assert [f["racks"] for f in appendix["figures"]] == ["A01–A06", "A07", "B01"]
+    # A figure is captioned by the PDF: the drawing's own title (its rack count) is left out.
+    assert not any("racks, budget" in svg for svg in appendix["elevations"]["en"])
