@@ -8,9 +8,12 @@ ever slip through, the fetcher still refuses to read a local file or call a netw
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import io
 import logging
+import re
+import threading
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -19,6 +22,9 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 from pypdf import PdfReader, PdfWriter
+from weasyprint.css.counters import CounterStyle
+from weasyprint.html import UA as WEASYPRINT_UA
+from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
 from quoting.models import QuoteRevision
@@ -69,11 +75,44 @@ def proposal_html(*, revision: QuoteRevision, language: str) -> str:
         )
 
 
+# WeasyPrint's default style sheet gives every element of the document a `::marker` and four
+# footnote/note pseudo-elements (universal selectors), and computes a style for each: with a
+# 200-line bill of materials that is ~10,000 styles nobody draws, a tenth of the render. The
+# same sheet with markers on list items only (the only elements that show one) and without the
+# footnote rules (a proposal has no footnotes) prints the same document.
+_UNIVERSAL_PSEUDO = re.compile(r"^::(?:footnote|note)-[a-z-]+ \{[^}]*\}$", re.MULTILINE)
+
+
+@functools.cache
+def proposal_user_agent_sheet() -> weasyprint.CSS:
+    text = _UNIVERSAL_PSEUDO.sub("", WEASYPRINT_UA.replace("\n::marker {", "\nli::marker {"))
+    # Its @counter-style rules are WeasyPrint's own, already known to the renderer: parsed into
+    # a throw-away registry, not added twice to the shared one.
+    return weasyprint.CSS(string=text, counter_style=CounterStyle())
+
+
+class ProposalHTML(weasyprint.HTML):
+    def _ua_stylesheets(self, forms=False):
+        return [proposal_user_agent_sheet()]
+
+
+_fonts = threading.local()
+
+
+def _font_config() -> FontConfiguration:
+    """One font configuration per worker thread, kept across documents: building it (and the
+    Pango font map behind it) costs ~20 ms a document. Per thread because Pango's font map is
+    not meant to be shared between threads (the embedded mode renders in threads)."""
+    if getattr(_fonts, "config", None) is None:
+        _fonts.config = FontConfiguration()
+    return _fonts.config
+
+
 def html_to_pdf(html: str) -> bytes:
-    document = weasyprint.HTML(
+    document = ProposalHTML(
         string=html, base_url=ASSET_DIR.as_uri() + "/", url_fetcher=ProposalURLFetcher()
     )
-    return document.write_pdf(presentational_hints=False)
+    return document.write_pdf(presentational_hints=False, font_config=_font_config())
 
 
 def proposal_pdf(*, revision: QuoteRevision, language: str) -> bytes:

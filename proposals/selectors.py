@@ -153,6 +153,10 @@ class ProposalContent:
     rounding_rule: str = ROUNDING_RULE
     # The comparison as printed: network capex apart from servers, each option's pricing named.
     tco_view: dict | None = None
+    # The appendix (PDF only): the design's racks and power table, and its elevations in the
+    # reader's language, (data: URI, racks' names, how many racks); see quoting.svg.racks.
+    racks: dict | None = None
+    rack_figures: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def quote(self):
@@ -216,7 +220,19 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         ],
         seller=seller_for(owner=revision.quote.owner, language=language),
         tco_view=tco_presented(revision.tco_snapshot),
+        racks=revision.design_racks or None,
+        rack_figures=_rack_figures(revision.design_racks, language),
     )
+
+
+def _rack_figures(racks: dict | None, language: str) -> list[tuple[str, str, int]]:
+    """The elevations kept in the reader's language (else the first kept), with their racks."""
+    kept = (racks or {}).get("elevations")
+    if not kept:
+        return []
+    svgs = kept.get(language) or next(iter(kept.values()))
+    return [(svg_data_uri(svg), figure["racks"], figure["count"])
+            for svg, figure in zip(svgs, racks["figures"], strict=True)]
 
 
 # --- documents -----------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ def projects_visible_to(*, user: User) -> QuerySet[Project]:
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
 # design or the proposal is shown; lists and API answers defer them.
 REVISION_SNAPSHOTS = ("design_snapshot", "tco_snapshot", "design_drawing", "design_drawings",
-                      "tco_charts")
+                      "tco_charts", "design_racks")
 CURRENT_REVISION_SNAPSHOTS = tuple(f"current_revision__{name}" for name in REVISION_SNAPSHOTS)
 
 

@@ -38,6 +38,8 @@ class SavedDesign(models.Model):
     # PricedBom.as_json() in the customer's currency, and the TCO comparison priced with it.
     priced_bom = models.JSONField(_("priced bill of materials"), null=True, blank=True)
     tco = models.JSONField(_("TCO comparison"), null=True, blank=True)
+    # Its racks on the default site for the proposal's appendix (quoting.svg.racks).
+    racks = models.JSONField(_("racks and power"), null=True, blank=True)
     # The job the TCO comparison assumes.
     workload = models.CharField(_("workload"), max_length=WORKLOAD_MAX_LENGTH,
                                 default=DEFAULT_WORKLOAD)

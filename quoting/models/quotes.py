@@ -252,6 +252,9 @@ class QuoteRevision(models.Model):
     design_drawing = models.TextField(_("design drawing"), blank=True)
     design_drawings = models.JSONField(_("design drawing in each language"), null=True, blank=True)
     tco_charts = models.JSONField(_("TCO charts"), null=True, blank=True)
+    # The proposal's appendix: the design's racks on the default site, their power table and
+    # elevations in each language (quoting.svg.racks.rack_appendix); null without a design.
+    design_racks = models.JSONField(_("racks and power of the design"), null=True, blank=True)
     snapshot_version = models.PositiveSmallIntegerField(_("snapshot version"), null=True,
                                                         blank=True)
     # What the design's bill of materials was worth at list prices when the quote was made from

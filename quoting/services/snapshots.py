@@ -18,13 +18,14 @@ from django.utils import timezone, translation
 
 from catalog.models import paid_yearly
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric import FabricRequirements
+from quoting.engine.fabric import FabricDesign, FabricRequirements
 from quoting.engine.money import round_money
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision, SavedDesign, TcoScenario
 from quoting.selectors import PricedBom, bom_priced, line_amount, revision_totals
 from quoting.services.designs import (
     design_compute,
+    design_install_layout,
     design_messages_json,
     design_site_inputs,
     design_tco_inputs,
@@ -38,6 +39,7 @@ from quoting.services.tco import (
     workload_check,
 )
 from quoting.svg.fabric import fabric_svg
+from quoting.svg.racks import rack_appendix
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +47,11 @@ logger = logging.getLogger(__name__)
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
 # 2: the TCO names its workload and pricing; 3: drawings in each language; 4: the BOM's cables
-# measured on the design's site (the result keeps the site as "site").
+# measured on the design's site (the result keeps the site as "site"), and a revision's racks.
 SNAPSHOT_VERSION = 4
 
 SNAPSHOT_FIELDS = ("result", "drawing", "drawings", "engine_messages", "tco_inputs", "priced_bom",
-                   "tco", "snapshot_version", "snapshot_at")
+                   "tco", "racks", "snapshot_version", "snapshot_at")
 
 # The figures a revision's design snapshot and the saved design's must share before the saved
 # design's drawing is printed beside the revision's figures.
@@ -70,6 +72,7 @@ def design_snapshot_values(*, requirements: FabricRequirements, currency: str,
         with translation.override(language):
             drawings[language] = fabric_svg(design, translation.gettext)
     return {
+        "racks": racks_appendix(design=design, site=site),  # on the site it was measured on
         "result": summary,
         "drawing": drawings[settings.LANGUAGE_CODE],
         "drawings": drawings,
@@ -100,7 +103,7 @@ def design_snapshot_refresh(*, design: SavedDesign) -> SavedDesign:
     except (InvalidInput, TypeError, ValueError):
         logger.info("saved design %s could not be designed again", design.pk, exc_info=True)
         values = {"drawing": "", "drawings": None, "engine_messages": None, "tco_inputs": None,
-                  "tco": None,
+                  "tco": None, "racks": None,
                   "priced_bom": bom_priced(bom=design.bom, currency=currency).as_json(),
                   "snapshot_version": SNAPSHOT_VERSION, "snapshot_at": timezone.now()}
     for name, value in values.items():
@@ -126,6 +129,49 @@ def design_priced(*, design: SavedDesign, currency: str) -> PricedBom:
 
 
 # --- a quote revision's frozen copies ----------------------------------------------------------
+
+
+def _gettext_in(language: str):
+    def translate(text: str) -> str:
+        with translation.override(language):
+            return translation.gettext(text)
+    return translate
+
+
+def racks_appendix(*, design: FabricDesign, site: dict | None = None) -> dict | None:
+    """The proposal's rack appendix (quoting.svg.racks.rack_appendix) of a designed fabric laid
+    out on `site` (the site its cables were measured on; default: the default site), in every
+    language; None when it cannot be laid out there."""
+    try:
+        layout = design_install_layout(design=design, site=site_from_json(site or {}))
+    except (InvalidInput, TypeError, ValueError):
+        logger.info("no rack appendix for this design and site", exc_info=True)
+        return None
+    return rack_appendix(layout, {language: _gettext_in(language)
+                                  for language, _name in settings.LANGUAGES})
+
+
+def _racks_matching(saved: SavedDesign, figures: dict | None) -> dict | None:
+    """The saved design's racks when it still gives the revision's figures: a rendering never
+    shows another design than the one priced."""
+    if not figures or any(saved.result.get(key) != figures.get(key)
+                          for key in DRAWING_MUST_MATCH):
+        return None
+    return saved.racks
+
+
+def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None) -> None:
+    """Lay the draft revision's design out again on `site` for its appendix (the engine runs
+    once, here); a frozen revision keeps its own. Raises InvalidInput on a site field."""
+    if revision.is_frozen or revision.design_id is None:
+        return
+    site_from_json(site or {})  # unknown keys refused before any work
+    design = design_snapshot_current(design=revision.design)
+    if _racks_matching(design, revision.design_snapshot) is None:
+        return  # the saved design no longer gives this revision's fabric
+    fabric = design_compute(requirements=requirements_from_json(design.requirements))
+    revision.design_racks = racks_appendix(design=fabric, site=site)
+    revision.save(update_fields=["design_racks"])
 
 
 def design_workload_set(*, design: SavedDesign, workload: str) -> SavedDesign:
@@ -245,6 +291,7 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
     revision.design_snapshot = design.result
     revision.design_drawing = design.drawing or ""
     revision.design_drawings = design.drawings
+    revision.design_racks = design.racks
     if tco is None:
         revision.workload = workload_check(workload or design.workload)
         price = (priced.total, priced.yearly_total, priced.total)
@@ -262,8 +309,8 @@ def revision_snapshot_from_design(*, revision: QuoteRevision, design: SavedDesig
         revision.tco, revision.tco_snapshot = tco, tco.result
     revision.snapshot_version = SNAPSHOT_VERSION
     revision.save(update_fields=["design", "design_snapshot", "design_drawing", "design_drawings",
-                                 "tco", "tco_snapshot", "tco_charts", "snapshot_version",
-                                 "workload"])
+                                 "design_racks", "tco", "tco_snapshot", "tco_charts",
+                                 "snapshot_version", "workload"])
 
 
 # Keys tco_result_described() adds to an engine option: not part of the engine's figures.
@@ -285,26 +332,33 @@ def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:
 
 
 def revision_snapshot_current(*, revision: QuoteRevision) -> QuoteRevision:
-    """A revision made before snapshots gets its drawing and charts once, on first read.
+    """A revision made before snapshots gets its drawing and charts once, on first read; one
+    made before the rack appendix (version 3) its racks.
 
-    Only what matches the figures it was priced from: the saved design's drawing when that
-    design still gives the same figures, the charts when its TCO request still gives the same
-    options. These are renderings of the frozen figures, so filling them in changes no offer.
+    Only what matches the figures it was priced from: the saved design's drawing and racks when
+    that design still gives the same figures, the charts when its TCO request still gives the
+    same options. These are renderings of the frozen figures, so filling them in changes no
+    offer.
     """
-    if revision.snapshot_version is not None:
+    if revision.snapshot_version is not None and revision.snapshot_version >= SNAPSHOT_VERSION:
         return revision
-    drawing, drawings, charts = "", None, []
+    fields = ["design_racks", "snapshot_version"]
     saved, figures = revision.design, revision.design_snapshot
+    if revision.snapshot_version is None:
+        drawing, drawings, charts = "", None, []
+        if saved is not None and figures:
+            saved = design_snapshot_current(design=saved)
+            if saved.drawing and all(
+                    saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
+                drawing, drawings = saved.drawing, saved.drawings
+        if revision.tco is not None and revision.tco_snapshot:
+            charts = _scenario_charts(revision.tco, revision.tco_snapshot)
+        revision.design_drawing, revision.tco_charts = drawing, charts
+        revision.design_drawings = drawings
+        fields += ["design_drawing", "design_drawings", "tco_charts"]
     if saved is not None and figures:
         saved = design_snapshot_current(design=saved)
-        if saved.drawing and all(
-                saved.result.get(key) == figures.get(key) for key in DRAWING_MUST_MATCH):
-            drawing, drawings = saved.drawing, saved.drawings
-    if revision.tco is not None and revision.tco_snapshot:
-        charts = _scenario_charts(revision.tco, revision.tco_snapshot)
-    revision.design_drawing, revision.tco_charts = drawing, charts
-    revision.design_drawings = drawings
+        revision.design_racks = _racks_matching(saved, figures)
     revision.snapshot_version = SNAPSHOT_VERSION
-    revision.save(update_fields=["design_drawing", "design_drawings", "tco_charts",
-                                 "snapshot_version"])
+    revision.save(update_fields=fields)
     return revision

@@ -204,7 +204,7 @@ def _designs_priced(designs, currency: str) -> None:
 
 
 def _project_page(request, project, *, error: str = "", status: int = 200):
-    designs = list(project.designs.all())
+    designs = list(project.designs.defer("racks"))  # the proposal's, not this page's
     currency = project.customer.default_currency
     _designs_priced(designs, currency)
     # The design page starts from the project's requirements and offers saving to it.

@@ -322,7 +322,9 @@ def test_the_proposal_prints_the_frozen_drawing_and_charts_without_running_an_en
                                      user=world.sales)
     fabric.reset_mock(), tco.reset_mock()
     html = proposal_html(revision=quote.current_revision, language="zh-hans")
-    assert html.count("data:image/svg+xml;base64,") == 4, "the drawing and three charts"
+    figures = len(quote.current_revision.design_racks["figures"])
+    assert html.count("data:image/svg+xml;base64,") == 4 + figures, \
+        "the drawing, three charts and the racks appendix's elevations"
     assert (fabric.call_count, tco.call_count) == (0, 0)
 
 
