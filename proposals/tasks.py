@@ -18,39 +18,29 @@ from .services import (
 SOFT_TIME_LIMIT, TIME_LIMIT = 90, 120
 
 
-@shared_task(
-    name="proposals.render",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=SOFT_TIME_LIMIT,
-    time_limit=TIME_LIMIT,
-    # RenderRetry: the row is back to pending with attempts left; the others are a database
-    # blip before the claim. The attempt counter on the row, not max_retries, stops a poison job.
-    autoretry_for=(RenderRetry, OperationalError, InterfaceError),
-    max_retries=5,
-    retry_backoff=5,
-    retry_backoff_max=300,
-    retry_jitter=True,
-)
+# Rendering a proposal and making a signed copy run alike. RenderRetry: the row is back to
+# pending with attempts left; the others are a database blip before the claim. The attempt
+# counter on the row, not max_retries, stops a poison job.
+RENDER_OPTIONS = {
+    "bind": True,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": SOFT_TIME_LIMIT,
+    "time_limit": TIME_LIMIT,
+    "autoretry_for": (RenderRetry, OperationalError, InterfaceError),
+    "max_retries": 5,
+    "retry_backoff": 5,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+}
+
+
+@shared_task(name="proposals.render", **RENDER_OPTIONS)
 def proposal_render_task(self, document_id: int) -> str | None:
     return proposal_render(document_id=document_id)
 
 
-@shared_task(
-    name="proposals.signed_copy",
-    bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=SOFT_TIME_LIMIT,
-    time_limit=TIME_LIMIT,
-    # As the render: the row's attempt counter stops a poison job.
-    autoretry_for=(RenderRetry, OperationalError, InterfaceError),
-    max_retries=5,
-    retry_backoff=5,
-    retry_backoff_max=300,
-    retry_jitter=True,
-)
+@shared_task(name="proposals.signed_copy", **RENDER_OPTIONS)
 def signed_copy_task(self, acceptance_id: int) -> str | None:
     return signed_copy_make(acceptance_id=acceptance_id)
 

@@ -10,7 +10,6 @@ import io
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from pypdf import PdfReader
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
@@ -28,13 +27,6 @@ from tests.quoting.factories import quote_reload, world_make
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DESK, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()  # the share page's body is kept by revision id
-    yield
-    cache.clear()
 
 
 @pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1440x900", "390x844"])

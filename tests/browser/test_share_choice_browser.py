@@ -6,7 +6,6 @@ engineer's quote page shows what they chose beside the quote as sent."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 from proposals.models import Acceptance
 from proposals.services import share_link_create
@@ -16,13 +15,6 @@ from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    # The share page's body is kept by revision id: another test's revision 1 is not this one.
-    cache.clear()
-    yield
-    cache.clear()
 
 
 DESK, PHONE = {"width": 1440, "height": 900}, {"width": 390, "height": 844}

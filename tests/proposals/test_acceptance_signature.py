@@ -10,7 +10,6 @@ import json
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from django.core.management import call_command
 from PIL import Image, ImageDraw
 
@@ -48,13 +47,6 @@ def drawn_png(width=600, height=200, *, ink=True, background=(255, 255, 255, 0))
 
 def data_url(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode()
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import re
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -43,13 +42,6 @@ from tests.proposals.reading import (
 )
 
 A = "198.51.100.7"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -25,14 +25,6 @@ from tests.quoting.factories import ProjectFactory, quote_reload
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    # The share page's body is kept by revision id: another test's revision 1 is not this one.
-    cache.clear()
-    yield
-    cache.clear()
-
-
 @pytest.fixture
 def quote(world):
     return quote_with_choices(world)
