@@ -20,6 +20,9 @@ def test_the_workload_chosen_beside_the_comparison_is_kept_and_saved_with_the_de
     page.goto(f"{live_server.url}/designs/new/?project={world.project.pk}")
     workload = page.locator("#tco-workload")
     workload.wait_for()
+    # The comparison arrives by its own request; htmx wires its form once that has settled (a
+    # change made in between is the page's own, not sent).
+    page.wait_for_load_state("networkidle")
     assert workload.input_value() == "llm_pretrain_70b"
 
     workload.select_option("moe_47b")
