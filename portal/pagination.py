@@ -1,4 +1,8 @@
+from django.core.paginator import Paginator
+from django.utils.functional import cached_property
 from rest_framework.pagination import PageNumberPagination
+
+from portal.header_counts import quotes_counted
 
 
 class PortalPagination(PageNumberPagination):
@@ -8,14 +12,11 @@ class PortalPagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = 200
 
-    def asked_rows(self, request) -> slice | None:
-        """The rows of the page the request asks for (before anyone counts), or None when it
-        names no plain page number (`last`, rubbish: the paginator decides)."""
-        asked = request.query_params.get(self.page_query_param) or "1"
-        if not asked.isdigit() or int(asked) < 1:
-            return None
-        size = self.get_page_size(request)
-        if not size:
-            return None
-        first = (int(asked) - 1) * size
-        return slice(first, first + size)
+
+class QuotesPaginator(Paginator):
+    """Django's Paginator whose total is kept between views until a quote changes
+    (portal.header_counts.quotes_counted): for the quote list page."""
+
+    @cached_property
+    def count(self) -> int:
+        return quotes_counted(self.object_list)

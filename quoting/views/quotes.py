@@ -16,7 +16,6 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache as shared_cache
-from django.core.paginator import Paginator
 from django.db.models import prefetch_related_objects
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -29,6 +28,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
+from portal.pagination import QuotesPaginator
 from quoting.engine.errors import InvalidInput
 from quoting.filters import QuoteFilter
 from quoting.forms.quotes import (
@@ -95,7 +95,7 @@ def quote_list(request):
         request.GET, queryset=quotes_visible_to(user=request.user), request=request
     )
     quotes = filterset.qs.defer(*CURRENT_REVISION_SNAPSHOTS)
-    page = Paginator(quotes, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = QuotesPaginator(quotes, PAGE_SIZE).get_page(request.GET.get("page"))
     page.object_list = list(page.object_list)
     _attach_totals(page.object_list)
     query = request.GET.copy()

@@ -107,14 +107,30 @@ def test_a_manager_sees_every_quote_and_an_inactive_one_none(world):
     assert set(quotes_visible_to(user=world.manager)) == set()
 
 
-def test_the_api_list_reads_a_page_and_the_count_in_one_statement(world):
+def test_the_lists_total_is_counted_once_and_kept_until_a_quote_changes(client, world):
+    """No COUNT of every matching quote on every view (issue 12: 100,000 quotes): the total is
+    kept until a quote is created or written, and each user's scope and filter is its own."""
     _quotes_make(world, 5)
     api = token_client(world.sales, scope="read")
     api.get("/api/v1/quotes/")  # the token's use is recorded once a minute
     with CaptureQueriesContext(connection) as captured:
         first = api.get("/api/v1/quotes/?page_size=2").json()
-    assert len(captured) == 2  # the token with its user, then the page with the count
+    assert len(captured) == 2  # the token with its user, then the page; the total was kept
+    assert not any("COUNT(" in query["sql"].upper() for query in captured)
     assert first["count"] == 5 and len(first["results"]) == 2 and first["next"]
+
+    _quotes_make(world, 1)  # a new quote: counted again, at once
+    assert api.get("/api/v1/quotes/?page_size=2").json()["count"] == 6
+    quote = Quote.objects.filter(status="draft").first()
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    assert api.get("/api/v1/quotes/?status=draft").json()["count"] == 5
+    assert api.get("/api/v1/quotes/?status=sent").json()["count"] == 1
+    assert token_client(world.other_sales, scope="read").get(
+        "/api/v1/quotes/").json()["count"] == 0  # another scope, another entry
+    client.force_login(world.sales)
+    assert "6 quotes" in client.get("/quotes/").content.decode()
+    _quotes_make(world, 1)
+    assert "7 quotes" in client.get("/quotes/").content.decode()
 
 
 def test_every_page_of_the_api_list_is_whole_and_counted(world):
