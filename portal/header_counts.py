@@ -22,6 +22,7 @@ Nothing here imports the apps: the services of quoting and proposals import it.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -127,19 +128,16 @@ class HeaderCounts:
 LIST_COUNT_PREFIX = "list-count:"
 
 
-def quotes_counted(quotes) -> int:
+def quotes_counted(quotes, *, key: str) -> int:
     """COUNT of a quote list's queryset (one user's visible quotes, filtered), kept in the shared
     cache until any quote changes (the work generation: every write to a quote and every new quote
     bumps it) or ENTRY_SECONDS pass (a quote deleted around the services).
 
     A list page shows its total without counting every matching quote on every view: with
-    100,000 quotes that count was most of the page (issue 12). The key is the count's own SQL and
-    parameters, so each user's scope and each filter is its own entry."""
-    import hashlib
-
-    sql, params = quotes.order_by().query.sql_with_params()
-    key = LIST_COUNT_PREFIX + hashlib.sha256(
-        f"{quotes.db}|{sql}|{params!r}".encode()).hexdigest()[:32]
+    100,000 quotes that count was most of the page (issue 12). `key` names what decides the rows
+    (portal.pagination.list_count_key: the user and the filters asked for), so each user's scope
+    and each filter is its own entry, without compiling the count's SQL on every view."""
+    key = LIST_COUNT_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:32]
     found = cache.get_many([WORK_GENERATION, key])
     generation, kept = found.get(WORK_GENERATION), found.get(key)
     if generation is not None and kept is not None and kept[0] == generation:

@@ -27,6 +27,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from portal.header_counts import quotes_counted
+from portal.pagination import list_count_key
 from quoting.api.contract import serializer_fields
 from quoting.api.errors import validation_error
 from quoting.engine.errors import InvalidInput
@@ -128,12 +129,13 @@ class ListedRows:
     alone (no joins) and kept between calls until a quote changes (quotes_counted): with 100,000
     quotes a COUNT on every call was most of it."""
 
-    def __init__(self, quotes):
+    def __init__(self, quotes, *, key: str):
         self.quotes = quotes
         self.ordered = quotes.ordered
+        self.key = key
 
     def count(self) -> int:
-        return quotes_counted(self.quotes)
+        return quotes_counted(self.quotes, key=self.key)
 
     def __len__(self) -> int:
         return self.count()
@@ -493,7 +495,8 @@ class QuoteViewSet(ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin
 
     def list(self, request, *args, **kwargs):
         quotes = self.filter_queryset(self.get_queryset())
-        page = self.paginate_queryset(ListedRows(quotes))
+        page = self.paginate_queryset(
+            ListedRows(quotes, key=list_count_key(request, scope="api")))
         zone = timezone.get_current_timezone()
         return self.get_paginated_response([quote_listed(row, zone) for row in page])
 

@@ -28,7 +28,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
-from portal.pagination import QuotesPaginator
+from portal.pagination import QuotesPaginator, list_count_key
 from quoting.engine.errors import InvalidInput
 from quoting.filters import QuoteFilter
 from quoting.forms.quotes import (
@@ -95,7 +95,8 @@ def quote_list(request):
         request.GET, queryset=quotes_visible_to(user=request.user), request=request
     )
     quotes = filterset.qs.defer(*CURRENT_REVISION_SNAPSHOTS)
-    page = QuotesPaginator(quotes, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = QuotesPaginator(quotes, PAGE_SIZE, key=list_count_key(request, scope="page")).get_page(
+        request.GET.get("page"))
     page.object_list = list(page.object_list)
     _attach_totals(page.object_list)
     query = request.GET.copy()
