@@ -105,6 +105,24 @@ def test_a_window_counter_counts_in_one_round_trip_and_expires_on_redis(redis_ur
     cache.delete("k")
 
 
+def test_the_shared_cache_builds_one_redis_client_per_pool_not_one_per_call(redis_url):
+    """Django's Redis cache made a redis.Redis (copying its response callbacks) for every call."""
+    from unittest import mock
+
+    import redis
+
+    from portal.cache import ForgivingRedisCache
+
+    cache = ForgivingRedisCache(redis_url, {"KEY_PREFIX": "client-test"})
+    cache.set("k", 1)
+    with mock.patch.object(redis.Redis, "__init__", side_effect=AssertionError("built again")):
+        for _ in range(3):
+            cache.set("k", cache.get("k") + 1)
+            cache.get_many(["k", "other"])
+    assert cache.get("k") == 4
+    cache.delete("k")
+
+
 def test_the_throttles_shared_cache_counts_in_one_round_trip_too(redis_url, settings):
     """DRF's throttles hold django.core.cache.cache, a proxy: it must not fall back to the three
     round trips of add() and incr()."""
