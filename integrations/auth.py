@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
 
 from portal.cache import count_in_window
-from portal.models import role_annotations, roles_from_row
+from portal.models import User, role_annotations, roles_from_row
+from portal.statements import Statement, columns
 
 from .models import ApiToken, TokenScope
 from .services import token_hash
@@ -22,6 +24,32 @@ def _bearer(request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" else None
 
 
+@functools.cache
+def _token_statement() -> Statement:
+    user = f'"{User._meta.db_table}"'  # not aliased: the roles' subquery names the table
+    fields, listed = columns({ApiToken: None, User: None}, {ApiToken: "t", User: user})
+    roles = role_annotations()["_roles"]
+    sql = (
+        f"SELECT {listed}, {roles.sql} "  # noqa: S608 - names from the models, values parameters
+        f'FROM "{ApiToken._meta.db_table}" t JOIN {user} ON {user}."id" = t."user_id" '
+        f'WHERE t."token_hash" = %s'
+    )
+    return Statement(sql=sql, fields=fields, model=ApiToken, leading=tuple(roles.params))
+
+
+def token_lookup(hashed: str) -> ApiToken | None:
+    """The token of a hash with its user (`token.user`) and the user's roles (for the permission
+    rules) in one statement, whatever its state (revoked, user disabled); None when unknown."""
+    found = _token_statement().row([hashed])
+    if found is None:
+        return None
+    instances, values = found
+    token = instances[ApiToken]
+    token.user, token._roles = instances[User], next(values)
+    roles_from_row(token.user, token)
+    return token
+
+
 class ApiTokenAuthentication(authentication.BaseAuthentication):
     def authenticate(self, request):
         raw = _bearer(request)
@@ -29,15 +57,10 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             return None
         if not raw or len(raw) > 200:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        # The token, its user and the user's roles (for the permission rules) in one query.
-        token = (
-            ApiToken.objects.select_related("user").annotate(**role_annotations())
-            .filter(token_hash=token_hash(raw)).first()
-        )
+        token = token_lookup(token_hash(raw))
         # Unknown, revoked and disabled-user tokens answer alike: nothing to probe.
         if token is None or token.revoked_at is not None or not token.user.is_active:
             raise exceptions.AuthenticationFailed("Invalid token.")
-        roles_from_row(token.user, token)
         now = timezone.now()
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             # At most one write a minute per token, not one per request.

@@ -15,9 +15,10 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/language/", views.language_set, name="language-set"),
     path("catalog/", include("catalog.urls")),
+    # Before the pages: every API call would first be tried against each of their patterns.
+    path("api/v1/", include("portal.api_urls")),
     path("", include("proposals.urls")),  # before quoting: its quotes/<pk>/<action>/ is a catch-all
     path("", include("quoting.urls")),
-    path("api/v1/", include("portal.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("admin/", admin.site.urls),

@@ -9,7 +9,6 @@ import uuid
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from django.db import connections, router
 from django.db.models import (
     Case,
     Count,
@@ -28,6 +27,7 @@ from django.utils import timezone
 
 from integrations.models import WebhookEndpoint
 from portal.models import CompanyProfile, User
+from portal.statements import Statement, columns
 from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
     ROUNDING_RULE,
@@ -289,9 +289,7 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
 
 # --- the share page's one lookup ------------------------------------------------------------------
 # A customer's view is this lookup and the recorded open, nothing else (issue 12: the share page
-# within a small multiple of a bare Django page): one hand-written statement, its SQL built once
-# from the models' metadata, its values converted by the fields' own database converters and
-# made into model instances whose other fields load on first use (deferred), as the ORM's own.
+# within a small multiple of a bare Django page): one statement built once (portal.statements).
 SHARE_LOOKUP_FIELDS = {
     ShareLink: ("id", "quote_id", "expires_at", "revoked_at", "last_used_at"),
     Quote: ("id", "number", "status", "valid_until", "currency", "current_revision_id",
@@ -302,30 +300,17 @@ SHARE_LOOKUP_FIELDS = {
 }
 
 
-@dataclass(frozen=True)
-class _Lookup:
-    sql: str
-    fields: dict  # model -> its fields, in the order of the statement's columns
-
-
 @functools.cache
-def _share_lookup() -> _Lookup:
-    fields = {
-        model: [f for f in model._meta.concrete_fields if f.attname in wanted]
-        for model, wanted in SHARE_LOOKUP_FIELDS.items()
-    }
+def _share_lookup() -> Statement:
     alias = {ShareLink: "l", Quote: "q", Customer: "c", Project: "p", QuoteRevision: "r"}
-    columns = ", ".join(
-        f'{alias[model]}."{f.column}"' for model, model_fields in fields.items()
-        for f in model_fields
-    )
+    fields, listed = columns(SHARE_LOOKUP_FIELDS, alias)
     table = {model: model._meta.db_table
              for model in (*alias, WebhookEndpoint, User, CompanyProfile)}
     # What seller_printed() reads (the owner's contact, the profile's last edit), in the same
     # statement: the kept document's key changes when the seller block would.
     seller = ", ".join(f'o."{name}"' for name in SELLER_PRINTED)
     sql = (
-        f"SELECT {columns}, "  # noqa: S608 - names from the models, the token a parameter
+        f"SELECT {listed}, "  # noqa: S608 - names from the models, the token a parameter
         f'EXISTS (SELECT 1 FROM "{table[WebhookEndpoint]}" w WHERE w."active"), {seller}, '
         f'(SELECT s."updated_at" FROM "{table[CompanyProfile]}" s '
         f'WHERE s."id" = {int(CompanyProfile.SINGLETON_PK)}) '
@@ -337,15 +322,7 @@ def _share_lookup() -> _Lookup:
         f'JOIN "{table[QuoteRevision]}" r ON r."quote_id" = q."id" AND r."sent_at" IS NOT NULL '
         f'WHERE l."token_hash" = %s ORDER BY r."number" DESC LIMIT 1'
     )
-    return _Lookup(sql=sql, fields=fields)
-
-
-def _converted(field, value, connection):
-    column = field.get_col(field.model._meta.db_table)
-    for convert in (*connection.ops.get_db_converters(column),
-                    *column.get_db_converters(connection)):
-        value = convert(value, column, connection)
-    return value
+    return Statement(sql=sql, fields=fields, model=ShareLink)
 
 
 def share_lookup(*, token_hash: str) -> ShareLink | None:
@@ -353,19 +330,10 @@ def share_lookup(*, token_hash: str) -> ShareLink | None:
     revision (`link.revision_shown`), and whether any webhook endpoint is active
     (`link.webhooks_active`), in one statement; None when there is none. Live or not is the
     caller's question."""
-    lookup = _share_lookup()
-    database = router.db_for_read(ShareLink)
-    connection = connections[database]
-    with connection.cursor() as cursor:
-        cursor.execute(lookup.sql, [token_hash])
-        row = cursor.fetchone()
-    if row is None:
+    found = _share_lookup().row([token_hash])
+    if found is None:
         return None
-    values, instances = iter(row), {}
-    for model, model_fields in lookup.fields.items():
-        instances[model] = model.from_db(
-            database, [f.attname for f in model_fields],
-            [_converted(f, next(values), connection) for f in model_fields])
+    instances, values = found
     link, quote, revision = instances[ShareLink], instances[Quote], instances[QuoteRevision]
     quote.customer, quote.project = instances[Customer], instances[Project]
     link.quote = revision.quote = quote

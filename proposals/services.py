@@ -417,14 +417,16 @@ def link_view_record(*, link: ShareLink, user_agent: str, revision: QuoteRevisio
     if connection.vendor == "postgresql" and connection.get_autocommit():
         fields = [f for f in LinkView._meta.concrete_fields if not f.primary_key]
         with connection.cursor() as cursor:
-            # One round trip, one implicit transaction. An open is a record, not a promise: it
-            # does not wait for the disk (a crash of the database may lose the last second of
-            # opens, never a customer's answer, which commits as usual).
+            # One statement, one round trip, one implicit transaction. An open is a record, not
+            # a promise: it does not wait for the disk (a crash of the database may lose the last
+            # second of opens, never a customer's answer, which commits as usual). The setting is
+            # made local to this statement's transaction by the statement itself: a second
+            # statement in the same string ("SET LOCAL ...; INSERT") cannot be prepared.
             cursor.execute(
-                "SET LOCAL synchronous_commit TO OFF; "  # noqa: S608 - names from the models
-                f'INSERT INTO "{LinkView._meta.db_table}" '
+                f'INSERT INTO "{LinkView._meta.db_table}" '  # noqa: S608 - names from the models
                 f'({", ".join(connection.ops.quote_name(f.column) for f in fields)}) '
-                f'VALUES ({", ".join(["%s"] * len(fields))})',
+                f'VALUES ({", ".join(["%s"] * len(fields))}) '
+                "RETURNING set_config('synchronous_commit', 'off', true)",
                 [f.get_db_prep_save(getattr(view, f.attname), connection) for f in fields],
             )
     else:

@@ -121,3 +121,22 @@ def test_a_token_gets_its_budget_per_window_then_429_until_the_next_window(qw, m
     assert token_client_raw(other).get("/api/v1/quotes/").status_code == 200  # its own budget
     clock[0] += 40
     assert caller.get("/api/v1/quotes/").status_code == 200
+
+
+def test_a_token_acts_with_its_users_roles_read_with_it_in_one_statement(
+        qw, django_assert_num_queries):
+    """The manager (in no team) sees every team's quote, the other team's sales user does not:
+    the roles come with the token and its user, in the one statement that finds the token."""
+    from integrations.auth import token_lookup
+
+    manager, _ = api_token_issue(user=qw.world.manager, scope="read", name="CRM")
+    with django_assert_num_queries(1):
+        token = token_lookup(manager.token_hash)
+        assert token.user == qw.world.manager
+        assert token.user.has_role("sales-manager") and not token.user.has_role("sales")
+        assert (token.scope, token.revoked_at) == ("read", None)
+    assert token_lookup(token_hash("not-a-token")) is None
+
+    url = f"/api/v1/quotes/{qw.quote.pk}/"
+    assert token_client(qw.world.manager, scope="read").get(url).status_code == 200
+    assert token_client(qw.world.other_sales, scope="read").get(url).status_code == 404
