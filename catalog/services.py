@@ -26,6 +26,7 @@ from .selectors import product_list
 SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
 PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
 MAX_IMPORT_ROWS = 10_000
+WRITE_BATCH = 2_000  # prices per INSERT or UPDATE statement
 _READ_CHUNK = 64 * 1024
 
 
@@ -232,8 +233,11 @@ def _prices_write(wanted: list[tuple[PriceList, Product, PriceCellForm]]) -> int
         elif (item.list_price, item.cost) != (list_price, cost):
             item.list_price, item.cost = list_price, cost
             changed.append(item)
-    PriceListItem.objects.bulk_create(new)
-    PriceListItem.objects.bulk_update(changed, ["list_price", "cost"])
+    # In batches: PostgreSQL binds at most 65,535 parameters per statement (the server binds
+    # them: portal.settings, DB_PREPARE_THRESHOLD), and 10,000 rows in three currencies are
+    # 30,000 prices of four parameters each.
+    PriceListItem.objects.bulk_create(new, batch_size=WRITE_BATCH)
+    PriceListItem.objects.bulk_update(changed, ["list_price", "cost"], batch_size=WRITE_BATCH)
     return len(new) + len(changed)
 
 

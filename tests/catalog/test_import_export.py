@@ -158,3 +158,29 @@ def test_admin_import_refuses_a_non_utf8_file(admin_client, seeded):
     upload = SimpleUploadedFile("c.csv", "part_number,name\nX,é\n".encode("utf-16"))
     response = admin_client.post("/admin/catalog/product/import-csv/", {"file": upload})
     assert "not UTF-8" in response.content.decode()
+
+
+
+def test_prices_beyond_one_statements_parameters_are_written_and_rewritten_in_batches(db):
+    """18,000 prices (6,000 products in three currencies) are more parameters than PostgreSQL
+    binds in one statement (65,535); the largest import (10,000 rows) can hold 30,000. Written
+    through the import's own price writer, without 6,000 product forms to validate first."""
+    from catalog.forms import PriceCellForm
+    from catalog.models import Category, PriceList
+    from catalog.services import _prices_write
+
+    products = Product.objects.bulk_create(
+        Product(part_number=f"SVC-{n:05d}", name=f"Service {n}", category=Category.SERVICE)
+        for n in range(6_000))
+    lists = [PriceList.objects.create(name=f"Prices {currency}", currency=currency)
+             for currency in ("USD", "CNY", "EUR")]
+
+    def cells(price: int) -> list:
+        cell = PriceCellForm({"list_price": str(price), "cost": "1"})
+        assert cell.is_valid()
+        return [(price_list, product, cell) for price_list in lists for product in products]
+
+    assert _prices_write(cells(100)) == 18_000
+    assert _prices_write(cells(200)) == 18_000  # every price changed: updated in batches
+    assert PriceListItem.objects.filter(list_price=Decimal(200)).count() == 18_000
+    assert _prices_write(cells(200)) == 0
