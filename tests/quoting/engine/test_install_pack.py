@@ -414,8 +414,8 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     compute = racks["A01"]
     servers = compute["devices"].count("DGX-H100")
     assert servers == 3 and float(compute["weight_kg"]) == pytest.approx(3 * 130.45)
-    spines = racks["B01"]  # four QM9700/QM9790 spines, 14.5 kg each
-    assert float(spines["weight_kg"]) == pytest.approx(14.5 * spines["devices"].count("spine-"))
+    spines = racks["B01"]  # four QM9700/QM9790 spines, 14.8 kg each
+    assert float(spines["weight_kg"]) == pytest.approx(14.8 * spines["devices"].count("spine-"))
     # HGX servers are vendor-specific: no weight in the catalog, so no sum.
     hgx = design_fabric(FabricRequirements(gpu_count=64), catalog)
     hgx_racks = list(csv.DictReader(io.StringIO("".join(
