@@ -484,6 +484,16 @@ def _is_uuid(text: str) -> bool:
 # --- acceptances ---------------------------------------------------------------------------------
 
 
+def acceptance_of(*, revision: QuoteRevision) -> Acceptance | None:
+    """The acceptance of this revision, if it was accepted through a link; without its
+    signature image and signed copy (large, read only where they are served)."""
+    acceptance = (Acceptance.objects.filter(revision=revision)
+                  .defer("signature_png", "signed_pdf").first())
+    if acceptance is not None:
+        acceptance.revision = revision
+    return acceptance
+
+
 def acceptance_for(*, quote) -> Acceptance | None:
     """The acceptance of the quote's accepted revision (one per revision; the latest one)."""
     return (

@@ -26,6 +26,7 @@ from .guard import shared_route
 from .models import Acceptance, DocumentStatus, ProposalDocument, ShareLink
 from .selectors import (
     acceptance_for,
+    acceptance_of,
     chosen_configuration,
     document_for,
     document_ready_for,
@@ -291,6 +292,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
             "error": error,
             "answered": answered,
             **_choice_shown(revision, language, body, choice, accept_form),
+            **_accepted_shown(revision, state),
             "show_fapiao": _asks_fapiao(link.quote, language),
         },
     )
@@ -300,6 +302,17 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
         shared_page_remember(revision=revision, language=language, state=state,
                              pdf_ready=pdf_ready, page=page)
     return HttpResponse(page.for_link(_base(request), open_key), status=status)
+
+
+def _accepted_shown(revision, state: str) -> dict:
+    """An accepted offer restates what was accepted, by whom and when: the customer reads the
+    configuration they signed, not the offer as sent. Read once: the accepted page is kept."""
+    if state != QuoteStatus.ACCEPTED:
+        return {}
+    acceptance = acceptance_of(revision=revision)
+    if acceptance is None:  # accepted before links recorded acceptances, or by sales
+        return {}
+    return {"acceptance": acceptance, "configuration": chosen_configuration(acceptance)}
 
 
 # --- the customer's choice of alternative and optional items (#15 item 2) ------------------------

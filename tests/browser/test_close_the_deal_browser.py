@@ -20,6 +20,7 @@ from proposals.pdf import signed_copy_verify
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
 from quoting.selectors import offer_choice
+from tests.browser.conftest import assert_no_serious_axe_violations
 from tests.browser.test_signature_browser import CREDIT_CODE, _sign_with_the_mouse
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import quote_reload, world_make
@@ -73,6 +74,11 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
         page.check("#id_agreed")
         page.click("#accept-form button[type=submit]:not(.recalculate)")
         page.wait_for_selector("text=we have received your answer")
+        # The page now restates what was accepted: the choice and its total, not the offer as sent
+        assert page.text_content("#accepted [data-accepted=alternative]") == "Better"
+        assert "Spare optics kit" in page.text_content("#accepted [data-accepted=optional]")
+        assert page.text_content(".offer-total") == f"{chosen.total:,.2f} CNY"
+        assert_no_serious_axe_violations(page)
         with page.expect_download() as download:
             page.click("a.signed-copy")
         signed = download.value.path().read_bytes()

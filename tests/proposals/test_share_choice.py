@@ -294,3 +294,42 @@ def test_the_price_of_a_bad_token_is_the_same_404_and_counts_as_a_miss(
     cache.clear()
     codes = [client.get(f"/p/guess-{n}/price").status_code for n in range(5)]
     assert codes == [404, 404, 404, 429, 429]
+
+
+# --- the accepted offer restates what was accepted ------------------------------------------------
+
+
+def _accepted_block(html: str) -> str:
+    start = html.index('id="accepted"')
+    return html[start:html.index("</dl>", start)]
+
+
+def test_the_accepted_page_restates_the_choice_the_signer_and_the_accepted_total(
+        client, quote, token):
+    optics = optional_line(quote, "Spare optics kit")
+    client.post(f"/p/{token}/accept?lang=en", {
+        "revision": 1, "name": "Li Wei", "title": "CTO", "company": "Pengcheng Lab",
+        "agreed": "on", "alternative": "Better", "optional": [str(optics.key)],
+        "po_number": "PO-2026/0042"})
+    expected = offer_choice(revision=quote.current_revision, alternative="Better",
+                            optional_keys=[str(optics.key)]).totals
+    assert expected.total != quote.current_revision.total
+
+    html = client.get(f"/p/{token}?lang=en").content.decode()
+    block = _accepted_block(html)
+    assert "Li Wei, CTO · Pengcheng Lab" in block
+    assert 'data-accepted="alternative">Better<' in block
+    assert "Spare optics kit" in block and "PO-2026/0042" in block
+    total = html[html.index('class="offer-total"'):]
+    assert total.split("</dd>")[0].endswith(f"{expected.total:,.2f} CNY")  # accepted, not as sent
+    assert 'data-status="accepted"' in html
+
+    chinese = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    assert "接受人" in _accepted_block(chinese) and "Better" in _accepted_block(chinese)
+
+
+def test_an_offer_accepted_as_quoted_says_so(client, quote, token):
+    client.post(f"/p/{token}/accept?lang=en", {"revision": 1, "name": "Li Wei", "agreed": "on"})
+    block = _accepted_block(client.get(f"/p/{token}?lang=en").content.decode())
+    assert 'data-accepted="alternative">As quoted<' in block
+    assert 'data-accepted="optional">none<' in block
