@@ -17,6 +17,7 @@ SCRIPT = gettext_noop("script")
 CRAWLER = gettext_noop("crawler")
 LINK_PREVIEW = gettext_noop("link preview")
 NO_AGENT = gettext_noop("no browser named")
+HEADLESS = gettext_noop("automated browser")
 
 # (marker in the User-Agent, who it is), from each vendor's published agent string. Only markers
 # no browser carries: Sogou's own browser is a browser (its spider is caught by "spider"),
@@ -64,6 +65,10 @@ SCANNER_AGENTS: tuple[tuple[str, str], ...] = (
     ("360Spider", "360 Search"),
     ("Bytespider", "ByteDance"),
     ("YisouSpider", "Shenma"),
+    # Browsers driven by a program, as link sandboxes run them (a person's Chrome never says
+    # "Headless"); they run the page's script, so the reading-time rule alone would not catch them
+    ("HeadlessChrome", HEADLESS),
+    ("PhantomJS", HEADLESS),
     # Scripts and libraries: not a person with a browser
     ("curl/", COMMAND_LINE),
     ("Wget/", COMMAND_LINE),

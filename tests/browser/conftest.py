@@ -52,7 +52,15 @@ class BeaconsOff:
     def __getattr__(self, name):
         return getattr(self._browser, name)
 
+    @property
+    def person_agent(self) -> str:
+        return ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+                f"Chrome/{self._browser.version} Safari/537.36")
+
     def new_context(self, *, real_beacons: bool = False, **options):
+        # A person's Chrome of the same version: headless Chromium names itself HeadlessChrome,
+        # which share links count as an automated browser (proposals.scanners), not a reader.
+        options.setdefault("user_agent", self.person_agent)
         context = self._browser.new_context(**options)
         if not real_beacons:
             context.add_init_script(NO_BEACONS)

@@ -91,6 +91,9 @@ SCANNERS_SEEN = {
     "curl": "curl/8.5.0",
     "requests": "python-requests/2.32.3",
     "a crawler's link": "SomeNewFetcher/0.1 (+https://fetcher.example/about)",
+    "headless Chrome (a link sandbox)": "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 "
+                                        "(KHTML, like Gecko) HeadlessChrome/131.0.0.0 "
+                                        "Safari/537.36",
 }
 
 # Readers, including in-app browsers of the apps whose previews are listed above.
