@@ -121,6 +121,11 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # every request. Planning was most of a page's time in the database (1.2 ms of the share
     # page's 1.3 ms lookup; bench/bench_web.py). DB_PREPARE_THRESHOLD=off binds on the client
     # and prepares nothing, as Django's default, for a transaction-mode PgBouncer.
+    # QuerySet.iterator() fetches in one go instead of through a server-side cursor (DECLARE,
+    # FETCH, FETCH, CLOSE: four round trips). Its only users are the forms' model choice lists
+    # (a few dozen customers or owners in a filter's dropdown), where a cursor was most of the
+    # time of rendering the list page's filters; nothing here streams a large table.
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
     _prepare_after = (os.environ.get("DB_PREPARE_THRESHOLD") or "5").strip().lower()
     if _prepare_after not in ("off", "none"):
         DATABASES["default"]["OPTIONS"].update(

@@ -20,6 +20,10 @@ OPTIONS_PROBE = (
     "import json, django; from django.conf import settings; django.setup(); "
     "print(json.dumps(settings.DATABASES['default'].get('OPTIONS', {})))"
 )
+CURSORS_PROBE = (
+    "import json, django; from django.conf import settings; django.setup(); "
+    "print(json.dumps(settings.DATABASES['default'].get('DISABLE_SERVER_SIDE_CURSORS')))"
+)
 POSTGRES = {"DATABASE_URL": "postgres://u:p@db.example:5432/fq"}
 
 
@@ -71,3 +75,11 @@ def test_share_views_and_api_calls_reuse_their_plans_and_every_open_is_recorded(
     assert any('INSERT INTO "proposals_linkview"' in sql for sql in prepared)
     assert any('FROM "integrations_apitoken" t' in sql for sql in prepared)
     assert LinkView.objects.filter(link=link).count() == 8
+
+
+def test_choice_lists_are_fetched_in_one_round_trip_not_through_a_server_side_cursor():
+    """A filter's dropdown (ModelChoiceIterator uses QuerySet.iterator()) asked PostgreSQL for
+    DECLARE, FETCH, FETCH and CLOSE; fetched at once it is one statement."""
+    result = run_settings({**POSTGRES, "DB_PREPARE_THRESHOLD": ""}, code=CURSORS_PROBE)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) is True
