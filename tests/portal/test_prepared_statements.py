@@ -83,3 +83,23 @@ def test_choice_lists_are_fetched_in_one_round_trip_not_through_a_server_side_cu
     result = run_settings({**POSTGRES, "DB_PREPARE_THRESHOLD": ""}, code=CURSORS_PROBE)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) is True
+
+
+@pytest.mark.django_db
+def test_the_quote_list_opens_no_server_side_cursor(make_user, client):
+    if connection.vendor != "postgresql":
+        service_missing("server-side cursors are PostgreSQL's (set DATABASE_URL)")
+    import psycopg
+
+    world = world_make(make_user)
+    quote_sent(world)
+    client.force_login(world.sales)
+    cursors = []
+
+    def record(execute, sql, params, many, context):
+        cursors.append(isinstance(context["cursor"].cursor, psycopg.ServerCursor))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(record):
+        assert client.get("/quotes/").status_code == 200
+    assert cursors and not any(cursors)  # a named cursor: DECLARE, FETCH, FETCH, CLOSE
