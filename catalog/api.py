@@ -22,7 +22,7 @@ class ProductSpecsSerializer(serializers.ModelSerializer):
             "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
             "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
             "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops",
-            "weight_kg",
+            "weight_kg", "uplink_port_count", "uplink_speed_gbps",
         ]
 
 

@@ -118,6 +118,7 @@ SPEC_FIELDS = (
     "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
     "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
     "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops", "weight_kg",
+    "uplink_port_count", "uplink_speed_gbps",
 )
 
 
@@ -197,6 +198,17 @@ class Product(models.Model):
         validators=[MinValueValidator(0)],
         help_text=_("The datasheet's weight; empty when unknown (a rack's weight then reads n/a)."),
     )
+    # Ports off the panel's port_count, at their own speed: the SN2201's 4 x 100G QSFP28 beside
+    # its 48 x 1G RJ45. The installation pack lists them after the panel's ports.
+    uplink_port_count = models.PositiveSmallIntegerField(
+        _("uplink ports"), null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("Ports apart from the panel's port_count, e.g. a management switch's "
+                    "uplinks."),
+    )
+    uplink_speed_gbps = models.PositiveIntegerField(
+        _("uplink speed (Gb/s)"), null=True, blank=True, validators=[MinValueValidator(1)],
+        help_text=_("The uplink ports' speed; given together with the uplink ports."),
+    )
 
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -240,6 +252,16 @@ class Product(models.Model):
                         _("A server's host network layout needs %(field)s as well.")
                         % {"field": verbose}
                     )
+        # Uplinks are counted and clocked together: a count without a speed (or the reverse)
+        # would put ports of no speed in the installation pack.
+        uplinks = ("uplink_port_count", "uplink_speed_gbps")
+        given = [f for f in uplinks if getattr(self, f) is not None]
+        if len(given) == 1:
+            missing = next(f for f in uplinks if f not in given)
+            errors.setdefault(missing, []).append(
+                _("Uplink ports and uplink speed are given together: %(field)s is missing.")
+                % {"field": self._meta.get_field(missing).verbose_name}
+            )
         if self.ports_per_module is not None and self.ports_per_module > 2:
             errors.setdefault("ports_per_module", []).append(
                 _("A transceiver carries one or two ports.")

@@ -42,6 +42,10 @@ class ProductSpec:
     gpu_count: int | None = None
     gpu_peak_tflops: float | None = None  # dense BF16 per GPU
     weight_kg: float | None = None  # None: unknown, never guessed
+    # Ports apart from the panel's port_count at their own speed: a management switch's
+    # uplinks (the SN2201's 4 x 100G QSFP28 beside its 48 x 1G RJ45). Both or neither.
+    uplink_port_count: int | None = None
+    uplink_speed_gbps: int | None = None
 
     @property
     def ports_per_cage(self) -> int:

@@ -22,6 +22,14 @@ def test_products_are_paginated_with_specs_and_prices(api):
     assert "cost" not in switch["prices"][0], "cost is internal"
 
 
+def test_a_switchs_uplinks_are_in_its_specs(api):
+    sn2201 = api.get("/api/v1/products/920-9N110-00F1-0C0/").json()["specs"]
+    assert (sn2201["port_count"], sn2201["port_speed_gbps"]) == (48, 1)
+    assert (sn2201["uplink_port_count"], sn2201["uplink_speed_gbps"]) == (4, 100)
+    qm9700 = api.get("/api/v1/products/MQM9700-NS2F/").json()["specs"]
+    assert qm9700["uplink_port_count"] is None and qm9700["uplink_speed_gbps"] is None
+
+
 @pytest.mark.parametrize(("query", "expected"), [
     ("category=switch&generation=NDR", {"MQM9700-NS2F", "MQM9700-NS2R", "MQM9790-NS2F",
                                         "MQM9790-NS2R"}),

@@ -95,14 +95,27 @@ def _port_key(port: str) -> tuple:
     return tuple(int(n) for n in re.findall(r"\d+", port))
 
 
-def _panel_ports(spec) -> list[str]:
-    """A switch's front-panel ports as the schedule names them: cage/port ("14/2") on
-    multi-port cages, "p12" on single-port ones."""
-    count = spec.port_count or 0
+def _port_names(spec, first: int, count: int) -> list[str]:
+    """Ports first .. first + count - 1 (from 0) as the schedule names them: cage/port ("14/2")
+    on multi-port cages, "p12" on single-port ones."""
     per_cage = spec.ports_per_cage
+    numbers = range(first, first + count)
     if per_cage == 1:
-        return [f"p{n + 1}" for n in range(count)]
-    return [f"{n // per_cage + 1}/{n % per_cage + 1}" for n in range(count)]
+        return [f"p{n + 1}" for n in numbers]
+    return [f"{n // per_cage + 1}/{n % per_cage + 1}" for n in numbers]
+
+
+def _panel_ports(spec) -> list[str]:
+    """A switch's front-panel ports (the catalog's port_count)."""
+    return _port_names(spec, 0, spec.port_count or 0)
+
+
+def _uplink_ports(spec) -> list[str]:
+    """The ports apart from the panel's count (an SN2201's 4 x 100G after its 48 x 1G RJ45),
+    numbered on from the panel: p49 ... p52, as NVIDIA numbers them swp49 ... swp52."""
+    if not spec.uplink_port_count:
+        return []
+    return _port_names(spec, spec.port_count or 0, spec.uplink_port_count)
 
 
 def _split(layout: InstallLayout, device: str) -> int:
@@ -113,7 +126,8 @@ def _split(layout: InstallLayout, device: str) -> int:
 def port_map_csv(layout: InstallLayout) -> Iterator[str]:
     """Every port of every switch, in placement order and panel order: cabled ones with their
     peer, free ones with empty peer and part; a port split into lanes ("6/2/1", "6/2/2") lists
-    each lane. The management port (mgmt0) follows the panel when it is cabled."""
+    each lane. The uplinks (catalog uplink_port_count) follow the panel at their own speed,
+    then the management port (mgmt0) when it is cabled."""
     by_switch: dict[str, dict[str, tuple]] = defaultdict(dict)
     for c in layout.cables:
         by_switch[c.z_device][c.z_port] = (c.a_device, c.a_port, c)
@@ -145,6 +159,9 @@ def port_map_csv(layout: InstallLayout) -> Iterator[str]:
                     name = f"{port}/{lane}"
                     listed.add(name)
                     yield row(device.name, name, cabled.get(name), lane_speed)
+            for port in _uplink_ports(spec):
+                listed.add(port)
+                yield row(device.name, port, cabled.get(port), spec.uplink_speed_gbps or "")
             # Anything cabled off the panel (the management port): after it, never lost.
             for port in sorted(set(cabled) - listed, key=_port_key):
                 yield row(device.name, port, cabled[port], "")
@@ -326,7 +343,17 @@ def interface_type(layout: InstallLayout, cable: Cable) -> str:
     return f"{cable.speed_gbps}gbase-x-{cage}"
 
 
+# NetBox's interface type for an uplink by its speed (the cage each speed usually comes in:
+# the SN2201's 100G uplinks are QSFP28); a speed not here is NetBox's "other".
+UPLINK_INTERFACE_TYPES = {
+    10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28",
+    400: "400gbase-x-qsfpdd",
+}
+
+
 def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
+    """Every cabled interface, then every switch's uplinks not cabled (where the installer
+    connects the management network upstream), in placement order."""
     def rows():
         seen: set[tuple[str, str]] = set()
         for c in layout.cables:
@@ -335,6 +362,15 @@ def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
                 if (device, port) not in seen:
                     seen.add((device, port))
                     yield device, port, kind, c.speed_gbps * 1_000_000, "true"
+        for device in layout.devices.values():
+            spec = layout.parts.get(device.part)
+            if spec is None or spec.category != "switch" or not spec.uplink_speed_gbps:
+                continue
+            kind = UPLINK_INTERFACE_TYPES.get(spec.uplink_speed_gbps, "other")
+            for port in _uplink_ports(spec):
+                if (device.name, port) not in seen:
+                    seen.add((device.name, port))
+                    yield device.name, port, kind, spec.uplink_speed_gbps * 1_000_000, "true"
 
     return csv_chunks(NETBOX_INTERFACE_COLUMNS, rows())
 
@@ -383,7 +419,9 @@ FILE_NOTES = (
      "port) and the label for each end (row.rack-Uu:port > far end)."),
     ("port-map.csv", "every port of every switch (the catalog's port count), in panel order: "
      "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
-     "split ports lane by lane (6/2/1); a cabled management port (mgmt0) last."),
+     "split ports lane by lane (6/2/1); then the switch's uplinks numbered on from the panel "
+     "at their own speed (a management switch's p49-p52, 100G); a cabled management port "
+     "(mgmt0) last."),
     ("racks.csv", "per rack: position, devices at their U, U used and free, typical and max "
      "power (network and servers apart) against the budget, and the weight of the mounted "
      "equipment in kg from the catalog's datasheet weights (n/a when any device's weight is "
@@ -398,7 +436,8 @@ FILE_NOTES = (
     ("ufm-ndt.csv", "UFM NDT plugin topology: start and end device and port, link type."),
     ("netbox-devices.csv", "NetBox bulk import: devices in their racks (status planned); create "
      "the site, racks, roles and device types first."),
-    ("netbox-interfaces.csv", "NetBox bulk import: every cabled interface."),
+    ("netbox-interfaces.csv", "NetBox bulk import: every cabled interface, then every "
+     "switch's uplinks (a management switch's p49-p52 as 100gbase-x-qsfp28)."),
     ("netbox-cables.csv", "NetBox bulk import: one cable per leg, status planned, label = cable "
      "ID, colour by rail, length in metres."),
     ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
@@ -414,8 +453,10 @@ def _management_note(layout: InstallLayout) -> Iterator[str]:
                f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
                "every switch's and UFM appliance's management port, and the management "
                "switches' own, to the management switches' ports p1, p2 ... in placement "
-               "order (a switch's own port last). Each management switch stands in the rack "
-               "nearest the devices it serves that has a free U and power to spare. They are "
+               "order (a switch's own port last); their uplinks, numbered on from the panel "
+               "(port-map.csv), stay free for the upstream network. Each management switch "
+               "stands in the rack nearest the devices it serves that has a free U and power "
+               "to spare. The cords are "
                "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n")
     if management.inband_cables:
         yield (f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import math
@@ -144,8 +145,9 @@ def test_the_port_map_lists_every_port_of_every_switch_with_the_schedules_peer(p
         if r["port"] != "mgmt0":
             panel[r["device"]].add("/".join(r["port"].split("/")[:2]))
     assert set(panel) == switches
-    for device, ports in panel.items():
-        assert len(ports) == by_sku[kinds[device]].port_count, device
+    for device, ports in panel.items():  # the panel's ports, then the uplinks beside it
+        spec = by_sku[kinds[device]]
+        assert len(ports) == spec.port_count + (spec.uplink_port_count or 0), device
     peers = {}
     for c in pack.rows("cable-schedule.csv"):
         peers[(c["z_device"], c["z_port"])] = (c["a_device"], c["a_port"], c["cable_id"])
@@ -169,6 +171,55 @@ def test_a_qm9700_has_64_ndr_ports_in_the_port_map(catalog):
     assert len([r for r in leaf if r["peer_device"]]) == 16 + 16  # 16 servers, 16 uplinks
     free = [r for r in leaf if not r["peer_device"]]
     assert len(free) == 32 and all(r["speed_gbps"] == "400" for r in free)
+
+
+def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_ports(catalog):
+    pack = _PACKS.get("UFM appliances, storage and management")
+    if pack is None:
+        requirements = FabricRequirements(**DESIGNS["UFM appliances, storage and management"])
+        design = design_fabric(requirements, catalog)
+        layout = plan_layout(design, SiteInputs(), catalog)
+        pack = Pack(design, layout, b"".join(pack_zip_chunks(layout)))
+    devices = pack.rows("netbox-devices.csv")
+    oob = [d["name"] for d in devices if d["role"] == "out-of-band management"]
+    assert oob and {d["device_type"] for d in devices if d["name"] in oob} == {
+        "920-9N110-00F1-0C0"}  # the SN2201
+    uplinks = ["p49", "p50", "p51", "p52"]
+    interfaces = {(i["device"], i["name"]): i for i in pack.rows("netbox-interfaces.csv")}
+    by_switch = defaultdict(list)
+    for r in pack.rows("port-map.csv"):
+        by_switch[r["device"]].append(r)
+    for switch in oob:
+        rows = [r for r in by_switch[switch] if r["port"] != "mgmt0"]
+        # The 48 RJ45 ports in panel order at 1G, then the uplinks at 100G: nothing plugged.
+        assert [r["port"] for r in rows] == [f"p{n}" for n in range(1, 53)]
+        assert {r["speed_gbps"] for r in rows[:48]} == {"1"}
+        for r in rows[48:]:
+            assert r["speed_gbps"] == "100"
+            assert r["peer_device"] == r["peer_port"] == r["part"] == r["cable_id"] == ""
+        for port in uplinks:
+            assert interfaces[(switch, port)]["type"] == "100gbase-x-qsfp28"
+            assert interfaces[(switch, port)]["speed"] == str(100 * 1_000_000)  # kbit/s
+    # Every other interface is a cable's end: no uplinks invented for the fabric's switches.
+    ends = set()
+    for c in pack.rows("cable-schedule.csv"):
+        ends |= {(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])}
+    assert set(interfaces) == ends | {(s, p) for s in oob for p in uplinks}
+
+
+@pytest.mark.parametrize("speed, kind", [
+    (10, "10gbase-x-sfpp"), (25, "25gbase-x-sfp28"), (100, "100gbase-x-qsfp28"),
+    (400, "400gbase-x-qsfpdd"), (40, "other"),
+])
+def test_an_uplinks_netbox_type_follows_its_speed(catalog, speed, kind):
+    parts = [dataclasses.replace(p, uplink_speed_gbps=speed)
+             if p.part_number == "920-9N110-00F1-0C0" else p for p in catalog]
+    design = design_fabric(FabricRequirements(gpu_count=64, outofband_management=True), parts)
+    layout = plan_layout(design, SiteInputs(), parts)
+    rows = list(csv.DictReader(io.StringIO("".join(exports.netbox_interfaces_csv(layout)))))
+    uplinks = [r for r in rows if r["name"] in ("p49", "p50", "p51", "p52")]
+    assert len(uplinks) == 4 * design.management.outofband_switches > 0
+    assert {(r["type"], r["speed"]) for r in uplinks} == {(kind, str(speed * 1_000_000))}
 
 
 def test_cable_counts_per_part_equal_the_bom(pack):
