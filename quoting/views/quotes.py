@@ -50,7 +50,6 @@ from quoting.models import (
 )
 from quoting.permissions import quote_actions
 from quoting.selectors import (
-    CURRENT_REVISION_SNAPSHOTS,
     frozen_revision_key,
     quote_audit_trail,
     quotes_visible_to,
@@ -74,6 +73,19 @@ def _quote_or_404(request, pk: int) -> Quote:
 # --- the list ------------------------------------------------------------------------------------
 
 
+# What a row of the list shows (_quote_table.html) and _attach_totals() reads: whole customers,
+# projects (their requirements), owners and revisions were most of each row's cost.
+LIST_PAGE_COLUMNS = (
+    "number", "status", "currency", "valid_until", "customer_id", "project_id", "owner_id",
+    "current_revision_id", "customer__company", "project__name", "owner__username",
+    "owner__first_name", "owner__last_name", "current_revision__number",
+    "current_revision__frozen_at", "current_revision__subtotal",
+    "current_revision__discount_amount", "current_revision__net",
+    "current_revision__tax_amount", "current_revision__total",
+    "current_revision__discount_percent", "current_revision__tax_percent",
+)
+
+
 def _attach_totals(quotes: list[Quote]) -> None:
     """Each quote's current total: stored on frozen revisions, computed for drafts from their
     lines, fetched for the whole page in one query."""
@@ -94,7 +106,7 @@ def quote_list(request):
     filterset = QuoteFilter(
         request.GET, queryset=quotes_visible_to(user=request.user), request=request
     )
-    quotes = filterset.qs.defer(*CURRENT_REVISION_SNAPSHOTS)
+    quotes = filterset.qs.only(*LIST_PAGE_COLUMNS)
     page = QuotesPaginator(quotes, PAGE_SIZE, key=list_count_key(request, scope="page")).get_page(
         request.GET.get("page"))
     page.object_list = list(page.object_list)

@@ -194,3 +194,11 @@ def test_a_page_that_sets_its_own_policy_keeps_it(client):
     response["Content-Security-Policy"] = "default-src 'none'"
     assert middleware.process_response(request, response)["Content-Security-Policy"] == (
         "default-src 'none'")
+
+
+@pytest.mark.parametrize("key", ["not-a-number", "", None, "99999999"])
+def test_a_session_key_that_names_no_user_signs_nobody_in(make_user, key):
+    from portal.backends import RolesModelBackend
+
+    make_user("someone")
+    assert RolesModelBackend().get_user(key) is None

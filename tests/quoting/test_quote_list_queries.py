@@ -157,3 +157,16 @@ def test_every_page_of_the_api_list_is_whole_and_counted(world):
 def test_an_empty_api_list_counts_nothing(world):
     body = token_client(world.other_sales, scope="read").get("/api/v1/quotes/").json()
     assert (body["count"], body["results"]) == (0, [])
+
+
+def test_a_quotes_status_reads_in_the_pages_language():
+    from django.utils import translation
+
+    from quoting.models import Quote, QuoteStatus
+
+    for status in QuoteStatus:
+        quote = Quote(status=status)
+        for language in ("en", "zh-hans"):
+            with translation.override(language):
+                assert str(quote.get_status_display()) == str(status.label)
+    assert Quote(status="unknown").get_status_display() == "unknown"
