@@ -46,6 +46,7 @@ from quoting.svg.tco import chart_in
 
 from .engagement import SECTIONS
 from .models import (
+    OPEN_KINDS_PENDING,
     Acceptance,
     DocumentStatus,
     LinkView,
@@ -363,7 +364,8 @@ class LinkSummary:
 
     link: ShareLink
     recent_views: list[LinkView]
-    other_opens: int = 0
+    glance_opens: int = 0  # served, not read: no script ran, under two seconds, or no beacon yet
+    scanner_opens: int = 0  # scanners, previews and link checkers (HEAD)
     reading_seconds: int = 0
     section_seconds: list[tuple[str, object, int]] = field(default_factory=list)  # key, label, s
 
@@ -381,8 +383,9 @@ def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary
     links = (
         quote.share_links.select_related("created_by")
         .annotate(
-            other_opens=Count("views", filter=Q(views__kind__in=[
-                kind for kind in OpenKind if kind != OpenKind.REAL])),
+            glance_opens=Count("views", filter=Q(views__kind__in=OPEN_KINDS_PENDING)),
+            scanner_opens=Count("views", filter=Q(
+                views__kind__in=[OpenKind.SCANNER, OpenKind.HEAD])),
             reading_seconds=Coalesce(Sum("views__seconds", filter=real), 0),
             **per_section,
         )
@@ -394,7 +397,8 @@ def share_links_for_panel(*, quote, views_per_link: int = 5) -> list[LinkSummary
         LinkSummary(
             link=link,
             recent_views=link.recent,
-            other_opens=link.other_opens,
+            glance_opens=link.glance_opens,
+            scanner_opens=link.scanner_opens,
             reading_seconds=link.reading_seconds,
             section_seconds=[(name, label, getattr(link, f"seconds_{name}"))
                              for name, label in SECTIONS.items()],
