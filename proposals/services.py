@@ -22,6 +22,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from integrations.webhooks import webhook_emit
 from portal.header_counts import work_counts_changed
@@ -367,6 +368,10 @@ def share_link_resolve(token: str) -> ShareLink | None:
     return link if link is not None and link.is_active else None
 
 
+# Stored in English as the product names are, translated where shown (the proposal panel).
+UNKNOWN_CLIENT = gettext_noop("Other")
+
+
 def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
     """(browser, system, mobile): coarse on purpose, enough to tell a phone from a desk."""
     ua = user_agent[:512]
@@ -389,8 +394,8 @@ def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
         ("CrOS", "ChromeOS"),
         ("Linux", "Linux"),
     )
-    browser = next((name for marker, name in browsers if marker in ua), "Other")
-    system = next((name for marker, name in systems if marker in ua), "Other")
+    browser = next((name for marker, name in browsers if marker in ua), UNKNOWN_CLIENT)
+    system = next((name for marker, name in systems if marker in ua), UNKNOWN_CLIENT)
     mobile = "Mobi" in ua or system in ("Android", "iOS")
     return browser, system, mobile
 

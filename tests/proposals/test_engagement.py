@@ -499,8 +499,9 @@ def test_the_panel_reads_in_chinese(client, world, shared, sent_quote):
     for chinese in ("扫描与预览", "阅读时长", "最近打开", "封面：30 秒", "物料清单：1 分 35 秒",
                     "1 小时 2 分", "扫描或预览", "未运行脚本", "仅请求头（链接检查）"):
         assert chinese in panel, chinese
-    # Recorded device and vendor names are shown as recorded ("Other": an unknown browser).
-    devices = ("Chrome", "Windows", "Other", "Mimecast", "Microsoft Office",
+    # Recorded device and vendor names are shown as recorded; an unknown one reads "其他".
+    assert "其他 / 其他" in panel  # the test client's browser and system
+    devices = ("Chrome", "Windows", "Mimecast", "Microsoft Office",
                world.customer.company, "Dr", "Li",
                sent_quote.number)
     found = english_words(visible_text(panel), user_data=devices)

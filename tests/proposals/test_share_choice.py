@@ -233,8 +233,7 @@ def test_the_choice_and_the_staff_view_of_it_read_in_chinese(client, world, quot
     optics = optional_line(quote, "Spare optics kit")
     user_data = ("Better", "Best", "Spare", "optics", "kit", "On-site", "training", "day",
                  "QM9790", "switch", "Installation", "Li", "Wei", "Pengcheng", "University",
-                 "GPU", "cluster", "wang", "managed", "licence", "spines",
-                 "Other")  # the test client's browser and system, as the panel names them
+                 "GPU", "cluster", "wang", "managed", "licence", "spines")
     share = client.get(f"/p/{token}?lang=zh-hans").content.decode()
     assert "您的选择" in share and "data-figure=\"in_words\"" in share  # 大写金额 for CNY
     recalculated = client.post(f"/p/{token}/accept?lang=zh-hans", {
