@@ -116,16 +116,17 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # A database out of reach answers 503 within seconds (portal.middleware), not a hang.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
         "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 5))
-    # Parameters bound by the server let psycopg prepare a statement once a connection has run
-    # it DB_PREPARE_THRESHOLD times (5): PostgreSQL then plans it once per connection, not on
-    # every request. Planning was most of a page's time in the database (1.2 ms of the share
-    # page's 1.3 ms lookup; bench/bench_web.py). DB_PREPARE_THRESHOLD=off binds on the client
-    # and prepares nothing, as Django's default, for a transaction-mode PgBouncer.
     # QuerySet.iterator() fetches in one go instead of through a server-side cursor (DECLARE,
     # FETCH, FETCH, CLOSE: four round trips). Its only users are the forms' model choice lists
     # (a few dozen customers or owners in a filter's dropdown), where a cursor was most of the
     # time of rendering the list page's filters; nothing here streams a large table.
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # Parameters bound by the server let psycopg prepare a statement once a connection has run
+    # it DB_PREPARE_THRESHOLD times (5): PostgreSQL then plans it once per connection, not on
+    # every request. Planning was most of a page's time in the database (1.2 ms of the share
+    # page's 1.3 ms lookup; bench/bench_web.py). DB_PREPARE_THRESHOLD=off binds on the client
+    # and prepares nothing, as Django's default, for a transaction-mode PgBouncer. A statement
+    # binds at most 65,535 parameters this way: write large batches in parts (batch_size).
     _prepare_after = (os.environ.get("DB_PREPARE_THRESHOLD") or "5").strip().lower()
     if _prepare_after not in ("off", "none"):
         DATABASES["default"]["OPTIONS"].update(
