@@ -75,6 +75,7 @@ from .selectors import (
 )
 from .share import shared_pdf_ready_remember
 from .signature import (
+    TYPED_SIGNATURE_MAX,
     credit_code_checked,
     po_number_checked,
     signature_from_data_url,
@@ -639,7 +640,7 @@ def _signer_details(*, name: str, company: str, signature_kind: str, signature_t
         png, text = signature_from_data_url(signature_data), ""
     elif signature_kind in (SignatureKind.TYPED, "", None):
         text = " ".join((signature_text or "").split()) or name
-        if len(text) > 100:
+        if len(text) > TYPED_SIGNATURE_MAX:
             raise InvalidValue(_("Use at most 100 characters for your typed signature."),
                                field="signature")
         png, signature_kind = signature_typed_png(text), SignatureKind.TYPED

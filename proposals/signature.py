@@ -116,6 +116,9 @@ def _has_cjk(text: str) -> bool:
     return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
 
 
+TYPED_SIGNATURE_MAX = 100  # characters, as the accept form's field
+
+
 def signature_typed_png(text: str) -> bytes:
     """The typed name drawn as a signature image: dark ink on a transparent background."""
     text = " ".join((text or "").split())

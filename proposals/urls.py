@@ -27,4 +27,6 @@ urlpatterns = [
     path("p/<str:token>/signed.pdf", views.shared_signed_pdf, name="shared-signed-pdf"),
     path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
     path("p/<str:token>/beacon", views.shared_beacon, name="shared-beacon"),
+    path("p/<str:token>/signature.png", views.shared_signature_preview,
+         name="shared-signature-preview"),
 ]

@@ -54,6 +54,7 @@ from .share import (
     shared_page_remember,
     shared_pdf_ready_remember,
 )
+from .signature import TYPED_SIGNATURE_MAX, signature_typed_png
 
 # --- staff ---------------------------------------------------------------------------------------
 
@@ -475,6 +476,18 @@ def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
     if not drawing:
         raise Http404
     return HttpResponse(drawing, content_type="image/svg+xml; charset=utf-8")
+
+
+@require_GET
+@shared_route(quiet=True)
+def shared_signature_preview(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """GET /p/<token>/signature.png?text=...: a typed signature drawn exactly as the acceptance
+    will store and the certificate will print it (signature_typed_png), for the accept form's
+    preview; 400 for no text or more than the form allows. Records nothing."""
+    text = " ".join(request.GET.get("text", "").split())
+    if not text or len(text) > TYPED_SIGNATURE_MAX:
+        return HttpResponse(status=400)
+    return HttpResponse(signature_typed_png(text), content_type="image/png")
 
 
 def _base(request: HttpRequest) -> str:

@@ -94,6 +94,27 @@
     if (!drawn.checked) { data.value = ""; }
   });
 
+  // The typed signature as it will be stored and printed: drawn by the server (the same code
+  // as the acceptance's), asked for a moment after the typing stops.
+  var preview = document.getElementById("signature-preview");
+  var signerName = document.getElementById("id_name");
+  var typedText = document.getElementById("id_signature_text");
+  var waiting = null;
+  function previewSoon() {
+    clearTimeout(waiting);
+    waiting = setTimeout(function () {
+      var text = (typedText.value.trim() || signerName.value.trim()).replace(/\s+/g, " ");
+      if (!text || text.length > 100) { preview.hidden = true; return; }
+      preview.src = preview.getAttribute("data-src") + "?text=" + encodeURIComponent(text);
+      preview.hidden = false;
+    }, 300);
+  }
+  if (preview && signerName && typedText) {
+    typedText.addEventListener("input", previewSoon);
+    signerName.addEventListener("input", previewSoon);
+    previewSoon();
+  }
+
   box.querySelector(".signature-kinds").hidden = false;
   // Typed (the name, as Odoo's "auto" and DocuSign's default) unless drawing was chosen.
   if (box.getAttribute("data-chosen") === "drawn") { drawn.checked = true; }

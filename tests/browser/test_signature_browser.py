@@ -164,3 +164,39 @@ def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
     png = Image.open(io.BytesIO(base64.b64decode(value.split(",", 1)[1])))
     assert png.getchannel("A").getbbox() is not None
     assert png.width <= 1600 and png.height <= 800
+
+
+@pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1440x900", "390x844"])
+def test_a_typed_signature_is_previewed_as_it_will_be_stored(live_server, browser, make_user,
+                                                            viewport):
+    """While the name is typed the form shows the signature the server will store; a typed
+    signature replaces the name in it; the preview is what the acceptance keeps."""
+    from proposals.signature import signature_typed_png
+
+    world = world_make(make_user)
+    _, token = share_link_create(quote=quote_sent(world), user=world.sales)
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    violations: list[str] = []
+    page.on("console", lambda m: violations.append(m.text)
+            if "Content Security Policy" in m.text else None)
+    page.goto(f"{live_server.url}/p/{token}?lang=en")
+    page.click("#accept summary")
+    page.fill("#id_name", "Li Wei")
+    loaded = ("t => { const i = document.getElementById('signature-preview');"
+              " return !i.hidden && i.complete && i.naturalWidth > 0 && i.src.endsWith(t); }")
+    page.wait_for_function(loaded, arg="?text=Li%20Wei")
+    assert_no_serious_axe_violations(page)
+    page.fill("#id_signature_text", "L. Wei")
+    page.wait_for_function(loaded, arg="?text=L.%20Wei")
+    shown = page.evaluate("fetch(document.getElementById('signature-preview').src)"
+                          ".then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b)))")
+    page.check("#id_agreed")
+    page.click("#accept-form button[type=submit]:not(.recalculate)")
+    page.wait_for_selector("text=we have received your answer")
+    context.close()
+
+    assert violations == []
+    stored = bytes(Acceptance.objects.get().signature_png)
+    assert stored == bytes(shown) == signature_typed_png("L. Wei")

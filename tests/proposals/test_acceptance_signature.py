@@ -115,6 +115,37 @@ def test_an_empty_typed_signature_is_the_name_typed_and_rendered(
     assert image.format == "PNG" and image.getbbox() is not None  # ink on it
 
 
+def test_the_typed_preview_is_the_signature_the_acceptance_stores(client, shared, sent_quote):
+    """What the form shows while the name is typed is, byte for byte, what is stored and
+    printed on the certificate; asking for it records nothing."""
+    _link, token = shared
+    preview = client.get(f"/p/{token}/signature.png", {"text": "  Li   Wei "})
+    assert preview.status_code == 200 and preview["Content-Type"] == "image/png"
+    assert preview["Cache-Control"] == "no-store" and "X-Robots-Tag" in preview
+    assert preview.content == signature_typed_png("Li Wei")
+    assert not sent_quote.share_links.get().views.exists()  # not an open
+
+    answer = client.post(f"/p/{token}/accept?lang=en", {
+        "revision": 1, "name": "Li Wei", "agreed": "on", "signature_kind": "typed"})
+    assert answer.status_code == 302
+    assert bytes(Acceptance.objects.get().signature_png) == preview.content
+
+
+@pytest.mark.parametrize("text", ["", "   ", "x" * 101])
+def test_a_preview_of_nothing_or_of_too_much_is_refused(client, shared, text):
+    assert client.get(f"/p/{shared[1]}/signature.png", {"text": text}).status_code == 400
+
+
+def test_a_preview_for_an_unknown_token_is_empty_and_counts_as_a_miss(client, db, settings):
+    from django.core.cache import cache
+
+    cache.clear()
+    settings.PROPOSALS_LINK_MISSES_ALLOWED = 3
+    codes = [client.get(f"/p/guess{n:04d}-{'x' * 30}/signature.png", {"text": "Li"},
+                        REMOTE_ADDR="198.51.100.7").status_code for n in range(4)]
+    assert codes == [204] * 3 + [429]  # the share routes' limit on misses
+
+
 def test_a_typed_chinese_name_renders_with_ink():
     image = Image.open(io.BytesIO(signature_typed_png("李伟")))
     assert image.convert("L").getextrema()[0] < 128 or image.getchannel("A").getbbox()
