@@ -3,22 +3,28 @@ never a traceback; a broker out of reach never fails a committed write; the cach
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from unittest import mock
 
 import pytest
 from django.db import OperationalError, transaction
+from django.db.backends.utils import CursorWrapper
 from django.db.models.sql.compiler import SQLCompiler
 from django.test import Client
 
 from integrations.services import api_token_issue
 
 
+@contextlib.contextmanager
 def _database_down():
-    return mock.patch.object(
-        SQLCompiler, "execute_sql", side_effect=OperationalError("connection refused")
-    )
+    """Every statement fails as with the server gone: the ORM's and the hand-written ones
+    (portal.statements: the session's user, the share link and API token lookups)."""
+    down = OperationalError("connection refused")
+    with mock.patch.object(SQLCompiler, "execute_sql", side_effect=down), \
+            mock.patch.object(CursorWrapper, "execute", side_effect=down):
+        yield
 
 
 @pytest.fixture
