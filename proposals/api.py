@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -21,7 +23,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException, NotFound, ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -36,10 +38,11 @@ from quoting.api.base import (
     ErrorSerializer,
     errors,
 )
+from quoting.models import QuoteRevision
 from quoting.selectors import quotes_visible_to
 
 from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-from .selectors import acceptance_data, acceptance_for, documents_visible_to
+from .selectors import acceptance_data, acceptance_for, documents_sent, documents_visible_to
 from .services import (
     proposal_request,
     share_link_create,
@@ -47,6 +50,9 @@ from .services import (
 )
 
 RECENT_VIEWS = 5
+RETRY_AFTER_SECONDS = 5  # a 200-line proposal renders in about 1.5 s
+
+logger = logging.getLogger(__name__)
 
 
 class NotReady(APIException):
@@ -59,9 +65,18 @@ class NotReady(APIException):
 
 class ProposalDocumentSerializer(serializers.ModelSerializer):
     quote = serializers.IntegerField(source="revision.quote_id")
-    status = serializers.CharField(help_text="pending, rendering, ready or failed (see `error`).")
+    status = serializers.CharField(
+        help_text="pending, rendering, ready, failed (see `error`) or retired (a draft preview "
+        "rendered before the revision was sent; never the offer).")
     language = serializers.CharField(help_text="en or zh-hans.")
     revision = serializers.CharField(source="revision.label")
+    revision_number = serializers.IntegerField(source="revision.number")
+    draft = serializers.BooleanField(
+        source="is_draft", help_text="A preview of a revision still being edited: every page "
+        "says \"Draft — not an offer\"; never served to the customer.")
+    content_sha256 = serializers.CharField(
+        help_text="The fingerprint of the revision content this PDF was rendered from (empty "
+        "until rendered). A sent PDF's equals the fingerprint stored when the revision was sent.")
     created = serializers.DateTimeField(source="created_at")
     updated = serializers.DateTimeField(source="updated_at")
     url = serializers.SerializerMethodField(help_text="Poll this until `status` is final.")
@@ -73,11 +88,14 @@ class ProposalDocumentSerializer(serializers.ModelSerializer):
             "id",
             "quote",
             "revision",
+            "revision_number",
+            "draft",
             "status",
             "language",
             "attempts",
             "error",
             "sha256",
+            "content_sha256",
             "size",
             "created",
             "updated",
@@ -109,6 +127,19 @@ class LanguageField(serializers.ChoiceField):
 
 class ProposalRequestSerializer(serializers.Serializer):
     language = LanguageField(required=False, help_text="Defaults to the customer's language.")
+
+
+class LanguageQuery(serializers.Serializer):
+    language = LanguageField(required=False)
+
+
+REVISION = OpenApiParameter(
+    "revision", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+    description="The revision's number (2 for R2). Default: the latest sent revision. A "
+    "revision still being edited is previewed only when named here.")
+LANGUAGE = OpenApiParameter(
+    "language", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False, enum=["en", "zh-hans"],
+    description="Default: the customer's language.")
 
 
 class LinkViewSerializer(serializers.ModelSerializer):
@@ -243,41 +274,70 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
     def get_queryset(self):
         return quotes_visible_to(user=self.request.user)
 
+    def _revision_asked(self, request, quote) -> QuoteRevision:
+        """`?revision=N`, else the latest sent revision: a CRM that has just sent R1 gets R1's
+        PDF, never another user's new draft. A draft is previewed only when named."""
+        asked = (request.query_params.get("revision") or "").strip()
+        if not asked:
+            revision = quote.revisions.filter(sent_at__isnull=False).order_by("-number").first()
+            if revision is None:
+                raise ValidationError({"revision": [
+                    "This quote has not been sent yet: name the revision to preview as a draft "
+                    "(?revision=N)."]})
+            return revision
+        if not (asked.isascii() and asked.isdigit()) or len(asked) > 5:
+            raise ValidationError({"revision": ["A revision number, e.g. 2 for R2."]})
+        revision = quote.revisions.filter(number=int(asked)).first()
+        if revision is None:
+            raise ValidationError({"revision": [f"This quote has no revision {int(asked)}."]})
+        return revision
+
     @extend_schema(
-        summary="The quote's latest proposal document",
-        responses={200: ProposalDocumentSerializer, **errors(*READ_ERRORS)},
+        summary="The proposal document of a revision (default: the latest sent revision)",
+        description="For a sent revision: its latest sent PDF (the one the customer reads and "
+        "signs), ready or on its way. For a draft named with `?revision=N`: its latest preview. "
+        "`language` narrows to one language.",
+        parameters=[REVISION, LANGUAGE],
+        responses={200: ProposalDocumentSerializer, **errors(400, *READ_ERRORS)},
     )
     @action(detail=True, methods=["get"])
     def proposal(self, request, pk=None):
         quote = self.get_object()
-        document = (
-            ProposalDocument.objects.filter(revision__quote=quote)
-            .select_related("revision")
-            .order_by("-created_at", "-pk")
-            .first()
-        )
+        revision = self._revision_asked(request, quote)
+        asked = LanguageQuery(data=request.query_params)
+        asked.is_valid(raise_exception=True)
+        documents = (documents_sent(revision=revision) if revision.is_frozen
+                     else ProposalDocument.objects.filter(revision=revision).defer("pdf"))
+        if language := asked.validated_data.get("language"):
+            documents = documents.filter(language=language)
+        document = documents.select_related("revision").order_by("-created_at", "-pk").first()
         if document is None:
             return Response(
-                {"detail": "No proposal has been requested for this quote."},
+                {"detail": f"No proposal has been requested for {revision.label}"
+                           + (f" in {language}." if language else ".")},
                 status=status.HTTP_404_NOT_FOUND,
             )
         return Response(ProposalDocumentSerializer(document, context={"request": request}).data)
 
     @extend_schema(
-        summary="Ask for the proposal PDF of the current revision (rendered by a "
-        "worker; poll `url`)",
+        summary="Ask for the proposal PDF of a revision (default: the latest sent revision; "
+        "rendered by a worker; poll `url`)",
+        description="A sent revision has one PDF per language for good: asking again returns "
+        "it. A draft named with `?revision=N` gets a new preview marked \"Draft — not an "
+        "offer\" on every page.",
         request=ProposalRequestSerializer,
-        parameters=[IDEMPOTENCY_KEY],
+        parameters=[REVISION, IDEMPOTENCY_KEY],
         responses={202: ProposalDocumentSerializer, **errors(*IDEMPOTENT_ERRORS)},
     )
     @proposal.mapping.post
     @idempotent
     def proposal_create(self, request, pk=None):
         quote = self.get_object()
+        revision = self._revision_asked(request, quote)
         data = ProposalRequestSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         document = proposal_request(
-            revision=quote.current_revision,
+            revision=revision,
             user=request.user,
             language=data.validated_data.get("language"),
         )
@@ -400,10 +460,15 @@ class ProposalDocumentViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         responses={
             (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The PDF."),
             **errors(*READ_ERRORS),
+            202: OpenApiResponse(
+                ProposalDocumentSerializer,
+                description="Not ready yet (pending or rendering): the document's state, with "
+                "`Retry-After` (seconds) and `Location` (the state to poll).",
+            ),
             409: OpenApiResponse(
                 ErrorSerializer,
-                description="Not ready yet (pending, "
-                "rendering or failed): poll the document's `url`.",
+                description="No PDF will come: the document failed (see `error`) or was "
+                "retired (a draft preview of a revision since sent).",
             ),
         },
     )
@@ -415,10 +480,17 @@ class ProposalDocumentViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
     )
     def pdf(self, request, pk=None):
         document = self.get_object()
+        if document.status in (DocumentStatus.PENDING, DocumentStatus.RENDERING):
+            # Routine: the worker is on it. Not a 5xx, and logged at INFO only.
+            logger.info("proposal document %s not ready yet (%s)", document.pk, document.status)
+            body = self.get_serializer(document).data
+            return Response(body, status=status.HTTP_202_ACCEPTED,
+                            headers={"Retry-After": str(RETRY_AFTER_SECONDS),
+                                     "Location": body["url"]})
         if document.status != DocumentStatus.READY:
             raise NotReady(
-                f"The PDF is not ready: the document is {document.status}; "
-                f"poll {reverse('proposal-detail', args=[document.pk])}."
+                f"There is no PDF: the document is {document.status}"
+                + (f" ({document.error})" if document.error else "") + "."
             )
         response = HttpResponse(bytes(document.pdf), content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="{document.filename}"'

@@ -17,9 +17,11 @@ class DocumentStatus(models.TextChoices):
     RENDERING = "rendering", _("Rendering")
     READY = "ready", _("Ready")
     FAILED = "failed", _("Failed")
+    # A draft's preview once the revision is sent: kept for the record, never served again.
+    RETIRED = "retired", _("Retired (the revision was sent)")
 
 
-FINAL_STATUSES = (DocumentStatus.READY, DocumentStatus.FAILED)
+FINAL_STATUSES = (DocumentStatus.READY, DocumentStatus.FAILED, DocumentStatus.RETIRED)
 
 
 class ProposalDocument(models.Model):
@@ -43,9 +45,19 @@ class ProposalDocument(models.Model):
     )
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     error = models.CharField(_("error"), max_length=500, blank=True)
+    # A preview of a revision still being edited: "Draft — not an offer" on every page, never
+    # served on a share link, never bound to an acceptance; retired when the revision is sent.
+    is_draft = models.BooleanField(_("draft preview"), default=False)
+    # The fingerprint of the revision as the renderer read it (quoting.content_hash). A document
+    # is the sent PDF only if this equals the fingerprint stored when the revision was frozen.
+    content_sha256 = models.CharField(_("content fingerprint"), max_length=80, blank=True,
+                                      editable=False)
     # A fresh value per claim: a renderer whose claim was taken over (it was presumed dead)
     # cannot overwrite the result of the one that replaced it.
     claim = models.CharField(max_length=32, blank=True, editable=False)
+    # Who holds the claim ("<host>:<pid>"): a job re-sent after its worker died, on the same
+    # host, sees the process is gone and takes over at once (proposals.claims).
+    claimed_by = models.CharField(max_length=100, blank=True, editable=False)
     pdf = models.BinaryField(_("PDF"), null=True, blank=True, editable=False)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
     size = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
@@ -84,7 +96,8 @@ class ProposalDocument(models.Model):
 
     @property
     def filename(self) -> str:
-        return f"{self.revision.quote.number}-{self.revision.label}-{self.language}.pdf"
+        draft = "-draft" if self.is_draft else ""
+        return f"{self.revision.quote.number}-{self.revision.label}{draft}-{self.language}.pdf"
 
 
 class ShareLink(models.Model):
@@ -250,6 +263,7 @@ class Acceptance(models.Model):
     # cannot overwrite the copy of the one that replaced it. The times let the sweeper find a
     # copy nobody makes (rendering too long, or pending with its message lost).
     signed_claim = models.CharField(max_length=32, blank=True, editable=False)
+    signed_claimed_by = models.CharField(max_length=100, blank=True, editable=False)
     signed_started_at = models.DateTimeField(_("signed copy started"), null=True, blank=True)
     signed_updated_at = models.DateTimeField(_("signed copy updated"), null=True, blank=True)
 

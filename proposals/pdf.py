@@ -66,13 +66,19 @@ def _inside_assets(url: str) -> bool:
     return path.is_file() and path.is_relative_to(ASSET_DIR)
 
 
-def proposal_html(*, revision: QuoteRevision, language: str) -> str:
+def _proposal_html(*, revision: QuoteRevision, language: str, draft: bool):
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
-        return render_to_string(
+        html = render_to_string(
             TEMPLATE,
-            {"c": content, "language": language, "logo_src": "logo.svg", "for_print": True},
+            {"c": content, "language": language, "logo_src": "logo.svg", "for_print": True,
+             "draft": draft},
         )
+    return content, html
+
+
+def proposal_html(*, revision: QuoteRevision, language: str, draft: bool = False) -> str:
+    return _proposal_html(revision=revision, language=language, draft=draft)[1]
 
 
 # WeasyPrint's default style sheet gives every element of the document a `::marker` and four
@@ -115,8 +121,26 @@ def html_to_pdf(html: str) -> bytes:
     return document.write_pdf(presentational_hints=False, font_config=_font_config())
 
 
-def proposal_pdf(*, revision: QuoteRevision, language: str) -> bytes:
-    return html_to_pdf(proposal_html(revision=revision, language=language))
+@dataclasses.dataclass(frozen=True)
+class RenderedProposal:
+    pdf: bytes
+    content_sha256: str  # of the revision and lines this PDF was rendered from
+    frozen: bool  # the revision read was frozen (sent)
+    sent_sha256: str  # the fingerprint stored when it was frozen ("" for a draft)
+
+
+def proposal_rendered(*, revision: QuoteRevision, language: str, draft: bool = False
+                      ) -> RenderedProposal:
+    """The proposal PDF with what it was rendered from. `draft`: "Draft — not an offer" on
+    every page (a preview of a revision still being edited)."""
+    content, html = _proposal_html(revision=revision, language=language, draft=draft)
+    return RenderedProposal(
+        pdf=html_to_pdf(html), content_sha256=content.content_sha256,
+        frozen=content.revision.is_frozen, sent_sha256=content.revision.content_sha256)
+
+
+def proposal_pdf(*, revision: QuoteRevision, language: str, draft: bool = False) -> bytes:
+    return proposal_rendered(revision=revision, language=language, draft=draft).pdf
 
 
 # --- the signed copy -----------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from decimal import Decimal
 from django.db.models import (
     Case,
     Count,
+    F,
     IntegerField,
     Prefetch,
     Q,
@@ -28,6 +29,7 @@ from django.utils import timezone
 from integrations.models import WebhookEndpoint
 from portal.models import CompanyProfile, User
 from portal.statements import Statement, columns
+from quoting import content_hash
 from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, Section
 from quoting.selectors import (
     ROUNDING_RULE,
@@ -158,6 +160,9 @@ class ProposalContent:
     # reader's language, (data: URI, racks' names, how many racks); see quoting.svg.racks.
     racks: dict | None = None
     rack_figures: list[tuple[str, str, int]] = field(default_factory=list)
+    # The fingerprint of the revision and lines read here (quoting.content_hash), in the version
+    # of the one stored at the send: what a rendered PDF records it was made from.
+    content_sha256: str = ""
 
     @property
     def quote(self):
@@ -223,6 +228,10 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         tco_view=tco_presented(revision.tco_snapshot),
         racks=revision.design_racks or None,
         rack_figures=_rack_figures(revision.design_racks, language),
+        content_sha256=content_hash.content_sha256(
+            revision, lines, quote_number=revision.quote.number,
+            currency=revision.quote.currency,
+            version=content_hash.content_version(revision.content_sha256)),
     )
 
 
@@ -239,27 +248,81 @@ def _rack_figures(racks: dict | None, language: str) -> list[tuple[str, str, int
 # --- documents -----------------------------------------------------------------------------------
 
 
-def document_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
-    """The document a view of a frozen revision shows: the first ready one, else the first on its
-    way (pending or rendering), else None (then proposal_request() makes one)."""
+def _sent_candidates(*, revision: QuoteRevision, language: str | None
+                     ) -> QuerySet[ProposalDocument]:
+    """Documents that may be the sent PDF of a frozen revision: requested after it was frozen,
+    not draft previews (none at all for a revision still being edited)."""
+    if revision.frozen_at is None or not revision.content_sha256:
+        return ProposalDocument.objects.none()
     documents = ProposalDocument.objects.filter(
-        revision=revision, language=language,
-        status__in=(DocumentStatus.READY, DocumentStatus.PENDING, DocumentStatus.RENDERING),
-    )
+        revision=revision, is_draft=False, created_at__gte=revision.frozen_at)
+    return documents if language is None else documents.filter(language=language)
+
+
+def _sent_ready(revision: QuoteRevision) -> Q:
+    """Ready, rendered after the freeze, from exactly the content that was frozen."""
+    return Q(status=DocumentStatus.READY, started_at__gte=revision.frozen_at,
+             content_sha256=revision.content_sha256)
+
+
+def document_is_sent(document: ProposalDocument, *, revision: QuoteRevision) -> bool:
+    """The same rule as document_ready_for, for one document in hand (an acceptance's)."""
+    return (revision.frozen_at is not None and bool(revision.content_sha256)
+            and document.revision_id == revision.pk and not document.is_draft
+            and document.status == DocumentStatus.READY
+            and document.started_at is not None and document.started_at >= revision.frozen_at
+            and document.content_sha256 == revision.content_sha256)
+
+
+def documents_sent(*, revision: QuoteRevision, language: str | None = None
+                   ) -> QuerySet[ProposalDocument]:
+    """The sent PDFs of a frozen revision, ready or on their way (pending or rendering); none
+    for a draft. Without the bytes."""
+    return _sent_candidates(revision=revision, language=language).filter(
+        _sent_ready(revision)
+        | Q(status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING))).defer("pdf")
+
+
+def document_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
+    """The sent document a view of a frozen revision shows: the first ready one, else the first
+    on its way (pending or rendering), else None (then proposal_request() makes one)."""
+    documents = documents_sent(revision=revision, language=language)
     ready_first = Case(When(status=DocumentStatus.READY, then=Value(0)), default=Value(1))
     # Not the PDF's bytes: the page asks only whether it is ready (the download reads them).
-    return documents.defer("pdf").order_by(ready_first, "pk").first()
+    return documents.order_by(ready_first, "pk").first()
 
 
 def document_ready_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
-    """The first PDF made of a frozen revision: the very bytes the customer was sent."""
+    """The first sent PDF of a frozen revision: the very bytes the customer was sent. Never a
+    draft's preview, never one rendered before the freeze or from other content."""
     return (
-        ProposalDocument.objects.filter(
-            revision=revision, language=language, status=DocumentStatus.READY
-        )
+        _sent_candidates(revision=revision, language=language)
+        .filter(_sent_ready(revision))
         .order_by("pk")
         .first()
     )
+
+
+def documents_astray() -> QuerySet[ProposalDocument]:
+    """Ready documents that pass for a sent PDF (no draft preview) but are not their revision as
+    sent: of a revision never frozen, requested or rendered before its freeze, or of other
+    content. The integrity check (manage.py check_sent_pdfs) expects none."""
+    return ProposalDocument.objects.filter(status=DocumentStatus.READY, is_draft=False).filter(
+        Q(revision__frozen_at__isnull=True)
+        | ~Q(content_sha256=F("revision__content_sha256"))
+        | Q(created_at__lt=F("revision__frozen_at"))
+        | Q(started_at__lt=F("revision__frozen_at"))
+    ).defer("pdf")
+
+
+def acceptances_astray() -> QuerySet[Acceptance]:
+    """Acceptances bound to a PDF that is not their revision as sent (see documents_astray)."""
+    return Acceptance.objects.filter(document__isnull=False).filter(
+        Q(document__is_draft=True)
+        | ~Q(document__revision_id=F("revision_id"))
+        | ~Q(document__content_sha256=F("revision__content_sha256"))
+        | Q(document__started_at__lt=F("revision__frozen_at"))
+    ).defer("signed_pdf", "signature_png")
 
 
 def documents_visible_to(*, user: User) -> QuerySet[ProposalDocument]:
@@ -277,7 +340,7 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
         # What a share route reads; the snapshots (large) are read only when the proposal is
         # rendered, once per sent revision and language.
-        .only("quote_id", "number", "total", "sent_at", "frozen_at")
+        .only("quote_id", "number", "total", "sent_at", "frozen_at", "content_sha256")
         .order_by("-number")
         .first()
     )
@@ -297,7 +360,8 @@ SHARE_LOOKUP_FIELDS = {
             "customer_id", "project_id"),
     Customer: ("id", "company", "language", "vat_zone"),  # vat_zone: asks for fapiao details
     Project: ("id", "name"),
-    QuoteRevision: ("id", "quote_id", "number", "total", "sent_at", "frozen_at"),
+    QuoteRevision: ("id", "quote_id", "number", "total", "sent_at", "frozen_at",
+                    "content_sha256"),
 }
 
 

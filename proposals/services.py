@@ -28,7 +28,14 @@ from integrations.webhooks import webhook_emit
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from portal.queueing import enqueue_or_leave_to_sweeper
-from quoting.models import NotificationKind, Quote, QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.models import (
+    NotificationKind,
+    Quote,
+    QuoteEvent,
+    QuoteEventVerb,
+    QuoteRevision,
+    QuoteStatus,
+)
 from quoting.selectors import OfferChoice, offer_choice
 from quoting.services.errors import (
     IllegalTransition,
@@ -46,6 +53,7 @@ from quoting.services.quotes import (
     quote_sent_revision_reinstate,
 )
 
+from .claims import claim_abandoned, claimant, seconds_until_abandoned
 from .engagement import (
     OPEN_KEY_BYTES,
     REAL_AFTER_SECONDS,
@@ -63,12 +71,14 @@ from .models import (
     ShareLink,
     SignatureKind,
 )
-from .pdf import FetchRefused, certificate_pdf, proposal_pdf, signed_copy_assemble
+from .pdf import FetchRefused, certificate_pdf, proposal_rendered, signed_copy_assemble
 from .scanners import scanner_named
 from .selectors import (
     acceptance_data,
     certificate_context,
     choice_printed,
+    document_for,
+    document_is_sent,
     document_ready_for,
     revision_shared,
     share_lookup,
@@ -150,22 +160,17 @@ def proposal_request(
 ) -> ProposalDocument:
     """A document row (pending) now, the render after commit.
 
-    A frozen revision has one PDF per language for good: once one is ready (or on its way) it is
-    returned, so the customer always gets the very bytes that were sent.
+    A frozen revision has one sent PDF per language for good: once one is ready (or on its way)
+    it is returned, so the customer always gets the very bytes that were sent. A revision still
+    being edited gets a draft preview on every request ("Draft — not an offer" on each page),
+    which never passes for the sent PDF.
     """
     language = _language(language, revision)
     with transaction.atomic():
         # The lock makes two requests for the same revision wait for each other, not both render.
         locked = QuoteRevision.objects.select_for_update().get(pk=revision.pk)
         if locked.is_frozen:
-            existing = document_ready_for(revision=locked, language=language) or (
-                ProposalDocument.objects.filter(
-                    revision=locked, language=language,
-                    status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING),
-                )
-                .order_by("pk")
-                .first()
-            )
+            existing = document_for(revision=locked, language=language)
             if existing:
                 return existing
         if locked.lines.count() > MAX_LINES_PER_REVISION:
@@ -173,12 +178,20 @@ def proposal_request(
                 f"A proposal holds at most {MAX_LINES_PER_REVISION} lines.", field="lines"
             )
         document = ProposalDocument.objects.create(
-            revision=locked, language=language, requested_by=user
+            revision=locked, language=language, requested_by=user, is_draft=not locked.is_frozen
         )
         # A broker outage (or an eager render failing) must not undo or break the request:
         # the row stays pending and the sweeper sends it again.
         transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(_enqueue, document.pk))
     return document
+
+
+def proposals_retire_drafts(*, revision: QuoteRevision) -> int:
+    """The revision was just sent: its draft previews are retired (kept, never served). Their
+    renders still under way find their claim gone and store nothing."""
+    return ProposalDocument.objects.filter(revision_id=revision.pk, is_draft=True).exclude(
+        status__in=(DocumentStatus.FAILED, DocumentStatus.RETIRED)
+    ).update(status=DocumentStatus.RETIRED, finished_at=timezone.now(), updated_at=timezone.now())
 
 
 def _readable(exc: BaseException) -> str:
@@ -191,29 +204,66 @@ def _readable(exc: BaseException) -> str:
     return "The PDF could not be produced (an internal error; the team can see the details)."
 
 
+class RenderBusy(Exception):
+    """Another process holds the claim and may still be at work: look again in `seconds`."""
+
+    def __init__(self, seconds: int) -> None:
+        super().__init__(f"claimed by a live renderer; look again in {seconds} s")
+        self.seconds = seconds
+
+
+def _document_claim(document_id: int) -> str | None:
+    """Claim the document for this process (a fresh claim, counted as an attempt): a pending
+    one, or one whose renderer is gone (proposals.claims) — a job Celery re-sends after its
+    worker was killed takes over at once. None: not ours (final, or another claim won);
+    RenderBusy: its renderer may still be at work."""
+    now = timezone.now()
+    row = (ProposalDocument.objects.filter(pk=document_id)
+           .values("status", "claim", "claimed_by", "started_at", "attempts").first())
+    if row is None or row["status"] not in (DocumentStatus.PENDING, DocumentStatus.RENDERING):
+        return None
+    held = {"pk": document_id, "status": row["status"], "claim": row["claim"]}
+    if row["status"] == DocumentStatus.RENDERING:
+        if not claim_abandoned(claimed_by=row["claimed_by"], started_at=row["started_at"],
+                               now=now):
+            raise RenderBusy(seconds_until_abandoned(started_at=row["started_at"], now=now))
+        if row["attempts"] >= proposals_setting("PROPOSALS_MAX_ATTEMPTS"):
+            ProposalDocument.objects.filter(**held).update(
+                status=DocumentStatus.FAILED, finished_at=now, updated_at=now,
+                error=f"The renderer stopped {row['attempts']} times on this document; it may "
+                f"be too large to render.")
+            return None
+        logger.warning("proposal document %s: its renderer %s is gone; taking over",
+                       document_id, row["claimed_by"] or "(unknown)")
+    claim = uuid.uuid4().hex
+    claimed = ProposalDocument.objects.filter(**held).update(
+        status=DocumentStatus.RENDERING, claim=claim, claimed_by=claimant(),
+        attempts=F("attempts") + 1, started_at=now, updated_at=now,
+    )
+    return claim if claimed else None
+
+
 def proposal_render(*, document_id: int) -> str | None:
     """Render one document; returns its status, or None when it was not ours to render.
 
-    Idempotent through the row: only a pending row is claimed (pending → rendering, one UPDATE),
-    so a duplicate delivery does nothing. Every claim counts as an attempt, even one whose
-    worker is killed mid-render, so a PDF that crashes its worker cannot loop for ever.
+    Idempotent through the row: a duplicate delivery finds it claimed or final and does
+    nothing. Every claim counts as an attempt, even one whose worker is killed mid-render, so a
+    PDF that crashes its worker cannot loop for ever.
+
+    A sent document must be rendered from the very content that was frozen: if the revision it
+    read is not frozen, or its fingerprint differs from the one stored at the send, it fails
+    (it is never served, bound or signed).
     """
-    claim = uuid.uuid4().hex
-    claimed = ProposalDocument.objects.filter(pk=document_id, status=DocumentStatus.PENDING).update(
-        status=DocumentStatus.RENDERING,
-        claim=claim,
-        attempts=F("attempts") + 1,
-        started_at=timezone.now(),
-        updated_at=timezone.now(),
-    )
-    if not claimed:
+    claim = _document_claim(document_id)
+    if claim is None:
         return None
     document = ProposalDocument.objects.select_related("revision__quote").get(pk=document_id)
     mine = ProposalDocument.objects.filter(
         pk=document_id, status=DocumentStatus.RENDERING, claim=claim)
     started = time.monotonic()
     try:
-        pdf = proposal_pdf(revision=document.revision, language=document.language)
+        rendered = proposal_rendered(revision=document.revision, language=document.language,
+                                draft=document.is_draft)
     except Exception as exc:
         logger.exception("proposal document %s: render failed", document_id)
         reason = _readable(exc)
@@ -229,6 +279,15 @@ def proposal_render(*, document_id: int) -> str | None:
             return DocumentStatus.FAILED
         mine.update(status=DocumentStatus.PENDING, error=reason[:500], updated_at=timezone.now())
         raise RenderRetry(reason) from exc
+    if not document.is_draft and not (
+            rendered.frozen and rendered.content_sha256 == rendered.sent_sha256):
+        logger.error("proposal document %s: rendered content %s is not the sent content %s",
+                     document_id, rendered.content_sha256, rendered.sent_sha256 or "(none)")
+        mine.update(status=DocumentStatus.FAILED, content_sha256=rendered.content_sha256,
+                    error="The revision's content is not what was sent; this PDF was not kept.",
+                    finished_at=timezone.now(), updated_at=timezone.now())
+        return DocumentStatus.FAILED
+    pdf = rendered.pdf
     sha256 = hashlib.sha256(pdf).hexdigest()
     with transaction.atomic():  # ready and its webhook deliveries commit together
         done = mine.update(
@@ -236,24 +295,27 @@ def proposal_render(*, document_id: int) -> str | None:
             pdf=pdf,
             sha256=sha256,
             size=len(pdf),
+            content_sha256=rendered.content_sha256,
             render_ms=round((time.monotonic() - started) * 1000),
             error="",
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
-        if not done:  # the sweeper gave our claim to another render: its result stands
+        if not done:  # our claim was taken over, or the draft retired: nothing of ours stands
             return None
         revision, language = document.revision, document.language
-        # The share page stops asking the database whether this PDF is ready.
-        transaction.on_commit(
-            lambda: shared_pdf_ready_remember(revision=revision, language=language))
-        signed_copies_waiting_for(document)
+        if not document.is_draft:
+            # The share page stops asking the database whether this PDF is ready.
+            transaction.on_commit(
+                lambda: shared_pdf_ready_remember(revision=revision, language=language))
+            signed_copies_waiting_for(document)
         quote_event(
             document.revision.quote,
             "proposal.ready",
             revision=document.revision.label,
             document_id=document_id,
             language=document.language,
+            draft=document.is_draft,
             sha256=sha256,
             size=len(pdf),
         )
@@ -697,10 +759,25 @@ def _enqueue_signed_copy(acceptance_id: int) -> None:
 
 
 def _bind_document(acceptance: Acceptance) -> ProposalDocument | None:
-    """The accepted PDF: bound at acceptance, or now, once the frozen revision's is ready."""
+    """The accepted PDF: bound at acceptance, or now, once the frozen revision's is ready.
+
+    Only the sent PDF is certified: a bound document that is not (a draft's preview, bound
+    before releases that told them apart) is replaced by the sent one, and the change is kept
+    in the quote's history."""
+    revision = acceptance.revision
     if acceptance.document_id is not None:
-        return ProposalDocument.objects.get(pk=acceptance.document_id)
-    document = document_ready_for(revision=acceptance.revision, language=acceptance.language)
+        bound = ProposalDocument.objects.get(pk=acceptance.document_id)
+        if document_is_sent(bound, revision=revision):
+            return bound
+        logger.error("acceptance %s: bound document %s is not the sent PDF; binding the sent one",
+                     acceptance.pk, bound.pk)
+        QuoteEvent.objects.create(
+            quote_id=revision.quote_id, actor=None, verb=QuoteEventVerb.ACCEPTED_DOCUMENT_REPLACED,
+            details={"revision": revision.label, "document": bound.pk,
+                     "sha256": bound.sha256, "reason": "not the sent PDF"})
+        Acceptance.objects.filter(pk=acceptance.pk).update(document=None, document_sha256="")
+        acceptance.document, acceptance.document_sha256 = None, ""
+    document = document_ready_for(revision=revision, language=acceptance.language)
     if document is None:
         documents = ProposalDocument.objects.filter(
             revision=acceptance.revision, language=acceptance.language).defer("pdf")
@@ -725,26 +802,45 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
     """Make the signed copy of one acceptance; returns its status, None when not ours to make,
     "waiting" when the accepted PDF is not ready yet (its render enqueues us again).
 
-    Claimed like a proposal render (pending → rendering, one UPDATE, counted as an attempt),
-    retried with backoff, swept when its worker dies. On success quote.signed_copy_ready
-    carries the acceptance's fields, signed_pdf_url and signed_sha256 filled.
+    Claimed like a proposal render (pending → rendering, one UPDATE, counted as an attempt;
+    taken over at once from a maker whose process is gone, proposals.claims), retried with
+    backoff, swept when its worker dies. On success quote.signed_copy_ready carries the
+    acceptance's fields, signed_pdf_url and signed_sha256 filled.
     """
     acceptance = (
         Acceptance.objects.select_related("revision__quote__customer", "link")
-        .defer("signed_pdf").filter(pk=acceptance_id, signed_status=DocumentStatus.PENDING)
+        .defer("signed_pdf").filter(pk=acceptance_id, signed_status__in=(
+            DocumentStatus.PENDING, DocumentStatus.RENDERING))
         .first()
     )
     if acceptance is None:
         return None
+    now = timezone.now()
+    held = {"pk": acceptance_id, "signed_status": acceptance.signed_status,
+            "signed_claim": acceptance.signed_claim}
+    if acceptance.signed_status == DocumentStatus.RENDERING:
+        if not claim_abandoned(claimed_by=acceptance.signed_claimed_by,
+                               started_at=acceptance.signed_started_at, now=now):
+            raise RenderBusy(seconds_until_abandoned(started_at=acceptance.signed_started_at,
+                                                     now=now))
+        if acceptance.signed_attempts >= proposals_setting("PROPOSALS_MAX_ATTEMPTS"):
+            Acceptance.objects.filter(**held).update(
+                signed_status=DocumentStatus.FAILED, signed_updated_at=now,
+                signed_error=f"The maker stopped {acceptance.signed_attempts} times on this "
+                f"signed copy.")
+            return None
+        # Its maker is gone: back to pending, then on as any pending copy.
+        if not Acceptance.objects.filter(**held).update(signed_status=DocumentStatus.PENDING):
+            return None
+        held.update(signed_status=DocumentStatus.PENDING)
     document = _bind_document(acceptance)
     if document is None:
         return "waiting"  # or failed with the PDF, see _bind_document
     claim = uuid.uuid4().hex
-    claimed = Acceptance.objects.filter(
-        pk=acceptance_id, signed_status=DocumentStatus.PENDING).update(
-        signed_status=DocumentStatus.RENDERING, signed_claim=claim,
-        signed_attempts=F("signed_attempts") + 1, signed_started_at=timezone.now(),
-        signed_updated_at=timezone.now(),
+    claimed = Acceptance.objects.filter(**held).update(
+        signed_status=DocumentStatus.RENDERING, signed_claim=claim, signed_claimed_by=claimant(),
+        signed_attempts=F("signed_attempts") + 1, signed_started_at=now,
+        signed_updated_at=now,
     )
     if not claimed:
         return None

@@ -80,7 +80,10 @@ def _keys(revision: QuoteRevision, language: str) -> tuple[str, str]:
     digest = hashlib.sha256(printed.encode()).hexdigest()[:12]
     body = (f"proposals:shared-body:{revision.pk}:{language}:{SNAPSHOT_VERSION}:"
             f"{_template_digest()}:{digest}")
-    return body, f"proposals:shared-pdf-ready:{revision.pk}:{language}"
+    # The sent PDF is the one rendered from the fingerprint stored at the send: a ready flag
+    # from before (a draft's preview, an older release) is not this one's.
+    fingerprint = (revision.content_sha256 or "none")[-16:]
+    return body, f"proposals:shared-pdf-ready:{revision.pk}:{language}:{fingerprint}"
 
 
 # While its PDF is being made, the page (saying so) is kept this long: views in between ask

@@ -5,7 +5,9 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from .claims import RENDER_TIMEOUT
 from .services import (
+    RenderBusy,
     RenderRetry,
     proposal_render,
     proposals_requeue_stuck,
@@ -13,9 +15,11 @@ from .services import (
     signed_copy_make,
 )
 
-# A 200-line proposal renders in a few seconds; the limits only stop a runaway render.
-# CELERY_BROKER_TRANSPORT_OPTIONS' visibility timeout (1 h) is well above them.
-SOFT_TIME_LIMIT, TIME_LIMIT = 90, 120
+# A 200-line proposal renders in a few seconds; the limits only stop a runaway render. The hard
+# limit is the render timeout a claim is judged by (proposals.claims): past it no render of a
+# claim is still running. CELERY_BROKER_TRANSPORT_OPTIONS' visibility timeout (1 h) is well above.
+TIME_LIMIT = int(RENDER_TIMEOUT.total_seconds())
+SOFT_TIME_LIMIT = TIME_LIMIT - 30
 
 
 # Rendering a proposal and making a signed copy run alike. RenderRetry: the row is back to
@@ -37,12 +41,20 @@ RENDER_OPTIONS = {
 
 @shared_task(name="proposals.render", **RENDER_OPTIONS)
 def proposal_render_task(self, document_id: int) -> str | None:
-    return proposal_render(document_id=document_id)
+    try:
+        return proposal_render(document_id=document_id)
+    except RenderBusy as busy:
+        # Another process holds the claim and may be alive: look again when it would be
+        # abandoned (its worker killed by the time limit at the latest), then take over.
+        raise self.retry(countdown=busy.seconds, exc=busy) from busy
 
 
 @shared_task(name="proposals.signed_copy", **RENDER_OPTIONS)
 def signed_copy_task(self, acceptance_id: int) -> str | None:
-    return signed_copy_make(acceptance_id=acceptance_id)
+    try:
+        return signed_copy_make(acceptance_id=acceptance_id)
+    except RenderBusy as busy:  # as proposal_render_task
+        raise self.retry(countdown=busy.seconds, exc=busy) from busy
 
 
 @shared_task(name="proposals.requeue_stuck", acks_late=True, soft_time_limit=60, time_limit=90)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlencode
 
 from django.contrib.auth.decorators import login_required
@@ -55,6 +56,8 @@ from .share import (
     shared_pdf_ready_remember,
 )
 from .signature import TYPED_SIGNATURE_MAX, signature_typed_png
+
+logger = logging.getLogger(__name__)
 
 # --- staff ---------------------------------------------------------------------------------------
 
@@ -433,11 +436,25 @@ def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
     document = document_ready_for(revision=revision, language=language)
     if document is None:
         proposal_request(revision=revision, user=None, language=language)
-        response = render(request, "proposals/shared_pdf_wait.html",
-                          {"base": _base(request), "language": language}, status=503)
-        response["Retry-After"] = "30"
-        return response
+        return _not_ready_yet(request, "proposal PDF", revision)
     return _pdf_response(document)
+
+
+# How long the wait page waits before it asks again (its meta refresh and Retry-After).
+WAIT_SECONDS = 5
+
+
+def _not_ready_yet(request: HttpRequest, what: str, revision) -> HttpResponse:
+    """202: the PDF is on its way (routine, logged at INFO, not a 5xx an alert would count); the
+    page asks again by itself. 503 stays for real outages."""
+    logger.info("%s of %s %s not ready yet: the wait page is served", what,
+                revision.quote.number, revision.label)
+    response = render(request, "proposals/shared_pdf_wait.html",
+                      {"base": _base(request), "language": request.share_language,
+                       "wait_seconds": WAIT_SECONDS}, status=202)
+    response["Retry-After"] = str(WAIT_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @require_GET
@@ -447,12 +464,14 @@ def shared_signed_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
     acceptance = acceptance_for(quote=link.quote)
     if acceptance is None:
         raise Http404
-    if acceptance.signed_status != DocumentStatus.READY:
+    if acceptance.signed_status == DocumentStatus.FAILED:  # a real failure: sales must act
         response = render(request, "proposals/shared_pdf_wait.html",
                           {"base": _base(request), "language": request.share_language},
                           status=503)
-        response["Retry-After"] = "30"
+        response["Retry-After"] = "3600"
         return response
+    if acceptance.signed_status != DocumentStatus.READY:
+        return _not_ready_yet(request, "signed copy", acceptance.revision)
     acceptance.refresh_from_db(fields=["signed_pdf"])
     return _signed_copy_response(acceptance)
 

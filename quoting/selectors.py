@@ -30,6 +30,7 @@ from django.utils.translation import gettext_noop
 
 from catalog.selectors import price_lookup
 from portal.models import SALES, SALES_MANAGER, User
+from quoting import content_hash
 from quoting.engine.money import round_money
 from quoting.services.errors import InvalidValue
 
@@ -167,6 +168,18 @@ def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | Non
         discount_percent=revision.discount_percent,
         tax_percent=revision.tax_percent,
     )
+
+
+def revision_content_fingerprint(*, revision: QuoteRevision, version: int | None = None) -> str:
+    """The content fingerprint (quoting.content_hash) of the revision as the database holds it
+    now: its fields and every line, read afresh (two queries)."""
+    fresh = (QuoteRevision.objects.select_related("quote")
+             .only(*content_hash.FIELDS[version or content_hash.CURRENT_VERSION][0],
+                   "quote__number", "quote__currency")
+             .get(pk=revision.pk))
+    return content_hash.content_sha256(
+        fresh, QuoteLine.objects.filter(revision_id=revision.pk), quote_number=fresh.quote.number,
+        currency=fresh.quote.currency, version=version or content_hash.CURRENT_VERSION)
 
 
 # --- pricing a bill of materials ------------------------------------------------------------------

@@ -29,6 +29,9 @@ class QuoteEventVerb(models.TextChoices):
     ALTERNATIVE_ADDED = "alternative_added", _("Alternative added")
     SHARE_LINK_CREATED = "share_link_created", _("Share link created")
     SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
+    # The signed copy certifies the sent PDF: an acceptance bound to another one is rebound.
+    ACCEPTED_DOCUMENT_REPLACED = (
+        "accepted_document_replaced", _("Accepted PDF replaced by the sent one"))
 
 
 # What each key of an event's details means, for the audit trail (the keys are stable data).
@@ -65,6 +68,8 @@ DETAIL_LABELS = {
     "via": _("via"),
     "decision": _("decision"),
     "request_note": _("request note"),
+    "document": _("document"),
+    "sha256": _("SHA-256"),
 }
 DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
 

@@ -222,6 +222,10 @@ class QuoteRevision(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     frozen_at = models.DateTimeField(_("frozen"), null=True, blank=True)
     sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    # The fingerprint of what was frozen (quoting.content_hash), stored with frozen_at: the
+    # proposal PDF a customer reads, accepts and signs must have been rendered from exactly it.
+    content_sha256 = models.CharField(_("content fingerprint"), max_length=80, blank=True,
+                                      editable=False)
 
     # At most one conversion rate per revision, locked when first needed.
     fx_source_currency = models.CharField(_("converted from"), max_length=3, blank=True)

@@ -51,6 +51,7 @@ from quoting.selectors import (
     bom_priced,
     line_amount,
     quoting_setting,
+    revision_content_fingerprint,
     revision_largest_discount,
     revision_needs_approval,
     revision_totals,
@@ -62,6 +63,7 @@ from quoting.services.snapshots import (
     revision_tco_refresh,
 )
 from quoting.services.tco import workload_check as tco_workload_check
+from quoting.signals import revision_frozen
 
 from .errors import (
     IllegalTransition,
@@ -991,6 +993,11 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     revision.tax_amount, revision.total = totals.tax, totals.total
     revision.frozen_at = revision.sent_at = now
     revision.save()
+    # The fingerprint of what the database now holds (not of the values computed above): every
+    # PDF served, bound or signed as this revision must have been rendered from exactly it.
+    revision.content_sha256 = revision_content_fingerprint(revision=revision)
+    revision.save(update_fields=["content_sha256"])
+    revision_frozen.send(sender=QuoteRevision, revision=revision)
     _transition(
         quote, QuoteStatus.SENT, actor=user, revision_label=revision.label, total=totals.total
     )

@@ -489,7 +489,7 @@ def test_when_the_accepted_pdf_cannot_be_made_the_signed_copy_fails_with_its_rea
 ):
     import datetime as dt
 
-    with mock.patch("proposals.services.proposal_pdf", side_effect=RuntimeError("boom")), \
+    with mock.patch("proposals.services.proposal_rendered", side_effect=RuntimeError("boom")), \
             mock.patch("proposals.services.proposals_setting", side_effect=lambda name: {
                 "PROPOSALS_MAX_ATTEMPTS": 1}.get(name)):
         accept(shared[0], django_capture_on_commit_callbacks)  # the render fails, then this

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 from unittest import mock
 
 import pytest
@@ -13,7 +14,7 @@ from django.core.management import call_command
 from integrations.models import IdempotencyRecord, WebhookDelivery, WebhookEndpoint
 from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
-from proposals.models import DocumentStatus, ShareLink
+from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.services import token_hash
 from quoting.services.quotes import quote_create
 from tests.proposals.reading import open_and_read
@@ -70,19 +71,37 @@ def test_the_proposal_flow_post_202_poll_until_ready_then_the_pdf(
         "revision": "R1",
         "document_id": polled["id"],
         "language": "en",
+        "draft": False,
         "sha256": polled["sha256"],
         "size": polled["size"],
     }
 
 
-def test_the_pdf_of_a_document_not_ready_is_a_409(world, sent_quote):
+def test_the_pdf_of_a_document_not_ready_is_a_202_with_its_state_and_retry_after(
+        world, sent_quote, caplog):
     api = token_client(world.sales)
     assert api.get(f"/api/v1/quotes/{sent_quote.pk}/proposal/").status_code == 404  # none yet
     state = api.post(f"/api/v1/quotes/{sent_quote.pk}/proposal/").json()  # never committed
-    response = api.get(f"/api/v1/proposals/{state['id']}/pdf/", HTTP_ACCEPT="application/pdf")
-    assert response.status_code == 409
+    caplog.clear()
+    with caplog.at_level("INFO"):
+        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/",
+                           HTTP_ACCEPT="application/pdf")
+    assert response.status_code == 202
     assert response["Content-Type"] == "application/json"
-    assert "not ready" in response.json()["detail"]
+    assert response.json()["status"] == "pending" and response.json()["pdf_url"] is None
+    assert int(response["Retry-After"]) > 0 and response["Location"] == state["url"]
+    # Routine waiting: nothing at WARNING or above for monitoring to count.
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records
+
+
+def test_the_pdf_of_a_failed_or_retired_document_is_a_409(world, sent_quote):
+    api = token_client(world.sales)
+    state = api.post(f"/api/v1/quotes/{sent_quote.pk}/proposal/").json()
+    for gone in (DocumentStatus.FAILED, DocumentStatus.RETIRED):
+        ProposalDocument.objects.filter(pk=state["id"]).update(status=gone, error="")
+        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/",
+                           HTTP_ACCEPT="application/pdf")
+        assert response.status_code == 409 and gone in response.json()["detail"]
 
 
 def test_a_proposal_post_is_idempotent(world, sent_quote):

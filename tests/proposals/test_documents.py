@@ -29,8 +29,8 @@ def test_a_request_writes_a_pending_row_and_renders_only_after_commit(
     assert len(callbacks) == 1  # the task goes out on commit, not inside the transaction
 
     with mock.patch(
-        "proposals.services.proposal_pdf",
-        wraps=__import__("proposals.pdf", fromlist=["proposal_pdf"]).proposal_pdf,
+        "proposals.services.proposal_rendered",
+        wraps=__import__("proposals.pdf", fromlist=["proposal_rendered"]).proposal_rendered,
     ) as render:
         callbacks[0]()  # eager Celery: runs the task here
     document.refresh_from_db()
@@ -63,7 +63,7 @@ def test_a_frozen_revision_pdf_is_reused_never_rendered_again(
     with django_capture_on_commit_callbacks(execute=True):
         first = proposal_request(revision=revision, user=world.sales, language="en")
     with (
-        mock.patch("proposals.services.proposal_pdf") as render,
+        mock.patch("proposals.services.proposal_rendered") as render,
         django_capture_on_commit_callbacks(execute=True) as callbacks,
     ):
         again = proposal_request(revision=revision, user=world.manager, language="en")
@@ -88,7 +88,8 @@ def test_a_poison_job_fails_after_its_attempts_with_a_readable_reason(world, sen
     settings.PROPOSALS_MAX_ATTEMPTS = 3
     document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
     outcomes = []
-    with mock.patch("proposals.services.proposal_pdf", side_effect=MemoryError("cairo")) as render:
+    with mock.patch("proposals.services.proposal_rendered",
+                    side_effect=MemoryError("cairo")) as render:
         for _ in range(5):  # what the task's retries (and the sweeper) would do
             try:
                 outcomes.append(proposal_render(document_id=document.pk))
@@ -116,7 +117,7 @@ def test_a_failed_attempt_goes_back_to_pending_with_its_reason_while_attempts_re
 ):
     document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
     with (
-        mock.patch("proposals.services.proposal_pdf", side_effect=RuntimeError("boom")),
+        mock.patch("proposals.services.proposal_rendered", side_effect=RuntimeError("boom")),
         pytest.raises(RenderRetry),
     ):
         proposal_render(document_id=document.pk)
@@ -161,19 +162,129 @@ def test_the_sweeper_requeues_rows_stuck_rendering_or_pending_and_leaves_fresh_o
 
 
 def test_a_renderer_whose_claim_was_taken_over_cannot_overwrite_the_result(world, sent_quote):
-    from proposals.pdf import proposal_pdf
+    from proposals.pdf import RenderedProposal, proposal_rendered
 
     document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
 
     def render_while_taken_over(**kwargs):
         # Mid-render, the sweeper presumes us dead and a second render takes the row over.
         ProposalDocument.objects.filter(pk=document.pk).update(status=DocumentStatus.PENDING)
-        with mock.patch("proposals.services.proposal_pdf", proposal_pdf):
+        with mock.patch("proposals.services.proposal_rendered", proposal_rendered):
             assert proposal_render(document_id=document.pk) == DocumentStatus.READY
-        return b"%PDF-stale"
+        revision = sent_quote.current_revision
+        return RenderedProposal(pdf=b"%PDF-stale", content_sha256=revision.content_sha256,
+                                frozen=True, sent_sha256=revision.content_sha256)
 
-    with mock.patch("proposals.services.proposal_pdf", side_effect=render_while_taken_over):
+    with mock.patch("proposals.services.proposal_rendered", side_effect=render_while_taken_over):
         assert proposal_render(document_id=document.pk) is None
     document.refresh_from_db()
     assert document.status == DocumentStatus.READY and bytes(document.pdf) != b"%PDF-stale"
     assert document.attempts == 2
+
+
+# --- a job re-sent after its worker died takes over at once ---------------------------------------
+
+
+def _claimed(revision, *, by: str, seconds_ago: float, attempts: int = 1):
+    started = timezone.now() - dt.timedelta(seconds=seconds_ago)
+    document = ProposalDocument.objects.create(
+        revision=revision, language="en", status=DocumentStatus.RENDERING, attempts=attempts,
+        claim="theirs", claimed_by=by)
+    ProposalDocument.objects.filter(pk=document.pk).update(started_at=started, updated_at=started)
+    return document
+
+
+def _dead_pid() -> int:
+    import subprocess
+    import sys
+
+    process = subprocess.Popen([sys.executable, "-c", "pass"])
+    process.wait()  # exited and reaped: no such process any more
+    return process.pid
+
+
+def test_a_claim_whose_process_on_this_host_is_gone_is_taken_over_at_once(world, sent_quote):
+    import socket
+
+    from proposals.claims import claimant
+
+    document = _claimed(sent_quote.current_revision,
+                        by=f"{socket.gethostname()}:{_dead_pid()}", seconds_ago=1)
+    assert proposal_render(document_id=document.pk) == DocumentStatus.READY
+    document.refresh_from_db()
+    assert document.attempts == 2 and document.claimed_by == claimant()
+    assert bytes(document.pdf).startswith(b"%PDF")
+
+
+@pytest.mark.parametrize("holder", ["live process here", "another host"])
+def test_a_young_claim_of_a_renderer_that_may_be_alive_is_left_alone(world, sent_quote, holder):
+    import os
+    import socket
+
+    from proposals.claims import RENDER_TIMEOUT
+    from proposals.services import RenderBusy
+
+    by = (f"{socket.gethostname()}:{os.getppid()}" if holder == "live process here"
+          else f"worker-7.example:{_dead_pid()}")
+    document = _claimed(sent_quote.current_revision, by=by, seconds_ago=10)
+    with pytest.raises(RenderBusy) as busy:
+        proposal_render(document_id=document.pk)
+    # The job looks again once the claim would be abandoned, not before.
+    assert RENDER_TIMEOUT.total_seconds() - 10 <= busy.value.seconds <= \
+        RENDER_TIMEOUT.total_seconds() - 8
+    document.refresh_from_db()
+    assert (document.status, document.claim, document.attempts) == ("rendering", "theirs", 1)
+
+
+def test_a_claim_older_than_the_render_timeout_is_taken_over_wherever_it_ran(world, sent_quote):
+    from proposals.claims import RENDER_TIMEOUT
+
+    document = _claimed(sent_quote.current_revision, by="worker-7.example:4242",
+                        seconds_ago=RENDER_TIMEOUT.total_seconds() + 1)
+    assert proposal_render(document_id=document.pk) == DocumentStatus.READY
+
+
+def test_a_taken_over_claim_past_its_attempts_fails_instead_of_looping(
+        world, sent_quote, settings):
+    settings.PROPOSALS_MAX_ATTEMPTS = 3
+    from proposals.claims import RENDER_TIMEOUT
+
+    document = _claimed(sent_quote.current_revision, by="worker-7.example:4242",
+                        seconds_ago=RENDER_TIMEOUT.total_seconds() + 1, attempts=3)
+    assert proposal_render(document_id=document.pk) is None
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED and "stopped 3 times" in document.error
+
+
+def test_the_task_looks_again_when_the_claim_would_be_abandoned(world, sent_quote):
+    from proposals.services import RenderBusy
+    from proposals.tasks import proposal_render_task
+
+    with (mock.patch("proposals.tasks.proposal_render", side_effect=RenderBusy(37)),
+          mock.patch.object(proposal_render_task, "retry",
+                            side_effect=RuntimeError("retried")) as retry,
+          pytest.raises(RuntimeError, match="retried")):
+        proposal_render_task.run(1)
+    assert retry.call_args.kwargs["countdown"] == 37
+
+
+def test_a_signed_copy_whose_maker_on_this_host_is_gone_is_made_at_once(
+        world, sent_quote, django_capture_on_commit_callbacks):
+    import socket
+
+    from proposals.models import Acceptance
+    from proposals.services import share_accept, share_link_create, signed_copy_make
+
+    with django_capture_on_commit_callbacks(execute=True):
+        link, _token = share_link_create(quote=sent_quote, user=world.sales)
+        share_accept(link=link, revision_number=1, name="Li Wei", title="CTO", agreed=True,
+                     language="en")
+    acceptance = Acceptance.objects.get()
+    assert acceptance.signed_status == DocumentStatus.READY
+    Acceptance.objects.filter(pk=acceptance.pk).update(
+        signed_status=DocumentStatus.RENDERING, signed_pdf=None, signed_sha256="",
+        signed_claim="theirs", signed_claimed_by=f"{socket.gethostname()}:{_dead_pid()}",
+        signed_started_at=timezone.now())
+    assert signed_copy_make(acceptance_id=acceptance.pk) == DocumentStatus.READY
+    acceptance.refresh_from_db()
+    assert acceptance.signed_attempts == 2 and bytes(acceptance.signed_pdf).startswith(b"%PDF")

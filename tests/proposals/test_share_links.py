@@ -187,7 +187,10 @@ def test_the_pdf_download_gives_the_stored_bytes_of_the_sent_revision(
 ):
     link, token = link_and_token
     with django_capture_on_commit_callbacks(execute=True):  # eager Celery renders on commit
-        assert _get(client, token, "/pdf").status_code == 503  # asked for, not there yet
+        waiting = _get(client, token, "/pdf")  # asked for, not there yet
+    assert waiting.status_code == 202 and int(waiting["Retry-After"]) > 0
+    # The wait page asks again by itself, without script.
+    assert f'http-equiv="refresh" content="{waiting["Retry-After"]}"' in waiting.content.decode()
     response = _get(client, token)
     document = ProposalDocument.objects.get(revision=link.quote.current_revision)
     assert document.status == DocumentStatus.READY

@@ -98,3 +98,36 @@ def test_every_proposal_ends_ready_after_its_worker_is_killed_mid_render(
         assert document.sha256 == hashlib.sha256(pdf).hexdigest()
     assert max(d.attempts for d in rows) == 2  # the one killed mid-render was rendered again
     assert all(1 <= d.attempts <= 2 for d in rows)
+
+
+@pytest.mark.services
+@pytest.mark.django_db(transaction=True)
+def test_a_sent_pdf_whose_render_process_is_killed_is_ready_within_a_minute_without_the_sweeper(
+    world, redis_url, settings
+):
+    """Only the pool process dies (the kernel's OOM killer, a crash in Pango): Celery re-sends
+    the job at once, and the re-sent job sees the claim's process is gone and takes over, instead
+    of leaving customers on the wait page until the sweeper's next round."""
+    database_url = _database_url()
+    quote = quote_with_lines(world, 200, send=True)
+    saved = {k: app.conf[k] for k in ("broker_url", "result_backend", "task_always_eager")}
+    app.conf.update(broker_url=redis_url, result_backend=redis_url, task_always_eager=False)
+    output: list[str] = []
+    try:
+        with celery_worker(redis_url=redis_url, database_url=database_url) as (worker, queue):
+            _drain(worker, output)
+            settings.PROPOSALS_QUEUE = queue
+            document = proposal_request(revision=quote.current_revision, user=None,
+                                        language="en")
+            assert wait_for(lambda: _statuses() == [DocumentStatus.RENDERING], timeout=90), (
+                _statuses(), output)
+            (renderer,) = _children(worker.pid)
+            os.kill(renderer, signal.SIGKILL)
+            assert wait_for(lambda: _statuses() == [DocumentStatus.READY], timeout=60), (
+                _statuses(), output[-30:])
+    finally:
+        app.conf.update(saved)
+    document.refresh_from_db()
+    assert document.attempts == 2 and not document.is_draft
+    assert document.content_sha256 == quote.current_revision.content_sha256
+    assert hashlib.sha256(bytes(document.pdf)).hexdigest() == document.sha256

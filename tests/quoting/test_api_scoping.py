@@ -42,8 +42,8 @@ DETAIL_ENDPOINTS = [
     ("post", "/api/v1/quotes/{q}/reject/"),
     ("post", "/api/v1/quotes/{q}/send/"),
     ("post", "/api/v1/quotes/{q}/revise/"),
-    ("get", "/api/v1/quotes/{q}/proposal/"),
-    ("post", "/api/v1/quotes/{q}/proposal/"),
+    ("get", "/api/v1/quotes/{q}/proposal/?revision=1"),  # a draft: named
+    ("post", "/api/v1/quotes/{q}/proposal/?revision=1"),
     ("get", "/api/v1/quotes/{q}/share-links/"),
     ("post", "/api/v1/quotes/{q}/share-links/"),
     ("post", "/api/v1/quotes/{q}/share-links/{s}/revoke/"),
