@@ -21,5 +21,5 @@ RUN SECRET_KEY=build-only-$(python -c 'import secrets;print(secrets.token_hex(32
  && useradd --system --uid 1000 fabricquote && mkdir -p /app/var && chown fabricquote /app/var
 USER fabricquote
 EXPOSE 8000
-# gunicorn.conf.py: 0.0.0.0:8000, $WEB_CONCURRENCY (3) workers, the app preloaded (README).
+# gunicorn.conf.py: 0.0.0.0:8000, $WEB_CONCURRENCY (3) workers, the app preloaded (docs/operations.md).
 CMD ["gunicorn", "-c", "gunicorn.conf.py", "portal.wsgi"]

@@ -6,7 +6,8 @@ workers are forked from it ready to answer, so a HUP replaces the workers withou
 every new worker importing Django first (issue 28, item 6). The price: a HUP no longer loads new
 code (the master keeps the modules it imported). New code is deployed with `bin/web-reload`:
 USR2 starts a second master that imports the new code next to the old one, which keeps serving
-until the new workers are up, then the old master is retired (README, "Production layout").
+until the new workers are up, then the old master is retired (docs/operations.md, "gunicorn and
+reloading without a stall").
 """
 
 import os
