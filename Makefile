@@ -7,6 +7,10 @@ BIN    := $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 PYTEST_ARGS ?=
+# `make test` runs the suite in this many pytest-xdist processes (2: one per core of the 2-core
+# machines it is timed on); each has its own test database and Redis database (tests/conftest.py).
+# PYTEST_WORKERS=0 runs it in one process (pdb, print debugging).
+PYTEST_WORKERS ?= 2
 
 .PHONY: run test lint check-system install install-dev migrate demo worker beat clean messages
 
@@ -15,7 +19,7 @@ run: install migrate demo  ## set up (idempotent) and serve on http://127.0.0.1:
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: install-dev  ## ruff, then the layering contracts (pyproject.toml [tool.importlinter])
 	$(BIN)/ruff check .

@@ -115,6 +115,16 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
     Raises CatalogImportError listing every bad row with its line number and reason.
     Rows equal to what is stored are left alone, so importing the same file twice changes nothing.
     """
+    reader, header = _csv_reader(text)
+    price_columns = _price_columns(header)
+    product_columns = [c for c in header if c in PRODUCT_CSV_FIELDS]
+    rows = _rows_read(reader)
+    planned = _rows_validated(rows, product_columns, price_columns)
+    return _rows_written(planned, price_columns, reference_prices)
+
+
+def _csv_reader(text: str) -> tuple[csv.DictReader, list[str]]:
+    """A reader of the rows under a checked header (names stripped of spaces and a BOM)."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")), restkey="__extra__")
     header = [h.strip() for h in (reader.fieldnames or [])]
     if not header:
@@ -123,9 +133,10 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
     errors = _check_header(header)
     if errors:
         raise CatalogImportError(errors)
-    price_columns = _price_columns(header)
-    product_columns = [c for c in header if c in PRODUCT_CSV_FIELDS]
+    return reader, header
 
+
+def _rows_read(reader: csv.DictReader) -> list[dict]:
     try:
         rows = list(reader)
     except csv.Error as exc:  # e.g. a cell over the csv module's field size limit
@@ -135,11 +146,23 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
     if len(rows) > MAX_IMPORT_ROWS:
         raise CatalogImportError(
             [RowError(1, "", _("At most %d rows per import.") % MAX_IMPORT_ROWS)])
+    return rows
+
+
+_Planned = list[tuple[ProductRowForm, dict[str, PriceCellForm]]]
+
+
+def _rows_validated(
+    rows: list[dict], product_columns: list[str], price_columns: dict[str, dict[str, str]]
+) -> _Planned:
+    """Each row's product form and its prices by currency; raises CatalogImportError with every
+    bad row's errors, in line order."""
     existing = Product.objects.in_bulk(
         [(r.get("part_number") or "").strip() for r in rows], field_name="part_number"
     )
+    errors: list[RowError] = []
     seen: dict[str, int] = {}
-    planned: list[tuple[ProductRowForm, dict[str, PriceCellForm]]] = []
+    planned: _Planned = []
     for index, row in enumerate(rows):
         line = index + 2  # the header is line 1
         if row.get("__extra__"):
@@ -155,31 +178,55 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
                                    % {"pn": part_number, "line": seen[part_number]}))
             continue
         seen[part_number] = line
-        instance = existing.get(part_number)
-        # Columns absent from the file keep their stored values (or take the defaults).
-        blank_form = ProductRowForm(instance=instance)
-        for column in PRODUCT_CSV_FIELDS:
-            if column not in data:
-                value = blank_form.get_initial_for_field(blank_form.fields[column], column)
-                data[column] = "" if value is None else value
-        form = ProductRowForm(data=data, instance=instance)
-        if not form.is_valid():
-            for name, messages in form.errors.items():
-                for message in messages:
-                    errors.append(RowError(line, "" if name == "__all__" else name, message))
-        prices = {}
-        for currency, cols in price_columns.items():
-            cell = PriceCellForm(data={k: (row.get(col) or "").strip() for k, col in cols.items()})
-            if not cell.is_valid():
-                for name, messages in cell.errors.items():
-                    column = cols.get(name, "") if name != "__all__" else cols.get("cost", "")
-                    errors.extend(RowError(line, column, m) for m in messages)
-            elif cell.cleaned_data.get("list_price") is not None:
-                prices[currency] = cell
+        form = _product_form(data, existing.get(part_number))
+        errors += _product_errors(line, form)
+        prices, price_errors = _row_prices(line, row, price_columns)
+        errors += price_errors
         planned.append((form, prices))
     if errors:
         raise CatalogImportError(errors)
+    return planned
 
+
+def _product_form(data: dict[str, str], instance: Product | None) -> ProductRowForm:
+    """The row's form; columns absent from the file keep their stored values (or take the
+    defaults)."""
+    blank_form = ProductRowForm(instance=instance)
+    for column in PRODUCT_CSV_FIELDS:
+        if column not in data:
+            value = blank_form.get_initial_for_field(blank_form.fields[column], column)
+            data[column] = "" if value is None else value
+    return ProductRowForm(data=data, instance=instance)
+
+
+def _product_errors(line: int, form: ProductRowForm) -> list[RowError]:
+    if form.is_valid():
+        return []
+    return [RowError(line, "" if name == "__all__" else name, message)
+            for name, messages in form.errors.items() for message in messages]
+
+
+def _row_prices(
+    line: int, row: dict, price_columns: dict[str, dict[str, str]]
+) -> tuple[dict[str, PriceCellForm], list[RowError]]:
+    """The row's valid prices by currency (a currency without a list price has none), and the
+    errors of its price cells; an error of the pair is the cost column's."""
+    prices, errors = {}, []
+    for currency, cols in price_columns.items():
+        cell = PriceCellForm(data={k: (row.get(col) or "").strip() for k, col in cols.items()})
+        if not cell.is_valid():
+            for name, messages in cell.errors.items():
+                column = cols.get(name, "") if name != "__all__" else cols.get("cost", "")
+                errors.extend(RowError(line, column, m) for m in messages)
+        elif cell.cleaned_data.get("list_price") is not None:
+            prices[currency] = cell
+    return prices, errors
+
+
+def _rows_written(
+    planned: _Planned, price_columns: dict[str, dict[str, str]], reference_prices: bool
+) -> ImportResult:
+    """Every planned row saved (unless unchanged) with its prices, in one transaction."""
     result = ImportResult(currencies=sorted(price_columns))
     with transaction.atomic():
         wanted: list[tuple[PriceList, Product, PriceCellForm]] = []
@@ -188,18 +235,22 @@ def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportRe
             for currency in price_columns
         }
         for form, prices in planned:
-            if form.instance.pk is None:
-                result.created += 1
-                product = form.save()
-            elif form.has_changed():
-                result.updated += 1
-                product = form.save()
-            else:
-                result.unchanged += 1
-                product = form.instance
+            product = _product_saved(form, result)
             wanted += [(price_lists[cur], product, cell) for cur, cell in prices.items()]
         result.prices_written = _prices_write(wanted)
     return result
+
+
+def _product_saved(form: ProductRowForm, result: ImportResult) -> Product:
+    """The row's product, saved when it is new or changed; counted in `result`."""
+    if form.instance.pk is None:
+        result.created += 1
+        return form.save()
+    if form.has_changed():
+        result.updated += 1
+        return form.save()
+    result.unchanged += 1
+    return form.instance
 
 
 def price_list_default(*, currency: str, reference: bool = False) -> PriceList:

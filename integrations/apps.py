@@ -7,4 +7,7 @@ class IntegrationsConfig(AppConfig):
     verbose_name = _("Integrations")
 
     def ready(self) -> None:
-        from . import schema  # noqa: F401  (registers the token scheme with drf-spectacular)
+        from . import (
+            schema,  # noqa: F401  (registers the token scheme with drf-spectacular)
+            tasks,  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        )

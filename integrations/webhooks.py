@@ -85,8 +85,6 @@ def webhook_emit(*, event_type: str, data: dict, customer_id: int | None = None)
 
     Call it inside the transaction that made the change; sending starts after it commits.
     """
-    from .tasks import webhook_deliver
-
     endpoints = _endpoints_for(event_type, customer_id)
     if not endpoints:  # the usual case for quote.viewed: nobody listens, nothing to build
         return 0
@@ -101,6 +99,6 @@ def webhook_emit(*, event_type: str, data: dict, customer_id: int | None = None)
     for delivery in deliveries:
         # The broker down must not fail the committed change: the row waits for the sweeper.
         transaction.on_commit(
-            lambda pk=delivery.pk: enqueue_or_leave_to_sweeper(webhook_deliver.delay, pk)
+            lambda pk=delivery.pk: enqueue_or_leave_to_sweeper("integrations.webhook_deliver", pk)
         )
     return len(deliveries)

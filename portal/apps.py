@@ -22,3 +22,4 @@ class PortalConfig(AppConfig):
     def ready(self):
         # Permissions exist only after migrate, so the role groups are (re)made then.
         post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="portal.ensure_roles")
+        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)

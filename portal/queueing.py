@@ -11,9 +11,23 @@ PAUSE_SECONDS = 5.0  # after the broker failed, how long requests do not wait fo
 _paused_until = 0.0  # per process
 
 
-def enqueue_or_leave_to_sweeper(send, *args, **kwargs) -> bool:
-    """send(*args, **kwargs) (a task's delay/apply_async, or a function that calls one), run
-    after the commit of the row it works on; False when it was not queued.
+def enqueue(name: str, *args, queue: str | None = None) -> None:
+    """Queue the job registered as `name` (its `@shared_task(name=...)`) with `args`.
+
+    By name, so that a service queueing work never imports the module of its task: tasks import
+    services, never the reverse (tests/test_import_cycles.py). In-process mode (no broker:
+    `make run`, the tests) runs the job here and now, as Celery's eager mode does."""
+    from .celery import app
+
+    if app.conf.task_always_eager:  # every app's tasks module registered its jobs when ready
+        app.tasks[name].apply_async(args, queue=queue)
+    else:
+        app.send_task(name, args=args, queue=queue)
+
+
+def enqueue_or_leave_to_sweeper(name: str, *args, queue: str | None = None) -> bool:
+    """enqueue(name, *args), run after the commit of the row it works on; False when it was not
+    queued.
 
     The row is committed by then, so nothing may undo or fail the request: with the broker
     unreachable (a second or two, see the CELERY_BROKER_* settings) the error is logged and the
@@ -26,24 +40,18 @@ def enqueue_or_leave_to_sweeper(send, *args, **kwargs) -> bool:
 
     global _paused_until
     if time.monotonic() < _paused_until:
-        logger.warning("broker unreachable a moment ago: %s%r left to the sweeper",
-                       _name(send), args)
+        logger.warning("broker unreachable a moment ago: %s%r left to the sweeper", name, args)
         return False
     try:
-        send(*args, **kwargs)
+        enqueue(name, *args, queue=queue)
     except BrokerUnreachable as exc:
         _paused_until = time.monotonic() + PAUSE_SECONDS
         logger.warning(
             "broker unreachable (%s): %s%r left to the sweeper",
-            exc.__class__.__name__, _name(send), args,
+            exc.__class__.__name__, name, args,
         )
         return False
     except Exception:
-        logger.exception("queueing %s%r failed: left to the sweeper", _name(send), args)
+        logger.exception("queueing %s%r failed: left to the sweeper", name, args)
         return False
     return True
-
-
-def _name(send) -> str:
-    task = getattr(send, "__self__", None)  # a task's bound delay / apply_async
-    return getattr(task, "name", None) or getattr(send, "__qualname__", repr(send))

@@ -11,6 +11,7 @@ class ProposalsConfig(AppConfig):
 
         from quoting.signals import revision_frozen
 
+        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
         from .logs import redact_share_tokens
 
         revision_frozen.connect(_retire_drafts, dispatch_uid="proposals.retire_drafts")

@@ -30,7 +30,16 @@ from integrations.models import WebhookEndpoint
 from portal.models import CompanyProfile, User
 from portal.statements import Statement, columns
 from quoting import content_hash
-from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, Section
+from quoting.models import (
+    ANSWERABLE_WHILE_DRAFTING,
+    Customer,
+    Project,
+    Quote,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    Section,
+)
 from quoting.selectors import (
     ROUNDING_RULE,
     AlternativeDelta,
@@ -332,6 +341,25 @@ def documents_visible_to(*, user: User) -> QuerySet[ProposalDocument]:
 
 
 # --- share links ---------------------------------------------------------------------------------
+
+
+SUPERSEDED = "superseded"
+
+
+def offer_state(*, quote: Quote, revision: QuoteRevision | None) -> str:
+    """Can the customer still answer `revision` (the quote's latest sent one)? "open" until a
+    newer revision is sent, also while sales draft the next one (the answer reinstates it);
+    else why not: the quote's status (accepted, declined, expired: also once past its validity)
+    or "superseded". The one rule the share page and the answer both ask."""
+    if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED):
+        return quote.status
+    if quote.valid_until < timezone.localdate():
+        return QuoteStatus.EXPIRED
+    if revision is None or (
+        quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk
+    ) or quote.status not in (QuoteStatus.SENT, *ANSWERABLE_WHILE_DRAFTING):
+        return SUPERSEDED
+    return "open"
 
 
 def revision_shared(*, link: ShareLink) -> QuoteRevision | None:

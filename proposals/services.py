@@ -27,7 +27,14 @@ from django.utils.translation import gettext_noop
 from integrations.webhooks import webhook_emit
 from portal.header_counts import work_counts_changed
 from portal.models import User
-from portal.queueing import enqueue_or_leave_to_sweeper
+from portal.queueing import enqueue, enqueue_or_leave_to_sweeper
+from quoting.errors import (
+    IllegalTransition,
+    InvalidValue,
+    QuoteError,
+    QuoteExpired,
+    StaleVersion,
+)
 from quoting.models import (
     NotificationKind,
     Quote,
@@ -37,16 +44,8 @@ from quoting.models import (
     QuoteStatus,
 )
 from quoting.selectors import OfferChoice, offer_choice
-from quoting.services.errors import (
-    IllegalTransition,
-    InvalidValue,
-    QuoteError,
-    QuoteExpired,
-    StaleVersion,
-)
 from quoting.services.notifications import notify
 from quoting.services.quotes import (
-    ANSWERABLE_WHILE_DRAFTING,
     MAX_LINES_PER_REVISION,
     quote_mark_accepted,
     quote_mark_declined,
@@ -80,6 +79,7 @@ from .selectors import (
     document_for,
     document_is_sent,
     document_ready_for,
+    offer_state,
     revision_shared,
     share_lookup,
 )
@@ -143,9 +143,7 @@ def quote_event(quote: Quote, kind: str, **data) -> None:
 
 
 def _enqueue(document_id: int) -> None:
-    from .tasks import proposal_render_task  # tasks import this module
-
-    proposal_render_task.apply_async((document_id,), queue=proposals_setting("PROPOSALS_QUEUE"))
+    enqueue("proposals.render", document_id, queue=proposals_setting("PROPOSALS_QUEUE"))
 
 
 def _language(language: str | None, revision: QuoteRevision) -> str:
@@ -182,7 +180,8 @@ def proposal_request(
         )
         # A broker outage (or an eager render failing) must not undo or break the request:
         # the row stays pending and the sweeper sends it again.
-        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(_enqueue, document.pk))
+        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(
+            "proposals.render", document.pk, queue=proposals_setting("PROPOSALS_QUEUE")))
     return document
 
 
@@ -572,23 +571,19 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
     """
     quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
-    if quote.status == QuoteStatus.ACCEPTED:
+    state = offer_state(quote=quote, revision=revision)
+    if state == QuoteStatus.ACCEPTED:
         raise IllegalTransition(_("This offer has already been accepted."), field="status")
-    if quote.status == QuoteStatus.DECLINED:
+    if state == QuoteStatus.DECLINED:
         raise IllegalTransition(
             _("This offer was declined; ask us for a new one."), field="status")
-    if quote.status == QuoteStatus.EXPIRED or quote.valid_until < timezone.localdate():
+    if state == QuoteStatus.EXPIRED:
         raise QuoteExpired(
             _("This offer was valid until %(date)s and can no longer be accepted; ask us for a "
               "new revision.") % {"date": quote.valid_until.isoformat()},
             field="status",
         )
-    if (
-        revision is None
-        or revision.number != revision_number
-        or (quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk)
-        or quote.status not in (QuoteStatus.SENT, *ANSWERABLE_WHILE_DRAFTING)
-    ):
+    if state != "open" or revision.number != revision_number:
         raise OfferSuperseded(
             _("This revision has been replaced by a newer one, so it can no longer be "
               "answered. Reload the page to read the current offer."),
@@ -677,7 +672,9 @@ def share_accept(
         if document is None:
             proposal_request(revision=revision, user=None, language=language)
         transaction.on_commit(
-            lambda: enqueue_or_leave_to_sweeper(_enqueue_signed_copy, acceptance.pk))
+            lambda: enqueue_or_leave_to_sweeper(
+                "proposals.signed_copy", acceptance.pk,
+                queue=proposals_setting("PROPOSALS_QUEUE")))
         quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
     return quote
 
@@ -753,9 +750,7 @@ def _purchase_details(*, po_number: str, invoice_company: str, invoice_tax_id: s
 
 
 def _enqueue_signed_copy(acceptance_id: int) -> None:
-    from .tasks import signed_copy_task  # tasks import this module
-
-    signed_copy_task.apply_async((acceptance_id,), queue=proposals_setting("PROPOSALS_QUEUE"))
+    enqueue("proposals.signed_copy", acceptance_id, queue=proposals_setting("PROPOSALS_QUEUE"))
 
 
 def _bind_document(acceptance: Acceptance) -> ProposalDocument | None:
@@ -894,7 +889,8 @@ def signed_copies_waiting_for(document: ProposalDocument) -> None:
         revision_id=document.revision_id, language=document.language, document__isnull=True,
         signed_status=DocumentStatus.PENDING).values_list("pk", flat=True)
     for pk in list(waiting):
-        transaction.on_commit(lambda pk=pk: enqueue_or_leave_to_sweeper(_enqueue_signed_copy, pk))
+        transaction.on_commit(lambda pk=pk: enqueue_or_leave_to_sweeper(
+            "proposals.signed_copy", pk, queue=proposals_setting("PROPOSALS_QUEUE")))
 
 
 def signed_copies_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:

@@ -26,9 +26,9 @@ from django.templatetags.static import static
 from django.utils import translation
 from django.utils.translation import gettext as _
 
+from quoting.errors import InvalidValue
 from quoting.models import QuoteRevision
 from quoting.selectors import OfferChoice, offer_choice, offer_options
-from quoting.services.errors import InvalidValue
 from quoting.services.snapshots import SNAPSHOT_VERSION
 from quoting.templatetags.quoting_numbers import rmb_in_words
 

@@ -17,7 +17,7 @@ from PIL import Image, ImageDraw, ImageFont, UnidentifiedImageError
 from stdnum.cn import uscc
 from stdnum.exceptions import ValidationError as StdnumError
 
-from quoting.services.errors import InvalidValue
+from quoting.errors import InvalidValue
 
 MAX_SIGNATURE_BYTES = 200 * 1024  # the decoded PNG; a drawn signature is 5-30 KB
 MAX_SIGNATURE_WIDTH, MAX_SIGNATURE_HEIGHT = 1600, 800  # a 2x-density canvas of 800x400 fits

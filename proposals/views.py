@@ -11,15 +11,14 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST, require_safe
 
+from quoting.errors import InvalidValue, QuoteError
 from quoting.models import QuoteEvent, QuoteStatus, VatZone
 from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
-from quoting.services.errors import InvalidValue, QuoteError
 
 from .engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
 from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
@@ -32,6 +31,7 @@ from .selectors import (
     document_for,
     document_ready_for,
     documents_visible_to,
+    offer_state,
     revision_drawing,
     revision_has_drawing,
     revision_shared,
@@ -236,18 +236,6 @@ def share_link_cancel(request: HttpRequest, link_id: int) -> HttpResponse:
 # --- customers -----------------------------------------------------------------------------------
 
 
-def _state(quote, revision) -> str:
-    """What the customer can do with the latest sent revision: answer it ("open") until a newer
-    one is sent, also while sales draft the next one."""
-    if quote.status in (QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED):
-        return quote.status
-    if quote.valid_until < timezone.localdate():
-        return QuoteStatus.EXPIRED
-    if quote.status == QuoteStatus.SENT and quote.current_revision_id != revision.pk:
-        return "superseded"  # not reached: the latest sent revision is the current one
-    return "open"
-
-
 def _pdf_ready(revision, language: str, known: bool) -> bool:
     if known:
         return True
@@ -268,7 +256,7 @@ def _shared_page(request, link, *, status=200, accept_form=None, decline_form=No
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
         raise Http404
     language = request.share_language
-    state = _state(link.quote, revision)
+    state = offer_state(quote=link.quote, revision=revision)
     answered = request.GET.get("answered") == "1"
     plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
     kept = shared_cached(revision=revision, language=language, state=state)

@@ -4,6 +4,7 @@ does not run the quote rules, so quotes, revisions and lines are read-only here)
 from django import forms
 from django.contrib import admin
 
+from .errors import InvalidValue
 from .models import (
     Approval,
     Contact,
@@ -19,7 +20,6 @@ from .models import (
     Team,
 )
 from .services.customers import project_customer_check
-from .services.errors import InvalidValue
 
 
 class ReadOnlyInline(admin.TabularInline):

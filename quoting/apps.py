@@ -5,3 +5,6 @@ from django.utils.translation import gettext_lazy as _
 class QuotingConfig(AppConfig):
     name = "quoting"
     verbose_name = _("Quoting")
+
+    def ready(self) -> None:
+        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)

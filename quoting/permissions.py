@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from portal.models import SALES_MANAGER, User
-from quoting.models import TRANSITIONS, Approval, ApprovalDecision, Quote, QuoteRevision, Team
-from quoting.models import QuoteStatus as Status
-from quoting.selectors import discount_threshold, revision_largest_discount, sees_every_team
-from quoting.services.errors import (
+from quoting.errors import (
     ApprovalRequired,
     IllegalTransition,
     InvalidValue,
     NotAllowed,
     QuoteError,
 )
+from quoting.models import TRANSITIONS, Approval, ApprovalDecision, Quote, QuoteRevision, Team
+from quoting.models import QuoteStatus as Status
+from quoting.selectors import discount_threshold, revision_largest_discount, sees_every_team
 
 __all__ = [
     "QuoteActions",

@@ -32,7 +32,7 @@ from catalog.selectors import price_lookup
 from portal.models import SALES, SALES_MANAGER, User
 from quoting import content_hash
 from quoting.engine.money import round_money
-from quoting.services.errors import InvalidValue
+from quoting.errors import InvalidValue
 
 from .models import (
     TOTALLED_SECTIONS,

@@ -3,11 +3,18 @@
 Services: tests that need Redis or a Celery worker take the `redis_url` fixture. Locally, with no
 Redis, they are skipped with the reason; in CI (CI=true) a missing service is a failure, never a
 silent skip.
+
+Speed: the shipped catalog is imported once per session (`catalog_snapshot`) and inserted in
+bulk by `seeded`; `make test` runs in pytest-xdist workers, each with its own test database
+(pytest-django) and its own Redis database (`_redis_db_per_worker`).
 """
 
 from __future__ import annotations
 
 import os
+import warnings
+from dataclasses import dataclass, replace
+from typing import Any
 
 import pytest
 
@@ -16,8 +23,50 @@ from tests import network_guard
 IN_CI = os.environ.get("CI") == "true"
 
 
+def _redis_db_per_worker() -> None:
+    """Under pytest-xdist each worker takes its own Redis database: REDIS_URL's plus the worker's
+    number (`-n 2` on redis://…/1 uses databases 1 and 2). Tests empty the cache with
+    cache.clear(), a FLUSHDB, which on a shared database would also empty the other worker's
+    cache and its Celery worker's queues mid-test.
+
+    pytest-django has loaded the settings before this conftest is imported, so they are changed
+    in place, before the first use of the cache or of Celery's configuration; REDIS_URL is
+    changed too, for the `redis_url` fixture and the Celery workers started with it."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    url, worker = os.environ.get("REDIS_URL", ""), os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not url or not worker.startswith("gw"):
+        return
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    number = base + int(worker[2:])
+    if number > 15:
+        raise pytest.UsageError(f"worker {worker} would need Redis database {number} (of 0-15): "
+                                f"start REDIS_URL at a lower database than {base}, or run fewer")
+    url = urlunsplit(parts._replace(path=f"/{number}"))
+    os.environ["REDIS_URL"] = url
+
+    from asgiref.local import Local
+    from django.conf import settings
+    from django.core.cache import caches, close_caches
+
+    settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
+    settings.CACHES = {**settings.CACHES,
+                       "default": {**settings.CACHES["default"], "LOCATION": url}}
+    # What Django's own setting_changed receiver does for CACHES (django.test.signals).
+    close_caches()
+    caches._settings = caches.settings = caches.configure_settings(None)
+    caches._connections = Local()
+
+    from portal.celery import app
+
+    if app.configured:
+        app.conf.update(broker_url=url, result_backend=url)
+
+
 def pytest_configure(config):
     network_guard.install()  # loopback and unix sockets only, for the whole session
+    _redis_db_per_worker()
 
 
 @pytest.fixture(autouse=True)
@@ -84,10 +133,13 @@ def sales_client(client, make_user):
 
 @pytest.fixture(autouse=True)
 def empty_cache():
-    """Each test starts with an empty local-memory cache: ids repeat across tests (rolled-back
-    sequences), so a count kept for user 1 in one test must not answer in the next."""
+    """Each test starts with an empty cache, and leaves one: ids repeat across tests (rolled-back
+    sequences), so a count kept for user 1 in one test must not answer in the next. With
+    REDIS_URL, clear() empties the worker's own Redis database (see `_redis_db_per_worker`)."""
     from django.core.cache import cache
 
+    cache.clear()
+    yield
     cache.clear()
 
 
@@ -102,8 +154,101 @@ def english_outside_requests():
 
 
 @pytest.fixture
-def seeded(db):
-    """The shipped NVIDIA catalog with its reference prices."""
+def world(make_user):
+    """Two teams, a sales user in each (wang, li), a manager (zhao), and one customer with a
+    project: `tests/quoting/factories.py` `world_make`. A test file whose world needs more says
+    so in a fixture of its own name built on this one."""
+    from tests.quoting.factories import world_make
+
+    return world_make(make_user)
+
+
+@pytest.fixture
+def qw(make_user):
+    """The API tests' world (`tests/quoting/api_world.py`): the shared world, a design of SW-1
+    and CB-1 and a draft quote made from it, and a contact."""
+    from tests.quoting.api_world import quote_world_make
+
+    return quote_world_make(make_user)
+
+
+@dataclass(frozen=True)
+class CatalogSnapshot:
+    """The rows `catalog_load_seed()` writes into an empty catalog, read back once per session
+    (per xdist worker): what `seeded` inserts in bulk instead of importing the CSV again."""
+
+    result: Any  # catalog.services.ImportResult
+    price_lists: list[dict]
+    products: list[dict]
+    prices: list[tuple[str, str, dict]]  # (price list name, part number, fields)
+
+
+def _fields(row) -> dict:
+    """A row's own values: no key, no foreign key, no timestamp (set again on insert)."""
+    return {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields
+            if not f.primary_key and not f.is_relation and not getattr(f, "auto_now", False)
+            and not getattr(f, "auto_now_add", False)}
+
+
+@pytest.fixture(scope="session")
+def catalog_snapshot(django_db_setup, django_db_blocker) -> CatalogSnapshot | None:
+    """The shipped catalog imported once, through the real `catalog_load_seed()` (every row
+    validated), inside a transaction that is rolled back: its rows are kept in memory.
+
+    Importing it took 1.0-1.7 s per test (a form and a uniqueness query per row); inserting the
+    kept rows takes milliseconds. None (and a warning) when the import wrote anything but the
+    three catalog tables: `seeded` then imports per test, as before."""
+    from django.apps import apps
+    from django.db import transaction
+    from django.utils import translation
+
+    from catalog.models import PriceList, PriceListItem, Product
     from catalog.services import catalog_load_seed
 
-    return catalog_load_seed()
+    catalog = (PriceList, PriceListItem, Product)
+    with django_db_blocker.unblock(), translation.override("en"), transaction.atomic():
+        counts = {model: model.objects.count() for model in apps.get_models()}
+        if any(counts[model] for model in catalog):  # e.g. a --reuse-db database left so
+            warnings.warn("the test database's catalog is not empty: `seeded` imports the CSV "
+                          "in every test (slow)", stacklevel=1)
+            return None
+        result = catalog_load_seed()
+        others = [model.__name__ for model in apps.get_models()
+                  if model not in catalog and model.objects.count() != counts[model]]
+        snapshot = CatalogSnapshot(
+            result=result,
+            price_lists=[_fields(p) for p in PriceList.objects.order_by("pk")],
+            products=[_fields(p) for p in Product.objects.order_by("pk")],
+            prices=[(i.price_list.name, i.product.part_number, _fields(i)) for i in
+                    PriceListItem.objects.select_related("price_list", "product").order_by("pk")],
+        )
+        transaction.set_rollback(True)
+    if others:
+        warnings.warn(f"catalog_load_seed() also wrote {others}: `seeded` imports the CSV in "
+                      "every test (slow) until tests/conftest.py's catalog_snapshot keeps them",
+                      stacklevel=1)
+        return None
+    return snapshot
+
+
+@pytest.fixture
+def seeded(db, catalog_snapshot):
+    """The shipped NVIDIA catalog with its reference prices, as `catalog_load_seed()` leaves it
+    in an empty catalog (its ImportResult too): the session's snapshot inserted in bulk, in the
+    import's order. Where the test already put products or prices in, the real import runs, so
+    that it merges with them exactly as it would."""
+    from catalog.models import PriceList, PriceListItem, Product
+    from catalog.services import WRITE_BATCH, catalog_load_seed
+
+    if (catalog_snapshot is None or Product.objects.exists() or PriceList.objects.exists()
+            or PriceListItem.objects.exists()):
+        return catalog_load_seed()
+    snap = catalog_snapshot
+    lists = {p.name: p for p in PriceList.objects.bulk_create(
+        [PriceList(**row) for row in snap.price_lists])}
+    products = {p.part_number: p for p in Product.objects.bulk_create(
+        [Product(**row) for row in snap.products], batch_size=WRITE_BATCH)}
+    PriceListItem.objects.bulk_create(
+        [PriceListItem(price_list=lists[name], product=products[part], **row)
+         for name, part, row in snap.prices], batch_size=WRITE_BATCH)
+    return replace(snap.result, currencies=list(snap.result.currencies))

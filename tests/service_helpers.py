@@ -40,13 +40,18 @@ def celery_worker(*, redis_url: str, database_url: str | None = None, concurrenc
     try:
         yield process, queue
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        process_stop(process)
+
+
+def process_stop(process: subprocess.Popen) -> None:
+    """TERM, then KILL after 20 seconds if it is still there."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
@@ -135,6 +140,10 @@ def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
     from gunicorn import config
 
     port = free_port()
+    if not env.get("GUNICORN_PIDFILE") and not env.get("FABRICQUOTE_VAR_DIR"):
+        # gunicorn.conf.py writes a pidfile: never the checkout's var/gunicorn.pid, which other
+        # tests (pytest-xdist workers) and a developer's own gunicorn would share.
+        env = {**env, "GUNICORN_PIDFILE": str(log.with_suffix(".pid"))}
     # Newer gunicorns open a control socket in $HOME: one per machine, so not for tests.
     quiet = ["--no-control-socket"] if "control_socket_disable" in config.Config().settings else []
     with open(log, "w") as sink:
@@ -159,13 +168,7 @@ def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
             raise RuntimeError(f"gunicorn did not start:\n{log.read_text()}")
         yield f"http://127.0.0.1:{port}"
     finally:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+        process_stop(process)
 
 
 def http_call(base: str, method: str, path: str, *, headers: dict | None = None,
@@ -224,32 +227,43 @@ class TcpProxy:
                 continue
             upstream.settimeout(None)
             with self._lock:
-                self._connections.update((client, upstream))
+                kept = self._listener is listener  # not cut since accept() returned
+                if kept:
+                    self._connections.update((client, upstream))
+            if not kept:
+                self._hang_up(client, upstream)
+                return
             for source, sink in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pump, args=(source, sink), daemon=True).start()
 
-    @staticmethod
-    def _pump(source, sink) -> None:
+    @classmethod
+    def _pump(cls, source, sink) -> None:
         try:
             while data := source.recv(65536):
                 sink.sendall(data)
         except OSError:
             pass
         finally:
-            for end in (source, sink):
-                with contextlib.suppress(OSError):
-                    end.close()
+            cls._hang_up(source, sink)
 
-    def cut(self) -> None:
+    @staticmethod
+    def _hang_up(*ends) -> None:
+        """Shut down, then close: close() alone neither wakes the other pump's recv() on the
+        socket nor sends the far end a FIN while that recv() holds it, which left PostgreSQL
+        a session to the test database after the client had gone (its teardown then failed:
+        "database is being accessed by other users")."""
         import socket
 
+        for end in ends:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                end.close()
+
+    def cut(self) -> None:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
         with self._lock:
             connections, self._connections = self._connections, set()
-        for end in connections:
-            with contextlib.suppress(OSError):
-                end.shutdown(socket.SHUT_RDWR)
-            with contextlib.suppress(OSError):
-                end.close()
+        self._hang_up(*connections)

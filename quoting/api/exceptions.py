@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from quoting.engine.errors import InvalidInput
-from quoting.services.errors import QuoteError
+from quoting.errors import QuoteError
 
 from .errors import validation_error
 

@@ -6,6 +6,7 @@ from .designs import SavedDesign, TcoScenario
 from .install import InstallPack, InstallPackStatus
 from .notifications import Notification, NotificationEmailOptOut, NotificationKind
 from .quotes import (
+    ANSWERABLE_WHILE_DRAFTING,
     TOTALLED_SECTIONS,
     TRANSITIONS,
     Approval,
@@ -22,6 +23,7 @@ from .quotes import (
 
 __all__ = [
     "TOTALLED_SECTIONS",
+    "ANSWERABLE_WHILE_DRAFTING",
     "TRANSITIONS",
     "Approval",
     "ApprovalDecision",

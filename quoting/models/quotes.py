@@ -68,6 +68,11 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     QuoteStatus.ACCEPTED: frozenset(),
 }
 
+# While sales draft the next revision, the customer can still answer the latest sent one (the
+# answer reinstates it): the offer stands until a newer revision is sent.
+ANSWERABLE_WHILE_DRAFTING = (
+    QuoteStatus.DRAFT, QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED)
+
 
 class Section(models.TextChoices):
     NETWORK = "network", _("Network")

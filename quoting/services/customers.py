@@ -11,10 +11,10 @@ from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
+from quoting.errors import InvalidValue
 from quoting.models import Contact, Customer, Project, SavedDesign, Team, VatZone
 from quoting.permissions import team_for_filing
 
-from .errors import InvalidValue
 from .requirements import requirements_from_json
 from .snapshots import design_snapshot_values
 from .tco import workload_check

@@ -31,12 +31,6 @@ from .designs import (
 logger = logging.getLogger(__name__)
 
 
-def _enqueue(pack_id: int) -> None:
-    from quoting.install_tasks import install_pack_build_task  # it imports this module
-
-    install_pack_build_task.delay(pack_id)
-
-
 def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> InstallPack:
     """A pending pack row now (the build after commit). Raises InvalidInput on a site field,
     or on "design" when the revision has no design to lay out."""
@@ -53,13 +47,15 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
             status__in=(InstallPackStatus.PENDING, InstallPackStatus.BUILDING)).first()
         if existing is not None:
             if existing.status == InstallPackStatus.PENDING:  # its first send may have failed
-                transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(_enqueue, existing.pk))
+                transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(
+                    "quoting.install_pack_build", existing.pk))
             return existing
         if locked.design is None or not locked.design.requirements:
             raise InvalidInput.field("design", "this revision has no fabric design to lay out.")
         pack = InstallPack.objects.create(revision=locked, requirements=locked.design.requirements,
                                           site=site, requested_by=user)
-        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(_enqueue, pack.pk))
+        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(
+            "quoting.install_pack_build", pack.pk))
     return pack
 
 

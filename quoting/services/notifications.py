@@ -23,9 +23,8 @@ from django.utils import timezone, translation
 from portal.header_counts import inbox_changed
 from portal.models import SALES_MANAGER, User
 from portal.queueing import enqueue_or_leave_to_sweeper
+from quoting.errors import InvalidValue
 from quoting.models import Notification, NotificationEmailOptOut, NotificationKind, Quote
-
-from .errors import InvalidValue
 
 logger = logging.getLogger(__name__)
 
@@ -86,10 +85,8 @@ def notify(
 def _emails_queue(notification_ids: list[int]) -> None:
     """After the commit: one task per e-mail. A broker that is down never fails the request:
     the row waits for notification_emails_requeue."""
-    from quoting.notification_tasks import notification_email_task  # tasks import this module
-
     for pk in notification_ids:
-        enqueue_or_leave_to_sweeper(notification_email_task.delay, pk)
+        enqueue_or_leave_to_sweeper("quoting.notification_email", pk)
 
 
 def notification_emails_requeue() -> int:

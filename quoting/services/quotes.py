@@ -25,7 +25,17 @@ from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.engine.errors import InvalidInput
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
+from quoting.errors import (
+    IllegalTransition,
+    InvalidValue,
+    MissingPrices,
+    NotAllowed,
+    QuoteExpired,
+    RevisionFrozen,
+    StaleVersion,
+)
 from quoting.models import (
+    ANSWERABLE_WHILE_DRAFTING,
     TOTALLED_SECTIONS,
     TRANSITIONS,
     Approval,
@@ -64,16 +74,6 @@ from quoting.services.snapshots import (
 )
 from quoting.services.tco import workload_check as tco_workload_check
 from quoting.signals import revision_frozen
-
-from .errors import (
-    IllegalTransition,
-    InvalidValue,
-    MissingPrices,
-    NotAllowed,
-    QuoteExpired,
-    RevisionFrozen,
-    StaleVersion,
-)
 
 MAX_QUANTITY = 1_000_000
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
@@ -298,10 +298,6 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         source=old.label, created=new.label,
     )  # fmt: skip
     return new
-
-
-ANSWERABLE_WHILE_DRAFTING = (
-    QuoteStatus.DRAFT, QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED)
 
 
 def quote_sent_revision_reinstate(*, quote: Quote, revision: QuoteRevision) -> Quote:

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from quoting.display import requirement_rows
+from quoting.errors import QuoteError
 from quoting.filters import CustomerFilter, ProjectFilter
 from quoting.forms.customers import ContactFormSet, CustomerForm, ProjectForm
 from quoting.selectors import customers_visible_to, projects_visible_to, quotes_visible_to
@@ -28,7 +29,6 @@ from quoting.services.customers import (
     customer_update,
     project_create,
 )
-from quoting.services.errors import QuoteError
 from quoting.services.quotes import quote_create_from_design
 from quoting.services.snapshots import design_priced
 

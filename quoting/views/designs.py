@@ -26,6 +26,7 @@ from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.install.elevations import ELEVATION_STYLE, rack_elevations_svg
 from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
+from quoting.errors import QuoteError
 from quoting.forms.contract import add_engine_errors, engine_error_text
 from quoting.forms.designs import (
     CURRENCY_CHOICES,
@@ -46,7 +47,6 @@ from quoting.services.designs import (
     message_from_json,
     site_from_json,
 )
-from quoting.services.errors import QuoteError
 from quoting.services.snapshots import (
     design_priced,
     design_snapshot_current,

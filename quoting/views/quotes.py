@@ -30,6 +30,7 @@ from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
 from portal.pagination import QuotesPaginator, list_count_key
 from quoting.engine.errors import InvalidInput
+from quoting.errors import QuoteError, StaleVersion
 from quoting.filters import QuoteFilter
 from quoting.forms.quotes import (
     ActionForm,
@@ -59,7 +60,6 @@ from quoting.selectors import (
     revision_totals,
 )
 from quoting.services import quotes as services
-from quoting.services.errors import QuoteError, StaleVersion
 from quoting.services.install import install_pack_latest, install_pack_request
 from quoting.services.tco import tco_presented
 

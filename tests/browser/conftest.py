@@ -74,6 +74,46 @@ class BeaconsOff:
         return page
 
 
+def csp_watch(page, *, page_errors: bool = False) -> list[str]:
+    """The list the page's Content-Security-Policy reports go into from now on (and, with
+    `page_errors`, its uncaught script errors): a test asserts it stays empty."""
+    found: list[str] = []
+    page.on("console", lambda message: found.append(message.text)
+            if "Content Security Policy" in message.text else None)
+    if page_errors:
+        page.on("pageerror", lambda error: found.append(str(error)))
+    return found
+
+
+def sign_in_as(page, base_url: str, username: str, password: str = "pw"):
+    """Signs `username` in through the login form; returns the page, on the home page."""
+    page.goto(f"{base_url}/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{base_url}/")
+    return page
+
+
+def accept_as_li_wei(page, *, submit: str = "#accept button[type=submit]") -> None:
+    """On a share page: opens the accept form, fills it in as Li Wei, CTO, ticks the agreement
+    and sends it with the `submit` button."""
+    page.click("#accept summary")
+    page.fill("#id_name", "Li Wei")
+    page.fill("#id_title", "CTO")
+    page.check("#id_agreed")
+    page.click(submit)
+
+
+def design_tco_loaded(page) -> None:
+    """Waits for the design page's TCO panel, which the results load by a request of its own
+    once they are swapped in. A test must not end with it on its way: the live server would
+    read the database while the teardown flushes it (in-memory SQLite has one connection,
+    shared with the server's thread: "database table is locked", and the next test finds the
+    last one's rows)."""
+    page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
+
+
 @pytest.fixture
 def page(browser):
     """A tab that fails its test on any Content-Security-Policy violation: every page must
@@ -81,9 +121,7 @@ def page(browser):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = context.new_page()
     page.set_default_timeout(10_000)
-    violations: list[str] = []
-    page.on("console", lambda message: violations.append(message.text)
-            if "Content Security Policy" in message.text else None)
+    violations = csp_watch(page)
     yield page
     context.close()
     assert violations == [], violations
@@ -92,12 +130,7 @@ def page(browser):
 @pytest.fixture
 def sign_in(live_server, page):
     def sign_in(username: str, password: str = "pw"):
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", username)
-        page.fill("#id_password", password)
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
-        return page
+        return sign_in_as(page, live_server.url, username, password)
 
     return sign_in
 

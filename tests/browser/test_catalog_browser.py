@@ -2,14 +2,11 @@
 
 import pytest
 
-from catalog.services import catalog_load_seed
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_sales_engineer_signs_in_searches_and_opens_a_product(live_server, sign_in,
-                                                                make_user):
-    catalog_load_seed()
+                                                                make_user, seeded):
     make_user("wang", first_name="Wang")
     page = sign_in("wang")
     assert "Welcome, Wang" in page.content()

@@ -13,14 +13,13 @@ import pytest
 from pypdf import PdfReader
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.pdf import signed_copy_verify
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
 from quoting.selectors import offer_choice
-from tests.browser.conftest import assert_no_serious_axe_violations
+from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.browser.test_signature_browser import CREDIT_CODE, _sign_with_the_mouse
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import quote_reload, world_make
@@ -41,7 +40,7 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
     chosen = offer_choice(revision=revision, alternative="Better",
                           optional_keys=[str(optics.key)]).totals
     _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
-    with mock.patch.object(webhook_deliver, "delay"):  # written, never sent
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):  # written, never sent
         WebhookEndpoint.objects.create(
             url="http://127.0.0.1:9/hook", secret=webhook_secret_new(),
             events=["quote.accepted", "quote.signed_copy_ready"], created_by=world.sales)
@@ -49,10 +48,7 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
         context = browser.new_context(viewport=viewport, timezone_id="Asia/Shanghai")
         page = context.new_page()
         page.set_default_timeout(30_000)
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text)
-                if "Content Security Policy" in m.text else None)
-        page.on("pageerror", lambda error: errors.append(str(error)))
+        errors = csp_watch(page, page_errors=True)
         page.goto(f"{live_server.url}/p/{token}?lang=en")
 
         page.get_by_label("Better").check()

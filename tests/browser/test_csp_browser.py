@@ -6,15 +6,15 @@ import re
 
 import pytest
 
-from catalog.services import catalog_load_seed
 from quoting.services.quotes import quote_create
+from tests.browser.conftest import csp_watch, design_tco_loaded, sign_in_as
 from tests.quoting.factories import world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_the_design_page_updates_live_with_its_drawing_styled(live_server, sign_in, make_user):
-    catalog_load_seed()
+def test_the_design_page_updates_live_with_its_drawing_styled(
+        live_server, sign_in, make_user, seeded):
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/designs/new/")
@@ -28,11 +28,11 @@ def test_the_design_page_updates_live_with_its_drawing_styled(live_server, sign_
     page.wait_for_function(
         "b => document.querySelector('#design-results .drawing svg').innerHTML !== b", arg=before)
     assert page.evaluate(fill, leaf) == "rgb(232, 241, 251)"  # and so is a swapped-in drawing
-    page.wait_for_load_state("networkidle")  # the TCO panel loads after the swap
+    design_tco_loaded(page)
 
 
-def test_a_tco_preset_fills_the_workload_and_the_charts_redraw(live_server, sign_in, make_user):
-    catalog_load_seed()
+def test_a_tco_preset_fills_the_workload_and_the_charts_redraw(
+        live_server, sign_in, make_user, seeded):
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/tco/")
@@ -70,14 +70,8 @@ def test_an_injected_inline_script_and_htmx_eval_do_not_run(live_server, browser
     context = browser.new_context()
     try:
         page = context.new_page()
-        reports = []
-        page.on("console", lambda m: reports.append(m.text)
-                if "Content Security Policy" in m.text else None)
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("#id_username", "wang")
-        page.fill("#id_password", "pw")
-        page.click("button[type=submit]")
-        page.wait_for_url(f"{live_server.url}/")
+        reports = csp_watch(page)
+        sign_in_as(page, live_server.url, "wang")
         page.evaluate("""() => {
             const script = document.createElement('script');
             script.textContent = 'window.injected = true';
@@ -96,8 +90,7 @@ def test_an_injected_inline_script_and_htmx_eval_do_not_run(live_server, browser
         context.close()
 
 
-def test_the_admin_works_under_the_policy(live_server, sign_in, django_user_model):
-    catalog_load_seed()
+def test_the_admin_works_under_the_policy(live_server, sign_in, django_user_model, seeded):
     django_user_model.objects.create_superuser("root", "root@example.com", "pw")
     page = sign_in("root")
     for path in ("/admin/", "/admin/catalog/product/", "/admin/catalog/product/1/change/",

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from quoting.models import SavedDesign
+from tests.browser.conftest import design_tco_loaded
 from tests.quoting.factories import ProjectFactory, world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -49,6 +50,7 @@ def test_a_new_design_started_from_a_project_is_saved_into_that_project(
     assert page.input_value("#id_name") == "512 GPUs with spares"
     page.click("text=Save to project")
     page.wait_for_selector(".save-design .saved")
+    design_tco_loaded(page)
 
     saved = SavedDesign.objects.get(name="512 GPUs with spares")
     assert saved.project == target
@@ -103,6 +105,7 @@ def test_an_error_out_of_sight_is_listed_with_a_link_and_its_field_comes_into_vi
     page.wait_for_function(
         "document.getElementById('id_nic_part_number').getAttribute('aria-invalid') === 'false'")
     assert page.locator(".error-summary").count() == 0
+    design_tco_loaded(page)
 
 
 def test_a_page_opened_with_an_error_focuses_the_field_at_fault(

@@ -11,6 +11,7 @@ import pytest
 from proposals.models import LinkView, OpenKind
 from proposals.services import share_link_create
 from quoting.models import Notification, NotificationKind
+from tests.browser.conftest import csp_watch
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make
 
@@ -27,9 +28,7 @@ def test_a_reader_in_chromium_is_recorded_as_real_with_seconds_per_section(
     context = browser.new_context(viewport={"width": 1280, "height": 900}, real_beacons=True)
     page = context.new_page()
     page.set_default_timeout(10_000)
-    violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text)
-            if "Content Security Policy" in m.text else None)
+    violations = csp_watch(page)
     beacons: list[int] = []
     page.on("response", lambda r: beacons.append(r.status) if r.url.endswith("/beacon") else None)
 

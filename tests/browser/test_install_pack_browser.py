@@ -5,14 +5,11 @@ import re
 
 import pytest
 
-from catalog.services import catalog_load_seed
-
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_changing_the_rack_power_budget_redraws_the_elevations_and_warns(
-        live_server, sign_in, make_user):
-    catalog_load_seed()
+        live_server, sign_in, make_user, seeded):
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/designs/new/?gpu_count=256&gpus_per_server=8"

@@ -4,29 +4,20 @@ import re
 
 import pytest
 
-from catalog.services import catalog_load_seed
 from quoting.models import Quote, QuoteStatus
+from tests.browser.conftest import sign_in_as
 from tests.quoting.factories import TeamFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
-
-
 def test_sales_quotes_a_designed_fabric_a_manager_approves_the_discount_and_it_is_sent(
-    live_server, browser, page, make_user
+    live_server, browser, page, make_user, seeded
 ):
-    catalog_load_seed()
     sales, manager = make_user("wang", role="sales"), make_user("zhao", role="sales-manager")
     TeamFactory(name="Shenzhen").members.add(sales, manager)
     base = live_server.url
-    _sign_in(page, base, "wang")
+    sign_in_as(page, base, "wang")
 
     # A customer with a contact, then a project.
     page.click("nav >> text=Customers")
@@ -83,7 +74,7 @@ def test_sales_quotes_a_designed_fabric_a_manager_approves_the_discount_and_it_i
     try:
         manager_page = context.new_page()
         manager_page.set_default_timeout(10_000)
-        _sign_in(manager_page, base, "zhao")
+        sign_in_as(manager_page, base, "zhao")
         manager_page.goto(quote_url)
         assert "Strategic account" in manager_page.content()
         manager_page.fill("#decision-reason", "Fine for a first order")
@@ -122,7 +113,7 @@ def test_the_loser_of_a_concurrent_edit_is_told_to_reload_and_keeps_what_they_ty
     line = quote_add_product(
         quote=quote, sku="SW-1", quantity=2, user=world.sales, expected_version=quote.version
     )
-    _sign_in(page, live_server.url, "wang")
+    sign_in_as(page, live_server.url, "wang")
     page.goto(f"{live_server.url}/quotes/{quote.pk}/")
     total = page.locator("#total-total").inner_text()
 

@@ -13,6 +13,7 @@ from pypdf import PdfReader
 from proposals.services import share_link_create
 from quoting.models import QuoteRevision
 from quoting.services.quotes import quote_add_free_text, quote_revise, quote_send
+from tests.browser.conftest import accept_as_li_wei
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make
 
@@ -74,11 +75,7 @@ def test_a_previewed_draft_edited_and_sent_reaches_the_customer_and_the_signed_c
     assert "NCCL tuning and acceptance run" in offer and total in offer
     assert DRAFT_MARK not in offer
 
-    page.click("#accept summary")
-    page.fill("#id_name", "Li Wei")
-    page.fill("#id_title", "CTO")
-    page.check("#id_agreed")
-    page.click("#accept button[type=submit]")
+    accept_as_li_wei(page)
     page.wait_for_selector("a.signed-copy")
     signed = " ".join(_pages(_download(page, lambda: page.click("a.signed-copy"))))
     assert "NCCL tuning and acceptance run" in signed and total in signed

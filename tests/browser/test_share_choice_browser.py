@@ -10,7 +10,7 @@ import pytest
 from proposals.models import Acceptance
 from proposals.services import share_link_create
 from quoting.selectors import offer_choice
-from tests.browser.conftest import assert_no_serious_axe_violations
+from tests.browser.conftest import accept_as_li_wei, assert_no_serious_axe_violations, csp_watch
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import world_make
 
@@ -40,9 +40,7 @@ def test_the_customer_chooses_better_and_an_optional_item_and_sales_sees_it(
     customer = browser.new_context(viewport=viewport, locale="en-US")
     page = customer.new_page()
     page.set_default_timeout(30_000)
-    violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text)
-            if "Content Security Policy" in m.text else None)
+    violations = csp_watch(page)
     page.goto(f"{live_server.url}/p/{token}?lang=en")
     total = page.locator("#choice-total")
     assert total.inner_text() == _money(revision.total)
@@ -59,11 +57,7 @@ def test_the_customer_chooses_better_and_an_optional_item_and_sales_sees_it(
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
     assert_no_serious_axe_violations(page)
 
-    page.click("#accept summary")
-    page.fill("#id_name", "Li Wei")
-    page.fill("#id_title", "CTO")
-    page.check("#id_agreed")
-    page.click("#accept-form button[type=submit]:not(.recalculate)")
+    accept_as_li_wei(page, submit="#accept-form button[type=submit]:not(.recalculate)")
     page.wait_for_selector("text=we have received your answer")
     customer.close()
     assert violations == []

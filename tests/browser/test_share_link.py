@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from proposals.services import share_link_create
+from tests.browser.conftest import accept_as_li_wei
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make
 
@@ -37,11 +38,7 @@ def test_a_customer_reads_downloads_and_accepts_and_sales_sees_it(
     download.value.save_as(saved)
     assert Path(saved).read_bytes().startswith(b"%PDF")
 
-    page.click("#accept summary")  # the offer's first screen: accept or decline
-    page.fill("#id_name", "Li Wei")
-    page.fill("#id_title", "CTO")
-    page.check("#id_agreed")
-    page.click("#accept button[type=submit]")
+    accept_as_li_wei(page)  # from the offer's first screen: accept or decline
     page.wait_for_selector("text=we have received your answer")
     assert page.locator("[data-status=accepted]").count() == 1
     customer.close()

@@ -9,7 +9,7 @@ import pytest
 
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
-from tests.browser.conftest import assert_no_serious_axe_violations
+from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import quote_reload, world_make
 
@@ -36,10 +36,7 @@ def open_page(browser, live_server):
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(30_000)
-        violations: list[str] = []
-        page.on("console", lambda m: violations.append(m.text)
-                if "Content Security Policy" in m.text else None)
-        page.csp_violations = violations
+        page.csp_violations = csp_watch(page)
         page.goto(f"{live_server.url}{path}")
         return page
 

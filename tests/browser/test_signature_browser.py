@@ -17,7 +17,7 @@ from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.pdf import signed_copy_verify
 from proposals.services import share_link_create
 from quoting.models import QuoteStatus
-from tests.browser.conftest import assert_no_serious_axe_violations
+from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import quote_reload, world_make
 
@@ -53,10 +53,7 @@ def test_the_customer_signs_on_the_canvas_and_sales_see_the_acceptance(
     context = browser.new_context(viewport=viewport, timezone_id="Asia/Shanghai")
     page = context.new_page()
     page.set_default_timeout(30_000)
-    violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text)
-            if "Content Security Policy" in m.text else None)
-    page.on("pageerror", lambda error: violations.append(str(error)))
+    violations = csp_watch(page, page_errors=True)
     page.goto(f"{live_server.url}/p/{token}?lang=en")
 
     page.click("#accept summary")
@@ -178,9 +175,7 @@ def test_a_typed_signature_is_previewed_as_it_will_be_stored(live_server, browse
     context = browser.new_context(viewport=viewport)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    violations: list[str] = []
-    page.on("console", lambda m: violations.append(m.text)
-            if "Content Security Policy" in m.text else None)
+    violations = csp_watch(page)
     page.goto(f"{live_server.url}/p/{token}?lang=en")
     page.click("#accept summary")
     page.fill("#id_name", "Li Wei")

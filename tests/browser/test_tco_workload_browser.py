@@ -5,7 +5,6 @@ import re
 
 import pytest
 
-from catalog.services import catalog_load_seed
 from quoting.models import SavedDesign
 from tests.quoting.factories import world_make
 
@@ -13,8 +12,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_workload_chosen_beside_the_comparison_is_kept_and_saved_with_the_design(
-        live_server, page, sign_in, make_user):
-    catalog_load_seed()
+        live_server, page, sign_in, make_user, seeded):
     world = world_make(make_user)
     sign_in("wang")
     page.goto(f"{live_server.url}/designs/new/?project={world.project.pk}")

@@ -11,17 +11,10 @@ from quoting.services.quotes import (
     quote_request_approval,
     quote_set_discount,
 )
+from tests.browser.conftest import sign_in_as
 from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base_url}/")
 
 
 @pytest.mark.parametrize("width", [1440, 390])
@@ -41,7 +34,7 @@ def test_a_manager_follows_the_approvals_badge_to_the_quote_waiting_for_them(
     icon_answers = []
     page.on("response", lambda r: icon_answers.append(r.status) if "favicon" in r.url else None)
 
-    _sign_in(page, live_server.url, "zhao")
+    sign_in_as(page, live_server.url, "zhao")
     badge = page.locator("nav a.work-count", has_text="Approvals")
     assert re.fullmatch(r"Approvals\s*1", badge.inner_text().strip())
     badge.click()

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from proposals.models import LinkView, ShareLink
 from proposals.services import proposal_request, share_link_create
+from tests.browser.conftest import design_tco_loaded, sign_in_as
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import world_make
 
@@ -22,10 +23,10 @@ def design_page_open(page, base_url: str, make_user, *, language: str):
     world = world_make(make_user)
     speaking(world.sales, language)
     page.set_viewport_size(DESK)
-    _sign_in(page, base_url, "wang")
+    sign_in_as(page, base_url, "wang")
     page.goto(f"{base_url}/designs/new/?project={world.project.pk}")
     page.wait_for_selector("#design-results table")
-    page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
+    design_tco_loaded(page)
     return world
 
 
@@ -46,17 +47,9 @@ def quote_page_open(page, base_url: str, make_user, *, language: str):
                             kind="scanner", scanner="Microsoft Office")
     ShareLink.objects.filter(pk=link.pk).update(use_count=1, last_used_at=timezone.now())
     page.set_viewport_size(DESK)
-    _sign_in(page, base_url, "wang")
+    sign_in_as(page, base_url, "wang")
     page.goto(f"{base_url}/quotes/{quote.pk}/")
     page.wait_for_selector("#proposal-panel .share-links")
     page.wait_for_selector("#proposal-panel [data-status=ready]", timeout=60_000)
     page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
     return quote
-
-
-def _sign_in(page, base_url: str, username: str) -> None:
-    page.goto(f"{base_url}/accounts/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base_url}/")

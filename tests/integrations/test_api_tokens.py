@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import io
 
-import pytest
 from django.apps import apps
 from django.core.management import call_command
 from django.db import connection
@@ -14,12 +13,7 @@ from django.utils import timezone
 from integrations.auth import TokenRateThrottle
 from integrations.models import ApiToken
 from integrations.services import api_token_issue, api_token_revoke, token_hash
-from tests.quoting.api_world import quote_world_make, token_client
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
+from tests.quoting.api_world import token_client
 
 
 def _all_text_in_database() -> str:

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import hashlib
 
-import pytest
-
 from integrations.models import IdempotencyRecord, IdempotencyStatus
 from quoting.models import Customer
-from tests.quoting.api_world import quote_world_make, token_client
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
+from tests.quoting.api_world import token_client
 
 
 def _post(client, body, key="key-1"):

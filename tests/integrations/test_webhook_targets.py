@@ -12,14 +12,9 @@ import pytest
 
 from integrations.models import WebhookEndpoint
 from integrations.targets import WebhookTargetRefused, address_is_public, webhook_target_check
-from tests.quoting.api_world import quote_world_make, token_client
+from tests.quoting.api_world import token_client
 
 PUBLIC = "93.184.215.14"
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_retry_delay, webhook_secret_new
 from quoting.services.quotes import quote_mark_accepted, quote_send
 from tests.conftest import service_missing
-from tests.quoting.api_world import quote_world_make, token_client
+from tests.quoting.api_world import token_client
 
 
 def verify_standard_webhook(secret: str, headers: dict, body: bytes) -> bool:
@@ -74,11 +74,6 @@ class Receiver:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
 
 
 @pytest.fixture

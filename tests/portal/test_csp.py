@@ -16,7 +16,6 @@ from proposals.guard import SHARE_HEADERS
 from proposals.services import share_link_create
 from quoting.services.quotes import quote_create
 from tests.proposals.conftest import quote_sent
-from tests.quoting.factories import world_make
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,11 +84,6 @@ def assert_strict_page(response, *, nonce_required: bool = True) -> str | None:
         assert f"'sha256-{digest}'" in allowed_styles or f"'nonce-{nonce}'" in policy[
             "style-src"] and f'nonce="{nonce}"' in response.content.decode(), style
     return nonce
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 @pytest.mark.parametrize("url", ["/", "/designs/new/", "/tco/", "/catalog/", "/customers/",

@@ -38,7 +38,6 @@ from tests.quoting.factories import (
     days_from_today,
     price_set,
     quote_reload,
-    world_make,
 )
 
 pytestmark = pytest.mark.django_db
@@ -49,9 +48,9 @@ BADGES = re.compile(
 )
 
 
-@pytest.fixture
-def world(make_user):
-    world = world_make(make_user)
+@pytest.fixture(name="world")
+def world_with_sw1(world):
+    """The shared world, and SW-1 priced 10,000.00 CNY."""
     price_set(ProductFactory(part_number="SW-1"), "CNY", "10000.00")
     return world
 

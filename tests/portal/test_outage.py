@@ -104,17 +104,19 @@ def test_a_committed_write_survives_the_broker_being_down(caplog, broker_pause_r
 
     tries = []
 
-    def send(pk):
+    def send(name, pk, queue=None):
         tries.append(pk)
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    with caplog.at_level(logging.WARNING, logger="portal.queueing"), transaction.atomic():
-        user = User.objects.create(username="kept")
-        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(send, user.pk))
-    assert User.objects.filter(username="kept").exists()
-    assert "left to the sweeper" in caplog.text
-    # The next requests do not wait for the broker again for a few seconds.
-    assert enqueue_or_leave_to_sweeper(send, user.pk) is False
+    with (caplog.at_level(logging.WARNING, logger="portal.queueing"),
+          mock.patch("portal.queueing.enqueue", side_effect=send)):
+        with transaction.atomic():
+            user = User.objects.create(username="kept")
+            transaction.on_commit(lambda: enqueue_or_leave_to_sweeper("portal.ping", user.pk))
+        assert User.objects.filter(username="kept").exists()
+        assert "left to the sweeper" in caplog.text
+        # The next requests do not wait for the broker again for a few seconds.
+        assert enqueue_or_leave_to_sweeper("portal.ping", user.pk) is False
     assert tries == [user.pk]
 
 

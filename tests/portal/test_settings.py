@@ -61,11 +61,11 @@ def test_production_refuses_to_start_without_allowed_hosts():
     assert "ALLOWED_HOSTS" in result.stderr
 
 
-def test_production_settings_pass_the_deploy_checklist():
+def test_production_settings_pass_the_deploy_checklist(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in SERVICE_VARS}
     env.update(DJANGO_SETTINGS_MODULE="portal.settings.production",
                SECRET_KEY="k3y-" + "abcdefghij" * 6, ALLOWED_HOSTS="quotes.example.com",
-               FABRICQUOTE_VAR_DIR="/tmp/fq-deploy-check")
+               FABRICQUOTE_VAR_DIR=str(tmp_path))
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

@@ -30,14 +30,14 @@ from tests.quoting.factories import (
     days_from_today,
     price_set,
     quote_reload,
-    world_make,
 )
 
 
-@pytest.fixture
-def world(make_user):
-    world = world_make(make_user)
-    world.team.members.add(world.manager)  # zhao manages the Shenzhen team
+@pytest.fixture(name="world")
+def world_with_a_team_manager(world):
+    """The shared world with zhao in the Shenzhen team (managing it), and SW-1 priced 10,000.00
+    CNY."""
+    world.team.members.add(world.manager)
     price_set(ProductFactory(part_number="SW-1"), "CNY", "10000.00")
     return world
 

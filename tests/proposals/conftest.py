@@ -8,12 +8,7 @@ import pytest
 from pypdf import PdfReader
 
 from quoting.services.quotes import quote_add_free_text, quote_add_product, quote_create, quote_send
-from tests.quoting.factories import ProductFactory, price_set, world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
+from tests.quoting.factories import ProductFactory, price_set
 
 
 def quote_sent(world, *, descriptions=("Site survey and cabling plan",), company=None, lines=0):

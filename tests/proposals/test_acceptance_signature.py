@@ -14,7 +14,6 @@ from django.core.management import call_command
 from PIL import Image, ImageDraw
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.pdf import signed_copy_assemble, signed_copy_verify
@@ -26,8 +25,8 @@ from proposals.services import (
     signed_copy_make,
 )
 from proposals.signature import MAX_SIGNATURE_BYTES, signature_typed_png
+from quoting.errors import InvalidValue
 from quoting.models import QuoteStatus
-from quoting.services.errors import InvalidValue
 from tests.proposals.conftest import pdf_reader
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import quote_reload
@@ -69,7 +68,7 @@ def ready_pdf(sent_quote, django_capture_on_commit_callbacks):
 @pytest.fixture
 def endpoint(world):
     """A loopback CRM endpoint hearing the acceptance events; deliveries are written, not sent."""
-    with mock.patch.object(webhook_deliver, "delay"):
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
         yield WebhookEndpoint.objects.create(
             url="http://127.0.0.1:9/hook", secret=webhook_secret_new(),
             events=["quote.accepted", "quote.signed_copy_ready"], created_by=world.sales)

@@ -12,7 +12,6 @@ import pytest
 from django.core.management import call_command
 
 from integrations.models import IdempotencyRecord, WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.services import token_hash
@@ -24,7 +23,7 @@ from tests.quoting.api_world import token_client
 @pytest.fixture
 def endpoint(world):
     """A CRM endpoint hearing every event; deliveries are written but never sent here."""
-    with mock.patch.object(webhook_deliver, "delay"):
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
         yield WebhookEndpoint.objects.create(
             url="https://crm.example/hook",
             secret=webhook_secret_new(),

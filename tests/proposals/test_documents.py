@@ -16,7 +16,7 @@ from proposals.services import (
     proposal_request,
     proposals_requeue_stuck,
 )
-from quoting.services.errors import InvalidValue
+from quoting.errors import InvalidValue
 from quoting.services.quotes import quote_create
 
 

@@ -17,7 +17,6 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
 from proposals import engagement, services
 from proposals.engagement import (
@@ -53,7 +52,7 @@ def shared(world, sent_quote):
 @pytest.fixture
 def listening(world):
     """A CRM endpoint on loopback hearing quote.viewed; deliveries are written, never sent."""
-    with mock.patch.object(webhook_deliver, "delay"):
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
         yield WebhookEndpoint.objects.create(
             url="http://127.0.0.1:9/hook", secret=webhook_secret_new(),
             events=["quote.viewed"], created_by=world.sales)
@@ -528,7 +527,7 @@ def test_on_postgresql_racing_beacons_confirm_each_open_once_and_tell_the_owner_
     world = world_make(make_user)
     quote = quote_sent(world)
     link, _token = share_link_create(quote=quote, user=world.sales)
-    with mock.patch.object(webhook_deliver, "delay"):
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
         WebhookEndpoint.objects.create(url="http://127.0.0.1:9/hook",
                                        secret=webhook_secret_new(), events=["quote.viewed"],
                                        created_by=world.sales)

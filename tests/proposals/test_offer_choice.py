@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 
 from quoting.engine.money import round_money
+from quoting.errors import InvalidValue
 from quoting.models import Section
 from quoting.selectors import (
     line_amount,
@@ -18,7 +19,6 @@ from quoting.selectors import (
     revision_totals,
     totals_compute,
 )
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_revise
 from tests.proposals.choice_world import optional_line, quote_with_choices
 

@@ -11,8 +11,8 @@ import pytest
 
 from proposals import services
 from proposals.services import OfferSuperseded, share_accept, share_decline, share_link_create
+from quoting.errors import QuoteError
 from quoting.models import QuoteStatus
-from quoting.services.errors import QuoteError
 from quoting.services.quotes import quote_revise, quote_send
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import quote_reload

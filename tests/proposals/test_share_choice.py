@@ -11,14 +11,13 @@ import pytest
 from django.core.cache import cache
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_secret_new
 from proposals.models import Acceptance
 from proposals.selectors import chosen_configuration
 from proposals.services import share_accept, share_link_create
+from quoting.errors import InvalidValue
 from quoting.models import QuoteEvent, QuoteStatus
 from quoting.selectors import offer_choice, revision_alternatives
-from quoting.services.errors import InvalidValue
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import ProjectFactory, quote_reload
 
@@ -37,7 +36,7 @@ def token(quote, world):
 
 @pytest.fixture
 def endpoint(world):
-    with mock.patch.object(webhook_deliver, "delay"):
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
         yield WebhookEndpoint.objects.create(
             url="https://crm.example/hook", secret=webhook_secret_new(),
             events=["quote.accepted"], created_by=world.sales)

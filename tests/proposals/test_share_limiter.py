@@ -7,18 +7,10 @@ import logging
 import time
 
 import pytest
-from django.core.cache import cache
 
 from proposals.services import share_link_create
 
 A, B = "198.51.100.1", "198.51.100.2"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ import hashlib
 import logging
 
 import pytest
-from django.core.cache import cache
 from django.utils import timezone
 
 from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
@@ -18,8 +17,8 @@ from proposals.services import (
     share_link_resolve,
     share_link_revoke,
 )
+from quoting.errors import IllegalTransition, InvalidValue
 from quoting.models import QuoteStatus
-from quoting.services.errors import IllegalTransition, InvalidValue
 from quoting.services.quotes import quote_create, quote_revise, quote_send
 
 ROUTES = ("", "/pdf", "/accept", "/decline")
@@ -27,13 +26,6 @@ IPHONE = (
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 "
     "(KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1"
 )
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

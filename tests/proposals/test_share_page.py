@@ -5,7 +5,6 @@ and (issue 12) a view reads a body rendered once per revision and language."""
 from __future__ import annotations
 
 import pytest
-from django.core.cache import cache
 
 from proposals import share
 from proposals.models import ProposalDocument
@@ -18,13 +17,6 @@ from tests.proposals.conftest import quote_sent, quote_with_lines
 from tests.quoting.factories import quote_reload
 
 ACCEPT = {"revision": 1, "name": "Li Wei", "title": "CTO", "agreed": "on"}
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

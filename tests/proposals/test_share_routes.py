@@ -6,20 +6,12 @@ from __future__ import annotations
 import logging
 
 import pytest
-from django.core.cache import cache
 
 from proposals.logs import redact
 from proposals.services import share_link_create
 
 SPELLINGS = ("/p/{t}", "/%70/{t}", "/p%2F{t}", "/p%2f{t}", "/%2570/{t}", "/P/{t}", "/p//{t}",
              "/%70%2F{t}")
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The promise of reliability.md: a real prefork worker is SIGKILLed in the middle of K renders;
+"""The promise of docs/proposals.md: a real prefork worker is SIGKILLed in the middle of K renders;
 another worker (and the sweeper) bring every document to `ready`, with exactly one PDF each."""
 
 from __future__ import annotations

@@ -13,3 +13,22 @@ def h100_catalog(db):
         part_number="HGX-H100-TEST", name="8-GPU HGX H100 server", category=Category.SERVER,
         gpu_model="H100", gpu_count=8, gpu_peak_tflops=989, power_max_w=10200,
     )  # fmt: skip
+
+
+@pytest.fixture
+def api(qw):
+    """An API client holding a write token of the quote world's sales user."""
+    from tests.quoting.api_world import token_client
+
+    return token_client(qw.world.sales)
+
+
+@pytest.fixture
+def project(seeded, make_user):
+    """A project over the shipped catalog, of a customer whose owner ("owner") is in its team."""
+    from tests.quoting.factories import CustomerFactory, ProjectFactory
+
+    owner = make_user("owner")
+    customer = CustomerFactory(owner=owner)
+    customer.team.members.add(owner)
+    return ProjectFactory(customer=customer)

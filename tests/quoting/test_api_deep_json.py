@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from integrations.parsers import MAX_JSON_DEPTH, json_deeper_than
-from tests.quoting.api_world import quote_world_make, token_client
 
 
 def nested_objects(depth: int) -> str:
@@ -15,16 +14,6 @@ def nested_objects(depth: int) -> str:
 
 def nested_arrays(depth: int) -> str:
     return "[" * depth + "]" * depth
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
-
-
-@pytest.fixture
-def api(qw):
-    return token_client(qw.world.sales)
 
 
 def _writes(qw):

@@ -4,16 +4,9 @@ the old customer; a manager could move one across teams."""
 
 from __future__ import annotations
 
-import pytest
-
 from quoting.models import Project, Quote
-from tests.quoting.api_world import quote_world_make, token_client
+from tests.quoting.api_world import token_client
 from tests.quoting.factories import CustomerFactory, ProjectFactory
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
 
 
 def _patch(client, project, body):

@@ -11,17 +11,12 @@ from rest_framework.renderers import JSONRenderer
 from quoting.api.quotes import QuoteDetailSerializer, QuoteSerializer
 from quoting.models import Quote
 from quoting.services.quotes import quote_send
-from tests.quoting.api_world import quote_world_make, token_client
 
 
-@pytest.fixture
-def qw(seeded, make_user):
-    return quote_world_make(make_user)
-
-
-@pytest.fixture
-def api(qw):
-    return token_client(qw.world.sales)
+@pytest.fixture(name="qw")
+def qw_on_the_catalog(seeded, qw):
+    """The quote world, made after the shipped catalog is loaded."""
+    return qw
 
 
 def _as_json(data):

@@ -4,23 +4,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from django.test import override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from quoting.models import Quote, QuoteStatus
-from tests.quoting.api_world import quote_world_make, token_client
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
-
-
-@pytest.fixture
-def api(qw):
-    return token_client(qw.world.sales)
+from tests.quoting.api_world import token_client
 
 
 def _lines_url(quote):

@@ -12,12 +12,6 @@ from quoting.models import QuoteLine, QuoteRevision
 from quoting.selectors import revision_content_fingerprint
 from quoting.services.quotes import quote_add_free_text, quote_revise, quote_send
 from tests.proposals.conftest import quote_sent
-from tests.quoting.factories import world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 def _concrete(model) -> set[str]:

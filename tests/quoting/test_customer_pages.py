@@ -7,12 +7,7 @@ import pytest
 
 from quoting.models import Customer, Quote
 from quoting.services.customers import design_save
-from tests.quoting.factories import CustomerFactory, ProjectFactory, world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
+from tests.quoting.factories import CustomerFactory, ProjectFactory
 
 
 @pytest.fixture

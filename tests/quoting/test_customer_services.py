@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from quoting.errors import InvalidValue
 from quoting.models import Contact
 from quoting.services.customers import (
     ContactEdit,
@@ -12,14 +13,8 @@ from quoting.services.customers import (
     customer_update,
     project_update,
 )
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_create
-from tests.quoting.factories import CustomerFactory, TeamFactory, world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
+from tests.quoting.factories import CustomerFactory, TeamFactory
 
 
 def test_customer_update_changes_fields_and_upper_cases_the_currency(world):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from catalog.services import catalog_load_seed
 from quoting.engine.errors import InvalidInput
+from quoting.errors import InvalidValue
 from quoting.models import Customer, Project, Quote, QuoteLine, QuoteRevision, SavedDesign, Team
 from quoting.selectors import (
     customers_visible_to,
@@ -16,14 +16,7 @@ from quoting.selectors import (
 )
 from quoting.services.customers import customer_create, design_save, project_create
 from quoting.services.demo import demo_data_ensure
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_create
-from tests.quoting.factories import world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 @pytest.fixture
@@ -82,8 +75,7 @@ def test_a_company_appears_once_per_team(world):
     ).pk
 
 
-def test_a_saved_design_keeps_its_requirements_and_result(world, db):
-    catalog_load_seed()
+def test_a_saved_design_keeps_its_requirements_and_result(world, seeded):
     design = design_save(
         project=world.project,
         name="128 GPUs",
@@ -96,8 +88,7 @@ def test_a_saved_design_keeps_its_requirements_and_result(world, db):
     assert world.project.requirements == design.requirements
 
 
-def test_unknown_or_bad_requirements_are_refused_naming_the_field(world, db):
-    catalog_load_seed()
+def test_unknown_or_bad_requirements_are_refused_naming_the_field(world, seeded):
     with pytest.raises(InvalidInput) as caught:
         design_save(
             project=world.project,
@@ -123,8 +114,7 @@ def _counts():
     return [m.objects.count() for m in (Team, Customer, Project, SavedDesign, Quote, QuoteLine)]
 
 
-def test_the_demo_data_is_created_once_and_running_it_again_changes_nothing(db):
-    catalog_load_seed()
+def test_the_demo_data_is_created_once_and_running_it_again_changes_nothing(seeded):
     made = demo_data_ensure()
     assert made == {"teams": 1, "customers": 2, "projects": 2, "designs": 2, "quotes": 1}
     before = _counts()

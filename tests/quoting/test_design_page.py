@@ -1,8 +1,6 @@
-import re
-
-import pytest
-
 """The design page: inputs on the left, the design updating on the right."""
+
+import re
 
 
 def test_a_first_visit_shows_a_design_from_the_defaults(sales_client, seeded):
@@ -71,16 +69,6 @@ DESIGN_QUERY = ("gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infin
                 "&oversubscription=1&switch_part_number=MQM9790-NS2F&server_to_leaf=same-row"
                 "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=on-switch"
                 "&spares_percent=0&rail_optimized=on")
-
-
-@pytest.fixture
-def project(seeded, make_user):
-    from tests.quoting.factories import CustomerFactory, ProjectFactory
-
-    owner = make_user("owner")
-    customer = CustomerFactory(owner=owner)
-    customer.team.members.add(owner)
-    return ProjectFactory(customer=customer)
 
 
 def _client_for(client, project):

@@ -15,8 +15,8 @@ from django.test import Client
 from django.utils import timezone
 
 from proposals.services import share_link_create
+from quoting.errors import InvalidValue
 from quoting.models import Notification, NotificationEmailOptOut, NotificationKind, QuoteStatus
-from quoting.services.errors import InvalidValue
 from quoting.services.notifications import (
     notification_email_kinds_set,
     notification_email_send,
@@ -34,16 +34,15 @@ from quoting.services.quotes import (
     quote_set_discount,
 )
 from tests.proposals.reading import open_and_read
-from tests.quoting.factories import world_make
 
 pytestmark = pytest.mark.django_db
 
 Kind = NotificationKind
 
 
-@pytest.fixture
-def world(make_user):
-    world = world_make(make_user)
+@pytest.fixture(name="world")
+def world_with_emails(world):
+    """The shared world, wang, zhao and li each with an e-mail address."""
     for user in (world.sales, world.manager, world.other_sales):
         user.email = f"{user.username}@example.com"
         user.save(update_fields=["email"])

@@ -7,20 +7,15 @@ import json
 
 import pytest
 
+from quoting.errors import InvalidValue
 from quoting.models import QuoteLine, Section
 from quoting.selectors import revision_totals
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_add_product, quote_create, quote_update_line
 from tests.quoting.api_world import token_client
-from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
+from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 @pytest.fixture

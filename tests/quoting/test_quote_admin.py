@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from catalog.services import catalog_load_seed
 from quoting.models import Quote
 from quoting.services.demo import demo_data_ensure
 
@@ -23,8 +22,7 @@ MODELS = (
 
 
 @pytest.fixture
-def admin_client_with_demo(admin_client):
-    catalog_load_seed()
+def admin_client_with_demo(admin_client, seeded):
     demo_data_ensure()
     return admin_client
 

@@ -15,9 +15,9 @@ from decimal import Decimal
 
 import pytest
 
+from quoting.errors import ApprovalRequired
 from quoting.models import Approval, ApprovalDecision, QuoteLine, QuoteStatus
 from quoting.selectors import revision_largest_discount
-from quoting.services.errors import ApprovalRequired
 from quoting.services.quotes import (
     quote_add_free_text,
     quote_remove_line,
@@ -25,18 +25,8 @@ from quoting.services.quotes import (
     quote_send,
     quote_update_line,
 )
-from tests.quoting.api_world import quote_world_make, token_client
+from tests.quoting.api_world import token_client
 from tests.quoting.factories import quote_reload
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
-
-
-@pytest.fixture
-def api(qw):
-    return token_client(qw.world.sales)
 
 
 def _url(quote, tail=""):

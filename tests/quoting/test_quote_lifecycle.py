@@ -9,9 +9,7 @@ from decimal import Decimal
 import pytest
 from django.test import override_settings
 
-from quoting.models import TRANSITIONS, Approval, ApprovalDecision, QuoteStatus
-from quoting.selectors import discount_threshold, quote_audit_trail
-from quoting.services.errors import (
+from quoting.errors import (
     ApprovalRequired,
     IllegalTransition,
     InvalidValue,
@@ -19,6 +17,8 @@ from quoting.services.errors import (
     QuoteExpired,
     StaleVersion,
 )
+from quoting.models import TRANSITIONS, Approval, ApprovalDecision, QuoteStatus
+from quoting.selectors import discount_threshold, quote_audit_trail
 from quoting.services.quotes import (
     quote_add_product,
     quote_approve,
@@ -41,11 +41,6 @@ from tests.quoting.factories import (
     quote_reload,
     world_make,
 )
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 @pytest.fixture

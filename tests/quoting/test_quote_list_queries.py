@@ -15,12 +15,12 @@ from quoting.models import Quote
 from quoting.selectors import quotes_visible_to
 from quoting.services.quotes import quote_add_product, quote_create, quote_send
 from tests.quoting.api_world import token_client
-from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
+from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
 
-@pytest.fixture
-def world(make_user):
-    world = world_make(make_user)
+@pytest.fixture(name="world")
+def world_with_a_leaf_switch(world):
+    """The shared world, and SW-1 "Leaf switch" priced 10,000.00 CNY."""
     price_set(ProductFactory(part_number="SW-1", name="Leaf switch"), "CNY", "10000.00")
     return world
 

@@ -9,23 +9,12 @@ from decimal import Decimal
 import pytest
 
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, money_max
+from quoting.errors import InvalidValue
 from quoting.models import LineKind, QuoteLine, QuoteRevision, QuoteStatus, Section
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import quote_add_free_text, quote_set_terms
-from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
 PRICE_MAX = str(MONEY_MAX)  # the largest unit price
-
-
-@pytest.fixture
-def qw(make_user):
-    return quote_world_make(make_user)
-
-
-@pytest.fixture
-def api(qw):
-    return token_client(qw.world.sales)
 
 
 def _url(quote, tail=""):

@@ -16,11 +16,6 @@ from tests.conftest import service_missing
 from tests.quoting.factories import world_make
 
 
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
-
-
 def _pretend_today_is(monkeypatch, day: dt.date):
     from django.utils import timezone
 

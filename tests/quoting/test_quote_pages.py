@@ -22,15 +22,9 @@ from tests.quoting.factories import (
     ProjectFactory,
     price_set,
     quote_reload,
-    world_make,
 )
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from catalog.models import Category, PriceListItem
-from catalog.services import catalog_load_seed
+from quoting.errors import InvalidValue, MissingPrices
 from quoting.models import FxRate, LineKind, Quote, QuoteCounter, Section
 from quoting.selectors import (
     ROUNDING_RULE,
@@ -21,7 +21,6 @@ from quoting.selectors import (
     totals_compute,
 )
 from quoting.services.customers import design_save
-from quoting.services.errors import InvalidValue, MissingPrices
 from quoting.services.quotes import (
     quote_add_alternative,
     quote_add_free_text,
@@ -31,19 +30,9 @@ from quoting.services.quotes import (
     quote_set_discount,
     quote_update_line,
 )
-from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
+from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
 UNIVERSITY = {"gpu_count": 256, "switch_part_number": "MQM9790-NS2F", "subnet_manager": "on-switch"}
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
-
-
-@pytest.fixture
-def seeded(db):
-    return catalog_load_seed()
 
 
 @pytest.fixture

@@ -8,9 +8,9 @@ from decimal import Decimal
 import pytest
 
 from catalog.models import PriceListItem
+from quoting.errors import IllegalTransition, RevisionFrozen
 from quoting.models import QuoteLine, QuoteRevision, QuoteStatus
 from quoting.selectors import revision_diff, revision_for_display, revision_totals
-from quoting.services.errors import IllegalTransition, RevisionFrozen
 from quoting.services.quotes import (
     quote_add_free_text,
     quote_add_product,
@@ -22,12 +22,7 @@ from quoting.services.quotes import (
     quote_set_discount,
     quote_update_line,
 )
-from tests.quoting.factories import ProductFactory, price_set, quote_reload, world_make
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
+from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
 
 @pytest.fixture

@@ -23,7 +23,6 @@ from tests.quoting.factories import (
     days_from_today,
     price_set,
     quote_reload,
-    world_make,
 )
 
 REQUIREMENTS = {
@@ -40,11 +39,6 @@ REQUIREMENTS = {
     "label": "Pengcheng phase 2",
 }
 SNAKE_CASE = re.compile(r"\b[a-z]+_[a-z_]+\b")
-
-
-@pytest.fixture
-def world(make_user):
-    return world_make(make_user)
 
 
 def _text(html: str) -> str:

@@ -9,7 +9,6 @@ from decimal import Decimal
 from unittest import mock
 
 import pytest
-from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -24,22 +23,15 @@ from quoting.services import tco as tco_services
 from quoting.services.customers import design_save
 from quoting.services.quotes import quote_create_from_design, quote_send
 from tests.quoting.api_world import token_client
-from tests.quoting.factories import world_make
 
 REQUIREMENTS = {"gpu_count": 128, "nic_generation": "NDR", "switch_part_number": "MQM9790-NS2F",
                 "subnet_manager": "on-switch"}
 
 
-@pytest.fixture
-def world(seeded, make_user):
-    return world_make(make_user)
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache():
-    cache.clear()
-    yield
-    cache.clear()
+@pytest.fixture(name="world")
+def world_on_the_catalog(seeded, world):
+    """The shared world, made after the shipped catalog is loaded."""
+    return world
 
 
 @pytest.fixture

@@ -14,16 +14,6 @@ from quoting.services.tco import design_tco_body, tco_compute
 HARD_JOB = {"params_billion": 7, "tokens_per_node_per_step": 16_384, "overlap": 0.0}
 
 
-@pytest.fixture
-def project(seeded, make_user):
-    from tests.quoting.factories import CustomerFactory, ProjectFactory
-
-    owner = make_user("owner")
-    customer = CustomerFactory(owner=owner)
-    customer.team.members.add(owner)
-    return ProjectFactory(customer=customer)
-
-
 def design_body(gpus: int, ratio: float = 1, **workload) -> dict:
     design = design_compute(requirements=FabricRequirements(gpu_count=gpus, oversubscription=ratio))
     priced = design_bom_priced(design=design, currency="CNY")

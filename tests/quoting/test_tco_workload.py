@@ -7,14 +7,13 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from django.core.cache import cache
 
 from proposals.pdf import proposal_html
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
+from quoting.errors import InvalidValue
 from quoting.models import QuoteRevision, SavedDesign
 from quoting.selectors import bom_priced, revision_totals
 from quoting.services.customers import design_save
-from quoting.services.errors import InvalidValue
 from quoting.services.quotes import (
     quote_create_from_design,
     quote_revise,
@@ -24,7 +23,6 @@ from quoting.services.quotes import (
 )
 from quoting.services.tco import tco_presented
 from tests.quoting.api_world import token_client
-from tests.quoting.factories import world_make
 
 REQUIREMENTS = {"gpu_count": 128, "nic_generation": "NDR", "switch_part_number": "MQM9790-NS2F",
                 "subnet_manager": "on-switch"}
@@ -33,11 +31,10 @@ INTERNAL_NOTES = ("the request", "not given", ": verify", "verify before", "not 
                   "tco-model", "default: a 64-port", "stated efficiency")
 
 
-@pytest.fixture
-def world(seeded, make_user):
-    cache.clear()
-    yield world_make(make_user)
-    cache.clear()
+@pytest.fixture(name="world")
+def world_on_the_catalog(seeded, world):
+    """The shared world, made after the shipped catalog is loaded."""
+    return world
 
 
 def _saved(world, name="128 GPUs", **kwargs) -> SavedDesign:

@@ -153,33 +153,58 @@ def cable_schedule(design: FabricDesign) -> Iterator[CableRun]:
 
 def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
     """One plane of one fabric; `tier` prefixes the tier names ("storage ")."""
-    t = design.topology
-    host, trunk, core = design.host_media, design.trunk_media, design.core_media
-    lengths, measured = design.lengths, design.measured or {}
-    cages: dict[int, list] = {}  # a measured leaf's CageRuns, cage by cage
-    ppc = t.ports_per_cage
+    yield from _server_leaf_runs(design, names, tier)
+    if design.ufm:
+        yield from _ufm_runs(design, names, tier)
+    yield from _leaf_spine_runs(design, names, tier)
+    yield from _spine_core_runs(design, names, tier)
 
-    def host_cable(leaf: int, port: int) -> tuple[Media, ProductSpec]:
+
+class _HostCables:
+    """The media and cable of each host port: the tier's own, or on a measured tier its cage's,
+    each leaf's cages measured once, when the first of its ports is asked for."""
+
+    def __init__(self, design: FabricDesign, names: _Names) -> None:
+        self.design, self.names = design, names
+        self.bought = (design.measured or {}).get("server-leaf")
+        self.cages: dict[int, list] = {}  # a measured leaf's CageRuns, cage by cage
+
+    def __call__(self, leaf: int, port: int) -> tuple[Media, ProductSpec]:
         """The media of the port's cage and the cable of the port (fibre) or cage (copper)."""
-        bought = measured.get("server-leaf")
+        host, bought = self.design.host_media, self.bought
         if bought is None:
             return host, host.cable
-        if leaf not in cages:
-            racks = [lengths.rack_of(names.host(s, n)[0]) for s, n in leaf_hosts(t, leaf)]
-            cages[leaf] = host_cages(t, racks, lengths.rack_of(names.leaf(leaf)), lengths.pair_m)
-        ports, _ = cages[leaf][port // ppc]
+        ppc = self.design.topology.ports_per_cage
+        if leaf not in self.cages:
+            self.cages[leaf] = self._leaf_cages(leaf)
+        ports, _ = self.cages[leaf][port // ppc]
         longest = max(ports)
         # The plane's leaves share the first plane's forced cages: UFM is InfiniBand, one plane.
         media = host if (leaf, port // ppc) in bought.forced else bought.media_by_run[longest]
         return media, bought.part(media, ports[port % ppc] if media.optical else longest)
 
-    def trunk_cable(tier: str, a: str, b: str) -> tuple[Media | None, ProductSpec | None]:
-        if tier not in measured:
-            return None, None
-        run = lengths.between(a, b)
-        media = measured[tier].media_by_run[run]
-        return media, measured[tier].part(media, run)
+    def _leaf_cages(self, leaf: int) -> list:
+        t, names, lengths = self.design.topology, self.names, self.design.lengths
+        racks = [lengths.rack_of(names.host(s, n)[0]) for s, n in leaf_hosts(t, leaf)]
+        return host_cages(t, racks, lengths.rack_of(names.leaf(leaf)), lengths.pair_m)
 
+
+def _trunk_cable(
+    design: FabricDesign, tier: str, a: str, b: str
+) -> tuple[Media | None, ProductSpec | None]:
+    """A measured tier's media and cable for the run between switches `a` and `b`; (None, None)
+    when the tier takes its own media."""
+    measured = design.measured or {}
+    if tier not in measured:
+        return None, None
+    run = design.lengths.between(a, b)
+    media = measured[tier].media_by_run[run]
+    return media, measured[tier].part(media, run)
+
+
+def _server_leaf_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
+    t = design.topology
+    host_cable = _HostCables(design, names)
     for server in range(t.servers):
         for nic in range(t.rails):
             leaf, slot = t.leaf_of(server, nic)
@@ -201,15 +226,17 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
                 media.host_module.part_number if media.optical else "",
                 media.switch_module.part_number if media.optical else "",
             )
-    if design.ufm:
-        yield from _ufm_runs(design, names, tier)
+
+
+def _leaf_spine_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
+    t, trunk = design.topology, design.trunk_media
     lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
     for leaf in range(t.leaf_count if trunk else 0):
         pod, in_pod = divmod(leaf, t.leaves_per_pod)
         leaf_name = names.leaf(leaf)
         for spine in range(t.spines_per_pod):
             spine_name = names.spine(pod, spine)
-            media, cable = trunk_cable("leaf-spine", leaf_name, spine_name)
+            media, cable = _trunk_cable(design, "leaf-spine", leaf_name, spine_name)
             for link in range(lpp):
                 yield _trunk(
                     f"{tier}leaf-spine",
@@ -219,6 +246,10 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
                     (spine_name, in_pod * lpp + link),
                     cable,
                 )
+
+
+def _spine_core_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
+    t, core = design.topology, design.core_media
     lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
     for pod in range(t.pods if core else 0):
         for spine in range(t.spines_per_pod):
@@ -226,7 +257,7 @@ def _fabric_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[Cab
             for core_switch in range(t.core_per_plane):
                 core_index, core_port = t.core_of(pod, spine, core_switch)
                 core_name = names.core(core_index)
-                media, cable = trunk_cable("spine-core", spine_name, core_name)
+                media, cable = _trunk_cable(design, "spine-core", spine_name, core_name)
                 for link in range(lpc):
                     yield _trunk(
                         f"{tier}spine-core",

@@ -432,6 +432,53 @@ def _reach_of_measured(field: str, distance: float, measured: bool):
             "to plan for."), metres=distance)) from error
 
 
+@dataclass(frozen=True, slots=True)
+class _Chosen:
+    """The catalog parts a design is built of, and what they decide about its host ports."""
+
+    switch: ProductSpec
+    split: int  # endpoints per switch port: 2 when NDR200 hosts share a 400G port
+    nic: ProductSpec
+    server: ProductSpec | None
+    nic_speed: int
+    # Planes one host cage serves (the server's cages decide, else the NIC's): 2 when a
+    # ConnectX-8 cage serves both planes.
+    cage_planes: int
+
+    @property
+    def twin_port_cages(self) -> bool:
+        """The server's own cages serve several ports (a DGX's twin-port OSFP cages)."""
+        return bool(self.server and self.server.ports_per_cage > 1)
+
+
+class _Purchase:
+    """The BOM as it is tallied, and the measured tiers: each buys its cables at their own
+    runs' length classes, and chooses media per cage or rack pair where the ports allow it
+    (fabric/measured.py)."""
+
+    def __init__(self, catalog: list[ProductSpec], lengths: FabricLengths | None) -> None:
+        self.catalog, self.lengths = catalog, lengths
+        self.tally = Tally()
+        self.measured: dict[str, MeasuredTier] = {}
+
+    def cables(self, tier: str, media: Media, runs) -> list[tuple[ProductSpec, int]]:
+        self.measured[tier], bought = buy_uniform(self.catalog, media, runs)
+        return bought
+
+    def measured_cables(
+        self, tier: str, media: Media, is_measured: bool
+    ) -> list[tuple[ProductSpec, int]] | None:
+        """A measured tier's cables by length class; None: the media's own cable each."""
+        if not is_measured:
+            return None
+        unit = FIBRE if media.optical else COPPER
+        return self.cables(tier, media, self.lengths.cables[tier, unit])
+
+
+# The tiers above the leaves: (their distance field, the fewest fabric tiers that have them).
+_UPLINK_TIERS = {"leaf-spine": ("leaf_to_spine", 2), "spine-core": ("spine_to_core", 3)}
+
+
 def _design(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -442,6 +489,72 @@ def _design(
     check_requirements(req)
     host_distance, host_measured = _tier_distance(req, "server_to_leaf", "server-leaf", lengths)
     warnings: list[Message] = []
+    chosen = _parts_chosen(req, catalog)
+    t = _topology_planned(req, chosen)
+    with _reach_of_measured("server_to_leaf", host_distance, host_measured):
+        host_media = _host_media(req, catalog, chosen, host_distance)
+    if req.family == "infiniband" and req.subnet_manager == "ufm-appliance":
+        t = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths)
+    trunk_media, trunk_measured = _uplink_media(req, catalog, chosen.switch, t, "leaf-spine",
+                                                lengths)
+    core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core",
+                                              lengths)
+
+    buy = _Purchase(catalog, lengths)
+    subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
+        req, catalog, chosen.switch, t, buy.tally, warnings)
+    ufm = None
+    if subnet_manager == "ufm-appliance":
+        ufm = _ufm_cabling(req, catalog, chosen.switch, chosen.nic, t, host_media, warnings,
+                           lengths)
+    _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
+    if ufm:
+        _buy_ufm_links(req, t, ufm, buy)
+    _buy_uplinks(req, chosen.switch, t, "leaf-spine", trunk_media, trunk_measured, buy)
+    _buy_uplinks(req, chosen.switch, t, "spine-core", core_media, core_measured, buy)
+    _quote_nics(req, chosen, t, buy.tally, warnings)
+    storage = _storage_added(req, catalog, chosen.switch, lengths, buy.tally)
+    management = _management(req, catalog, t, buy.tally, warnings, storage,
+                             _ufm_appliances(ufm, storage))
+    buy.tally.add_spares(req.spares_percent)
+
+    _rail_tier_warning(req, t, warnings)
+    _general_warnings(req, t, chosen.switch, buy.tally, warnings)
+    _storage_warnings(storage, warnings)
+    design = FabricDesign(
+        requirements=req,
+        topology=t,
+        switch=chosen.switch,
+        nic=chosen.nic,
+        host_media=host_media,
+        trunk_media=trunk_media,
+        core_media=core_media,
+        sm_switch=sm_switch,
+        sm_switch_count=sm_switch_count,
+        subnet_manager=subnet_manager,
+        bom=buy.tally.bom(),
+        power_typical_w=buy.tally.power_typical_w,
+        power_max_w=buy.tally.power_max_w,
+        rack_units=buy.tally.rack_units,
+        management=management,
+        pre_provisioned=_pre_provisioned(req, t, warnings),
+        next_step=None,
+        warning_messages=(),
+        advice_messages=_design_advice(req, t, chosen, storage),
+        storage=storage,
+        server=chosen.server,
+        ufm=ufm,
+        host_cage_planes=chosen.cage_planes,
+        lengths=lengths,
+        measured=buy.measured or None,
+    )
+    if look_ahead:
+        design = replace(design, next_step=_next_step(design, catalog, warnings))
+    return replace(design, warning_messages=tuple(warnings))
+
+
+def _parts_chosen(req: FabricRequirements, catalog: list[ProductSpec]) -> _Chosen:
+    """The switch, NIC and server of the request, checked against each other."""
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
         raise InvalidInput.field("nic_generation", f"no catalog product runs {req.nic_generation}.")
@@ -449,7 +562,7 @@ def _design(
     if req.server_part_number:
         server = hosts.pick_server(catalog, req.server_part_number)
         hosts.check_server(req, server, nic_speed)
-    infiniband = req.family == "infiniband"
+    # Rule 8: a managed switch runs the subnet manager of a fabric too small for UFM.
     target_endpoints = req.growth_servers * req.nics
     prefer_managed = req.subnet_manager == "on-switch" or (
         req.subnet_manager == "auto" and target_endpoints < UFM_RECOMMENDED_FROM
@@ -461,6 +574,22 @@ def _design(
         part_number=req.switch_part_number,
         prefer_managed=prefer_managed,
     )
+    nic = _nic_chosen(req, catalog, server, nic_speed)
+    return _Chosen(
+        switch=switch,
+        split=split,
+        nic=nic,
+        server=server,
+        nic_speed=nic_speed,
+        cage_planes=parts.cage_planes(server or nic, nic_speed, req.planes),
+    )
+
+
+def _nic_chosen(
+    req: FabricRequirements, catalog: list[ProductSpec], server: ProductSpec | None,
+    nic_speed: int,
+) -> ProductSpec:
+    """The NIC asked for or picked, else the one the server carries when it has its own."""
     nic = parts.pick_nic(
         catalog,
         family=req.family,
@@ -469,106 +598,113 @@ def _design(
         planes=req.planes,
         part_number=req.nic_part_number,
     )
-    if server:
-        nic = hosts.nic_for_server(
-            catalog,
-            server,
-            nic,
-            chosen=bool(req.nic_part_number),
-            fits=lambda p: parts.plane_ports(p, nic_speed, req.planes) >= req.planes
-            and parts.nic_fits(
-                p,
-                family=req.family,
-                nic_generation=req.nic_generation,
-                nic_speed=nic_speed,
-                planes=req.planes,
-            ),
-        )
-    topology = plan_topology(
-        radix=switch.port_count,
-        ports_per_cage=switch.ports_per_cage,
-        split=split,
+    if not server:
+        return nic
+    return hosts.nic_for_server(
+        catalog,
+        server,
+        nic,
+        chosen=bool(req.nic_part_number),
+        fits=lambda p: parts.plane_ports(p, nic_speed, req.planes) >= req.planes
+        and parts.nic_fits(
+            p,
+            family=req.family,
+            nic_generation=req.nic_generation,
+            nic_speed=nic_speed,
+            planes=req.planes,
+        ),
+    )
+
+
+def _topology_planned(req: FabricRequirements, chosen: _Chosen) -> Topology:
+    return plan_topology(
+        radix=chosen.switch.port_count,
+        ports_per_cage=chosen.switch.ports_per_cage,
+        split=chosen.split,
         rails=req.nics,
         rail_optimized=req.rail_optimized,
         ratio=req.ratio,
         servers=req.servers,
         target_servers=req.growth_servers,
     )
-    t, ppc = topology, switch.ports_per_cage
-    # The server's cages decide, else the NIC's: a ConnectX-8 cage may serve both planes.
-    cage_planes = parts.cage_planes(server or nic, nic_speed, req.planes)
-    with _reach_of_measured("server_to_leaf", host_distance, host_measured):
-        if server and server.ports_per_cage > 1:
-            host_media = hosts.server_host_media(
-                catalog,
-                switch=switch,
-                server=server,
-                distance=host_distance,
-                field="server_to_leaf",
-            )
-        elif cage_planes > 1:
-            host_media = hosts.server_host_media(
-                catalog,
-                switch=switch,
-                server=server or nic,
-                distance=host_distance,
-                field="server_to_leaf",
-                per_cage=cage_planes,
-                port_speed=nic_speed,
-            )
-        else:
-            host_media = parts.pick_host_media(
-                catalog,
-                switch=switch,
-                nic=nic,
-                nic_generation=req.nic_generation,
-                split=split,
-                distance=host_distance,
-                field="server_to_leaf",
-            )
-    if infiniband and req.subnet_manager == "ufm-appliance":
-        t = _room_for_ufm(req, catalog, switch, nic, t, host_media, lengths)
-    trunk_distance, trunk_measured = _tier_distance(req, "leaf_to_spine", "leaf-spine", lengths)
-    core_distance, core_measured = _tier_distance(req, "spine_to_core", "spine-core", lengths)
-    trunk_media = core_media = None
-    if t.tiers > 1:
-        with _reach_of_measured("leaf_to_spine", trunk_distance, trunk_measured):
-            trunk_media = parts.pick_trunk_media(
-                catalog,
-                switch=switch,
-                distance=trunk_distance,
-                copper_ok=t.links_per_leaf_per_spine % ppc == 0,
-                field="leaf_to_spine",
-            )
-    if t.tiers > 2:
-        with _reach_of_measured("spine_to_core", core_distance, core_measured):
-            core_media = parts.pick_trunk_media(
-                catalog,
-                switch=switch,
-                distance=core_distance,
-                copper_ok=t.links_per_spine_per_core % ppc == 0,
-                field="spine_to_core",
-            )
-    # Measured tiers buy each cable at its own run's length class, and choose media per cage
-    # or rack pair where the ports allow it (fabric/measured.py).
-    measured: dict[str, MeasuredTier] = {}
 
-    def cables(tier: str, media: Media, runs) -> list[tuple[ProductSpec, int]]:
-        measured[tier], bought = buy_uniform(catalog, media, runs)
-        return bought
 
-    def measured_cables(tier: str, media: Media, is_measured: bool):
-        if not is_measured:
-            return None
-        return cables(tier, media, lengths.cables[tier, FIBRE if media.optical else COPPER])
+def _host_media(
+    req: FabricRequirements, catalog: list[ProductSpec], chosen: _Chosen, distance: float
+) -> Media:
+    """The server-to-leaf media: for the server's own twin-port cages, for a cage that serves
+    both planes, else for single-port NIC cages."""
+    if chosen.twin_port_cages:
+        return hosts.server_host_media(
+            catalog,
+            switch=chosen.switch,
+            server=chosen.server,
+            distance=distance,
+            field="server_to_leaf",
+        )
+    if chosen.cage_planes > 1:
+        return hosts.server_host_media(
+            catalog,
+            switch=chosen.switch,
+            server=chosen.server or chosen.nic,
+            distance=distance,
+            field="server_to_leaf",
+            per_cage=chosen.cage_planes,
+            port_speed=chosen.nic_speed,
+        )
+    return parts.pick_host_media(
+        catalog,
+        switch=chosen.switch,
+        nic=chosen.nic,
+        nic_generation=req.nic_generation,
+        split=chosen.split,
+        distance=distance,
+        field="server_to_leaf",
+    )
 
-    def pick_trunk(distance: float, field: str) -> Media:
-        return parts.pick_trunk_media(catalog, switch=switch, distance=distance,
-                                      copper_ok=True, field=field)
 
-    tally = Tally()
+def _pair_links(t: Topology, tier: str) -> int:
+    """Links between each switch pair of an uplink tier."""
+    return t.links_per_leaf_per_spine if tier == "leaf-spine" else t.links_per_spine_per_core
+
+
+def _uplink_media(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    t: Topology,
+    tier: str,
+    lengths: FabricLengths | None,
+) -> tuple[Media | None, bool]:
+    """(The uplink tier's media, None when the fabric has no such tier; whether its distance
+    is measured.) Copper only where each switch pair's links fill whole cages."""
+    field, fewest_tiers = _UPLINK_TIERS[tier]
+    distance, measured = _tier_distance(req, field, tier, lengths)
+    if t.tiers < fewest_tiers:
+        return None, measured
+    with _reach_of_measured(field, distance, measured):
+        media = parts.pick_trunk_media(
+            catalog,
+            switch=switch,
+            distance=distance,
+            copper_ok=_pair_links(t, tier) % t.ports_per_cage == 0,
+            field=field,
+        )
+    return media, measured
+
+
+def _switches_tallied(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    t: Topology,
+    tally: Tally,
+    warnings: list[Message],
+) -> tuple[str, ProductSpec | None, int]:
+    """The fabric's switches by tier and, on InfiniBand, its subnet manager: (subnet manager,
+    the managed model swapped in for the first switches of the top tier, how many)."""
     subnet_manager, sm_switch, sm_switch_count = "", None, 0
-    if infiniband:
+    if req.family == "infiniband":
         subnet_manager, sm_switch, sm_switch_count = _subnet_manager(
             req, catalog, switch, t, tally, warnings
         )
@@ -579,74 +715,137 @@ def _design(
         tally.add(switch, count * req.planes, role)
     if sm_switch:
         tally.add(sm_switch, sm_switch_count, top_tier)
-    ufm = None
-    if subnet_manager == "ufm-appliance":
-        ufm = _ufm_cabling(req, catalog, switch, nic, t, host_media, warnings, lengths)
-    # Single-port host cages choose their media cage by cage; a DGX's twin-port cages and a
-    # cage split over two planes are optics whatever the run (hosts.server_host_media).
-    if host_measured and cage_planes == 1 and not (server and server.ports_per_cage > 1):
-        measured["server-leaf"] = buy_host_cages(
-            tally, catalog, "server-leaf",
+    return subnet_manager, sm_switch, sm_switch_count
+
+
+def _buy_host_links(
+    req: FabricRequirements,
+    chosen: _Chosen,
+    t: Topology,
+    host_media: Media,
+    host_measured: bool,
+    ufm: UfmCabling | None,
+    buy: _Purchase,
+) -> None:
+    """Single-port host cages choose their media cage by cage; a DGX's twin-port cages and a
+    cage split over two planes are optics whatever the run (hosts.server_host_media)."""
+    catalog, lengths = buy.catalog, buy.lengths
+    if host_measured and chosen.cage_planes == 1 and not chosen.twin_port_cages:
+        buy.measured["server-leaf"] = buy_host_cages(
+            buy.tally, catalog, "server-leaf",
             pick=lambda run: parts.pick_host_media(
-                catalog, switch=switch, nic=nic, nic_generation=req.nic_generation, split=split,
-                distance=run, field="server_to_leaf"),
+                catalog, switch=chosen.switch, nic=chosen.nic, nic_generation=req.nic_generation,
+                split=chosen.split, distance=run, field="server_to_leaf"),
             cages=lengths.cables["server-leaf", CAGES],
             forced=_ufm_shared_cages(t, ufm, lengths),
             tier_media=host_media)
     else:
-        tally.add_links(
+        buy.tally.add_links(
             host_media,
-            hosts.host_link_count(t, host_links(t), server, cage_planes),
+            hosts.host_link_count(t, host_links(t), chosen.server, chosen.cage_planes),
             "server-leaf",
             req.planes,
-            host_planes=req.planes // cage_planes,
-            cables=measured_cables("server-leaf", host_media, host_measured),
+            host_planes=req.planes // chosen.cage_planes,
+            cables=buy.measured_cables("server-leaf", host_media, host_measured),
         )
-    if ufm:
-        ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
-        tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables(
-            "ufm-leaf", ufm.media, ufm_cables(
-                ufm.links, ufm.ports_per_appliance, ppc, lengths,
-                FIBRE if ufm.media.optical else COPPER)) if ufm_measured else None)
-    # Switch pairs on whole cages choose their media rack pair by rack pair.
-    if trunk_media and trunk_measured and t.links_per_leaf_per_spine % ppc == 0:
-        measured["leaf-spine"] = buy_trunk_pairs(
-            tally, catalog, "leaf-spine", links=lengths.cables["leaf-spine", FIBRE],
-            pick=lambda run: pick_trunk(run, "leaf_to_spine"), ports_per_cage=ppc)
-    elif trunk_media:
-        tally.add_links(trunk_media, leaf_spine_links(t), "leaf-spine", req.planes,
-                        cables=measured_cables("leaf-spine", trunk_media, trunk_measured))
-    if core_media and core_measured and t.links_per_spine_per_core % ppc == 0:
-        measured["spine-core"] = buy_trunk_pairs(
-            tally, catalog, "spine-core", links=lengths.cables["spine-core", FIBRE],
-            pick=lambda run: pick_trunk(run, "spine_to_core"), ports_per_cage=ppc)
-    elif core_media:
-        tally.add_links(core_media, spine_core_links(t), "spine-core", req.planes,
-                        cables=measured_cables("spine-core", core_media, core_measured))
-    # A DGX has its ConnectX NICs on board: its cages are the NICs' own.
-    if req.include_nics and server and (server.ports_per_cage > 1 or server.family == "DGX"):
+
+
+def _buy_ufm_links(req: FabricRequirements, t: Topology, ufm: UfmCabling, buy: _Purchase) -> None:
+    """The UFM appliances' links, measured with the server-to-leaf tier when it is."""
+    lengths = buy.lengths
+    ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
+    cables = None
+    if ufm_measured:
+        runs = ufm_cables(ufm.links, ufm.ports_per_appliance, t.ports_per_cage, lengths,
+                          FIBRE if ufm.media.optical else COPPER)
+        cables = buy.cables("ufm-leaf", ufm.media, runs)
+    buy.tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables)
+
+
+def _buy_uplinks(
+    req: FabricRequirements,
+    switch: ProductSpec,
+    t: Topology,
+    tier: str,
+    media: Media | None,
+    is_measured: bool,
+    buy: _Purchase,
+) -> None:
+    """Measured switch pairs on whole cages choose their media rack pair by rack pair; other
+    uplinks all take the tier's media."""
+    if media is None:
+        return
+    field, _fewest_tiers = _UPLINK_TIERS[tier]
+    ppc, catalog = t.ports_per_cage, buy.catalog
+    if is_measured and _pair_links(t, tier) % ppc == 0:
+        buy.measured[tier] = buy_trunk_pairs(
+            buy.tally, catalog, tier, links=buy.lengths.cables[tier, FIBRE],
+            pick=lambda run: parts.pick_trunk_media(
+                catalog, switch=switch, distance=run, copper_ok=True, field=field),
+            ports_per_cage=ppc)
+    else:
+        links = leaf_spine_links(t) if tier == "leaf-spine" else spine_core_links(t)
+        buy.tally.add_links(media, links, tier, req.planes,
+                            cables=buy.measured_cables(tier, media, is_measured))
+
+
+def _quote_nics(
+    req: FabricRequirements, chosen: _Chosen, t: Topology, tally: Tally, warnings: list[Message]
+) -> None:
+    """The compute NICs when asked for; a DGX has its ConnectX NICs on board: its cages are
+    the NICs' own."""
+    if not req.include_nics:
+        return
+    server = chosen.server
+    if server and (server.ports_per_cage > 1 or server.family == "DGX"):
         warnings.append(
             message(
                 gettext_noop("{sku} has its compute NICs built in: no NIC cards are quoted."),
                 sku=server.part_number,
             )
         )
-    elif req.include_nics:
-        tally.add(nic, t.servers * req.nics, "server NIC", powered=False)
-    storage = None
-    if req.storage_servers:
-        storage = _storage(req, catalog, switch, lengths.storage if lengths else None)
-        _add_storage(storage, catalog, tally)
-    appliances = (ufm.appliances if ufm else 0) + (
-        storage.ufm.appliances if storage and storage.ufm else 0)
-    management = _management(req, catalog, t, tally, warnings, storage, appliances)
-    tally.add_spares(req.spares_percent)
+    else:
+        tally.add(chosen.nic, t.servers * req.nics, "server NIC", powered=False)
 
+
+def _storage_added(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    lengths: FabricLengths | None,
+    tally: Tally,
+) -> FabricDesign | None:
+    """The separate storage fabric, its lines added to the BOM; None without storage servers."""
+    if not req.storage_servers:
+        return None
+    storage = _storage(req, catalog, switch, lengths.storage if lengths else None)
+    _add_storage(storage, catalog, tally)
+    return storage
+
+
+def _ufm_appliances(ufm: UfmCabling | None, storage: FabricDesign | None) -> int:
+    """UFM appliances of both fabrics: each takes an out-of-band management port."""
+    storage_ufm = storage.ufm if storage else None
+    return (ufm.appliances if ufm else 0) + (storage_ufm.appliances if storage_ufm else 0)
+
+
+def _storage_warnings(storage: FabricDesign | None, warnings: list[Message]) -> None:
+    """The storage fabric's warnings, under its name. Parts' lifecycle warnings are already
+    said once for the merged BOM."""
+    if storage:
+        warnings += [
+            message(gettext_noop("Storage fabric: {warning}"), warning=w)
+            for w in storage.warning_messages
+            if w not in warnings
+        ]
+
+
+def _design_advice(
+    req: FabricRequirements, t: Topology, chosen: _Chosen, storage: FabricDesign | None
+) -> tuple[Message, ...]:
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
-    _rail_tier_warning(req, t, warnings)
-    _general_warnings(req, t, switch, tally, warnings)
-    advice = _advice(req, t, switch, fabric_switches)
-    if cage_planes > 1:
+    advice = _advice(req, t, chosen.switch, fabric_switches)
+    if chosen.cage_planes > 1:
         advice += (
             message(
                 gettext_noop(
@@ -654,49 +853,14 @@ def _design(
                     "one twin-port module with a fibre per plane: NVIDIA counts it as one "
                     "cable per GPU."
                 ),
-                sku=(server or nic).part_number,
+                sku=(chosen.server or chosen.nic).part_number,
                 planes=req.planes,
-                speed=nic_speed,
+                speed=chosen.nic_speed,
             ),
         )
     if storage:
-        # Parts' lifecycle warnings are already said once for the merged BOM.
-        warnings += [
-            message(gettext_noop("Storage fabric: {warning}"), warning=w)
-            for w in storage.warning_messages
-            if w not in warnings
-        ]
         advice += (_storage_advice(req, storage),)
-    design = FabricDesign(
-        requirements=req,
-        topology=t,
-        switch=switch,
-        nic=nic,
-        host_media=host_media,
-        trunk_media=trunk_media,
-        core_media=core_media,
-        sm_switch=sm_switch,
-        sm_switch_count=sm_switch_count,
-        subnet_manager=subnet_manager,
-        bom=tally.bom(),
-        power_typical_w=tally.power_typical_w,
-        power_max_w=tally.power_max_w,
-        rack_units=tally.rack_units,
-        management=management,
-        pre_provisioned=_pre_provisioned(req, t, warnings),
-        next_step=None,
-        warning_messages=(),
-        advice_messages=advice,
-        storage=storage,
-        server=server,
-        ufm=ufm,
-        host_cage_planes=cage_planes,
-        lengths=lengths,
-        measured=measured or None,
-    )
-    if look_ahead:
-        design = replace(design, next_step=_next_step(design, catalog, warnings))
-    return replace(design, warning_messages=tuple(warnings))
+    return advice
 
 
 def _ufm_shared_cages(

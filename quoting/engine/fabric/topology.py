@@ -190,6 +190,44 @@ def _core_grouping(spines_per_pod: int, spine_up: int, ports_per_pod: int) -> tu
     return best
 
 
+@dataclass(frozen=True, slots=True)
+class _Ask:
+    """What plan_topology is asked: the switch's ports, the servers' NICs, the growth target."""
+
+    radix: int
+    ports_per_cage: int
+    split: int
+    rails: int
+    rail_optimized: bool
+    ratio: Fraction
+    servers: int
+    target_servers: int
+    reserved_down: int
+
+    def common(self) -> dict:
+        """The Topology fields taken as asked."""
+        return dict(
+            radix=self.radix,
+            ports_per_cage=self.ports_per_cage,
+            split=self.split,
+            rails=self.rails,
+            rail_optimized=self.rail_optimized,
+            ratio=self.ratio,
+            servers=self.servers,
+            reserved_down=self.reserved_down,
+        )
+
+    @property
+    def asked_down(self) -> int:
+        return leaf_down_ports(self.radix, self.ports_per_cage, self.ratio)
+
+    def block_of(self, down: int) -> int:
+        """Servers per growth step: a rail group, or one leaf."""
+        if self.rail_optimized:
+            return down * self.split
+        return max(1, down * self.split // self.rails)
+
+
 @functools.lru_cache(maxsize=4096)
 def plan_topology(
     *,
@@ -206,172 +244,149 @@ def plan_topology(
     """Plan for `servers` now with spines and core sized for `target_servers` (rule 7): the fewest
     switches today, every leaf sending the same whole number of links to every spine and every
     spine to every core of its group (rules 5 and 6)."""
-    too_big_field = "growth_gpus" if target_servers > servers else "gpu_count"
-    common = dict(
-        radix=radix,
-        ports_per_cage=ports_per_cage,
-        split=split,
-        rails=rails,
-        rail_optimized=rail_optimized,
-        ratio=ratio,
-        servers=servers,
-        reserved_down=reserved_down,
-    )
-    asked_down = leaf_down_ports(radix, ports_per_cage, ratio)
-
-    def block_of(down: int) -> int:  # servers per growth step
-        return down * split if rail_optimized else max(1, down * split // rails)
-
+    ask = _Ask(radix, ports_per_cage, split, rails, rail_optimized, ratio, servers,
+               target_servers, reserved_down)
     # Rule 2: one switch when every endpoint port fits on it.
     if target_servers * rails <= radix * split:
-        return Topology(
-            tiers=1,
-            leaf_down=radix,
-            leaf_up=0,
-            leaf_count=1,
-            leaves_per_pod=1,
-            pods=0,
-            spines_per_pod=0,
-            links_per_leaf_per_spine=0,
-            spine_up=0,
-            core_per_plane=0,
-            links_per_spine_per_core=0,
-            headroom_servers=radix * split // rails,
-            step_servers=block_of(asked_down),
-            **common,
-        )
+        return _one_switch(ask)
+    layers = _leaf_layers(ask)
+    two_tiers = _two_tiers(ask, layers)
+    return two_tiers if two_tiers is not None else _three_tiers(ask, layers)
 
-    def leaf_layer(down: int, one_to_one: bool) -> _LeafLayer:
-        capacity = down * split
 
-        def leaves_for(server_count: int) -> int:
-            if rail_optimized:
-                return ceil_div(server_count, capacity) * rails
-            return ceil_div(server_count * rails, capacity)
+def _one_switch(ask: _Ask) -> Topology:
+    return Topology(
+        tiers=1,
+        leaf_down=ask.radix,
+        leaf_up=0,
+        leaf_count=1,
+        leaves_per_pod=1,
+        pods=0,
+        spines_per_pod=0,
+        links_per_leaf_per_spine=0,
+        spine_up=0,
+        core_per_plane=0,
+        links_per_spine_per_core=0,
+        headroom_servers=ask.radix * ask.split // ask.rails,
+        step_servers=ask.block_of(ask.asked_down),
+        **ask.common(),
+    )
 
-        # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
-        # needs fewer spines, and a growth target is how to pay for empty ports up front.
-        busiest = min(target_servers if rail_optimized else target_servers * rails, capacity)
-        busiest_ports = min(
-            ceil_div(busiest, split) + reserved_down, cage_aligned(down, ports_per_cage)
-        )
-        return _LeafLayer(
-            down=down,
-            one_to_one=one_to_one,
-            now=leaves_for(servers),
-            target=leaves_for(target_servers),
-            up_min=math.ceil(busiest_ports / ratio),
-            up_max=radix - cage_aligned(down, ports_per_cage),
-        )
 
-    # Rule 3: the r:1 split, or the 1:1 split with ports left free, whichever needs fewer switches.
-    layers = [leaf_layer(asked_down, False)]
-    if radix // 2 != asked_down:
-        layers.append(leaf_layer(radix // 2, True))
+def _leaf_layers(ask: _Ask) -> list[_LeafLayer]:
+    """Rule 3: the r:1 split, or the 1:1 split with ports left free, whichever needs fewer
+    switches (the searches weigh both)."""
+    asked_down = ask.asked_down
+    layers = [_leaf_layer(ask, asked_down, False)]
+    if ask.radix // 2 != asked_down:
+        layers.append(_leaf_layer(ask, ask.radix // 2, True))
+    return layers
 
-    def build(layer: _LeafLayer, up: int, **shape: int) -> Topology:
-        per_leaf_now = min(layer.down, math.floor(up * ratio)) * split  # endpoints as cabled
 
-        def servers_on(leaves: int) -> int:
-            if rail_optimized:
-                return leaves // rails * per_leaf_now
-            return leaves * per_leaf_now // rails
+def _leaves_for(ask: _Ask, capacity: int, server_count: int) -> int:
+    if ask.rail_optimized:
+        return ceil_div(server_count, capacity) * ask.rails
+    return ceil_div(server_count * ask.rails, capacity)
 
-        links = shape["links_per_leaf_per_spine"]
-        if shape["tiers"] == 2:
-            room = radix // links  # leaves the spines take
-        else:
-            room = radix // (shape["spines_per_core_group"] * shape["links_per_spine_per_core"])
-            room *= shape["leaves_per_pod"]  # pods the cores take
-        return Topology(
-            leaf_down=layer.down,
-            leaf_up=up,
-            leaf_count=layer.now,
-            headroom_servers=servers_on(room),
-            step_servers=block_of(layer.down),
-            one_to_one_split=layer.one_to_one,
-            **shape,
-            **common,
-        )
 
-    # Rule 5, two tiers: u uplinks per leaf, s spines, l = u / s links to each; the leaves of
-    # the target must fit every spine (target leaves x l <= k). For a given l the fewest spines
-    # is s = ceil(u_min / l); ties go to fewer links (fewer optics), then to the asked split.
+def _leaf_layer(ask: _Ask, down: int, one_to_one: bool) -> _LeafLayer:
+    capacity = down * ask.split
+    # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
+    # needs fewer spines, and a growth target is how to pay for empty ports up front.
+    target = ask.target_servers
+    busiest = min(target if ask.rail_optimized else target * ask.rails, capacity)
+    busiest_ports = min(
+        ceil_div(busiest, ask.split) + ask.reserved_down, cage_aligned(down, ask.ports_per_cage)
+    )
+    return _LeafLayer(
+        down=down,
+        one_to_one=one_to_one,
+        now=_leaves_for(ask, capacity, ask.servers),
+        target=_leaves_for(ask, capacity, ask.target_servers),
+        up_min=math.ceil(busiest_ports / ask.ratio),
+        up_max=ask.radix - cage_aligned(down, ask.ports_per_cage),
+    )
+
+
+def _headroom_servers(ask: _Ask, layer: _LeafLayer, up: int, shape: dict[str, int]) -> int:
+    """Servers the fabric takes before re-cabling: the leaves the spines (two tiers) or the
+    cores (three tiers) have room for, each filled as cabled."""
+    per_leaf_now = min(layer.down, math.floor(up * ask.ratio)) * ask.split  # endpoints as cabled
+    links = shape["links_per_leaf_per_spine"]
+    if shape["tiers"] == 2:
+        room = ask.radix // links  # leaves the spines take
+    else:
+        room = ask.radix // (shape["spines_per_core_group"] * shape["links_per_spine_per_core"])
+        room *= shape["leaves_per_pod"]  # pods the cores take
+    if ask.rail_optimized:
+        return room // ask.rails * per_leaf_now
+    return room * per_leaf_now // ask.rails
+
+
+def _built(ask: _Ask, layer: _LeafLayer, up: int, **shape: int) -> Topology:
+    return Topology(
+        leaf_down=layer.down,
+        leaf_up=up,
+        leaf_count=layer.now,
+        headroom_servers=_headroom_servers(ask, layer, up, shape),
+        step_servers=ask.block_of(layer.down),
+        one_to_one_split=layer.one_to_one,
+        **shape,
+        **ask.common(),
+    )
+
+
+def _two_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology | None:
+    """Rule 5, two tiers: u uplinks per leaf, s spines, l = u / s links to each; the leaves of
+    the target must fit every spine (target leaves x l <= k). For a given l the fewest spines
+    is s = ceil(u_min / l); ties go to fewer links (fewer optics), then to the asked split.
+    None when no two-tier fabric holds the target."""
     best: tuple | None = None
     for layer in layers:
-        if layer.target > radix:
+        if layer.target > ask.radix:
             continue
-        for links in range(1, radix // layer.target + 1):
+        for links in range(1, ask.radix // layer.target + 1):
             spines = ceil_div(layer.up_min, links)
             if spines * links > layer.up_max:
                 continue
             key = (layer.now + spines, spines * links, layer.one_to_one)
             if best is None or key < best[0]:
                 best = (key, layer, spines, links)
-    if best is not None:
-        _, layer, spines, links = best
-        return build(
-            layer,
-            spines * links,
-            tiers=2,
-            leaves_per_pod=layer.now,
-            pods=1,
-            spines_per_pod=spines,
-            links_per_leaf_per_spine=links,
-            spine_up=0,
-            core_per_plane=0,
-            links_per_spine_per_core=0,
-        )
-
-    # Rule 6, three tiers: pods of P leaf slots (whole rail groups) under s spines with P.l
-    # ports down and as many up (spines stay non-blocking); spine positions grouped onto cores
-    # so that every spine meets every core of its group with m links and no core gives a pod
-    # more than k / pods ports. Minimise leaves + spines today + cores for the target.
-    step = rails if rail_optimized else 1
-    for layer in layers:
-        for pod in range(step, radix // 2 + 1, step):
-            pods_target = ceil_div(layer.target, pod)
-            if not 2 <= pods_target <= radix:
-                continue
-            pods_now = ceil_div(layer.now, pod)
-            links = 1
-            while cage_aligned(pod * links, ports_per_cage) + pod * links <= radix:
-                spine_up = pod * links
-                for spines in range(ceil_div(layer.up_min, links), layer.up_max // links + 1):
-                    fewest_cores = ceil_div(pods_target * spines * spine_up, radix)
-                    if best and layer.now + pods_now * spines + fewest_cores > best[0][0]:
-                        break  # more spines only add switches from here on
-                    positions, core_links = _core_grouping(spines, spine_up, radix // pods_target)
-                    cores = spines // positions * (spine_up // core_links)
-                    key = (
-                        layer.now + pods_now * spines + cores,
-                        layer.now * spines * links + pods_now * spines * spine_up,
-                        layer.one_to_one,
-                        -pod,  # then larger pods: more traffic stays below the core
-                    )
-                    if best is None or key < best[0]:
-                        best = (key, layer, pod, spines, links, positions, core_links)
-                links += 1
     if best is None:
-        if rail_optimized and rails > radix // 2:
-            raise InvalidInput.field(
-                "nics_per_server",
-                f"a rail group of {rails} leaves does not fit in a pod of {radix // 2} leaves: "
-                "use fewer rails or turn rail optimization off.",
-            )
-        slots = radix // 2 // rails * rails if rail_optimized else radix // 2
-        capacity = asked_down * split
-        leaves = radix * slots
-        limit = leaves // rails * capacity if rail_optimized else leaves * capacity // rails
-        raise InvalidInput.field(
-            too_big_field,
-            f"beyond three tiers of {radix}-port switches: at most {limit} servers "
-            f"({limit * rails} endpoint ports) at {ratio}:1; use a larger switch or more "
-            "oversubscription.",
-        )
+        return None
+    _, layer, spines, links = best
+    return _built(
+        ask,
+        layer,
+        spines * links,
+        tiers=2,
+        leaves_per_pod=layer.now,
+        pods=1,
+        spines_per_pod=spines,
+        links_per_leaf_per_spine=links,
+        spine_up=0,
+        core_per_plane=0,
+        links_per_spine_per_core=0,
+    )
+
+
+def _three_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology:
+    """Rule 6, three tiers: pods of P leaf slots (whole rail groups) under s spines with P.l
+    ports down and as many up (spines stay non-blocking); spine positions grouped onto cores
+    so that every spine meets every core of its group with m links and no core gives a pod
+    more than k / pods ports. Minimise leaves + spines today + cores for the target."""
+    best: tuple | None = None
+    step = ask.rails if ask.rail_optimized else 1
+    for layer in layers:
+        for pod in range(step, ask.radix // 2 + 1, step):
+            if 2 <= ceil_div(layer.target, pod) <= ask.radix:
+                best = _best_pod_shape(ask, layer, pod, best)
+    if best is None:
+        raise _beyond_three_tiers(ask)
     _, layer, pod, spines, links, positions, core_links = best
     spine_up = pod * links
-    return build(
+    return _built(
+        ask,
         layer,
         spines * links,
         tiers=3,
@@ -383,4 +398,52 @@ def plan_topology(
         core_per_plane=spine_up // core_links,
         links_per_spine_per_core=core_links,
         spines_per_core_group=positions,
+    )
+
+
+def _best_pod_shape(ask: _Ask, layer: _LeafLayer, pod: int, best: tuple | None) -> tuple | None:
+    """The search of _three_tiers for pods of `pod` leaf slots: every links-per-spine the spine
+    ports allow, and spine counts from the fewest up; `best` if nothing beats it."""
+    pods_target = ceil_div(layer.target, pod)
+    pods_now = ceil_div(layer.now, pod)
+    links = 1
+    while cage_aligned(pod * links, ask.ports_per_cage) + pod * links <= ask.radix:
+        spine_up = pod * links
+        for spines in range(ceil_div(layer.up_min, links), layer.up_max // links + 1):
+            fewest_cores = ceil_div(pods_target * spines * spine_up, ask.radix)
+            if best and layer.now + pods_now * spines + fewest_cores > best[0][0]:
+                break  # more spines only add switches from here on
+            positions, core_links = _core_grouping(spines, spine_up, ask.radix // pods_target)
+            cores = spines // positions * (spine_up // core_links)
+            key = (
+                layer.now + pods_now * spines + cores,
+                layer.now * spines * links + pods_now * spines * spine_up,
+                layer.one_to_one,
+                -pod,  # then larger pods: more traffic stays below the core
+            )
+            if best is None or key < best[0]:
+                best = (key, layer, pod, spines, links, positions, core_links)
+        links += 1
+    return best
+
+
+def _beyond_three_tiers(ask: _Ask) -> InvalidInput:
+    """Why no three-tier fabric fits: a rail group too wide for a pod, or too many servers."""
+    radix, rails = ask.radix, ask.rails
+    if ask.rail_optimized and rails > radix // 2:
+        return InvalidInput.field(
+            "nics_per_server",
+            f"a rail group of {rails} leaves does not fit in a pod of {radix // 2} leaves: "
+            "use fewer rails or turn rail optimization off.",
+        )
+    slots = radix // 2 // rails * rails if ask.rail_optimized else radix // 2
+    capacity = ask.asked_down * ask.split
+    leaves = radix * slots
+    limit = leaves // rails * capacity if ask.rail_optimized else leaves * capacity // rails
+    too_big_field = "growth_gpus" if ask.target_servers > ask.servers else "gpu_count"
+    return InvalidInput.field(
+        too_big_field,
+        f"beyond three tiers of {radix}-port switches: at most {limit} servers "
+        f"({limit * rails} endpoint ports) at {ask.ratio}:1; use a larger switch or more "
+        "oversubscription.",
     )

@@ -30,6 +30,7 @@ from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric.cabling import _Names, _StorageNames, cable_schedule
 from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.fabric.topology import Topology
 from quoting.engine.install.site import (
     DEFAULT_SERVER_KW,
     DEFAULT_SERVER_UNITS,
@@ -313,161 +314,243 @@ def _su_of_leaf(fd: FabricDesign, leaf: int) -> int:
     return leaf // t.rails if t.rail_optimized else leaf
 
 
-def plan_layout(
-    design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
-) -> InstallLayout:
-    """Place every device and route every cable; raises InvalidInput on a site field."""
-    layout, rename, by_sku = place_devices(design, site, catalog)
-    layout.cables = list(_cables(layout, rename, by_sku))
-    for rack in layout.racks:
-        if rack.max_kw > site.rack_power_kw + 1e-9:
-            layout.warning_messages.append(message(
-                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
-                             "budget."),
-                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
-    _length_warnings(layout)
-    if layout.management:
-        _add_management_network(layout, by_sku, *layout.management)
-        layout.management = ()
-    return layout
-
-
 def place_devices(
     design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
 ) -> tuple[InstallLayout, dict[str, str], dict[str, ProductSpec]]:
     """Racks and every device at its U, no cables yet: (layout, the cable schedule's device
     names -> placed names, the catalog by part number). Raises InvalidInput on a site field."""
-    server = design.server
-    server_units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
-    if site.server_power_kw:
-        server_max_kw = server_typical_kw = site.server_power_kw
-    elif server and server.power_max_w:
-        server_max_kw = server.power_max_w / 1000
-        server_typical_kw = (server.power_typical_w or server.power_max_w) / 1000
-    else:
-        server_max_kw = server_typical_kw = DEFAULT_SERVER_KW
-    check_site(site, server_units=server_units, server_max_kw=server_max_kw)
+    server = _server_model(design.server, site)
+    check_site(site, server_units=server.units, server_max_kw=server.max_kw)
     per_rack = site.servers_per_rack or min(
-        site.rack_units // server_units, int(site.rack_power_kw / server_max_kw + 1e-9))
+        site.rack_units // server.units, int(site.rack_power_kw / server.max_kw + 1e-9))
     by_sku = {p.part_number: p for p in catalog}
-    t = design.topology
-    placer = _Placer(site)
-    warnings: list[Message] = []
-
+    plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
+    su_servers, su_leaves = _scalable_units(design)
     # Names: the schedule's node-017 and leaf-r3-02 become placed names.
-    rename: dict[str, str] = {}
-    names = _Names(design, 1)
+    rename = _leaf_renames(design, plane_names, su_leaves)
+    fabric = _switch_devices(design, plane_names, rename)
+    spines_by_name = {d.name: d for d in fabric["spine"]}
+    placer = _Placer(site)
+    placing = _Placement(design, by_sku, placer, plane_names, rename,
+                         _optics_per_switch_w(design, by_sku))
+    _place_scalable_units(placing, su_servers, su_leaves, fabric["leaf"], spines_by_name,
+                          server, per_rack)
+    oob_switches = _place_network_row(placing, list(spines_by_name.values()) + fabric["core"])
+    _place_storage_row(placing)
+    _check_rows(placer)
+
+    layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
+                           server.units, server.max_kw, [], parts=by_sku)
+    # Placed once the fabric is cabled (plan_layout): the out-of-band switches and what places them.
+    layout.management = (placer, oob_switches)
+    return layout, rename, by_sku
+
+
+@dataclass(frozen=True, slots=True)
+class _ServerModel:
+    """The compute server as racked."""
+
+    part_number: str  # "" for a server the catalog does not name
+    units: int
+    typical_kw: float
+    max_kw: float
+
+    def device(self, name: str, su: int) -> Device:
+        return Device(name, "server", self.part_number, self.units, self.typical_kw * 1000,
+                      self.max_kw * 1000, False, su)
+
+
+def _server_model(server: ProductSpec | None, site: SiteInputs) -> _ServerModel:
+    """The site's figures for the server, else the catalog server's, else an 8-GPU DGX-class
+    system's."""
+    units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
+    if site.server_power_kw:
+        max_kw = typical_kw = site.server_power_kw
+    elif server and server.power_max_w:
+        max_kw = server.power_max_w / 1000
+        typical_kw = (server.power_typical_w or server.power_max_w) / 1000
+    else:
+        max_kw = typical_kw = DEFAULT_SERVER_KW
+    return _ServerModel(server.part_number if server else "", units, typical_kw, max_kw)
+
+
+@dataclass(slots=True)
+class _Placement:
+    """What the placing stages share."""
+
+    design: FabricDesign
+    by_sku: dict[str, ProductSpec]
+    placer: _Placer
+    plane_names: list[_Names]  # the cable schedule's names, plane by plane
+    rename: dict[str, str]  # the cable schedule's device names -> placed names
+    optics_w: float  # what a compute fabric switch's optics may add once cabled
+
+
+def _scalable_units(design: FabricDesign) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """The servers and the leaves of each SU (0-based), in the cable schedule's order."""
+    t = design.topology
     su_servers: dict[int, list[int]] = {}
     for s in range(t.servers):
         su_servers.setdefault(_su_of_leaf(design, t.leaf_of(s, 0)[0]), []).append(s)
     su_leaves: dict[int, list[int]] = {}
     for leaf in range(t.leaf_count):
         su_leaves.setdefault(_su_of_leaf(design, leaf), []).append(leaf)
-    for plane in range(1, design.planes + 1):
-        plane_names = _Names(design, plane)
-        for su, leaves in su_leaves.items():
-            for leaf in leaves:
-                if t.tiers == 1:
-                    continue  # one switch: switch-01 keeps its name
-                tag = f"su{su + 1}-" + (f"p{plane}-" if design.planes > 1 else "")
-                new = f"{tag}leaf-r{leaf % t.rails + 1}" if t.rail_optimized else f"{tag}leaf"
-                rename[plane_names.leaf(leaf)] = new
-    fabric = _switch_devices(
-        design, [_Names(design, plane) for plane in range(1, design.planes + 1)], rename)
-    leaves_by_name = {d.name: d for d in fabric["leaf"]}
-    spines_by_name = {d.name: d for d in fabric["spine"]}
+    return su_servers, su_leaves
 
-    switch_units = design.switch.rack_units or 1
-    optics_w = _optics_per_switch_w(design, by_sku)
-    switch_max = (_power(design.switch)[1] + optics_w) or 1
-    leaf_rack_holds = max(1, min(site.rack_units // switch_units,
-                                 int(site.rack_power_kw * 1000 // switch_max)))
-    plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
+
+def _leaf_renames(
+    design: FabricDesign, plane_names: list[_Names], su_leaves: dict[int, list[int]]
+) -> dict[str, str]:
+    """The leaves' placed names: su1-leaf-r2 (su1-p2-leaf-r2 on plane 2), su1-leaf without
+    rails; one switch keeps its name (switch-01)."""
+    t = design.topology
+    rename: dict[str, str] = {}
+    if t.tiers == 1:
+        return rename
+    for plane, names in enumerate(plane_names, start=1):
+        for su, leaves in su_leaves.items():
+            tag = f"su{su + 1}-" + (f"p{plane}-" if design.planes > 1 else "")
+            for leaf in leaves:
+                new = f"{tag}leaf-r{leaf % t.rails + 1}" if t.rail_optimized else f"{tag}leaf"
+                rename[names.leaf(leaf)] = new
+    return rename
+
+
+def _place_scalable_units(
+    placing: _Placement,
+    su_servers: dict[int, list[int]],
+    su_leaves: dict[int, list[int]],
+    leaves: list[Device],
+    spines_by_name: dict[str, Device],
+    server: _ServerModel,
+    per_rack: int,
+) -> None:
+    """SU by SU: its compute racks, then its leaves (every plane's) in network racks at the end
+    of its run; with three tiers a pod's spines follow its last SU (taken from
+    `spines_by_name`), so leaf-spine runs stay in the pod."""
+    design, placer, rename = placing.design, placing.placer, placing.rename
+    site = placer.site
+    leaves_by_name = {d.name: d for d in leaves}
+    leaf_rack_holds = _leaf_rack_holds(design.switch, site, placing.optics_w)
     for su in sorted(set(su_servers) | set(su_leaves)):
         servers = su_servers.get(su, [])
-        leaf_names = [rename.get(names_leaf, names_leaf) for plane in plane_names
+        leaf_names = [rename.get(names_leaf, names_leaf) for plane in placing.plane_names
                       for names_leaf in (plane.leaf(i) for i in su_leaves.get(su, []))]
         compute_racks = math.ceil(len(servers) / per_rack)
         network_racks = math.ceil(len(leaf_names) / leaf_rack_holds)
         # An SU keeps to one row when it fits one; a larger one runs on into the next rows.
         placer.reserve(min(compute_racks + network_racks, site.racks_per_row))
-        for rack_number in range(compute_racks):
-            rack = placer.rack("compute", su + 1)
-            chunk = servers[rack_number * per_rack:(rack_number + 1) * per_rack]
-            for slot, s in enumerate(chunk):
-                name = f"su{su + 1}-r{rack_number + 1:02d}-node{slot + 1:02d}"
-                rename[names.node(s)] = name
-                placer.put(rack, Device(
-                    name, "server", server.part_number if server else "", server_units,
-                    server_typical_kw * 1000, server_max_kw * 1000, False, su + 1))
+        _place_servers(placing, su, servers, server, per_rack)
         for leaf_name in leaf_names:
             leaves_by_name[leaf_name].su = su + 1
-        placer.fill("network", [leaves_by_name[n] for n in leaf_names], su + 1, optics_w)
-        # Three tiers: a pod's spines follow its last SU, so leaf-spine runs stay in the pod.
-        pod = su_leaves[su][0] // t.leaves_per_pod if t.tiers == 3 and su in su_leaves else None
-        next_pod = (su_leaves[su + 1][0] // t.leaves_per_pod if su + 1 in su_leaves else None)
-        if pod is not None and next_pod != pod:
-            pod_spines = [spines_by_name.pop(_Names(design, plane).spine(pod, s))
-                          for plane in range(1, design.planes + 1)
-                          for s in range(t.spines_per_pod)]
-            placer.fill("network", pod_spines, optics_w=optics_w)
+        placer.fill("network", [leaves_by_name[n] for n in leaf_names], su + 1, placing.optics_w)
+        pod = _pod_ending_at(design.topology, su, su_leaves)
+        if pod is not None:
+            pod_spines = [spines_by_name.pop(names.spine(pod, s))
+                          for names in placing.plane_names
+                          for s in range(design.topology.spines_per_pod)]
+            placer.fill("network", pod_spines, optics_w=placing.optics_w)
 
-    # The network row: spines, cores, the UFM appliances and the in-band management switches;
-    # the out-of-band ones go beside the racks they serve, once the fabric is cabled.
-    placer.new_row()
-    extra: list[Device] = []
-    oob_switches: list[Device] = []
-    if design.ufm:
-        appliance = next((by_sku[b.sku] for b in design.bom
-                          if b.role == "subnet manager" and b.sku in by_sku
-                          and by_sku[b.sku].unit == "each"), None)
-        typical, maximum = _power(appliance)
-        for index in range(design.ufm.appliances):
-            extra.append(Device(names.ufm(index), "ufm", appliance.part_number if appliance
-                                else "", (appliance and appliance.rack_units) or 1,
-                                typical, maximum, True))
-    for role, prefix in (("in-band management", "mgmt-inband"),
-                         ("out-of-band management", "mgmt-oob")):
-        for line in design.bom:
-            if line.role == role and line.category == "switch":  # not its patch cords
-                part = by_sku.get(line.sku)
-                typical, maximum = _power(part)
-                for index in range(line.quantity):
-                    (oob_switches if role == "out-of-band management" else extra).append(Device(
-                        f"{prefix}-{index + 1:02d}", role, line.sku,
-                        (part and part.rack_units) or 1, typical, maximum, True))
-    top = list(spines_by_name.values()) + fabric["core"] + extra
+
+def _leaf_rack_holds(switch: ProductSpec, site: SiteInputs, optics_w: float) -> int:
+    """Leaves one network rack takes, by height and power budget (optics included)."""
+    switch_units = switch.rack_units or 1
+    switch_max = (_power(switch)[1] + optics_w) or 1
+    return max(1, min(site.rack_units // switch_units,
+                      int(site.rack_power_kw * 1000 // switch_max)))
+
+
+def _place_servers(
+    placing: _Placement, su: int, servers: list[int], server: _ServerModel, per_rack: int
+) -> None:
+    """The SU's servers into its compute racks, each filled from the bottom: su1-r03-node07."""
+    placer, names = placing.placer, placing.plane_names[0]
+    for rack_number in range(math.ceil(len(servers) / per_rack)):
+        rack = placer.rack("compute", su + 1)
+        chunk = servers[rack_number * per_rack:(rack_number + 1) * per_rack]
+        for slot, s in enumerate(chunk):
+            name = f"su{su + 1}-r{rack_number + 1:02d}-node{slot + 1:02d}"
+            placing.rename[names.node(s)] = name
+            placer.put(rack, server.device(name, su + 1))
+
+
+def _pod_ending_at(t: Topology, su: int, su_leaves: dict[int, list[int]]) -> int | None:
+    """Three tiers: the pod whose last SU this is; None for an SU inside a pod."""
+    pod = su_leaves[su][0] // t.leaves_per_pod if t.tiers == 3 and su in su_leaves else None
+    next_pod = (su_leaves[su + 1][0] // t.leaves_per_pod if su + 1 in su_leaves else None)
+    return pod if pod is not None and next_pod != pod else None
+
+
+def _place_network_row(placing: _Placement, spines_and_cores: list[Device]) -> list[Device]:
+    """The network row: spines, cores, the UFM appliances and the in-band management switches.
+    Returns the out-of-band ones: they go beside the racks they serve, once the fabric is
+    cabled."""
+    design, by_sku = placing.design, placing.by_sku
+    placing.placer.new_row()
+    extra = _ufm_devices(design, placing.plane_names[0], by_sku)
+    extra += _management_switches(design, by_sku, "in-band management", "mgmt-inband")
+    oob_switches = _management_switches(design, by_sku, "out-of-band management", "mgmt-oob")
+    top = spines_and_cores + extra
     if top:
-        placer.fill("network", top, optics_w=optics_w)
+        placing.placer.fill("network", top, optics_w=placing.optics_w)
+    return oob_switches
 
+
+def _ufm_devices(fd: FabricDesign, names: _Names, by_sku: dict[str, ProductSpec]) -> list[Device]:
+    """The fabric's UFM appliances (none without), as the BOM's subnet manager part."""
+    if not fd.ufm:
+        return []
+    appliance = next((by_sku[b.sku] for b in fd.bom
+                      if b.role == "subnet manager" and b.sku in by_sku
+                      and by_sku[b.sku].unit == "each"), None)
+    typical, maximum = _power(appliance)
+    return [Device(names.ufm(index), "ufm", appliance.part_number if appliance else "",
+                   (appliance and appliance.rack_units) or 1, typical, maximum, True)
+            for index in range(fd.ufm.appliances)]
+
+
+def _management_switches(
+    design: FabricDesign, by_sku: dict[str, ProductSpec], role: str, prefix: str
+) -> list[Device]:
+    """The BOM's management switches of one role (not their patch cords): mgmt-oob-01 ..."""
+    devices = []
+    for line in design.bom:
+        if line.role == role and line.category == "switch":
+            part = by_sku.get(line.sku)
+            typical, maximum = _power(part)
+            devices += [Device(f"{prefix}-{index + 1:02d}", role, line.sku,
+                               (part and part.rack_units) or 1, typical, maximum, True)
+                        for index in range(line.quantity)]
+    return devices
+
+
+def _place_storage_row(placing: _Placement) -> None:
+    """A storage fabric's row: the storage servers, then its switches and UFM appliances."""
+    design, by_sku, placer = placing.design, placing.by_sku, placing.placer
     storage = design.storage
-    if storage is not None:
-        placer.new_row()
-        req = design.requirements
-        stor_names = _StorageNames(design)
-        hosts = [
-            Device(stor_names.host(stor_names.compute_ports + k * stor_names.per_storage, 0)[0],
-                   "storage-server", "", STORAGE_SERVER_UNITS, STORAGE_SERVER_KW * 1000,
-                   STORAGE_SERVER_KW * 1000, False)
-            for k in range(req.storage_servers)
-        ]
-        placer.fill("storage", hosts)
-        stor = _switch_devices(storage, [stor_names], {})
-        stor_extra = []
-        if storage.ufm:
-            appliance = next((by_sku[b.sku] for b in storage.bom if b.role == "subnet manager"
-                              and b.sku in by_sku and by_sku[b.sku].unit == "each"), None)
-            typical, maximum = _power(appliance)
-            stor_extra = [Device(stor_names.ufm(i), "ufm", appliance.part_number if appliance
-                                 else "", (appliance and appliance.rack_units) or 1,
-                                 typical, maximum, True)
-                          for i in range(storage.ufm.appliances)]
-        for role in ("leaf", "spine", "core"):
-            for d in stor[role]:
-                d.role = f"storage {role}"
-        placer.fill("network", stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
-                    optics_w=_optics_per_switch_w(storage, by_sku))
+    if storage is None:
+        return
+    placer.new_row()
+    stor_names = _StorageNames(design)
+    hosts = [
+        Device(stor_names.host(stor_names.compute_ports + k * stor_names.per_storage, 0)[0],
+               "storage-server", "", STORAGE_SERVER_UNITS, STORAGE_SERVER_KW * 1000,
+               STORAGE_SERVER_KW * 1000, False)
+        for k in range(design.requirements.storage_servers)
+    ]
+    placer.fill("storage", hosts)
+    stor = _switch_devices(storage, [stor_names], {})
+    stor_extra = _ufm_devices(storage, stor_names, by_sku)
+    for role in ("leaf", "spine", "core"):
+        for d in stor[role]:
+            d.role = f"storage {role}"
+    placer.fill("network", stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
+                optics_w=_optics_per_switch_w(storage, by_sku))
 
+
+def _check_rows(placer: _Placer) -> None:
+    """The racks placed must fit the site's rows, when it says how many it has."""
+    site = placer.site
     rows = placer.row + 1
     if site.rows is not None and rows > site.rows:
         raise InvalidInput.field("rows", message(
@@ -476,29 +559,6 @@ def place_devices(
                          "per row, or raise the rack's power budget."),
             racks=len(placer.racks), rows=rows, per_row=site.racks_per_row,
             site_rows=site.rows))
-
-    layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
-                           server_units, server_max_kw, warnings, parts=by_sku)
-    # Placed once the fabric is cabled (plan_layout): the out-of-band switches and what places them.
-    layout.management = (placer, oob_switches)
-    return layout, rename, by_sku
-
-
-def _add_management_network(
-    layout: InstallLayout, by_sku: dict[str, ProductSpec], placer: _Placer,
-    switches: list[Device],
-) -> None:
-    """The out-of-band switches and their cables, after the fabric's (install/management.py)."""
-    from quoting.engine.install.management import (
-        management_cables,
-        management_warnings,
-        place_management_switches,
-    )
-
-    place_management_switches(layout, placer, switches)
-    first = len({c.base_id for c in layout.cables}) + 1
-    layout.cables.extend(management_cables(layout, by_sku, first))
-    management_warnings(layout)
 
 
 def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:

@@ -1,4 +1,4 @@
-"""The TCO engine and the money helpers never import Django (style.md habit 2)."""
+"""The TCO engine and the money helpers never import Django (docs/architecture.md, layer rule 1)."""
 
 from __future__ import annotations
 

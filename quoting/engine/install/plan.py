@@ -1,0 +1,53 @@
+"""The whole layout of a design on a site: devices placed (install/layout.py), the fabric's cables
+routed, then the out-of-band management network added beside them (install/management.py), which
+builds on the placed layout. Here, above both, so that neither imports the other back."""
+
+from __future__ import annotations
+
+from quoting.engine.catalog import ProductSpec
+from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.install.layout import (
+    Device,
+    InstallLayout,
+    _cables,
+    _length_warnings,
+    _Placer,
+    place_devices,
+)
+from quoting.engine.install.management import (
+    management_cables,
+    management_warnings,
+    place_management_switches,
+)
+from quoting.engine.install.site import SiteInputs
+from quoting.engine.messages import gettext_noop, message
+
+
+def plan_layout(
+    design: FabricDesign, site: SiteInputs, catalog: list[ProductSpec]
+) -> InstallLayout:
+    """Place every device and route every cable; raises InvalidInput on a site field."""
+    layout, rename, by_sku = place_devices(design, site, catalog)
+    layout.cables = list(_cables(layout, rename, by_sku))
+    for rack in layout.racks:
+        if rack.max_kw > site.rack_power_kw + 1e-9:
+            layout.warning_messages.append(message(
+                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
+                             "budget."),
+                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
+    _length_warnings(layout)
+    if layout.management:
+        _add_management_network(layout, by_sku, *layout.management)
+        layout.management = ()
+    return layout
+
+
+def _add_management_network(
+    layout: InstallLayout, by_sku: dict[str, ProductSpec], placer: _Placer,
+    switches: list[Device],
+) -> None:
+    """The out-of-band switches and their cables, after the fabric's (install/management.py)."""
+    place_management_switches(layout, placer, switches)
+    first = len({c.base_id for c in layout.cables}) + 1
+    layout.cables.extend(management_cables(layout, by_sku, first))
+    management_warnings(layout)
