@@ -21,8 +21,9 @@ run: install migrate demo  ## set up (idempotent) and serve on http://127.0.0.1:
 test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
-lint: install-dev  ## ruff, then the layering contracts (pyproject.toml [tool.importlinter])
+lint: install-dev  ## ruff (checks and formatting), then the layering contracts (pyproject.toml [tool.importlinter])
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 
 check-system:
@@ -48,8 +49,9 @@ $(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-migrate: install
+migrate: install  ## the schema, then snapshots made under an older engine (nothing to do, usually)
 	$(BIN)/python manage.py migrate --noinput
+	$(BIN)/python manage.py snapshots_refresh
 
 demo: install  ## catalog and demo sign-ins; running it twice changes nothing
 	$(BIN)/python manage.py load_catalog

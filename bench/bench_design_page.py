@@ -7,22 +7,13 @@ Prints p50 / p95 per cluster size; the product promise is "well under a second".
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings.base")
-os.environ.setdefault("FABRICQUOTE_VAR_DIR", tempfile.mkdtemp(prefix="fq-bench-"))
-os.environ["DEBUG"] = "false"
+from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
 
-import django  # noqa: E402
-
-django.setup()
+django_ready()
 
 from django.core.management import call_command  # noqa: E402
 from django.test import Client  # noqa: E402
@@ -32,11 +23,18 @@ from portal.models import User  # noqa: E402
 # The distances are left to the site's layout (the page's default): every design is laid out
 # and its cables measured. 100,000 XDR GPUs in rows of 20 racks run over a kilometre from the
 # spines to the core, beyond every catalog optic: that size is sited in rows of 60 racks.
-SIZES = [(16, "NDR", {}), (256, "NDR", {}), (2048, "NDR", {}), (16384, "NDR", {}),
-         (100_000, "XDR", {"racks_per_row": 60})]
-PAGE = ("/designs/new/?gpu_count={gpus}&gpus_per_server=8&nic_generation={gen}"
-        "&family=infiniband&planes=1&oversubscription=1&subnet_manager=auto"
-        "&spares_percent=0&rail_optimized=on&currency=CNY{site}")
+SIZES = [
+    (16, "NDR", {}),
+    (256, "NDR", {}),
+    (2048, "NDR", {}),
+    (16384, "NDR", {}),
+    (100_000, "XDR", {"racks_per_row": 60}),
+]
+PAGE = (
+    "/designs/new/?gpu_count={gpus}&gpus_per_server=8&nic_generation={gen}"
+    "&family=infiniband&planes=1&oversubscription=1&subnet_manager=auto"
+    "&spares_percent=0&rail_optimized=on&currency=CNY{site}"
+)
 
 
 def timed(call, repeats: int) -> tuple[float, float]:
@@ -62,9 +60,14 @@ def main() -> None:
         url = PAGE.format(gpus=gpus, gen=gen, site="".join(f"&{k}={v}" for k, v in site.items()))
         page = timed(lambda url=url: client.get(url), repeats)
         partial = timed(lambda url=url: client.get(url, HTTP_HX_REQUEST="true"), repeats)
-        api = timed(lambda gpus=gpus, gen=gen, site=site: client.post(
-            "/api/v1/designs/", {"gpu_count": gpus, "nic_generation": gen, **site},
-            content_type="application/json"), repeats)
+        api = timed(
+            lambda gpus=gpus, gen=gen, site=site: client.post(
+                "/api/v1/designs/",
+                {"gpu_count": gpus, "nic_generation": gen, **site},
+                content_type="application/json",
+            ),
+            repeats,
+        )
         print(f"{gpus:>8} {page[0]:>10.1f} {page[1]:>10.1f} {partial[0]:>10.1f} {api[0]:>9.1f}")
 
 

@@ -29,12 +29,15 @@ CASES = tuple((gpus, oob) for gpus in SIZES for oob in (False, True))
 
 def main() -> None:
     catalog = load_catalog()
-    print(f"{'GPUs':>6} {'oob':>4} {'cables':>7} {'racks':>6} {'layout s':>9} {'zip s':>7} "
-          f"{'total s':>8} {'zip MB':>7} {'peak MB':>8}")
+    print(
+        f"{'GPUs':>6} {'oob':>4} {'cables':>7} {'racks':>6} {'layout s':>9} {'zip s':>7} "
+        f"{'total s':>8} {'zip MB':>7} {'peak MB':>8}"
+    )
     for gpus, oob in CASES:
         # Measured on the pack's site, as every design is: the pack buys the BOM's cables.
         design = design_on_site(
-            FabricRequirements(gpu_count=gpus, outofband_management=oob), catalog, SiteInputs())
+            FabricRequirements(gpu_count=gpus, outofband_management=oob), catalog, SiteInputs()
+        )
         tracemalloc.start()
         start = time.perf_counter()
         layout = plan_layout(design, SiteInputs(), catalog)
@@ -43,15 +46,19 @@ def main() -> None:
         done = time.perf_counter()
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
-        print(f"{gpus:>6} {'yes' if oob else 'no':>4} {len(layout.cables):>7} "
-              f"{len(layout.racks):>6} {planned - start:>9.2f} {done - planned:>7.2f} "
-              f"{done - start:>8.2f} {size / 1e6:>7.2f} {peak / 1e6:>8.1f}")
+        print(
+            f"{gpus:>6} {'yes' if oob else 'no':>4} {len(layout.cables):>7} "
+            f"{len(layout.racks):>6} {planned - start:>9.2f} {done - planned:>7.2f} "
+            f"{done - start:>8.2f} {size / 1e6:>7.2f} {peak / 1e6:>8.1f}"
+        )
         # Without tracemalloc's own overhead; CPU time too, as the machine may be shared.
         start, cpu = time.perf_counter(), time.process_time()
         layout = plan_layout(design, SiteInputs(), catalog)
         sum(len(chunk) for chunk in pack_zip_chunks(layout))
-        print(f"{'':>6} untraced: {time.perf_counter() - start:.2f} s wall, "
-              f"{time.process_time() - cpu:.2f} s CPU")
+        print(
+            f"{'':>6} untraced: {time.perf_counter() - start:.2f} s wall, "
+            f"{time.process_time() - cpu:.2f} s CPU"
+        )
 
 
 if __name__ == "__main__":

@@ -17,26 +17,23 @@ import resource
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings.base")
-os.environ.setdefault("FABRICQUOTE_VAR_DIR", tempfile.mkdtemp(prefix="fq-bench-"))
-os.environ["DEBUG"] = "false"
+from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
 
-import django  # noqa: E402
-
-django.setup()
+django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.management import call_command  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
 from portal.models import SALES, User  # noqa: E402
-from quoting.models import Customer, Project, QuoteLine, QuoteRevision, Team  # noqa: E402
+from quoting.customers.models import (  # noqa: E402
+    Customer,
+    Project,
+    Team,  # noqa: E402
+)
+from quoting.quotes.models import QuoteLine, QuoteRevision  # noqa: E402
 
 SIZES = (1, 10, 50, 200)
 THROUGHPUT_LINES, THROUGHPUT_JOBS = 50, 12
@@ -45,7 +42,7 @@ THROUGHPUT_LINES, THROUGHPUT_JOBS = 50, 12
 def quote_with_lines(*, user, project, count: int):
     from decimal import Decimal
 
-    from quoting.services.quotes import quote_create
+    from quoting.quotes.services.quotes import quote_create
 
     quote = quote_create(project=project, user=user)
     QuoteLine.objects.bulk_create(
@@ -65,7 +62,7 @@ def quote_with_lines(*, user, project, count: int):
 
 def render_child(revision_id: int, repeats: int, language: str) -> None:
     """In its own process, so ru_maxrss is this size's peak and nothing else's."""
-    from proposals.pdf import proposal_pdf
+    from proposals.documents.pdf import proposal_pdf
 
     revision = QuoteRevision.objects.get(pk=revision_id)
     proposal_pdf(revision=revision, language=language)  # a revision's first read fills its snapshot
@@ -79,8 +76,13 @@ def render_child(revision_id: int, repeats: int, language: str) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(
         json.dumps(
-            {"samples": samples, "cpu": cpu, "rss_before_kb": before, "rss_peak_kb": peak,
-             "pdf_bytes": size}
+            {
+                "samples": samples,
+                "cpu": cpu,
+                "rss_before_kb": before,
+                "rss_peak_kb": peak,
+                "pdf_bytes": size,
+            }
         )
     )
 
@@ -107,14 +109,25 @@ def measure(label: str, revision_id: int, repeats: int, language: str = "en") ->
 def design_quotes(*, user, project, servers: int) -> tuple[int, int]:
     """A quote made from a design of `servers` 8-GPU servers, and its twin without the racks
     appendix: (revision id, twin's revision id)."""
-    from quoting.services.customers import design_save
-    from quoting.services.quotes import quote_create_from_design
+    from quoting.designs.services.saved import design_save
+    from quoting.quotes.services.quotes import quote_create_from_design
 
-    design = design_save(project=project, name=f"{servers} servers", user=user, requirements={
-        "server_count": servers, "gpus_per_server": 8, "nic_generation": "NDR",
-        "switch_part_number": "MQM9790-NS2F", "subnet_manager": "on-switch"})
-    ids = [quote_create_from_design(project=project, design=design, user=user).current_revision_id
-           for _ in range(2)]
+    design = design_save(
+        project=project,
+        name=f"{servers} servers",
+        user=user,
+        requirements={
+            "server_count": servers,
+            "gpus_per_server": 8,
+            "nic_generation": "NDR",
+            "switch_part_number": "MQM9790-NS2F",
+            "subnet_manager": "on-switch",
+        },
+    )
+    ids = [
+        quote_create_from_design(project=project, design=design, user=user).current_revision_id
+        for _ in range(2)
+    ]
     QuoteRevision.objects.filter(pk=ids[1]).update(design_racks=None)
     return ids[0], ids[1]
 
@@ -123,7 +136,7 @@ def request_retrying(**kwargs):
     """SQLite refuses a write while a worker writes (no waiting on a lock upgrade): try again."""
     from django.db import OperationalError, connection
 
-    from proposals.services import proposal_request
+    from proposals.documents.services import proposal_request
 
     for _ in range(100):
         try:

@@ -13,23 +13,14 @@ the list's usual filters.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import statistics
 import sys
-import tempfile
 import time
 from decimal import Decimal
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings.base")
-os.environ.setdefault("FABRICQUOTE_VAR_DIR", tempfile.mkdtemp(prefix="fq-bench-"))
-os.environ["DEBUG"] = "false"
+from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
 
-import django  # noqa: E402
-
-django.setup()
+django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -40,14 +31,8 @@ from rest_framework.test import APIClient  # noqa: E402
 
 from integrations.services import api_token_issue  # noqa: E402
 from portal.models import SALES, SALES_MANAGER, User  # noqa: E402
-from quoting.models import (  # noqa: E402
-    Customer,
-    Project,
-    Quote,
-    QuoteRevision,
-    QuoteStatus,
-    Team,
-)
+from quoting.customers.models import Customer, Project, Team  # noqa: E402
+from quoting.quotes.models import Quote, QuoteRevision, QuoteStatus  # noqa: E402
 
 SIZES = (100, 100_000)
 TEAMS, CUSTOMERS_PER_TEAM, OWNERS_PER_TEAM = 20, 10, 5
@@ -167,8 +152,10 @@ def measure(w: dict, size: int, repeats: int) -> None:
         ("/api/v1/quotes/", "?status=draft&ordering=-created_at"),
     ]
     print(f"\n== {size:,} quotes")
-    print(f"{'who':<8} {'url':<48} {'p50 ms':>7} {'min ms':>7} {'queries':>7}  "
-          "explain: list / count ms")
+    print(
+        f"{'who':<8} {'url':<48} {'p50 ms':>7} {'min ms':>7} {'queries':>7}  "
+        "explain: list / count ms"
+    )
     for who in ("manager", "sales"):
         user = w[who]
         html.force_login(user)

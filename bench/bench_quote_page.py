@@ -7,23 +7,14 @@ page, of the htmx answer to a quantity change, and the number of queries of each
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
-import tempfile
 import time
 from decimal import Decimal
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings.base")
-os.environ.setdefault("FABRICQUOTE_VAR_DIR", tempfile.mkdtemp(prefix="fq-bench-"))
-os.environ["DEBUG"] = "false"
+from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
 
-import django  # noqa: E402
-
-django.setup()
+django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -33,8 +24,13 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from catalog.models import Product  # noqa: E402
 from portal.models import SALES, User  # noqa: E402
-from quoting.models import Customer, Project, QuoteLine, Team  # noqa: E402
-from quoting.services.quotes import quote_create  # noqa: E402
+from quoting.customers.models import (  # noqa: E402
+    Customer,
+    Project,
+    Team,  # noqa: E402
+)
+from quoting.quotes.models import QuoteLine  # noqa: E402
+from quoting.quotes.services.quotes import quote_create  # noqa: E402
 
 SIZES = (10, 200)
 

@@ -70,7 +70,7 @@ QUOTE_LINES = 200
 
 # --- the bare Django floor ----------------------------------------------------------------------
 
-BARE_VIEWS = '''\
+BARE_VIEWS = """\
 from decimal import Decimal
 
 from django.http import HttpResponse
@@ -90,15 +90,15 @@ def hello(request):
 
 def rows(request):
     return render(request, "rows.html", {"title": "Fifty rows", "rows": ROWS})
-'''
-BARE_URLS = '''\
+"""
+BARE_URLS = """\
 from django.urls import path
 
 from . import views
 
 urlpatterns = [path("hello/", views.hello), path("rows/", views.rows)]
-'''
-BARE_TEMPLATE = '''\
+"""
+BARE_TEMPLATE = """\
 <!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title></head>
 <body><h1>{{ title }}</h1>
@@ -113,21 +113,24 @@ BARE_TEMPLATE = '''\
   </tbody>
 </table>
 </body></html>
-'''
-BARE_SETTINGS = '''
+"""
+BARE_SETTINGS = """
 
 # bench_web: production-like, as the portal is served.
 DEBUG = False
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
 TEMPLATES[0]["DIRS"] = [BASE_DIR / "templates"]
-'''
+"""
 
 
 def bare_project_build(directory: Path) -> Path:
     """`django-admin startproject bare` with two views; returns the project directory."""
     directory.mkdir()
-    subprocess.run([sys.executable, "-m", "django", "startproject", "bare", str(directory)],
-                   check=True, env=_env_without_django())
+    subprocess.run(
+        [sys.executable, "-m", "django", "startproject", "bare", str(directory)],
+        check=True,
+        env=_env_without_django(),
+    )
     (directory / "bare" / "views.py").write_text(BARE_VIEWS)
     (directory / "bare" / "urls.py").write_text(BARE_URLS)
     (directory / "templates").mkdir()
@@ -159,17 +162,34 @@ class Server:
 
 
 @contextlib.contextmanager
-def gunicorn(*, name: str, app: str, cwd: Path, env: dict, workers: int, log: Path,
-             ready_path: str) -> Iterator[Server]:
+def gunicorn(
+    *, name: str, app: str, cwd: Path, env: dict, workers: int, log: Path, ready_path: str
+) -> Iterator[Server]:
     """gunicorn with `workers` sync workers on a loopback port; stopped (with its workers) on
     exit, whatever happens."""
     port = free_port()
     with log.open("wb") as log_file:
         process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", app, "--bind", f"127.0.0.1:{port}",
-             "--workers", str(workers), "--worker-class", "sync", "--chdir", str(cwd),
-             "--log-level", "warning"],
-            cwd=cwd, env=env, stdout=log_file, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                app,
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                str(workers),
+                "--worker-class",
+                "sync",
+                "--chdir",
+                str(cwd),
+                "--log-level",
+                "warning",
+            ],
+            cwd=cwd,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group: the workers go down with it
         )
     server = Server(name, port, process, log)
@@ -213,8 +233,9 @@ def _tail(log: Path, lines: int = 30) -> str:
         return ""
 
 
-def http_get(port: int, path: str, headers: dict, *, timeout: float = 60
-             ) -> tuple[int, bytes, float]:
+def http_get(
+    port: int, path: str, headers: dict, *, timeout: float = 60
+) -> tuple[int, bytes, float]:
     """One GET on a fresh connection (gunicorn's sync workers close it anyway); ms taken."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -235,8 +256,10 @@ def wrk_ensure() -> str:
     if found:
         return found
     print("wrk is missing: apt-get install -y wrk", flush=True)
-    quiet = {"stdout": subprocess.DEVNULL,
-             "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}}
+    quiet = {
+        "stdout": subprocess.DEVNULL,
+        "env": {**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+    }
     if subprocess.run(["apt-get", "install", "-y", "wrk"], check=False, **quiet).returncode:
         subprocess.run(["apt-get", "update"], check=True, **quiet)
         subprocess.run(["apt-get", "install", "-y", "wrk"], check=True, **quiet)
@@ -286,12 +309,23 @@ def wrk_run(wrk: str, url: str, headers: dict, seconds: int) -> Load:
     """16 connections for `seconds`, loopback only; killed if it overruns."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError("the bench only loads loopback servers")
-    argv = [wrk, "-t", str(WRK_THREADS), "-c", str(CONNECTIONS), "-d", f"{seconds}s",
-            "--timeout", "10s", "--latency"]
+    argv = [
+        wrk,
+        "-t",
+        str(WRK_THREADS),
+        "-c",
+        str(CONNECTIONS),
+        "-d",
+        f"{seconds}s",
+        "--timeout",
+        "10s",
+        "--latency",
+    ]
     for name, value in headers.items():
         argv += ["-H", f"{name}: {value}"]
-    done = subprocess.run([*argv, url], capture_output=True, text=True, check=False,
-                          timeout=seconds + 30)
+    done = subprocess.run(
+        [*argv, url], capture_output=True, text=True, check=False, timeout=seconds + 30
+    )
     if done.returncode:
         raise RuntimeError(f"wrk failed: {done.stderr or done.stdout}")
     return wrk_parse(done.stdout)
@@ -316,14 +350,21 @@ def database_prepare(url: str, *, keep: bool) -> str | None:
     if name == "test" or name.startswith("test_"):
         raise SystemExit("DATABASE_URL: the `test` databases belong to the test suite")
     owned = name.startswith("bench")
-    admin = {"host": host, "port": config["PORT"] or 5432, "user": config["USER"] or None,
-             "password": config["PASSWORD"] or None, "autocommit": True}
+    admin = {
+        "host": host,
+        "port": config["PORT"] or 5432,
+        "user": config["USER"] or None,
+        "password": config["PASSWORD"] or None,
+        "autocommit": True,
+    }
     with psycopg.connect(dbname="postgres", **admin) as connection:
         exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+            "SELECT 1 FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
         if exists and owned:
-            connection.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(
-                sql.Identifier(name)))
+            connection.execute(
+                sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name))
+            )
             exists = None
         if not exists:
             connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
@@ -333,8 +374,10 @@ def database_prepare(url: str, *, keep: bool) -> str | None:
                 "SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'"
             ).fetchone()[0]
         if tables:
-            raise SystemExit(f"DATABASE_URL: {name} is not empty (name it bench_... to let the "
-                             f"bench drop and create it)")
+            raise SystemExit(
+                f"DATABASE_URL: {name} is not empty (name it bench_... to let the "
+                f"bench drop and create it)"
+            )
     return None if keep or not owned else name
 
 
@@ -346,26 +389,34 @@ def database_drop(url: str, name: str) -> None:
 
     connections.close_all()
     config = dj_database_url.parse(url)
-    with psycopg.connect(dbname="postgres", host=config["HOST"] or "127.0.0.1",
-                         port=config["PORT"] or 5432, user=config["USER"] or None,
-                         password=config["PASSWORD"] or None, autocommit=True) as connection:
-        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
-            sql.Identifier(name)))
+    with psycopg.connect(
+        dbname="postgres",
+        host=config["HOST"] or "127.0.0.1",
+        port=config["PORT"] or 5432,
+        user=config["USER"] or None,
+        password=config["PASSWORD"] or None,
+        autocommit=True,
+    ) as connection:
+        connection.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
 
 
 def portal_environment(tmp: Path) -> dict[str, str]:
     """Production settings for this process (the seed) and the portal's gunicorn alike."""
-    os.environ.update({
-        "DJANGO_SETTINGS_MODULE": "portal.settings.production",
-        "SECRET_KEY": secrets.token_urlsafe(64),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "FABRICQUOTE_VAR_DIR": str(tmp / "var"),
-        "STATIC_ROOT": str(tmp / "static"),
-        "MEDIA_ROOT": str(tmp / "media"),
-        # DRF keeps one timestamp per request of the window in the cache and reads it back on
-        # every request: a one-second window keeps that list (and the bench) short and sane.
-        "API_RATE": "1000000/second",
-    })
+    os.environ.update(
+        {
+            "DJANGO_SETTINGS_MODULE": "portal.settings.production",
+            "SECRET_KEY": secrets.token_urlsafe(64),
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "FABRICQUOTE_VAR_DIR": str(tmp / "var"),
+            "STATIC_ROOT": str(tmp / "static"),
+            "MEDIA_ROOT": str(tmp / "media"),
+            # DRF keeps one timestamp per request of the window in the cache and reads it back on
+            # every request: a one-second window keeps that list (and the bench) short and sane.
+            "API_RATE": "1000000/second",
+        }
+    )
     (tmp / "var").mkdir(exist_ok=True)
     return dict(os.environ)
 
@@ -393,10 +444,12 @@ def seed(*, quotes: int) -> Seeded:
     from integrations.models import TokenScope
     from integrations.services import api_token_issue
     from portal.models import SALES, User
-    from proposals.services import proposal_render, proposal_request, share_link_create
-    from quoting.models import Customer, LineKind, Project, QuoteLine, Section, Team
-    from quoting.services.customers import design_save
-    from quoting.services.quotes import quote_create_from_design, quote_send
+    from proposals.documents.services import proposal_render, proposal_request
+    from proposals.share.services import share_link_create
+    from quoting.customers.models import Customer, Project, Team
+    from quoting.designs.services.saved import design_save
+    from quoting.quotes.models import LineKind, QuoteLine, Section
+    from quoting.quotes.services.quotes import quote_create_from_design, quote_send
 
     call_command("migrate", verbosity=0)
     call_command("collectstatic", "--noinput", verbosity=0)
@@ -408,26 +461,41 @@ def seed(*, quotes: int) -> Seeded:
     projects = []
     for n in range(10):
         customer = Customer.objects.create(
-            team=team, owner=user, company=f"Bench customer {n}", default_currency="CNY")
+            team=team, owner=user, company=f"Bench customer {n}", default_currency="CNY"
+        )
         projects.append(Project.objects.create(customer=customer, name=f"Cluster {n}", owner=user))
 
     quotes_bulk(count=quotes - 1, user=user, projects=projects)
 
-    design = design_save(project=projects[0], name="128 GPUs", user=user, requirements={
-        "server_count": 16, "gpus_per_server": 8, "nic_generation": "NDR",
-        "switch_part_number": "MQM9790-NS2F", "subnet_manager": "on-switch",
-        "label": projects[0].customer.company,
-    })
+    design = design_save(
+        project=projects[0],
+        name="128 GPUs",
+        user=user,
+        requirements={
+            "server_count": 16,
+            "gpus_per_server": 8,
+            "nic_generation": "NDR",
+            "switch_part_number": "MQM9790-NS2F",
+            "subnet_manager": "on-switch",
+            "label": projects[0].customer.company,
+        },
+    )
     quote = quote_create_from_design(project=projects[0], design=design, user=user)
     revision = quote.current_revision
     have = revision.lines.count()
     products = list(Product.objects.order_by("part_number"))
     QuoteLine.objects.bulk_create(
-        QuoteLine(revision=revision, position=have + n, section=Section.NETWORK,
-                  kind=LineKind.PRODUCT, product=products[n % len(products)],
-                  sku=products[n % len(products)].part_number,
-                  description=products[n % len(products)].name[:500], quantity=1 + n % 7,
-                  unit_price=Decimal("1234.56"))
+        QuoteLine(
+            revision=revision,
+            position=have + n,
+            section=Section.NETWORK,
+            kind=LineKind.PRODUCT,
+            product=products[n % len(products)],
+            sku=products[n % len(products)].part_number,
+            description=products[n % len(products)].name[:500],
+            quantity=1 + n % 7,
+            unit_price=Decimal("1234.56"),
+        )
         for n in range(1, QUOTE_LINES - have + 1)
     )
     quote.refresh_from_db()
@@ -443,9 +511,13 @@ def seed(*, quotes: int) -> Seeded:
     session = browser.cookies[settings.SESSION_COOKIE_NAME].value
     _analyze()
     return Seeded(
-        quote_id=quote.pk, quote_number=quote.number, share_token=share_token,
-        session_cookie=f"{settings.SESSION_COOKIE_NAME}={session}", api_token=api_token,
-        user_id=user.pk, projects=projects,
+        quote_id=quote.pk,
+        quote_number=quote.number,
+        share_token=share_token,
+        session_cookie=f"{settings.SESSION_COOKIE_NAME}={session}",
+        api_token=api_token,
+        user_id=user.pk,
+        projects=projects,
     )
 
 
@@ -461,7 +533,8 @@ def quotes_bulk(*, count: int, user, projects) -> None:
     from django.db.models import OuterRef, Subquery
     from django.utils import timezone
 
-    from quoting.models import (
+    from quoting.conf import quoting_setting
+    from quoting.quotes.models import (
         LineKind,
         Quote,
         QuoteCounter,
@@ -469,7 +542,6 @@ def quotes_bulk(*, count: int, user, projects) -> None:
         QuoteRevision,
         Section,
     )
-    from quoting.selectors import quoting_setting
 
     if count <= 0:
         return
@@ -483,32 +555,51 @@ def quotes_bulk(*, count: int, user, projects) -> None:
         for start in range(first, first + count, BATCH):
             seqs = range(start, min(start + BATCH, first + count))
             quotes = Quote.objects.bulk_create(
-                Quote(number=f"{series}-{today.year}-{seq:05d}", series=series, year=today.year,
-                      seq=seq, customer=projects[seq % len(projects)].customer,
-                      project=projects[seq % len(projects)], owner=user, currency="CNY",
-                      status=STATUS_CYCLE[seq % len(STATUS_CYCLE)],
-                      valid_until=today + dt.timedelta(days=-5 if seq % len(STATUS_CYCLE) == 5
-                                                       else 30))
+                Quote(
+                    number=f"{series}-{today.year}-{seq:05d}",
+                    series=series,
+                    year=today.year,
+                    seq=seq,
+                    customer=projects[seq % len(projects)].customer,
+                    project=projects[seq % len(projects)],
+                    owner=user,
+                    currency="CNY",
+                    status=STATUS_CYCLE[seq % len(STATUS_CYCLE)],
+                    valid_until=today
+                    + dt.timedelta(days=-5 if seq % len(STATUS_CYCLE) == 5 else 30),
+                )
                 for seq in seqs
             )
             revisions = QuoteRevision.objects.bulk_create(
                 _revision_bulk(quote, user=user, now=now) for quote in quotes
             )
             QuoteLine.objects.bulk_create(
-                QuoteLine(revision=revision, position=n, section=Section.NETWORK,
-                          kind=LineKind.FREE_TEXT, sku=f"BULK-{n}",
-                          description=f"Cable bundle {n}", quantity=n, unit_price=Decimal("999.00"))
-                for revision in revisions if revision.frozen_at is None for n in (1, 2, 3)
+                QuoteLine(
+                    revision=revision,
+                    position=n,
+                    section=Section.NETWORK,
+                    kind=LineKind.FREE_TEXT,
+                    sku=f"BULK-{n}",
+                    description=f"Cable bundle {n}",
+                    quantity=n,
+                    unit_price=Decimal("999.00"),
+                )
+                for revision in revisions
+                if revision.frozen_at is None
+                for n in (1, 2, 3)
             )
-        Quote.objects.filter(series=series, year=today.year, seq__gte=first,
-                             current_revision__isnull=True).update(
+        Quote.objects.filter(
+            series=series, year=today.year, seq__gte=first, current_revision__isnull=True
+        ).update(
             current_revision=Subquery(
-                QuoteRevision.objects.filter(quote=OuterRef("pk"), number=1).values("pk")[:1]))
+                QuoteRevision.objects.filter(quote=OuterRef("pk"), number=1).values("pk")[:1]
+            )
+        )
     _analyze()
 
 
 def _revision_bulk(quote, *, user, now):
-    from quoting.models import QuoteRevision
+    from quoting.quotes.models import QuoteRevision
 
     revision = QuoteRevision(quote=quote, number=1, created_by=user, tax_percent=Decimal(13))
     if quote.status != "draft":
@@ -559,8 +650,13 @@ def targets_make(seeded: Seeded) -> list[Target]:
     return [
         Target("bare Django: hello", "bare", "/hello/", {}, b"Hello"),
         Target(FLOOR, "bare", "/rows/", {}, b"MCP4Y10-N050"),
-        Target("share page /p/<token>, 200-line quote", "portal", f"/p/{seeded.share_token}",
-               https, number),
+        Target(
+            "share page /p/<token>, 200-line quote",
+            "portal",
+            f"/p/{seeded.share_token}",
+            https,
+            number,
+        ),
         Target(QUOTE_PAGE, "portal", f"/quotes/{seeded.quote_id}/", browser, number),
         Target("quote list, signed in", "portal", "/quotes/", browser, series),
         Target("API quote detail", "portal", f"/api/v1/quotes/{seeded.quote_id}/", api, number),
@@ -568,13 +664,15 @@ def targets_make(seeded: Seeded) -> list[Target]:
     ]
 
 
-def measure(target: Target, server: Server, *, wrk: str, seconds: int, warmup: int,
-            singles: int) -> Result:
+def measure(
+    target: Target, server: Server, *, wrk: str, seconds: int, warmup: int, singles: int
+) -> Result:
     status, body, _ = http_get(server.port, target.path, target.headers)
     if status != 200 or target.expect not in body:
         raise RuntimeError(
             f"{target.name}: {target.path} answered {status}, not the expected page:\n"
-            f"{body[:600].decode(errors='replace')}\n{_tail(server.log)}")
+            f"{body[:600].decode(errors='replace')}\n{_tail(server.log)}"
+        )
     url = f"http://127.0.0.1:{server.port}{target.path}"
     if warmup > 0:
         wrk_run(wrk, url, target.headers, warmup)  # both workers warm, caches filled
@@ -588,8 +686,9 @@ def measure(target: Target, server: Server, *, wrk: str, seconds: int, warmup: i
     return Result(target, wrk_run(wrk, url, target.headers, seconds), single)
 
 
-def measure_all(targets: list[Target], servers: dict[str, Server], floor: Target,
-                measuring: dict) -> tuple[list[Result], list[float]]:
+def measure_all(
+    targets: list[Target], servers: dict[str, Server], floor: Target, measuring: dict
+) -> tuple[list[Result], list[float]]:
     """Every target; each portal page between two runs of the floor, its ratio to their mean.
 
     On a shared machine the floor itself moves (2x within minutes): a ratio to the floor
@@ -628,18 +727,24 @@ def milliseconds(value: float) -> str:
 
 
 def table_print(results: list[Result], floors: list[float]) -> None:
-    print(f"| {'target':<40} | {'req/s':>8} | {'p50':>9} | {'p99':>9} | {'single p50':>10} | "
-          f"{'x bare 50-row':>13} | {'errors':>6} |")
+    print(
+        f"| {'target':<40} | {'req/s':>8} | {'p50':>9} | {'p99':>9} | {'single p50':>10} | "
+        f"{'x bare 50-row':>13} | {'errors':>6} |"
+    )
     print(f"|{'-' * 42}|{'-' * 10}:|{'-' * 10}:|{'-' * 10}:|{'-' * 11}:|{'-' * 14}:|{'-' * 7}:|")
     for result in results:
         load = result.load
         ratio = load.rps / result.floor_rps if result.floor_rps else float("nan")
-        print(f"| {result.target.name:<40} | {load.rps:>8,.0f} | {milliseconds(load.p50_ms):>9} | "
-              f"{milliseconds(load.p99_ms):>9} | {milliseconds(result.single_p50_ms):>10} | "
-              f"{ratio:>13.2f} | {load.errors:>6} |")
-    print(f"The bare 50-row page was measured {len(floors)} times, between the pages: "
-          f"{min(floors):,.0f} to {max(floors):,.0f} req/s (median "
-          f"{statistics.median(floors):,.0f}); each page's ratio is to the two runs around it.")
+        print(
+            f"| {result.target.name:<40} | {load.rps:>8,.0f} | {milliseconds(load.p50_ms):>9} | "
+            f"{milliseconds(load.p99_ms):>9} | {milliseconds(result.single_p50_ms):>10} | "
+            f"{ratio:>13.2f} | {load.errors:>6} |"
+        )
+    print(
+        f"The bare 50-row page was measured {len(floors)} times, between the pages: "
+        f"{min(floors):,.0f} to {max(floors):,.0f} req/s (median "
+        f"{statistics.median(floors):,.0f}); each page's ratio is to the two runs around it."
+    )
 
 
 def verdict(ok: bool) -> str:
@@ -652,23 +757,30 @@ def targets_print(by_name: dict[str, Result]) -> None:
         ratio = by_name[name].load.rps / by_name[name].floor_rps
         print(f"  {name:<40} >= {least:.2f}x   {ratio:5.2f}x   {verdict(ratio >= least)}")
     single = by_name[QUOTE_PAGE].single_p50_ms
-    print(f"  {'quote page, single request p50':<40} < {QUOTE_PAGE_P50_MS:.0f} ms  "
-          f"{milliseconds(single):>9}   {verdict(single < QUOTE_PAGE_P50_MS)}")
+    print(
+        f"  {'quote page, single request p50':<40} < {QUOTE_PAGE_P50_MS:.0f} ms  "
+        f"{milliseconds(single):>9}   {verdict(single < QUOTE_PAGE_P50_MS)}"
+    )
 
 
-def lists_compare(before: dict[str, Result], after: dict[str, Result], counts: tuple[int, int]
-                  ) -> None:
-    print(f"\nQuote lists with {counts[0]:,} and {counts[1]:,} quotes (the issue: within 2x; "
-          f"judged on req/s as a share of the floor, under load time is its inverse):")
+def lists_compare(
+    before: dict[str, Result], after: dict[str, Result], counts: tuple[int, int]
+) -> None:
+    print(
+        f"\nQuote lists with {counts[0]:,} and {counts[1]:,} quotes (the issue: within 2x; "
+        f"judged on req/s as a share of the floor, under load time is its inverse):"
+    )
     for name in LIST_TARGETS:
         old, new = before[name], after[name]
         share_old, share_new = (r.load.rps / r.floor_rps for r in (old, new))
         slower = share_old / share_new if share_new else float("inf")
         single = new.single_p50_ms / old.single_p50_ms
-        print(f"  {name:<24} req/s {old.load.rps:,.0f} -> {new.load.rps:,.0f}, "
-              f"{share_old:.2f}x -> {share_new:.2f}x the floor ({slower:.2f}x slower); single "
-              f"p50 {milliseconds(old.single_p50_ms)} -> {milliseconds(new.single_p50_ms)} "
-              f"({single:.2f}x)   {verdict(slower <= 2)}")
+        print(
+            f"  {name:<24} req/s {old.load.rps:,.0f} -> {new.load.rps:,.0f}, "
+            f"{share_old:.2f}x -> {share_new:.2f}x the floor ({slower:.2f}x slower); single "
+            f"p50 {milliseconds(old.single_p50_ms)} -> {milliseconds(new.single_p50_ms)} "
+            f"({single:.2f}x)   {verdict(slower <= 2)}"
+        )
 
 
 def log_print(server: Server) -> None:
@@ -685,19 +797,32 @@ def log_print(server: Server) -> None:
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quotes", default="100",
-                        help="quotes in the list: N, or N,M to measure the lists again with M")
+    parser.add_argument(
+        "--quotes",
+        default="100",
+        help="quotes in the list: N, or N,M to measure the lists again with M",
+    )
     parser.add_argument("--duration", type=int, default=5, help="seconds of load per page")
     parser.add_argument("--warmup", type=int, default=1, help="seconds of load before each")
-    parser.add_argument("--singles", type=int, default=15,
-                        help="single requests, one at a time, per page (their p50 is printed)")
+    parser.add_argument(
+        "--singles",
+        type=int,
+        default=15,
+        help="single requests, one at a time, per page (their p50 is printed)",
+    )
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers")
-    parser.add_argument("--keep-db", action="store_true",
-                        help="keep the bench_... PostgreSQL database after the run")
+    parser.add_argument(
+        "--keep-db",
+        action="store_true",
+        help="keep the bench_... PostgreSQL database after the run",
+    )
     args = parser.parse_args()
     args.counts = tuple(int(n) for n in args.quotes.split(","))
-    if not 1 <= len(args.counts) <= 2 or args.counts[0] < 1 or sorted(args.counts) != list(
-            args.counts):
+    if (
+        not 1 <= len(args.counts) <= 2
+        or args.counts[0] < 1
+        or sorted(args.counts) != list(args.counts)
+    ):
         parser.error("--quotes is N or N,M with 1 <= N <= M")
     if not (1 <= args.duration <= 120 and 0 <= args.warmup <= 30 and 1 <= args.singles <= 200):
         parser.error("--duration 1..120 s, --warmup 0..30 s, --singles 1..200")
@@ -709,8 +834,10 @@ def main() -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the clean-up on kill too
     wrk = wrk_ensure()
     database_url = os.environ.get("DATABASE_URL", "")
-    with tempfile.TemporaryDirectory(prefix="fq-bench-web-") as tmp_name, \
-            contextlib.ExitStack() as cleanup:
+    with (
+        tempfile.TemporaryDirectory(prefix="fq-bench-web-") as tmp_name,
+        contextlib.ExitStack() as cleanup,
+    ):
         tmp = Path(tmp_name)
         env = portal_environment(tmp)
         if database_url:
@@ -722,28 +849,52 @@ def main() -> None:
         django.setup()
         started = time.monotonic()
         seeded = seed(quotes=args.counts[0])
-        print(f"seeded {args.counts[0]:,} quotes in {time.monotonic() - started:.0f} s",
-              flush=True)
+        print(f"seeded {args.counts[0]:,} quotes in {time.monotonic() - started:.0f} s", flush=True)
         bare_dir = bare_project_build(tmp / "bare")
         servers = {
-            "bare": cleanup.enter_context(gunicorn(
-                name="bare Django", app="bare.wsgi", cwd=bare_dir, workers=args.workers,
-                env={**_env_without_django(), "DJANGO_SETTINGS_MODULE": "bare.settings"},
-                log=tmp / "bare.log", ready_path="/hello/")),
-            "portal": cleanup.enter_context(gunicorn(
-                name="FabricQuote", app="portal.wsgi", cwd=ROOT, workers=args.workers, env=env,
-                log=tmp / "portal.log", ready_path="/healthz")),
+            "bare": cleanup.enter_context(
+                gunicorn(
+                    name="bare Django",
+                    app="bare.wsgi",
+                    cwd=bare_dir,
+                    workers=args.workers,
+                    env={**_env_without_django(), "DJANGO_SETTINGS_MODULE": "bare.settings"},
+                    log=tmp / "bare.log",
+                    ready_path="/hello/",
+                )
+            ),
+            "portal": cleanup.enter_context(
+                gunicorn(
+                    name="FabricQuote",
+                    app="portal.wsgi",
+                    cwd=ROOT,
+                    workers=args.workers,
+                    env=env,
+                    log=tmp / "portal.log",
+                    ready_path="/healthz",
+                )
+            ),
         }
-        measuring = {"wrk": wrk, "seconds": args.duration, "warmup": args.warmup,
-                     "singles": args.singles}
-        database = (f"PostgreSQL {database_url.rsplit('/', 1)[-1]}" if database_url
-                    else "SQLite (throw-away)")
-        print(f"\ngunicorn {args.workers} sync workers each, production settings; wrk "
-              f"{WRK_THREADS} threads x {CONNECTIONS} connections x {args.duration:g} s per page "
-              f"(+{args.warmup:g} s warm-up); {database}; Redis "
-              f"{'yes' if os.environ.get('REDIS_URL') else 'no (local memory cache)'}; "
-              f"{os.cpu_count()} CPUs; {args.counts[0]:,} quotes; load average "
-              f"{load_average()}", flush=True)
+        measuring = {
+            "wrk": wrk,
+            "seconds": args.duration,
+            "warmup": args.warmup,
+            "singles": args.singles,
+        }
+        database = (
+            f"PostgreSQL {database_url.rsplit('/', 1)[-1]}"
+            if database_url
+            else "SQLite (throw-away)"
+        )
+        print(
+            f"\ngunicorn {args.workers} sync workers each, production settings; wrk "
+            f"{WRK_THREADS} threads x {CONNECTIONS} connections x {args.duration:g} s per page "
+            f"(+{args.warmup:g} s warm-up); {database}; Redis "
+            f"{'yes' if os.environ.get('REDIS_URL') else 'no (local memory cache)'}; "
+            f"{os.cpu_count()} CPUs; {args.counts[0]:,} quotes; load average "
+            f"{load_average()}",
+            flush=True,
+        )
         targets = targets_make(seeded)
         floor = next(t for t in targets if t.name == FLOOR)
         results, floors = measure_all(targets, servers, floor, measuring)
@@ -757,19 +908,28 @@ def main() -> None:
             from portal.models import User
 
             started = time.monotonic()
-            quotes_bulk(count=args.counts[1] - args.counts[0],
-                        user=User.objects.get(pk=seeded.user_id), projects=seeded.projects)
-            print(f"\nseeded up to {args.counts[1]:,} quotes in "
-                  f"{time.monotonic() - started:.0f} s; load average {load_average()}", flush=True)
-            again, floors = measure_all([t for t in targets if t.name in LIST_TARGETS],
-                                        servers, floor, measuring)
+            quotes_bulk(
+                count=args.counts[1] - args.counts[0],
+                user=User.objects.get(pk=seeded.user_id),
+                projects=seeded.projects,
+            )
+            print(
+                f"\nseeded up to {args.counts[1]:,} quotes in "
+                f"{time.monotonic() - started:.0f} s; load average {load_average()}",
+                flush=True,
+            )
+            again, floors = measure_all(
+                [t for t in targets if t.name in LIST_TARGETS], servers, floor, measuring
+            )
             print()
             table_print(again, floors)
             lists_compare(by_name, {r.target.name: r for r in again}, args.counts)
         log_print(servers["portal"])
-        print(textwrap.dedent("""
+        print(
+            textwrap.dedent("""
             Figures from a shared machine: compare ratios within one run, not raw req/s across
-            runs. errors = non-2xx answers and socket errors seen by wrk (should be 0)."""))
+            runs. errors = non-2xx answers and socket errors seen by wrk (should be 0).""")
+        )
 
 
 if __name__ == "__main__":

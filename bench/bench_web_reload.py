@@ -92,8 +92,9 @@ class Outcome:
 
 
 @contextlib.contextmanager
-def gunicorn(scenario: Scenario, *, env: dict, workers: int, log: Path, pidfile: Path
-             ) -> Iterator[tuple[subprocess.Popen, int]]:
+def gunicorn(
+    scenario: Scenario, *, env: dict, workers: int, log: Path, pidfile: Path
+) -> Iterator[tuple[subprocess.Popen, int]]:
     """gunicorn on a spare loopback port in its own process group; everything in that group (a
     new master from USR2 too) is stopped on exit."""
     from gunicorn import config
@@ -109,8 +110,14 @@ def gunicorn(scenario: Scenario, *, env: dict, workers: int, log: Path, pidfile:
             argv.append("--no-control-socket")
     argv += ["--bind", f"127.0.0.1:{port}", "--workers", str(workers)]
     with log.open("wb") as sink:
-        process = subprocess.Popen(argv, cwd=ROOT, env={**env, "GUNICORN_PIDFILE": str(pidfile)},
-                                   stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            argv,
+            cwd=ROOT,
+            env={**env, "GUNICORN_PIDFILE": str(pidfile)},
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         deadline = time.monotonic() + 90
         while request(port)[1]:
@@ -157,8 +164,9 @@ def request(port: int) -> tuple[float, str]:
 
 def run(scenario: Scenario, *, env: dict, tmp: Path, args: argparse.Namespace) -> Outcome:
     pidfile = tmp / f"gunicorn-{scenario.trigger}.pid"
-    with gunicorn(scenario, env=env, workers=args.workers, log=tmp / "gunicorn.log",
-                  pidfile=pidfile) as (process, port):
+    with gunicorn(
+        scenario, env=env, workers=args.workers, log=tmp / "gunicorn.log", pidfile=pidfile
+    ) as (process, port):
         samples: list[Sample] = []
         stop = threading.Event()
 
@@ -177,9 +185,13 @@ def run(scenario: Scenario, *, env: dict, tmp: Path, args: argparse.Namespace) -
         if scenario.trigger == "hup":
             os.kill(process.pid, signal.SIGHUP)
         else:
-            done = subprocess.run([sys.executable, str(ROOT / "bin" / "web-reload"),
-                                   str(pidfile)], capture_output=True, text=True, timeout=120,
-                                  check=False)
+            done = subprocess.run(
+                [sys.executable, str(ROOT / "bin" / "web-reload"), str(pidfile)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
             reload_seconds = time.monotonic() - trigger
             if done.returncode:
                 stop.set()
@@ -188,8 +200,12 @@ def run(scenario: Scenario, *, env: dict, tmp: Path, args: argparse.Namespace) -
         stop.set()
         for thread in clients:
             thread.join(timeout=40)
-    return Outcome(scenario, [s for s in samples if s.started < trigger],
-                   [s for s in samples if s.started >= trigger], reload_seconds)
+    return Outcome(
+        scenario,
+        [s for s in samples if s.started < trigger],
+        [s for s in samples if s.started >= trigger],
+        reload_seconds,
+    )
 
 
 # --- the report ---------------------------------------------------------------------------------
@@ -201,16 +217,20 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def table_print(outcomes: list[Outcome]) -> None:
-    print(f"\n{'scenario':<34} {'round':>5} {'requests':>9} {'failed':>7} {'p50':>9} {'p99':>9} "
-          f"{'worst':>9} {'worst before':>13} {'reload took':>12}")
+    print(
+        f"\n{'scenario':<34} {'round':>5} {'requests':>9} {'failed':>7} {'p50':>9} {'p99':>9} "
+        f"{'worst':>9} {'worst before':>13} {'reload took':>12}"
+    )
     for number, outcome in enumerate(outcomes):
         ms = [s.ms for s in outcome.after]
         took = f"{outcome.reload_seconds:.1f} s" if outcome.reload_seconds else "-"
-        print(f"{outcome.scenario.name:<34} {number // len(SCENARIOS) + 1:>5} {len(ms):>9,} "
-              f"{sum(1 for s in outcome.after if s.failure):>7} "
-              f"{milliseconds(percentile(ms, 0.5)):>9} {milliseconds(percentile(ms, 0.99)):>9} "
-              f"{milliseconds(max(ms, default=0)):>9} "
-              f"{milliseconds(max((s.ms for s in outcome.before), default=0)):>13} {took:>12}")
+        print(
+            f"{outcome.scenario.name:<34} {number // len(SCENARIOS) + 1:>5} {len(ms):>9,} "
+            f"{sum(1 for s in outcome.after if s.failure):>7} "
+            f"{milliseconds(percentile(ms, 0.5)):>9} {milliseconds(percentile(ms, 0.99)):>9} "
+            f"{milliseconds(max(ms, default=0)):>9} "
+            f"{milliseconds(max((s.ms for s in outcome.before), default=0)):>13} {took:>12}"
+        )
     failures = [(o.scenario.name, s.failure) for o in outcomes for s in o.after if s.failure]
     for name, failure in failures[:5]:
         print(f"  failed: {name}: {failure}")
@@ -222,23 +242,33 @@ def summary_print(outcomes: list[Outcome]) -> None:
         mine = [o for o in outcomes if o.scenario is scenario]
         worst = [max((s.ms for s in o.after), default=0) for o in mine]
         failed = sum(1 for o in mine for s in o.after if s.failure)
-        print(f"  {scenario.name:<34} worst {milliseconds(max(worst))} (median of rounds "
-              f"{milliseconds(statistics.median(worst))}), {failed} failed")
+        print(
+            f"  {scenario.name:<34} worst {milliseconds(max(worst))} (median of rounds "
+            f"{milliseconds(statistics.median(worst))}), {failed} failed"
+        )
 
 
 def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=1, help="times each scenario is run")
     parser.add_argument("--clients", type=int, default=2, help="request loops, one after another")
-    parser.add_argument("--after", type=float, default=8.0,
-                        help="seconds of requests after the trigger")
+    parser.add_argument(
+        "--after", type=float, default=8.0, help="seconds of requests after the trigger"
+    )
     parser.add_argument("--max-requests", type=int, default=50_000, help="per scenario, at most")
     parser.add_argument("--workers", type=int, default=3, help="gunicorn sync workers")
-    parser.add_argument("--keep-db", action="store_true",
-                        help="keep the bench_... PostgreSQL database after the run")
+    parser.add_argument(
+        "--keep-db",
+        action="store_true",
+        help="keep the bench_... PostgreSQL database after the run",
+    )
     args = parser.parse_args()
-    if not (1 <= args.rounds <= 10 and 1 <= args.clients <= 16 and 1 <= args.after <= 60
-            and 1 <= args.workers <= 16):
+    if not (
+        1 <= args.rounds <= 10
+        and 1 <= args.clients <= 16
+        and 1 <= args.after <= 60
+        and 1 <= args.workers <= 16
+    ):
         parser.error("--rounds 1..10, --clients 1..16, --after 1..60 s, --workers 1..16")
     return args
 
@@ -247,8 +277,10 @@ def main() -> None:
     args = arguments()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # run the clean-up on kill too
     database_url = os.environ.get("DATABASE_URL", "")
-    with tempfile.TemporaryDirectory(prefix="fq-bench-reload-") as tmp_name, \
-            contextlib.ExitStack() as cleanup:
+    with (
+        tempfile.TemporaryDirectory(prefix="fq-bench-reload-") as tmp_name,
+        contextlib.ExitStack() as cleanup,
+    ):
         tmp = Path(tmp_name)
         env = portal_environment(tmp)
         if database_url:
@@ -257,13 +289,19 @@ def main() -> None:
                 cleanup.callback(database_drop, database_url, owned)
         import gunicorn as gunicorn_package
 
-        database = (f"PostgreSQL {database_url.rsplit('/', 1)[-1]}" if database_url
-                    else "SQLite (throw-away)")
-        print(f"gunicorn {gunicorn_package.__version__}, {args.workers} sync workers, "
-              f"production settings; {args.clients} client loops on /healthz, "
-              f"{LEAD_SECONDS:g} s before the reload and {args.after:g} s after; {database}; "
-              f"Redis {'yes' if os.environ.get('REDIS_URL') else 'no'}; {os.cpu_count()} CPUs; "
-              f"load average {load_average()}", flush=True)
+        database = (
+            f"PostgreSQL {database_url.rsplit('/', 1)[-1]}"
+            if database_url
+            else "SQLite (throw-away)"
+        )
+        print(
+            f"gunicorn {gunicorn_package.__version__}, {args.workers} sync workers, "
+            f"production settings; {args.clients} client loops on /healthz, "
+            f"{LEAD_SECONDS:g} s before the reload and {args.after:g} s after; {database}; "
+            f"Redis {'yes' if os.environ.get('REDIS_URL') else 'no'}; {os.cpu_count()} CPUs; "
+            f"load average {load_average()}",
+            flush=True,
+        )
         outcomes = []
         for number in range(args.rounds):
             for scenario in SCENARIOS:

@@ -11,22 +11,13 @@ sent ones have a share link that was opened.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import statistics
 import sys
-import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "portal.settings.base")
-os.environ.setdefault("FABRICQUOTE_VAR_DIR", tempfile.mkdtemp(prefix="fq-bench-"))
-os.environ["DEBUG"] = "false"
+from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
 
-import django  # noqa: E402
-
-django.setup()
+django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
 from django.core.management import call_command  # noqa: E402
@@ -37,15 +28,8 @@ from django.utils import timezone  # noqa: E402
 from portal.models import SALES, SALES_MANAGER, User  # noqa: E402
 from portal.work import work_counts  # noqa: E402
 from proposals.models import ShareLink  # noqa: E402
-from quoting.models import (  # noqa: E402
-    Approval,
-    Customer,
-    Project,
-    Quote,
-    QuoteRevision,
-    QuoteStatus,
-    Team,
-)
+from quoting.customers.models import Customer, Project, Team  # noqa: E402
+from quoting.quotes.models import Approval, Quote, QuoteRevision, QuoteStatus  # noqa: E402
 
 SIZES = (1_000, 50_000)
 TEAMS, CUSTOMERS_PER_TEAM, OWNERS_PER_TEAM = 20, 10, 5
@@ -92,19 +76,30 @@ def seed(w: dict, start: int, stop: int) -> None:
             ))  # fmt: skip
         Quote.objects.bulk_create(quotes)
         revisions = QuoteRevision.objects.bulk_create(
-            QuoteRevision(quote=q, number=1, created_by=q.owner,
-                          sent_at=None if q.status == QuoteStatus.DRAFT else now)
+            QuoteRevision(
+                quote=q,
+                number=1,
+                created_by=q.owner,
+                sent_at=None if q.status == QuoteStatus.DRAFT else now,
+            )
             for q in quotes
         )
         Approval.objects.bulk_create(
             Approval(revision=r, requested_by=r.created_by, discount_percent=15)
-            for r in revisions if r.quote.status == QuoteStatus.AWAITING_APPROVAL
+            for r in revisions
+            if r.quote.status == QuoteStatus.AWAITING_APPROVAL
         )
         ShareLink.objects.bulk_create(
-            ShareLink(quote=q, token_hash=f"{q.number}-{q.pk}", created_by=q.owner,
-                      expires_at=now + dt.timedelta(days=30), use_count=1,
-                      last_used_at=now + dt.timedelta(minutes=1))
-            for q in quotes if q.status == QuoteStatus.SENT and q.seq % 3 == 0
+            ShareLink(
+                quote=q,
+                token_hash=f"{q.number}-{q.pk}",
+                created_by=q.owner,
+                expires_at=now + dt.timedelta(days=30),
+                use_count=1,
+                last_used_at=now + dt.timedelta(minutes=1),
+            )
+            for q in quotes
+            if q.status == QuoteStatus.SENT and q.seq % 3 == 0
         )
     with connection.cursor() as cursor:
         cursor.execute(
@@ -126,8 +121,10 @@ def measure(w: dict, size: int, repeats: int) -> None:
                 start = time.perf_counter()
                 counts = work_counts(user=user)
                 samples.append((time.perf_counter() - start) * 1000)
-        print(f"{who:<8} {statistics.median(samples):>7.2f} {min(samples):>7.2f} "
-              f"{len(captured):>7}  {counts}")
+        print(
+            f"{who:<8} {statistics.median(samples):>7.2f} {min(samples):>7.2f} "
+            f"{len(captured):>7}  {counts}"
+        )
         if connection.vendor == "postgresql":
             sql = captured.captured_queries[-1]["sql"]
             with connection.cursor() as cursor:

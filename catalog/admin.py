@@ -5,9 +5,9 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
-from .forms import CatalogImportForm
-from .models import PriceList, PriceListItem, Product
-from .services import (
+from catalog.forms import CatalogImportForm
+from catalog.models import PriceList, PriceListItem, Product
+from catalog.services import (
     CatalogImportError,
     catalog_csv_text,
     catalog_export_csv,
@@ -30,24 +30,70 @@ class ProductAdmin(admin.ModelAdmin):
     search_fields = ["part_number", "name", "name_zh", "family"]
     inlines = [PriceInline]
     fieldsets = [
-        (None, {"fields": ["part_number", "name", "name_zh", "category", "family", "generation",
-                           "protocol",
-                           "lifecycle", "unit", "description_en", "description_zh"]}),
-        (_("Ports and power"), {"fields": ["port_count", "port_speed_gbps", "cage_type",
-                                           "cage_count", "managed", "rack_units",
-                                           "power_typical_w", "power_max_w", "weight_kg",
-                                           "uplink_port_count", "uplink_speed_gbps"]}),
-        (_("Optics and cables"), {"fields": ["media", "reach_m", "length_m", "form_factor",
-                                             "ports_per_module", "breakout"]}),
+        (
+            None,
+            {
+                "fields": [
+                    "part_number",
+                    "name",
+                    "name_zh",
+                    "category",
+                    "family",
+                    "generation",
+                    "protocol",
+                    "lifecycle",
+                    "unit",
+                    "description_en",
+                    "description_zh",
+                ]
+            },
+        ),
+        (
+            _("Ports and power"),
+            {
+                "fields": [
+                    "port_count",
+                    "port_speed_gbps",
+                    "cage_type",
+                    "cage_count",
+                    "managed",
+                    "rack_units",
+                    "power_typical_w",
+                    "power_max_w",
+                    "weight_kg",
+                    "uplink_port_count",
+                    "uplink_speed_gbps",
+                ]
+            },
+        ),
+        (
+            _("Optics and cables"),
+            {
+                "fields": [
+                    "media",
+                    "reach_m",
+                    "length_m",
+                    "form_factor",
+                    "ports_per_module",
+                    "breakout",
+                ]
+            },
+        ),
         (_("Servers"), {"fields": ["gpu_model", "gpu_count", "gpu_peak_tflops"]}),
     ]
 
     def get_urls(self):
         return [
-            path("import-csv/", self.admin_site.admin_view(self.import_csv),
-                 name="catalog_product_import_csv"),
-            path("export-csv/", self.admin_site.admin_view(self.export_csv),
-                 name="catalog_product_export_csv"),
+            path(
+                "import-csv/",
+                self.admin_site.admin_view(self.import_csv),
+                name="catalog_product_import_csv",
+            ),
+            path(
+                "export-csv/",
+                self.admin_site.admin_view(self.export_csv),
+                name="catalog_product_export_csv",
+            ),
             *super().get_urls(),
         ]
 
@@ -66,8 +112,11 @@ class ProductAdmin(admin.ModelAdmin):
                 self.message_user(request, _("Catalog imported: %s.") % result, messages.SUCCESS)
                 return redirect("admin:catalog_product_changelist")
         context = {
-            **self.admin_site.each_context(request), "opts": self.model._meta, "form": form,
-            "errors": errors, "title": _("Import products from CSV"),
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "form": form,
+            "errors": errors,
+            "title": _("Import products from CSV"),
             "export_url": reverse("admin:catalog_product_export_csv"),
         }
         return TemplateResponse(request, "admin/catalog/product/import_csv.html", context)

@@ -1,11 +1,10 @@
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, viewsets
 
+from catalog.filters import ProductFilter
+from catalog.models import Product
+from catalog.selectors import product_list
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES
-
-from .filters import ProductFilter
-from .models import Product
-from .selectors import product_list
 
 
 class PriceSerializer(serializers.Serializer):
@@ -19,10 +18,26 @@ class ProductSpecsSerializer(serializers.ModelSerializer):
     class Meta:
         model = Product
         fields = [
-            "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
-            "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
-            "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops",
-            "weight_kg", "uplink_port_count", "uplink_speed_gbps",
+            "port_count",
+            "port_speed_gbps",
+            "cage_type",
+            "cage_count",
+            "managed",
+            "rack_units",
+            "power_typical_w",
+            "power_max_w",
+            "media",
+            "reach_m",
+            "length_m",
+            "form_factor",
+            "ports_per_module",
+            "breakout",
+            "gpu_model",
+            "gpu_count",
+            "gpu_peak_tflops",
+            "weight_kg",
+            "uplink_port_count",
+            "uplink_speed_gbps",
         ]
 
 
@@ -33,15 +48,29 @@ class ProductSerializer(serializers.ModelSerializer):
     class Meta:
         model = Product
         fields = [
-            "part_number", "name", "name_zh", "category", "family", "generation", "protocol",
-            "lifecycle", "unit", "description_en", "description_zh", "specs", "prices",
+            "part_number",
+            "name",
+            "name_zh",
+            "category",
+            "family",
+            "generation",
+            "protocol",
+            "lifecycle",
+            "unit",
+            "description_en",
+            "description_zh",
+            "specs",
+            "prices",
             "updated_at",
         ]
 
 
 @extend_schema_view(
-    list=extend_schema(summary="List products", description="Filter by category, generation, "
-                       "protocol, lifecycle and free text `q`; paginated."),
+    list=extend_schema(
+        summary="List products",
+        description="Filter by category, generation, "
+        "protocol, lifecycle and free text `q`; paginated.",
+    ),
     retrieve=extend_schema(summary="One product by part number"),
 )
 class ProductViewSet(viewsets.ReadOnlyModelViewSet):

@@ -1,17 +1,25 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from catalog.models import SPEC_FIELDS, Product
 from quoting.engine.money import MONEY_MAX, MONEY_PLACES
-
-from .models import SPEC_FIELDS, Product
 
 # The largest CSV the import accepts; catalog.services checks it again while reading.
 MAX_IMPORT_BYTES = 5 * 1024 * 1024
 
 PRODUCT_CSV_FIELDS = (
-    "part_number", "name", "name_zh", "category", "family", "generation", "protocol", "lifecycle",
+    "part_number",
+    "name",
+    "name_zh",
+    "category",
+    "family",
+    "generation",
+    "protocol",
+    "lifecycle",
     "unit",
-    *SPEC_FIELDS, "description_en", "description_zh",
+    *SPEC_FIELDS,
+    "description_en",
+    "description_zh",
 )
 
 
@@ -24,10 +32,12 @@ class ProductRowForm(forms.ModelForm):
 
 
 class PriceCellForm(forms.Form):
-    list_price = forms.DecimalField(min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES,
-                                    required=False)
-    cost = forms.DecimalField(min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES,
-                              required=False)
+    list_price = forms.DecimalField(
+        min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES, required=False
+    )
+    cost = forms.DecimalField(
+        min_value=0, max_value=MONEY_MAX, decimal_places=MONEY_PLACES, required=False
+    )
 
     def clean(self):
         data = super().clean()
@@ -49,5 +59,6 @@ class CatalogImportForm(forms.Form):
         if upload.size > MAX_IMPORT_BYTES:
             raise forms.ValidationError(
                 _("The file is larger than %(mb)d MB: import it in parts.")
-                % {"mb": MAX_IMPORT_BYTES // (1024 * 1024)})
+                % {"mb": MAX_IMPORT_BYTES // (1024 * 1024)}
+            )
         return upload

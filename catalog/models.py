@@ -99,13 +99,36 @@ class FormFactor(models.TextChoices):
 
 # The specs each category must carry. Keys are model field names.
 REQUIRED_SPECS: dict[str, tuple[str, ...]] = {
-    Category.SWITCH: ("generation", "protocol", "port_count", "port_speed_gbps", "cage_type",
-                      "cage_count", "managed", "rack_units", "power_typical_w", "power_max_w"),
-    Category.ADAPTER: ("generation", "port_count", "port_speed_gbps", "cage_type",
-                       "power_typical_w"),
+    Category.SWITCH: (
+        "generation",
+        "protocol",
+        "port_count",
+        "port_speed_gbps",
+        "cage_type",
+        "cage_count",
+        "managed",
+        "rack_units",
+        "power_typical_w",
+        "power_max_w",
+    ),
+    Category.ADAPTER: (
+        "generation",
+        "port_count",
+        "port_speed_gbps",
+        "cage_type",
+        "power_typical_w",
+    ),
     Category.DPU: ("generation", "port_count", "port_speed_gbps", "cage_type", "power_typical_w"),
-    Category.TRANSCEIVER: ("generation", "port_speed_gbps", "cage_type", "media", "reach_m",
-                           "form_factor", "ports_per_module", "power_typical_w"),
+    Category.TRANSCEIVER: (
+        "generation",
+        "port_speed_gbps",
+        "cage_type",
+        "media",
+        "reach_m",
+        "form_factor",
+        "ports_per_module",
+        "power_typical_w",
+    ),
     Category.CABLE: ("generation", "media", "length_m", "breakout"),
     Category.SERVER: ("gpu_model", "gpu_count", "gpu_peak_tflops", "power_max_w"),
 }
@@ -115,10 +138,26 @@ REQUIRED_SPECS: dict[str, tuple[str, ...]] = {
 SERVER_HOST_LAYOUT = ("generation", "port_count", "port_speed_gbps", "cage_type", "cage_count")
 
 SPEC_FIELDS = (
-    "port_count", "port_speed_gbps", "cage_type", "cage_count", "managed", "rack_units",
-    "power_typical_w", "power_max_w", "media", "reach_m", "length_m", "form_factor",
-    "ports_per_module", "breakout", "gpu_model", "gpu_count", "gpu_peak_tflops", "weight_kg",
-    "uplink_port_count", "uplink_speed_gbps",
+    "port_count",
+    "port_speed_gbps",
+    "cage_type",
+    "cage_count",
+    "managed",
+    "rack_units",
+    "power_typical_w",
+    "power_max_w",
+    "media",
+    "reach_m",
+    "length_m",
+    "form_factor",
+    "ports_per_module",
+    "breakout",
+    "gpu_model",
+    "gpu_count",
+    "gpu_peak_tflops",
+    "weight_kg",
+    "uplink_port_count",
+    "uplink_speed_gbps",
 )
 
 
@@ -130,19 +169,28 @@ def _positive_small(verbose: str, help_text: str = "") -> models.PositiveSmallIn
 
 def _decimal(verbose: str, digits: int = 8, places: int = 1) -> models.DecimalField:
     return models.DecimalField(
-        verbose, max_digits=digits, decimal_places=places, null=True, blank=True,
+        verbose,
+        max_digits=digits,
+        decimal_places=places,
+        null=True,
+        blank=True,
         validators=[MinValueValidator(0)],
     )
 
 
 class Product(models.Model):
     part_number = models.CharField(
-        _("part number"), max_length=64, unique=True, validators=[PART_NUMBER_VALIDATOR],
+        _("part number"),
+        max_length=64,
+        unique=True,
+        validators=[PART_NUMBER_VALIDATOR],
         help_text=_("The manufacturer's orderable part number (OPN), e.g. MQM9700-NS2F."),
     )
     name = models.CharField(_("name"), max_length=200)
     name_zh = models.CharField(
-        _("name (Chinese)"), max_length=200, blank=True,
+        _("name (Chinese)"),
+        max_length=200,
+        blank=True,
         help_text=_("Shown instead of the name when the page is in Chinese; empty shows the name."),
     )
     category = models.CharField(_("category"), max_length=16, choices=Category.choices)
@@ -151,7 +199,10 @@ class Product(models.Model):
         _("generation"), max_length=8, choices=Generation.choices, blank=True
     )
     protocol = models.CharField(
-        _("protocol"), max_length=12, choices=Protocol.choices, blank=True,
+        _("protocol"),
+        max_length=12,
+        choices=Protocol.choices,
+        blank=True,
         help_text=_("Empty for products that work with both, or with neither."),
     )
     lifecycle = models.CharField(
@@ -162,17 +213,21 @@ class Product(models.Model):
     description_zh = models.TextField(_("description (Chinese)"), max_length=2000, blank=True)
 
     port_count = models.PositiveSmallIntegerField(
-        _("ports"), null=True, blank=True, validators=[MinValueValidator(1)],
+        _("ports"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
         help_text=_("Logical ports at the port speed (a QM9700 has 64 x 400G)."),
     )
     port_speed_gbps = models.PositiveIntegerField(
         _("port speed (Gb/s)"), null=True, blank=True, validators=[MinValueValidator(1)]
     )
-    cage_type = models.CharField(_("cage type"), max_length=8, choices=CageType.choices,
-                                 blank=True)
+    cage_type = models.CharField(_("cage type"), max_length=8, choices=CageType.choices, blank=True)
     cage_count = _positive_small(_("cages"))
     managed = models.BooleanField(
-        _("managed"), null=True, blank=True,
+        _("managed"),
+        null=True,
+        blank=True,
         help_text=_("Switches: runs its own management and can host the subnet manager."),
     )
     rack_units = _positive_small(_("rack units"))
@@ -194,19 +249,28 @@ class Product(models.Model):
     gpu_count = _positive_small(_("GPUs"))
     gpu_peak_tflops = _decimal(_("peak dense BF16 TFLOP/s per GPU"))
     weight_kg = models.DecimalField(
-        _("weight (kg)"), max_digits=7, decimal_places=2, null=True, blank=True,
+        _("weight (kg)"),
+        max_digits=7,
+        decimal_places=2,
+        null=True,
+        blank=True,
         validators=[MinValueValidator(0)],
         help_text=_("The datasheet's weight; empty when unknown (a rack's weight then reads n/a)."),
     )
     # Ports off the panel's port_count, at their own speed: the SN2201's 4 x 100G QSFP28 beside
     # its 48 x 1G RJ45. The installation pack lists them after the panel's ports.
     uplink_port_count = models.PositiveSmallIntegerField(
-        _("uplink ports"), null=True, blank=True, validators=[MinValueValidator(1)],
-        help_text=_("Ports apart from the panel's port_count, e.g. a management switch's "
-                    "uplinks."),
+        _("uplink ports"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Ports apart from the panel's port_count, e.g. a management switch's uplinks."),
     )
     uplink_speed_gbps = models.PositiveIntegerField(
-        _("uplink speed (Gb/s)"), null=True, blank=True, validators=[MinValueValidator(1)],
+        _("uplink speed (Gb/s)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
         help_text=_("The uplink ports' speed; given together with the uplink ports."),
     )
 
@@ -232,8 +296,11 @@ class Product(models.Model):
                     _("A %(category)s needs a value for %(field)s.")
                     % {"category": label.lower(), "field": verbose}
                 )
-        if (self.power_typical_w is not None and self.power_max_w is not None
-                and self.power_max_w < self.power_typical_w):
+        if (
+            self.power_typical_w is not None
+            and self.power_max_w is not None
+            and self.power_max_w < self.power_typical_w
+        ):
             errors.setdefault("power_max_w", []).append(
                 _("Maximum power cannot be below typical power.")
             )
@@ -298,11 +365,13 @@ class PriceList(models.Model):
     name = models.CharField(_("name"), max_length=100, unique=True)
     currency = models.CharField(_("currency"), max_length=3, validators=[CURRENCY_VALIDATOR])
     is_default = models.BooleanField(
-        _("default for its currency"), default=False,
+        _("default for its currency"),
+        default=False,
         help_text=_("Quotes in this currency look prices up here first."),
     )
     is_reference = models.BooleanField(
-        _("reference prices"), default=False,
+        _("reference prices"),
+        default=False,
         help_text=_("Indicative prices, not a supplier's list: verify before quoting."),
     )
     valid_from = models.DateField(_("valid from"), null=True, blank=True)
@@ -315,11 +384,13 @@ class PriceList(models.Model):
         verbose_name_plural = _("price lists")
         constraints = [
             models.UniqueConstraint(
-                fields=["currency"], condition=Q(is_default=True),
+                fields=["currency"],
+                condition=Q(is_default=True),
                 name="one_default_price_list_per_currency",
             ),
             models.CheckConstraint(
-                condition=Q(valid_until__isnull=True) | Q(valid_from__isnull=True)
+                condition=Q(valid_until__isnull=True)
+                | Q(valid_from__isnull=True)
                 | Q(valid_until__gte=models.F("valid_from")),
                 name="price_list_validity_ordered",
             ),
@@ -337,11 +408,17 @@ class PriceListItem(models.Model):
     price_list = models.ForeignKey(PriceList, on_delete=models.CASCADE, related_name="items")
     product = models.ForeignKey(Product, on_delete=models.CASCADE, related_name="prices")
     list_price = models.DecimalField(
-        _("list price"), max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES,
+        _("list price"),
+        max_digits=MONEY_DIGITS,
+        decimal_places=MONEY_PLACES,
         validators=[MinValueValidator(0)],
     )
     cost = models.DecimalField(
-        _("cost"), max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES, null=True, blank=True,
+        _("cost"),
+        max_digits=MONEY_DIGITS,
+        decimal_places=MONEY_PLACES,
+        null=True,
+        blank=True,
         validators=[MinValueValidator(0)],
     )
 
@@ -351,8 +428,9 @@ class PriceListItem(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["price_list", "product"], name="one_price_per_list"),
             models.CheckConstraint(condition=Q(list_price__gte=0), name="list_price_not_negative"),
-            models.CheckConstraint(condition=Q(cost__isnull=True) | Q(cost__gte=0),
-                                   name="cost_not_negative"),
+            models.CheckConstraint(
+                condition=Q(cost__isnull=True) | Q(cost__gte=0), name="cost_not_negative"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -9,9 +9,7 @@ from decimal import Decimal
 from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
-from quoting.engine.catalog import ProductSpec
-
-from .models import (
+from catalog.models import (
     SPEC_FIELDS,
     Category,
     Lifecycle,
@@ -20,6 +18,7 @@ from .models import (
     Product,
     paid_yearly,
 )
+from quoting.engine.catalog import ProductSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +38,14 @@ def product_to_spec(product: Product) -> ProductSpec:
         return float(value) if isinstance(value, Decimal) else value
 
     return ProductSpec(
-        part_number=product.part_number, name=product.name, category=product.category,
-        family=product.family, generation=product.generation, protocol=product.protocol,
-        lifecycle=product.lifecycle, unit=product.unit,
+        part_number=product.part_number,
+        name=product.name,
+        category=product.category,
+        family=product.family,
+        generation=product.generation,
+        protocol=product.protocol,
+        lifecycle=product.lifecycle,
+        unit=product.unit,
         **{f: plain(getattr(product, f)) for f in SPEC_FIELDS},
     )
 
@@ -84,9 +88,15 @@ def price_lookup(
         if pn not in best or rank[item.price_list_id] < rank[best[pn].price_list_id]:
             best[pn] = item
     return {
-        pn: Price(pn, currency, item.list_price, item.cost, item.price_list.name,
-                  item.price_list.is_reference,
-                  paid_yearly(unit=item.product.unit, category=item.product.category))
+        pn: Price(
+            pn,
+            currency,
+            item.list_price,
+            item.cost,
+            item.price_list.name,
+            item.price_list.is_reference,
+            paid_yearly(unit=item.product.unit, category=item.product.category),
+        )
         for pn, item in best.items()
     }
 
@@ -94,9 +104,11 @@ def price_lookup(
 def product_list(*, with_prices: bool = True) -> QuerySet[Product]:
     products = Product.objects.all()
     if with_prices:
-        default_items = PriceListItem.objects.filter(price_list__is_default=True).select_related(
-            "price_list"
-        ).order_by("price_list__currency")
+        default_items = (
+            PriceListItem.objects.filter(price_list__is_default=True)
+            .select_related("price_list")
+            .order_by("price_list__currency")
+        )
         products = products.prefetch_related(
             Prefetch("prices", queryset=default_items, to_attr="default_prices")
         )
@@ -108,14 +120,18 @@ def catalog_summary() -> list[dict]:
     counts = dict(
         Product.objects.values_list("category").annotate(n=Count("pk")).values_list("category", "n")
     )
-    return [{"category": c, "label": label, "count": counts.get(c, 0)}
-            for c, label in Category.choices]
+    return [
+        {"category": c, "label": label, "count": counts.get(c, 0)} for c, label in Category.choices
+    ]
 
 
 def gpu_peak_tflops() -> dict[str, float]:
     """Peak dense BF16 TFLOP/s per GPU model, from the catalog's servers (for the TCO model)."""
-    rows = (Product.objects.filter(category=Category.SERVER, gpu_peak_tflops__isnull=False)
-            .exclude(gpu_model="").values_list("gpu_model", "gpu_peak_tflops"))
+    rows = (
+        Product.objects.filter(category=Category.SERVER, gpu_peak_tflops__isnull=False)
+        .exclude(gpu_model="")
+        .values_list("gpu_model", "gpu_peak_tflops")
+    )
     return {model: float(tflops) for model, tflops in rows}
 
 
@@ -127,6 +143,7 @@ def product_names_shown(*, part_numbers) -> dict[str, str]:
     if not (get_language() or "").startswith("zh"):
         return {}
     return dict(
-        Product.objects.filter(part_number__in=set(part_numbers)).exclude(name_zh="")
+        Product.objects.filter(part_number__in=set(part_numbers))
+        .exclude(name_zh="")
         .values_list("part_number", "name_zh")
     )

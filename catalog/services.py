@@ -17,11 +17,10 @@ from typing import BinaryIO
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from catalog.forms import MAX_IMPORT_BYTES, PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
+from catalog.models import PriceList, PriceListItem, Product
+from catalog.selectors import product_list
 from quoting.engine.csvcells import csv_cell_read, csv_row
-
-from .forms import MAX_IMPORT_BYTES, PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
-from .models import PriceList, PriceListItem, Product
-from .selectors import product_list
 
 SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
 PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
@@ -56,8 +55,10 @@ class ImportResult:
     currencies: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
-        return (f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
-                f"{self.prices_written} prices written")
+        return (
+            f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged, "
+            f"{self.prices_written} prices written"
+        )
 
 
 def _price_columns(header: list[str]) -> dict[str, dict[str, str]]:
@@ -92,21 +93,42 @@ def catalog_csv_text(stream: BinaryIO, *, limit: int = MAX_IMPORT_BYTES) -> str:
     while chunk := stream.read(_READ_CHUNK):
         size += len(chunk)
         if size > limit:
-            raise CatalogImportError([RowError(1, "", _(
-                "The file is larger than %(mb)d MB: import it in parts.")
-                % {"mb": limit // (1024 * 1024)})])
+            raise CatalogImportError(
+                [
+                    RowError(
+                        1,
+                        "",
+                        _("The file is larger than %(mb)d MB: import it in parts.")
+                        % {"mb": limit // (1024 * 1024)},
+                    )
+                ]
+            )
         chunks.append(chunk)
     raw = b"".join(chunks)
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise CatalogImportError([RowError(raw.count(b"\n", 0, nul) + 1, "", _(
-            "A NUL byte: the file is not UTF-8 text. Save it as a UTF-8 CSV."))])
+        raise CatalogImportError(
+            [
+                RowError(
+                    raw.count(b"\n", 0, nul) + 1,
+                    "",
+                    _("A NUL byte: the file is not UTF-8 text. Save it as a UTF-8 CSV."),
+                )
+            ]
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise CatalogImportError([RowError(raw.count(b"\n", 0, exc.start) + 1, "", _(
-            "Not UTF-8 text (byte 0x%(byte)02X). Save the file as a UTF-8 CSV.")
-            % {"byte": raw[exc.start]})]) from exc
+        raise CatalogImportError(
+            [
+                RowError(
+                    raw.count(b"\n", 0, exc.start) + 1,
+                    "",
+                    _("Not UTF-8 text (byte 0x%(byte)02X). Save the file as a UTF-8 CSV.")
+                    % {"byte": raw[exc.start]},
+                )
+            ]
+        ) from exc
 
 
 def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportResult:
@@ -142,10 +164,12 @@ def _rows_read(reader: csv.DictReader) -> list[dict]:
     except csv.Error as exc:  # e.g. a cell over the csv module's field size limit
         # line_num counts the lines of the records already read: the bad one starts after them.
         raise CatalogImportError(
-            [RowError(reader.line_num + 1, "", _("Unreadable CSV: %s.") % exc)]) from exc
+            [RowError(reader.line_num + 1, "", _("Unreadable CSV: %s.") % exc)]
+        ) from exc
     if len(rows) > MAX_IMPORT_ROWS:
         raise CatalogImportError(
-            [RowError(1, "", _("At most %d rows per import.") % MAX_IMPORT_ROWS)])
+            [RowError(1, "", _("At most %d rows per import.") % MAX_IMPORT_ROWS)]
+        )
     return rows
 
 
@@ -173,9 +197,14 @@ def _rows_validated(
         data = {c: (row.get(c) or "").strip() for c in product_columns}
         part_number = data.get("part_number", "")
         if part_number in seen:
-            errors.append(RowError(line, "part_number",
-                                   _("%(pn)s already appears on line %(line)d.")
-                                   % {"pn": part_number, "line": seen[part_number]}))
+            errors.append(
+                RowError(
+                    line,
+                    "part_number",
+                    _("%(pn)s already appears on line %(line)d.")
+                    % {"pn": part_number, "line": seen[part_number]},
+                )
+            )
             continue
         seen[part_number] = line
         form = _product_form(data, existing.get(part_number))
@@ -202,8 +231,11 @@ def _product_form(data: dict[str, str], instance: Product | None) -> ProductRowF
 def _product_errors(line: int, form: ProductRowForm) -> list[RowError]:
     if form.is_valid():
         return []
-    return [RowError(line, "" if name == "__all__" else name, message)
-            for name, messages in form.errors.items() for message in messages]
+    return [
+        RowError(line, "" if name == "__all__" else name, message)
+        for name, messages in form.errors.items()
+        for message in messages
+    ]
 
 
 def _row_prices(
@@ -259,8 +291,8 @@ def price_list_default(*, currency: str, reference: bool = False) -> PriceList:
     if price_list is None:
         name = (_("Reference prices %s") if reference else _("Default prices %s")) % currency
         price_list, _created = PriceList.objects.get_or_create(
-            name=name, defaults={"currency": currency, "is_default": True,
-                                 "is_reference": reference}
+            name=name,
+            defaults={"currency": currency, "is_default": True, "is_reference": reference},
         )
     return price_list
 
@@ -279,8 +311,11 @@ def _prices_write(wanted: list[tuple[PriceList, Product, PriceCellForm]]) -> int
         list_price, cost = cell.cleaned_data["list_price"], cell.cleaned_data["cost"]
         item = existing.get((price_list.pk, product.pk))
         if item is None:
-            new.append(PriceListItem(price_list=price_list, product=product,
-                                     list_price=list_price, cost=cost))
+            new.append(
+                PriceListItem(
+                    price_list=price_list, product=product, list_price=list_price, cost=cost
+                )
+            )
         elif (item.list_price, item.cost) != (list_price, cost):
             item.list_price, item.cost = list_price, cost
             changed.append(item)
@@ -295,7 +330,8 @@ def _prices_write(wanted: list[tuple[PriceList, Product, PriceCellForm]]) -> int
 def catalog_export_csv() -> str:
     """Every product with its default prices per currency, in the import's own format."""
     currencies = list(
-        PriceList.objects.filter(is_default=True).order_by("currency")
+        PriceList.objects.filter(is_default=True)
+        .order_by("currency")
         .values_list("currency", flat=True)
     )
     header = [*PRODUCT_CSV_FIELDS]
@@ -314,13 +350,15 @@ def catalog_export_csv() -> str:
         by_currency = {p.price_list.currency: p for p in product.default_prices}
         for currency in currencies:
             price = by_currency.get(currency)
-            row += ["", ""] if price is None else [price.list_price,
-                                                   "" if price.cost is None else price.cost]
+            row += (
+                ["", ""]
+                if price is None
+                else [price.list_price, "" if price.cost is None else price.cost]
+            )
         writer.writerow(csv_row(row))
     return out.getvalue()
 
 
 def catalog_load_seed() -> ImportResult:
     """The shipped NVIDIA catalog with reference prices; safe to run any number of times."""
-    return catalog_import_csv(text=SEED_CATALOG.read_text(encoding="utf-8"),
-                              reference_prices=True)
+    return catalog_import_csv(text=SEED_CATALOG.read_text(encoding="utf-8"), reference_prices=True)

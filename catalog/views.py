@@ -3,8 +3,8 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, render
 from django.utils.translation import gettext as _
 
-from .filters import ProductFilter
-from .selectors import product_list
+from catalog.filters import ProductFilter
+from catalog.selectors import product_list
 
 PAGE_SIZE = 50
 
@@ -32,5 +32,6 @@ def product_detail(request, part_number: str):
         elif field.choices:
             value = getattr(product, f"get_{name}_display")()
         spec_rows.append((field.verbose_name, value))
-    return render(request, "catalog/product_detail.html",
-                  {"product": product, "spec_rows": spec_rows})
+    return render(
+        request, "catalog/product_detail.html", {"product": product, "spec_rows": spec_rows}
+    )

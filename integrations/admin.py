@@ -5,10 +5,10 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext_lazy as _
 
-from .models import ApiToken, WebhookDelivery, WebhookEndpoint
-from .services import api_token_issue, api_token_revoke
-from .targets import WebhookTargetRefused, webhook_target_check
-from .webhooks import webhook_secret_new
+from integrations.models import ApiToken, WebhookDelivery, WebhookEndpoint
+from integrations.services import api_token_issue, api_token_revoke
+from integrations.targets import WebhookTargetRefused, webhook_target_check
+from integrations.webhooks import webhook_secret_new
 
 
 def _shown_once(request, model_admin, obj, *, label, value) -> TemplateResponse:
@@ -18,12 +18,21 @@ def _shown_once(request, model_admin, obj, *, label, value) -> TemplateResponse:
     either, so reloading the object's page shows no secret.
     """
     opts = model_admin.model._meta
-    response = TemplateResponse(request, "admin/integrations/shown_once.html", {
-        **model_admin.admin_site.each_context(request),
-        "opts": opts, "title": str(obj), "label": label, "value": value,
-        "object_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]),
-        "changelist_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
-    })
+    response = TemplateResponse(
+        request,
+        "admin/integrations/shown_once.html",
+        {
+            **model_admin.admin_site.each_context(request),
+            "opts": opts,
+            "title": str(obj),
+            "label": label,
+            "value": value,
+            "object_url": reverse(
+                f"admin:{opts.app_label}_{opts.model_name}_change", args=[obj.pk]
+            ),
+            "changelist_url": reverse(f"admin:{opts.app_label}_{opts.model_name}_changelist"),
+        },
+    )
     add_never_cache_headers(response)
     return response
 
@@ -42,14 +51,18 @@ class ApiTokenAdmin(admin.ModelAdmin):
             return super().save_model(request, obj, form, change)
         token, raw = api_token_issue(user=obj.user, scope=obj.scope, name=obj.name)
         obj.pk, obj.token_hash, obj.prefix, obj.created = (
-            token.pk, token.token_hash, token.prefix, token.created,
+            token.pk,
+            token.token_hash,
+            token.prefix,
+            token.created,
         )
         obj._state.adding = False
         request.fabricquote_new_secret = raw  # shown once by response_add; only its hash is kept
 
     def response_add(self, request, obj, post_url_continue=None):
-        return _shown_once(request, self, obj, label=_("The new API token"),
-                           value=request.fabricquote_new_secret)
+        return _shown_once(
+            request, self, obj, label=_("The new API token"), value=request.fabricquote_new_secret
+        )
 
     def get_readonly_fields(self, request, obj=None):
         return [*self.readonly_fields, "user", "scope"] if obj else self.readonly_fields
@@ -115,8 +128,16 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
 
 @admin.register(WebhookDelivery)
 class WebhookDeliveryAdmin(admin.ModelAdmin):
-    list_display = ["event_type", "endpoint", "status", "attempts", "response_code",
-                    "duration_ms", "created", "delivered_at"]
+    list_display = [
+        "event_type",
+        "endpoint",
+        "status",
+        "attempts",
+        "response_code",
+        "duration_ms",
+        "created",
+        "delivered_at",
+    ]
     list_filter = ["status", "event_type"]
     search_fields = ["event_id", "endpoint__url"]
     readonly_fields = [f.name for f in WebhookDelivery._meta.fields]

@@ -7,7 +7,10 @@ from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.response import Response
 
-from quoting.api.base import (
+from integrations.models import WebhookEndpoint, WebhookEvent
+from integrations.targets import WebhookTargetRefused, webhook_target_check
+from integrations.webhooks import webhook_secret_new
+from portal.api.base import (
     IDEMPOTENCY_KEY,
     IDEMPOTENT_ERRORS,
     LIST_ERRORS,
@@ -16,21 +19,19 @@ from quoting.api.base import (
     ApiViewSetMixin,
     errors,
 )
-
-from .idempotency import idempotent
-from .models import WebhookEndpoint, WebhookEvent
-from .targets import WebhookTargetRefused, webhook_target_check
-from .webhooks import webhook_secret_new
+from portal.api.idempotency import idempotent
 
 
 class WebhookEndpointInputSerializer(serializers.Serializer):
     url = serializers.URLField(
-        max_length=500, validators=[URLValidator(schemes=["http", "https"])],
+        max_length=500,
+        validators=[URLValidator(schemes=["http", "https"])],
         help_text="https URL that receives POSTs; its host must resolve to public addresses "
-                  "only (checked again before every delivery). Redirects are not followed.",
+        "only (checked again before every delivery). Redirects are not followed.",
     )
     events = serializers.ListField(
-        child=serializers.ChoiceField(choices=WebhookEvent.values), min_length=1,
+        child=serializers.ChoiceField(choices=WebhookEvent.values),
+        min_length=1,
         max_length=len(WebhookEvent.values),
     )
     active = serializers.BooleanField(required=False)
@@ -65,15 +66,25 @@ class WebhookEndpointCreatedSerializer(WebhookEndpointSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(summary="Your webhook endpoints", responses={
-        200: WebhookEndpointSerializer(many=True), **errors(*LIST_ERRORS)}),
-    retrieve=extend_schema(summary="One webhook endpoint", responses={
-        200: WebhookEndpointSerializer, **errors(*READ_ERRORS)}),
-    destroy=extend_schema(summary="Delete a webhook endpoint", responses={
-        204: None, **errors(*WRITE_ERRORS)}),
+    list=extend_schema(
+        summary="Your webhook endpoints",
+        responses={200: WebhookEndpointSerializer(many=True), **errors(*LIST_ERRORS)},
+    ),
+    retrieve=extend_schema(
+        summary="One webhook endpoint",
+        responses={200: WebhookEndpointSerializer, **errors(*READ_ERRORS)},
+    ),
+    destroy=extend_schema(
+        summary="Delete a webhook endpoint", responses={204: None, **errors(*WRITE_ERRORS)}
+    ),
 )
-class WebhookEndpointViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin,
-                             mixins.DestroyModelMixin, viewsets.GenericViewSet):
+class WebhookEndpointViewSet(
+    ApiViewSetMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet,
+):
     serializer_class = WebhookEndpointSerializer
     filterset_fields = ["active"]
     ordering_fields = ["created", "url"]
@@ -84,10 +95,12 @@ class WebhookEndpointViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.Retr
             return WebhookEndpoint.objects.none()
         return WebhookEndpoint.objects.filter(created_by=self.request.user)
 
-    @extend_schema(summary="Register an endpoint; the signing secret is shown once",
-                   request=WebhookEndpointInputSerializer, parameters=[IDEMPOTENCY_KEY],
-                   responses={201: WebhookEndpointCreatedSerializer,
-                              **errors(*IDEMPOTENT_ERRORS)})
+    @extend_schema(
+        summary="Register an endpoint; the signing secret is shown once",
+        request=WebhookEndpointInputSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: WebhookEndpointCreatedSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    )
     @idempotent
     def create(self, request):
         data = WebhookEndpointInputSerializer(data=request.data)
@@ -95,12 +108,15 @@ class WebhookEndpointViewSet(ApiViewSetMixin, mixins.ListModelMixin, mixins.Retr
         endpoint = WebhookEndpoint.objects.create(
             created_by=request.user, secret=webhook_secret_new(), **data.validated_data
         )
-        return Response(WebhookEndpointCreatedSerializer(endpoint).data,
-                        status=status.HTTP_201_CREATED)
+        return Response(
+            WebhookEndpointCreatedSerializer(endpoint).data, status=status.HTTP_201_CREATED
+        )
 
-    @extend_schema(summary="Change an endpoint's URL, events or state",
-                   request=WebhookEndpointInputSerializer,
-                   responses={200: WebhookEndpointSerializer, **errors(*WRITE_ERRORS)})
+    @extend_schema(
+        summary="Change an endpoint's URL, events or state",
+        request=WebhookEndpointInputSerializer,
+        responses={200: WebhookEndpointSerializer, **errors(*WRITE_ERRORS)},
+    )
     def partial_update(self, request, pk=None):
         endpoint = self.get_object()
         data = WebhookEndpointInputSerializer(data=request.data, partial=True)

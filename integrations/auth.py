@@ -8,12 +8,11 @@ import functools
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
 
+from integrations.models import ApiToken, TokenScope
+from integrations.services import token_hash
 from portal.cache import count_in_window
 from portal.models import User, role_annotations, roles_from_row
 from portal.statements import Statement, columns
-
-from .models import ApiToken, TokenScope
-from .services import token_hash
 
 LAST_USED_RESOLUTION = dt.timedelta(minutes=1)
 

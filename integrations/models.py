@@ -17,7 +17,9 @@ class ApiToken(models.Model):
 
     name = models.CharField(_("name"), max_length=100)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="api_tokens",
         verbose_name=_("acts as"),
     )
     token_hash = models.CharField(max_length=64, unique=True, editable=False)
@@ -90,7 +92,9 @@ class WebhookEndpoint(models.Model):
     active = models.BooleanField(_("active"), default=True)
     description = models.CharField(_("description"), max_length=200, blank=True)
     created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhook_endpoints",
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="webhook_endpoints",
         verbose_name=_("created by"),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
@@ -120,8 +124,11 @@ class WebhookDelivery(models.Model):
     event_type = models.CharField(_("type"), max_length=40)
     payload = models.JSONField(_("payload"))
     status = models.CharField(
-        _("status"), max_length=10, choices=DeliveryStatus.choices,
-        default=DeliveryStatus.PENDING, db_index=True,
+        _("status"),
+        max_length=10,
+        choices=DeliveryStatus.choices,
+        default=DeliveryStatus.PENDING,
+        db_index=True,
     )
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     response_code = models.PositiveSmallIntegerField(_("response code"), null=True, blank=True)

@@ -7,9 +7,8 @@ import secrets
 
 from django.utils import timezone
 
+from integrations.models import ApiToken, TokenScope
 from portal.models import User
-
-from .models import ApiToken, TokenScope
 
 TOKEN_PREFIX = "fq_"  # noqa: S105  (a marker, not a secret)
 

@@ -64,8 +64,12 @@ def address_is_public(ip: IPAddress) -> bool:
     elif any(ip in net for net in _SPECIAL_V4):
         return False
     return ip.is_global and not (
-        ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast
-        or ip.is_reserved or ip.is_unspecified
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_multicast
+        or ip.is_reserved
+        or ip.is_unspecified
     )
 
 
@@ -73,8 +77,9 @@ def _address_allowed(ip: IPAddress) -> bool:
     if address_is_public(ip):
         return True
     # Tests (and only tests) deliver to a receiver on the loopback interface.
-    return settings.WEBHOOKS_ALLOW_LOOPBACK and any(ip in net for net in _LOOPBACK
-                                                    if net.version == ip.version)
+    return settings.WEBHOOKS_ALLOW_LOOPBACK and any(
+        ip in net for net in _LOOPBACK if net.version == ip.version
+    )
 
 
 def _resolve(host: str, port: int) -> list[str]:
@@ -102,24 +107,35 @@ def webhook_target_check(url: str) -> WebhookTarget:
         addresses = _resolve(host, port)
     except (OSError, UnicodeError):
         raise WebhookTargetRefused(
-            _("The host name %(host)s could not be resolved.") % {"host": host}, retry=True,
+            _("The host name %(host)s could not be resolved.") % {"host": host},
+            retry=True,
         ) from None
     for address in addresses:
         if not _address_allowed(ipaddress.ip_address(address)):
             raise WebhookTargetRefused(
-                _("%(host)s resolves to %(address)s, an internal or reserved address; webhooks "
-                  "are only sent to public addresses.") % {"host": host, "address": address}
+                _(
+                    "%(host)s resolves to %(address)s, an internal or reserved address; webhooks "
+                    "are only sent to public addresses."
+                )
+                % {"host": host, "address": address}
             )
     if not addresses:
         raise WebhookTargetRefused(
-            _("The host name %(host)s could not be resolved.") % {"host": host}, retry=True,
+            _("The host name %(host)s could not be resolved.") % {"host": host},
+            retry=True,
         )
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return WebhookTarget(parts.scheme, host, port, path, tuple(addresses))
 
 
-def webhook_post(target: WebhookTarget, *, body: bytes, headers: dict[str, str],
-                 timeout: float, excerpt_bytes: int) -> tuple[int, bytes]:
+def webhook_post(
+    target: WebhookTarget,
+    *,
+    body: bytes,
+    headers: dict[str, str],
+    timeout: float,
+    excerpt_bytes: int,
+) -> tuple[int, bytes]:
     """POST to the checked address of `target`; (status, first bytes of the answer).
 
     Redirects are not followed (http.client never does). Raises OSError / HTTPException on

@@ -11,9 +11,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from .models import DeliveryStatus, WebhookDelivery
-from .targets import WebhookTargetRefused, webhook_post, webhook_target_check
-from .webhooks import webhook_body, webhook_headers, webhook_retry_delay
+from integrations.models import DeliveryStatus, WebhookDelivery
+from integrations.targets import WebhookTargetRefused, webhook_post, webhook_target_check
+from integrations.webhooks import webhook_body, webhook_headers, webhook_retry_delay
 
 MAX_ATTEMPTS = 8  # about two hours of backoff in all
 
@@ -29,7 +29,9 @@ def _post(url: str, body: str, headers: dict[str, str]) -> tuple[int | None, str
         return None, "", refused.message, refused.retry
     try:
         code, excerpt = webhook_post(
-            target, body=body.encode(), headers=headers,
+            target,
+            body=body.encode(),
+            headers=headers,
             timeout=settings.WEBHOOKS_TIMEOUT_SECONDS,
             excerpt_bytes=settings.WEBHOOKS_RESPONSE_EXCERPT_BYTES,
         )
@@ -45,8 +47,10 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
     """Try one delivery once and record it; returns seconds until the next try, or None."""
     with transaction.atomic():
         delivery = (
-            WebhookDelivery.objects.select_for_update().select_related("endpoint")
-            .filter(pk=delivery_id, status=DeliveryStatus.PENDING).first()
+            WebhookDelivery.objects.select_for_update()
+            .select_related("endpoint")
+            .filter(pk=delivery_id, status=DeliveryStatus.PENDING)
+            .first()
         )
         if delivery is None:
             return None  # delivered or given up already: a duplicate task does nothing
@@ -67,7 +71,9 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
     retry_in = None
     if code is not None and 200 <= code < 300:
         delivery.status, delivery.delivered_at, delivery.next_attempt_at = (
-            DeliveryStatus.DELIVERED, now, None,
+            DeliveryStatus.DELIVERED,
+            now,
+            None,
         )
     elif retry and delivery.attempts < MAX_ATTEMPTS:
         retry_in = webhook_retry_delay(delivery.attempts)
@@ -78,8 +84,14 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
     return retry_in
 
 
-@shared_task(bind=True, name="integrations.webhook_deliver", acks_late=True,
-             max_retries=MAX_ATTEMPTS, soft_time_limit=60, time_limit=90)
+@shared_task(
+    bind=True,
+    name="integrations.webhook_deliver",
+    acks_late=True,
+    max_retries=MAX_ATTEMPTS,
+    soft_time_limit=60,
+    time_limit=90,
+)
 def webhook_deliver(self, delivery_id: int) -> None:
     retry_in = webhook_attempt(delivery_id=delivery_id)
     if retry_in is not None:
@@ -90,14 +102,14 @@ def webhook_deliver(self, delivery_id: int) -> None:
         raise self.retry(countdown=retry_in)
 
 
-@shared_task(name="integrations.webhook_deliveries_requeue", soft_time_limit=120,
-             time_limit=180)
+@shared_task(name="integrations.webhook_deliveries_requeue", soft_time_limit=120, time_limit=180)
 def webhook_deliveries_requeue() -> int:
     """Pending deliveries whose task was lost (broker restart) are queued again."""
     overdue = timezone.now() - dt.timedelta(minutes=10)
     ids = list(
-        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lt=overdue)
-        .values_list("pk", flat=True)[:1000]
+        WebhookDelivery.objects.filter(
+            status=DeliveryStatus.PENDING, next_attempt_at__lt=overdue
+        ).values_list("pk", flat=True)[:1000]
     )
     for pk in ids:
         webhook_deliver.delay(pk)

@@ -20,9 +20,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone
 
+from integrations.models import WebhookDelivery, WebhookEndpoint
 from portal.queueing import enqueue_or_leave_to_sweeper
-
-from .models import WebhookDelivery, WebhookEndpoint
 
 SECRET_PREFIX = "whsec_"  # noqa: S105  (a marker, not a secret)
 
@@ -51,7 +50,9 @@ def webhook_headers(delivery: WebhookDelivery, *, body: str, now: dt.datetime) -
         "webhook-id": delivery.event_id,
         "webhook-timestamp": str(timestamp),
         "webhook-signature": webhook_sign(
-            secret=delivery.endpoint.secret, msg_id=delivery.event_id, timestamp=timestamp,
+            secret=delivery.endpoint.secret,
+            msg_id=delivery.event_id,
+            timestamp=timestamp,
             body=body,
         ),
     }
@@ -64,17 +65,19 @@ def webhook_retry_delay(attempt: int) -> int:
 
 
 def _endpoints_for(event_type: str, customer_id: int | None) -> list[WebhookEndpoint]:
-    from quoting.selectors import customers_visible_to
+    from quoting.customers.selectors import customers_visible_to
 
     endpoints = [
-        e for e in WebhookEndpoint.objects.filter(active=True).select_related("created_by")
+        e
+        for e in WebhookEndpoint.objects.filter(active=True).select_related("created_by")
         if event_type in e.events
     ]
     if customer_id is None:
         return endpoints
     # An endpoint only hears about customers its owner may see: the webhook is not a side door.
     return [
-        e for e in endpoints
+        e
+        for e in endpoints
         if e.created_by.is_active
         and customers_visible_to(user=e.created_by).filter(pk=customer_id).exists()
     ]
@@ -92,8 +95,13 @@ def webhook_emit(*, event_type: str, data: dict, customer_id: int | None = None)
     payload = {"type": event_type, "timestamp": timezone.now().isoformat(), "data": data}
     payload = json.loads(json.dumps(payload, cls=DjangoJSONEncoder))  # Decimals, dates as text
     deliveries = WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(endpoint=e, event_id=event_id, event_type=event_type, payload=payload,
-                        next_attempt_at=timezone.now())
+        WebhookDelivery(
+            endpoint=e,
+            event_id=event_id,
+            event_type=event_type,
+            payload=payload,
+            next_attempt_at=timezone.now(),
+        )
         for e in endpoints
     )
     for delivery in deliveries:

@@ -1,4 +1,4 @@
 # Load the Celery app with Django so that @shared_task binds to it in web and worker alike.
-from .celery import app as celery_app
+from portal.celery import app as celery_app
 
 __all__ = ("celery_app",)

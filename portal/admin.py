@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from .models import LOGO_MAX_BYTES, CompanyProfile, User, logo_content_type
+from portal.models import LOGO_MAX_BYTES, CompanyProfile, User, logo_content_type
 
 
 @admin.register(User)
@@ -19,7 +19,8 @@ class UserAdmin(BaseUserAdmin):
 
 class CompanyProfileForm(forms.ModelForm):
     logo_upload = forms.FileField(
-        label=_("Logo"), required=False,
+        label=_("Logo"),
+        required=False,
         help_text=_("PNG or JPEG, at most 512 KB; printed on the proposal's cover."),
     )
     logo_remove = forms.BooleanField(label=_("Remove the logo"), required=False)
@@ -27,8 +28,16 @@ class CompanyProfileForm(forms.ModelForm):
     class Meta:
         model = CompanyProfile
         fields = (
-            "legal_name_en", "legal_name_zh", "address_en", "address_zh", "phone", "email",
-            "website", "tax_number", "bank_name", "bank_account",
+            "legal_name_en",
+            "legal_name_zh",
+            "address_en",
+            "address_zh",
+            "phone",
+            "email",
+            "website",
+            "tax_number",
+            "bank_name",
+            "bank_account",
         )
 
     def clean_logo_upload(self):
@@ -60,8 +69,18 @@ class CompanyProfileAdmin(admin.ModelAdmin):
     form = CompanyProfileForm
     readonly_fields = ("logo_preview",)
     fieldsets = (
-        (_("Legal entity"), {"fields": ("legal_name_en", "legal_name_zh", "address_en",
-                                        "address_zh", "tax_number")}),
+        (
+            _("Legal entity"),
+            {
+                "fields": (
+                    "legal_name_en",
+                    "legal_name_zh",
+                    "address_en",
+                    "address_zh",
+                    "tax_number",
+                )
+            },
+        ),
         (_("Contact"), {"fields": ("phone", "email", "website")}),
         (_("Bank"), {"fields": ("bank_name", "bank_account")}),
         (_("Logo"), {"fields": ("logo_preview", "logo_upload", "logo_remove")}),
@@ -82,6 +101,7 @@ class CompanyProfileAdmin(admin.ModelAdmin):
 
     def changelist_view(self, request, extra_context=None):
         if CompanyProfile.objects.exists():
-            return redirect(reverse("admin:portal_companyprofile_change",
-                                    args=[CompanyProfile.SINGLETON_PK]))
+            return redirect(
+                reverse("admin:portal_companyprofile_change", args=[CompanyProfile.SINGLETON_PK])
+            )
         return redirect(reverse("admin:portal_companyprofile_add"))

@@ -7,7 +7,7 @@ def _ensure_roles(sender, using="default", **kwargs):
     from django.apps import apps
     from django.contrib.auth.management import create_permissions
 
-    from .services import role_groups_ensure
+    from portal.services import role_groups_ensure
 
     # Other apps' permissions may not exist yet when our own post_migrate runs.
     for app_config in apps.get_app_configs():
@@ -22,4 +22,4 @@ class PortalConfig(AppConfig):
     def ready(self):
         # Permissions exist only after migrate, so the role groups are (re)made then.
         post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="portal.ensure_roles")
-        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        from portal import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)

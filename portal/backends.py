@@ -5,8 +5,8 @@ import functools
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import ValidationError
 
-from .models import User, role_annotations, roles_from_row
-from .statements import Statement, columns
+from portal.models import User, role_annotations, roles_from_row
+from portal.statements import Statement, columns
 
 
 @functools.cache
@@ -14,8 +14,10 @@ def _user_statement() -> Statement:
     table = f'"{User._meta.db_table}"'  # not aliased: the roles' subquery names the table
     fields, listed = columns({User: None}, {User: table})
     roles = role_annotations()["_roles"]
-    sql = (f"SELECT {listed}, {roles.sql} "  # noqa: S608 - names from the models
-           f'FROM {table} WHERE {table}."id" = %s')
+    sql = (
+        f"SELECT {listed}, {roles.sql} "  # noqa: S608 - names from the models
+        f'FROM {table} WHERE {table}."id" = %s'
+    )
     return Statement(sql=sql, fields=fields, model=User, leading=tuple(roles.params))
 
 

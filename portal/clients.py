@@ -1,4 +1,5 @@
-"""Who is asking: the client's address, behind as many proxies as the deployment trusts.
+"""Who is asking: the client's address, behind as many proxies as the deployment trusts, and
+its browser and system, told apart coarsely from the User-Agent.
 
 Sign-in throttling (django-axes) and the share-link limiter both count per client, so both ask
 here: one rule for which X-Forwarded-For entry is believed.
@@ -10,6 +11,7 @@ import ipaddress
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import gettext_noop
 
 
 def client_address(request: HttpRequest) -> str:
@@ -32,3 +34,34 @@ def client_address(request: HttpRequest) -> str:
         return str(ipaddress.ip_address(chain[-proxies]))
     except ValueError:
         return remote
+
+
+UNKNOWN_CLIENT = gettext_noop("Other")
+
+
+def client_from_user_agent(user_agent: str) -> tuple[str, str, bool]:
+    """(browser, system, mobile): coarse on purpose, enough to tell a phone from a desk."""
+    ua = user_agent[:512]
+    browsers = (
+        ("MicroMessenger", "WeChat"),
+        ("Edg", "Edge"),
+        ("OPR/", "Opera"),
+        ("Firefox/", "Firefox"),
+        ("FxiOS", "Firefox"),
+        ("CriOS", "Chrome"),
+        ("Chrome/", "Chrome"),
+        ("Safari/", "Safari"),
+    )
+    systems = (
+        ("Windows", "Windows"),
+        ("Android", "Android"),
+        ("iPhone", "iOS"),
+        ("iPad", "iOS"),
+        ("Mac OS X", "macOS"),
+        ("CrOS", "ChromeOS"),
+        ("Linux", "Linux"),
+    )
+    browser = next((name for marker, name in browsers if marker in ua), UNKNOWN_CLIENT)
+    system = next((name for marker, name in systems if marker in ua), UNKNOWN_CLIENT)
+    mobile = "Mobi" in ua or system in ("Android", "iOS")
+    return browser, system, mobile

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from django.utils.functional import SimpleLazyObject
 
-from quoting.selectors import notifications_unread_count
-
-from .header_counts import HeaderCounts
-from .work import work_counts
+from portal.header_counts import HeaderCounts
+from portal.work import work_counts
+from quoting.quotes.selectors import notifications_unread_count
 
 
 def header(request) -> dict:

@@ -107,8 +107,11 @@ class HeaderCounts:
         generation_key = self._generation_keys[name]
         generation, old = self._found.get(generation_key), kept.get(name)
         today = timezone.localdate()
-        if generation is not None and old is not None and (old.generation, old.day) == (
-                generation, today):
+        if (
+            generation is not None
+            and old is not None
+            and (old.generation, old.day) == (generation, today)
+        ):
             value = old.value
         else:
             value = self._count[name]()
@@ -135,7 +138,7 @@ def quotes_counted(quotes, *, key: str) -> int:
 
     A list page shows its total without counting every matching quote on every view: with
     100,000 quotes that count was most of the page (issue 12). `key` names what decides the rows
-    (portal.pagination.list_count_key: the user and the filters asked for), so each user's scope
+    (portal.api.pagination.list_count_key: the user and the filters asked for), so each user's scope
     and each filter is its own entry, without compiling the count's SQL on every view."""
     key = LIST_COUNT_PREFIX + hashlib.sha256(key.encode()).hexdigest()[:32]
     found = cache.get_many([WORK_GENERATION, key])

@@ -23,8 +23,9 @@ def broker_health() -> dict:
     import redis
 
     try:
-        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2,
-                                      socket_connect_timeout=2)
+        client = redis.Redis.from_url(
+            settings.REDIS_URL, socket_timeout=2, socket_connect_timeout=2
+        )
         client.ping()
     except redis.RedisError as exc:
         return {"ok": False, "kind": "redis", "error": exc.__class__.__name__}

@@ -42,8 +42,10 @@ def database_unavailable(request) -> HttpResponse:
     """
     if request.path.startswith(API_PREFIX):
         response = JsonResponse(
-            {"detail": "The service is temporarily unavailable (its database cannot be "
-                       "reached); try again in a minute."},
+            {
+                "detail": "The service is temporarily unavailable (its database cannot be "
+                "reached); try again in a minute."
+            },
             status=503,
         )
     else:
@@ -68,8 +70,12 @@ class DatabaseUnavailableMiddleware:
 
     def process_exception(self, request, exception):
         if isinstance(exception, DATABASE_DOWN):
-            logger.error("database unavailable on %s: %s: %s", request.path,
-                         exception.__class__.__name__, exception)
+            logger.error(
+                "database unavailable on %s: %s: %s",
+                request.path,
+                exception.__class__.__name__,
+                exception,
+            )
             return database_unavailable(request)
         return None
 
@@ -77,8 +83,16 @@ class DatabaseUnavailableMiddleware:
 # --- the Content-Security-Policy header, built once ---------------------------------------------
 
 # What a view or a decorator may set on a response to change or drop the policy (django-csp).
-_CSP_PER_RESPONSE = ("_csp_config", "_csp_update", "_csp_replace", "_csp_exempt",
-                     "_csp_config_ro", "_csp_update_ro", "_csp_replace_ro", "_csp_exempt_ro")
+_CSP_PER_RESPONSE = (
+    "_csp_config",
+    "_csp_update",
+    "_csp_replace",
+    "_csp_exempt",
+    "_csp_config_ro",
+    "_csp_update_ro",
+    "_csp_replace_ro",
+    "_csp_exempt_ro",
+)
 
 
 class CSPMiddleware(csp_middleware.CSPMiddleware):
@@ -93,12 +107,15 @@ class CSPMiddleware(csp_middleware.CSPMiddleware):
     _plain: tuple[object, str] | None = None  # (the settings' policy, its header)
 
     def process_response(self, request, response):
-        if (getattr(request, "_csp_nonce", None) is not None
-                or any(hasattr(response, name) for name in _CSP_PER_RESPONSE)
-                or _csp_has_extras()):
+        if (
+            getattr(request, "_csp_nonce", None) is not None
+            or any(hasattr(response, name) for name in _CSP_PER_RESPONSE)
+            or _csp_has_extras()
+        ):
             return super().process_response(request, response)
         if csp_middleware.HEADER not in response and not (
-                settings.DEBUG and response.status_code in (404, 500)):
+            settings.DEBUG and response.status_code in (404, 500)
+        ):
             header = self._plain_header(request, response)
             if header:
                 response[csp_middleware.HEADER] = header

@@ -98,7 +98,9 @@ class CompanyProfile(models.Model):
     email = models.EmailField(_("e-mail"), blank=True)
     website = models.CharField(_("website"), max_length=200, blank=True)
     tax_number = models.CharField(
-        _("tax number"), max_length=40, blank=True,
+        _("tax number"),
+        max_length=40,
+        blank=True,
         help_text=_("Unified social credit code (统一社会信用代码) or VAT number."),
     )
     bank_name = models.CharField(_("bank"), max_length=200, blank=True)

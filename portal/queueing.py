@@ -17,7 +17,7 @@ def enqueue(name: str, *args, queue: str | None = None) -> None:
     By name, so that a service queueing work never imports the module of its task: tasks import
     services, never the reverse (tests/test_import_cycles.py). In-process mode (no broker:
     `make run`, the tests) runs the job here and now, as Celery's eager mode does."""
-    from .celery import app
+    from portal.celery import app
 
     if app.conf.task_always_eager:  # every app's tasks module registered its jobs when ready
         app.tasks[name].apply_async(args, queue=queue)
@@ -48,7 +48,9 @@ def enqueue_or_leave_to_sweeper(name: str, *args, queue: str | None = None) -> b
         _paused_until = time.monotonic() + PAUSE_SECONDS
         logger.warning(
             "broker unreachable (%s): %s%r left to the sweeper",
-            exc.__class__.__name__, name, args,
+            exc.__class__.__name__,
+            name,
+            args,
         )
         return False
     except Exception:

@@ -6,13 +6,12 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from .models import CATALOG_MANAGER, SALES, SALES_MANAGER, CompanyProfile, User
+from portal.models import CATALOG_MANAGER, SALES, SALES_MANAGER, CompanyProfile, User
 
 # Model permissions per role, as "app_label.codename". Row-level scoping lives in selectors.
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     SALES: ("catalog.view_product", "catalog.view_pricelist", "catalog.view_pricelistitem"),
-    SALES_MANAGER: ("catalog.view_product", "catalog.view_pricelist",
-                    "catalog.view_pricelistitem"),
+    SALES_MANAGER: ("catalog.view_product", "catalog.view_pricelist", "catalog.view_pricelistitem"),
     CATALOG_MANAGER: tuple(
         f"catalog.{action}_{model}"
         for model in ("product", "pricelist", "pricelistitem")
@@ -48,8 +47,9 @@ def role_groups_ensure() -> None:
         wanted = []
         for perm in perms:
             app_label, codename = perm.split(".")
-            wanted += Permission.objects.filter(content_type__app_label=app_label,
-                                                codename=codename)
+            wanted += Permission.objects.filter(
+                content_type__app_label=app_label, codename=codename
+            )
         group.permissions.add(*wanted)
 
 
@@ -61,8 +61,12 @@ def demo_users_ensure() -> list[tuple[str, str, bool]]:
     for username, role, staff, first_name, phone in DEMO_USERS:
         user, created = User.objects.get_or_create(
             username=username,
-            defaults={"is_staff": staff, "first_name": first_name, "phone": phone,
-                      "email": f"{username}@demo.invalid"},
+            defaults={
+                "is_staff": staff,
+                "first_name": first_name,
+                "phone": phone,
+                "email": f"{username}@demo.invalid",
+            },
         )
         if created:
             user.set_password(settings.DEMO_PASSWORD)

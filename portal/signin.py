@@ -20,13 +20,15 @@ def lockout_message() -> str:
     ) % {"minutes": minutes}
 
 
-def lockout_response(request: HttpRequest, original_response=None, credentials=None
-                     ) -> HttpResponse:
+def lockout_response(
+    request: HttpRequest, original_response=None, credentials=None
+) -> HttpResponse:
     """429 with the cool-off in words and in Retry-After; JSON for API clients."""
     if request.path.startswith("/api/"):
         response: HttpResponse = JsonResponse({"detail": lockout_message()}, status=429)
     else:
-        response = render(request, "registration/locked_out.html",
-                          {"message": lockout_message()}, status=429)
+        response = render(
+            request, "registration/locked_out.html", {"message": lockout_message()}, status=429
+        )
     response["Retry-After"] = str(int(settings.AXES_COOLOFF_TIME.total_seconds()))
     return response

@@ -35,8 +35,10 @@ class Statement:
         values, instances = iter(row), {}
         for model, model_fields in self.fields.items():
             instances[model] = model.from_db(
-                database, [f.attname for f in model_fields],
-                [_converted(f, next(values), connection) for f in model_fields])
+                database,
+                [f.attname for f in model_fields],
+                [_converted(f, next(values), connection) for f in model_fields],
+            )
         return instances, values
 
 
@@ -48,7 +50,8 @@ def columns(wanted: dict, alias: dict) -> tuple[dict, str]:
         for model, names in wanted.items()
     }
     listed = ", ".join(
-        f'{alias[model]}."{f.column}"' for model, model_fields in fields.items()
+        f'{alias[model]}."{f.column}"'
+        for model, model_fields in fields.items()
         for f in model_fields
     )
     return fields, listed
@@ -56,7 +59,9 @@ def columns(wanted: dict, alias: dict) -> tuple[dict, str]:
 
 def _converted(field, value, connection):
     column = field.get_col(field.model._meta.db_table)
-    for convert in (*connection.ops.get_db_converters(column),
-                    *column.get_db_converters(connection)):
+    for convert in (
+        *connection.ops.get_db_converters(column),
+        *column.get_db_converters(connection),
+    ):
         value = convert(value, column, connection)
     return value

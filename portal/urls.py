@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from . import views
+from portal import views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,7 +16,7 @@ urlpatterns = [
     path("i18n/language/", views.language_set, name="language-set"),
     path("catalog/", include("catalog.urls")),
     # Before the pages: every API call would first be tried against each of their patterns.
-    path("api/v1/", include("portal.api_urls")),
+    path("api/v1/", include("portal.api.urls")),
     path("", include("proposals.urls")),  # before quoting: its quotes/<pk>/<action>/ is a catch-all
     path("", include("quoting.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
@@ -24,6 +24,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler404 = "portal.views.not_found"  # JSON under /api/
 handler500 = "portal.views.server_error"  # the database out of reach: 503, see the view
 
 if settings.DEBUG:

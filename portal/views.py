@@ -12,10 +12,9 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
 from catalog.selectors import catalog_summary
-
-from .health import portal_health
-from .middleware import DATABASE_DOWN, database_unavailable
-from .work import NO_WORK, work_queues
+from portal.health import portal_health
+from portal.middleware import DATABASE_DOWN, database_unavailable
+from portal.work import NO_WORK, work_queues
 
 
 @require_GET
@@ -72,3 +71,11 @@ def server_error(request: HttpRequest):
     if isinstance(sys.exc_info()[1], DATABASE_DOWN):
         return database_unavailable(request)
     return defaults.server_error(request)
+
+
+def not_found(request: HttpRequest, exception=None):
+    """handler404: under /api/ a path nothing answers is a 404 in the API's JSON shape (a
+    client's parser expects JSON from every /api/ answer); elsewhere Django's page."""
+    if request.path.startswith("/api/"):
+        return JsonResponse({"detail": "Not found."}, status=404)
+    return defaults.page_not_found(request, exception)

@@ -1,7 +1,9 @@
 """What waits for a user: the home page's work queues and the header's counts.
 
-Three queues, each a filter on the quotes the user may see (quoting.selectors.quotes_visible_to):
-- approvals: quotes whose discount the user may decide (quoting.permissions.approvals_to_decide);
+Three queues, each a filter on the quotes the user may see
+(quoting.quotes.selectors.quotes_visible_to):
+- approvals: quotes whose discount the user may decide
+  (quoting.quotes.permissions.approvals_to_decide);
 - expiring: open quotes whose validity ends within EXPIRING_DAYS (today included);
 - unanswered: sent quotes whose share link was opened after the revision was sent, with no
   answer yet (a sent quote is one neither accepted nor declined).
@@ -22,9 +24,9 @@ from django.utils import timezone
 
 from portal.models import SALES, SALES_MANAGER, User
 from proposals.models import ShareLink
-from quoting.models import Approval, ApprovalDecision, Quote, QuoteStatus
-from quoting.permissions import approvals_to_decide
-from quoting.selectors import (
+from quoting.quotes.models import Approval, ApprovalDecision, Quote, QuoteStatus
+from quoting.quotes.permissions import approvals_to_decide
+from quoting.quotes.selectors import (
     CURRENT_REVISION_SNAPSHOTS,
     discount_threshold,
     quotes_visible_to,
@@ -35,7 +37,10 @@ QUEUE_LENGTH = 20  # the home page lists this many of each queue; the count says
 
 # A quote in these states has a validity that still matters (a draft must be sent before it).
 OPEN_STATUSES = (
-    QuoteStatus.DRAFT, QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED, QuoteStatus.SENT,
+    QuoteStatus.DRAFT,
+    QuoteStatus.AWAITING_APPROVAL,
+    QuoteStatus.APPROVED,
+    QuoteStatus.SENT,
 )
 
 
@@ -65,8 +70,10 @@ NO_WORK = WorkCounts(approvals=None, expiring=0, unanswered=0)
 
 
 def _works_on_quotes(user: User) -> bool:
-    return user.is_authenticated and user.is_active and (
-        user.has_role(SALES) or user.has_role(SALES_MANAGER)
+    return (
+        user.is_authenticated
+        and user.is_active
+        and (user.has_role(SALES) or user.has_role(SALES_MANAGER))
     )
 
 
@@ -137,11 +144,14 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
             revision=OuterRef("current_revision"), decision=ApprovalDecision.PENDING
         )
         approvals = list(
-            _listed(user).filter(decide).annotate(
+            _listed(user)
+            .filter(decide)
+            .annotate(
                 requested_at=Subquery(pending.values("requested_at")[:1]),
                 requested_discount=Subquery(pending.values("discount_percent")[:1]),
                 requested_by_name=Subquery(pending.values("requested_by__username")[:1]),
-            ).order_by("requested_at", "pk")[:QUEUE_LENGTH]
+            )
+            .order_by("requested_at", "pk")[:QUEUE_LENGTH]
         )
         limit = discount_threshold(user=user)
         for quote in approvals:  # they may still reject it, or leave it to a higher approver
@@ -149,7 +159,8 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
     expiring = []
     if counts.expiring:
         expiring = list(
-            _listed(user).filter(mine, _expiring(today))
+            _listed(user)
+            .filter(mine, _expiring(today))
             .order_by("valid_until", "pk")[:QUEUE_LENGTH]
         )
     unanswered = []
@@ -158,9 +169,9 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
             F("last_used_at").desc(nulls_last=True)
         )
         unanswered = list(
-            _listed(user).filter(mine, _unanswered())
+            _listed(user)
+            .filter(mine, _unanswered())
             .annotate(last_opened=Subquery(opened.values("last_used_at")[:1]))
             .order_by("valid_until", "pk")[:QUEUE_LENGTH]
         )
-    return WorkQueues(counts=counts, approvals=approvals, expiring=expiring,
-                      unanswered=unanswered)
+    return WorkQueues(counts=counts, approvals=approvals, expiring=expiring, unanswered=unanswered)

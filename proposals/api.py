@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 
 from django.conf import settings
+from django.db.models import Case, Value, When
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -28,8 +29,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from integrations.idempotency import idempotent
-from quoting.api.base import (
+from portal.api.base import (
     IDEMPOTENCY_KEY,
     IDEMPOTENT_ERRORS,
     READ_ERRORS,
@@ -38,16 +38,14 @@ from quoting.api.base import (
     ErrorSerializer,
     errors,
 )
-from quoting.models import QuoteRevision
-from quoting.selectors import quotes_visible_to
-
-from .models import DocumentStatus, LinkView, ProposalDocument, ShareLink
-from .selectors import acceptance_data, acceptance_for, documents_sent, documents_visible_to
-from .services import (
-    proposal_request,
-    share_link_create,
-    share_link_revoke,
-)
+from portal.api.idempotency import idempotent
+from proposals.acceptance.selectors import acceptance_data, acceptance_for
+from proposals.documents.selectors import documents_sent, documents_visible_to
+from proposals.documents.services import proposal_request
+from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from proposals.share.services import share_link_create, share_link_revoke
+from quoting.quotes.models import QuoteRevision
+from quoting.quotes.selectors import quotes_visible_to
 
 RECENT_VIEWS = 5
 RETRY_AFTER_SECONDS = 5  # a 200-line proposal renders in about 1.5 s
@@ -67,16 +65,20 @@ class ProposalDocumentSerializer(serializers.ModelSerializer):
     quote = serializers.IntegerField(source="revision.quote_id")
     status = serializers.CharField(
         help_text="pending, rendering, ready, failed (see `error`) or retired (a draft preview "
-        "rendered before the revision was sent; never the offer).")
+        "rendered before the revision was sent; never the offer)."
+    )
     language = serializers.CharField(help_text="en or zh-hans.")
     revision = serializers.CharField(source="revision.label")
     revision_number = serializers.IntegerField(source="revision.number")
     draft = serializers.BooleanField(
-        source="is_draft", help_text="A preview of a revision still being edited: every page "
-        "says \"Draft — not an offer\"; never served to the customer.")
+        source="is_draft",
+        help_text="A preview of a revision still being edited: every page "
+        'says "Draft — not an offer"; never served to the customer.',
+    )
     content_sha256 = serializers.CharField(
         help_text="The fingerprint of the revision content this PDF was rendered from (empty "
-        "until rendered). A sent PDF's equals the fingerprint stored when the revision was sent.")
+        "until rendered). A sent PDF's equals the fingerprint stored when the revision was sent."
+    )
     created = serializers.DateTimeField(source="created_at")
     updated = serializers.DateTimeField(source="updated_at")
     url = serializers.SerializerMethodField(help_text="Poll this until `status` is final.")
@@ -134,12 +136,21 @@ class LanguageQuery(serializers.Serializer):
 
 
 REVISION = OpenApiParameter(
-    "revision", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+    "revision",
+    OpenApiTypes.INT,
+    OpenApiParameter.QUERY,
+    required=False,
     description="The revision's number (2 for R2). Default: the latest sent revision. A "
-    "revision still being edited is previewed only when named here.")
+    "revision still being edited is previewed only when named here.",
+)
 LANGUAGE = OpenApiParameter(
-    "language", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False, enum=["en", "zh-hans"],
-    description="Default: the customer's language.")
+    "language",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    required=False,
+    enum=["en", "zh-hans"],
+    description="Default: the customer's language.",
+)
 
 
 class LinkViewSerializer(serializers.ModelSerializer):
@@ -150,8 +161,17 @@ class LinkViewSerializer(serializers.ModelSerializer):
         model = LinkView
         # kind: "real" opens are the customer reading; the others are scanners, previews, HEAD
         # requests, pages where no script ran or read under two seconds (issue 15).
-        fields = ["at", "revision", "browser", "system", "is_mobile", "kind", "script_ran",
-                  "seconds", "sections"]
+        fields = [
+            "at",
+            "revision",
+            "browser",
+            "system",
+            "is_mobile",
+            "kind",
+            "script_ran",
+            "seconds",
+            "sections",
+        ]
         read_only_fields = fields
 
 
@@ -223,8 +243,9 @@ class AcceptanceSerializer(serializers.Serializer):
     title = serializers.CharField()
     company = serializers.CharField()
     signed_at = serializers.DateTimeField()
-    signer_timezone = serializers.CharField(help_text="IANA name from the signer's browser, "
-                                            "or empty.")
+    signer_timezone = serializers.CharField(
+        help_text="IANA name from the signer's browser, or empty."
+    )
     signature_kind = serializers.ChoiceField(choices=["drawn", "typed"])
     revision = serializers.CharField(help_text="The accepted revision's label, e.g. R2.")
     revision_number = serializers.IntegerField()
@@ -235,18 +256,24 @@ class AcceptanceSerializer(serializers.Serializer):
     system = serializers.CharField()
     is_mobile = serializers.BooleanField()
     document_sha256 = serializers.CharField(
-        allow_null=True, help_text="SHA-256 of the exact PDF accepted; null until it is bound "
-        "(when no PDF was ready at acceptance, the worker binds the revision's PDF once ready).")
+        allow_null=True,
+        help_text="SHA-256 of the exact PDF accepted; null until it is bound "
+        "(when no PDF was ready at acceptance, the worker binds the revision's PDF once ready).",
+    )
     signed_status = serializers.ChoiceField(choices=DocumentStatus.values)
-    signed_pdf_url = serializers.URLField(allow_null=True, help_text="Once signed_status is "
-                                          "ready: the original's pages plus a certificate page.")
+    signed_pdf_url = serializers.URLField(
+        allow_null=True,
+        help_text="Once signed_status is ready: the original's pages plus a certificate page.",
+    )
     signed_sha256 = serializers.CharField(allow_null=True)
     po_number = serializers.CharField()
     invoice = InvoiceDetailsSerializer(allow_null=True, help_text="Fapiao details, if given.")
     chosen_alternative = serializers.CharField(help_text="Empty: as quoted.")
     chosen_optional = serializers.ListField(child=serializers.CharField())
-    totals = AcceptanceTotalsSerializer(help_text="The totals of the chosen configuration "
-                                        "(null when the offer was accepted as quoted).")
+    totals = AcceptanceTotalsSerializer(
+        help_text="The totals of the chosen configuration "
+        "(null when the offer was accepted as quoted)."
+    )
 
 
 # --- views ----------------------------------------------------------------------------------------
@@ -281,9 +308,14 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         if not asked:
             revision = quote.revisions.filter(sent_at__isnull=False).order_by("-number").first()
             if revision is None:
-                raise ValidationError({"revision": [
-                    "This quote has not been sent yet: name the revision to preview as a draft "
-                    "(?revision=N)."]})
+                raise ValidationError(
+                    {
+                        "revision": [
+                            "This quote has not been sent yet: name the revision to preview as a "
+                            "draft (?revision=N)."
+                        ]
+                    }
+                )
             return revision
         if not (asked.isascii() and asked.isdigit()) or len(asked) > 5:
             raise ValidationError({"revision": ["A revision number, e.g. 2 for R2."]})
@@ -306,15 +338,26 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         revision = self._revision_asked(request, quote)
         asked = LanguageQuery(data=request.query_params)
         asked.is_valid(raise_exception=True)
-        documents = (documents_sent(revision=revision) if revision.is_frozen
-                     else ProposalDocument.objects.filter(revision=revision).defer("pdf"))
-        if language := asked.validated_data.get("language"):
+        documents = (
+            documents_sent(revision=revision)
+            if revision.is_frozen
+            else ProposalDocument.objects.filter(revision=revision).defer("pdf")
+        )
+        # A named language, else the customer's first (after a send there is one sent PDF per
+        # language), else the latest of any language (a draft previewed in another).
+        language = asked.validated_data.get("language")
+        if language:
             documents = documents.filter(language=language)
-        document = documents.select_related("revision").order_by("-created_at", "-pk").first()
+        customers = Case(When(language=quote.customer.language, then=Value(0)), default=Value(1))
+        document = (
+            documents.select_related("revision").order_by(customers, "-created_at", "-pk").first()
+        )
         if document is None:
             return Response(
-                {"detail": f"No proposal has been requested for {revision.label}"
-                           + (f" in {language}." if language else ".")},
+                {
+                    "detail": f"No proposal has been requested for {revision.label}"
+                    + (f" in {language}." if language else ".")
+                },
                 status=status.HTTP_404_NOT_FOUND,
             )
         return Response(ProposalDocumentSerializer(document, context={"request": request}).data)
@@ -323,8 +366,8 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         summary="Ask for the proposal PDF of a revision (default: the latest sent revision; "
         "rendered by a worker; poll `url`)",
         description="A sent revision has one PDF per language for good: asking again returns "
-        "it. A draft named with `?revision=N` gets a new preview marked \"Draft — not an "
-        "offer\" on every page.",
+        'it. A draft named with `?revision=N` gets a new preview marked "Draft — not an '
+        'offer" on every page.',
         request=ProposalRequestSerializer,
         parameters=[REVISION, IDEMPOTENCY_KEY],
         responses={202: ProposalDocumentSerializer, **errors(*IDEMPOTENT_ERRORS)},
@@ -360,17 +403,20 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         quote = self.get_object()
         acceptance = self._acceptance(quote)
         url = request.build_absolute_uri(
-            reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk]))
+            reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk])
+        )
         return Response(acceptance_data(acceptance, signed_pdf_url=url))
 
     @extend_schema(
         summary="The signed copy: the accepted PDF's pages unchanged, then the certificate",
         responses={
-            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY,
-                                                      description="The signed copy."),
+            (200, "application/pdf"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The signed copy."
+            ),
             **errors(*READ_ERRORS),
-            409: OpenApiResponse(ErrorSerializer, description="Not made yet: see the "
-                                 "acceptance's signed_status."),
+            409: OpenApiResponse(
+                ErrorSerializer, description="Not made yet: see the acceptance's signed_status."
+            ),
         },
     )
     @action(
@@ -389,7 +435,8 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         response = HttpResponse(bytes(acceptance.signed_pdf), content_type="application/pdf")
         response["Content-Disposition"] = (
             f'attachment; filename="{acceptance.revision.quote.number}-'
-            f'{acceptance.revision.label}-signed.pdf"')
+            f'{acceptance.revision.label}-signed.pdf"'
+        )
         return response
 
     @extend_schema(
@@ -484,13 +531,16 @@ class ProposalDocumentViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
             # Routine: the worker is on it. Not a 5xx, and logged at INFO only.
             logger.info("proposal document %s not ready yet (%s)", document.pk, document.status)
             body = self.get_serializer(document).data
-            return Response(body, status=status.HTTP_202_ACCEPTED,
-                            headers={"Retry-After": str(RETRY_AFTER_SECONDS),
-                                     "Location": body["url"]})
+            return Response(
+                body,
+                status=status.HTTP_202_ACCEPTED,
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS), "Location": body["url"]},
+            )
         if document.status != DocumentStatus.READY:
             raise NotReady(
                 f"There is no PDF: the document is {document.status}"
-                + (f" ({document.error})" if document.error else "") + "."
+                + (f" ({document.error})" if document.error else "")
+                + "."
             )
         response = HttpResponse(bytes(document.pdf), content_type="application/pdf")
         response["Content-Disposition"] = f'attachment; filename="{document.filename}"'

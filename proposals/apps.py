@@ -9,12 +9,14 @@ class ProposalsConfig(AppConfig):
     def ready(self) -> None:
         import logging
 
-        from quoting.signals import revision_frozen
-
-        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
-        from .logs import redact_share_tokens
+        from proposals import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        from proposals.documents.signals import document_ready
+        from proposals.share.logs import redact_share_tokens
+        from quoting.quotes.signals import revision_frozen
 
         revision_frozen.connect(_retire_drafts, dispatch_uid="proposals.retire_drafts")
+        document_ready.connect(_pdf_ready_remembered, dispatch_uid="proposals.pdf_ready")
+        document_ready.connect(_signed_copies_made, dispatch_uid="proposals.signed_copies")
 
         # Share-link URLs carry the token: Django's request logs (404s, runserver, gunicorn's
         # access log) must never write it down.
@@ -30,7 +32,26 @@ class ProposalsConfig(AppConfig):
 
 
 def _retire_drafts(sender, *, revision, **kwargs) -> None:
-    """A revision was sent: the previews rendered while it was a draft are retired."""
-    from .services import proposals_retire_drafts
+    """A revision was sent: the previews rendered while it was a draft are retired, and its
+    sent PDFs are requested in every language (rendered once the send commits)."""
+    from proposals.documents.services import proposals_retire_drafts, proposals_sent_request
 
     proposals_retire_drafts(revision=revision)
+    proposals_sent_request(revision=revision)
+
+
+def _pdf_ready_remembered(sender, *, document, **kwargs) -> None:
+    """The share page stops asking the database whether this PDF is ready (after the commit)."""
+    from django.db import transaction
+
+    from proposals.share.pages import shared_pdf_ready_remember
+
+    revision, language = document.revision, document.language
+    transaction.on_commit(lambda: shared_pdf_ready_remember(revision=revision, language=language))
+
+
+def _signed_copies_made(sender, *, document, **kwargs) -> None:
+    """The accepted PDF is ready: the signed copies waiting for it are made now."""
+    from proposals.acceptance.services import signed_copies_waiting_for
+
+    signed_copies_waiting_for(document)

@@ -2,7 +2,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from .models import SignatureKind
+from proposals.models import SignatureKind
 
 
 class GenerateForm(forms.Form):
@@ -28,8 +28,8 @@ class ChosenKeysField(forms.Field):
         keys = [str(key) for key in (value or [])]
         if len(keys) > self.MAX_KEYS or any(len(key) > 36 for key in keys):
             raise forms.ValidationError(
-                _("This offer has no such optional item: choose among the optional items "
-                  "listed."))
+                _("This offer has no such optional item: choose among the optional items listed.")
+            )
         return keys
 
 
@@ -62,8 +62,15 @@ class AcceptForm(ChoiceForm):
     invoice_bank_account = forms.CharField(max_length=1000, required=False)
 
     SIGNED_FIELDS = (
-        "company", "signature_kind", "signature_text", "signature_data", "signer_timezone",
-        "po_number", "invoice_company", "invoice_tax_id", "invoice_address_phone",
+        "company",
+        "signature_kind",
+        "signature_text",
+        "signature_data",
+        "signer_timezone",
+        "po_number",
+        "invoice_company",
+        "invoice_tax_id",
+        "invoice_address_phone",
         "invoice_bank_account",
     )
 

@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quoting.models import Quote, QuoteRevision
+from quoting.quotes.models import Quote, QuoteRevision
 
 
 class DocumentStatus(models.TextChoices):
@@ -48,15 +48,17 @@ class ProposalDocument(models.Model):
     # A preview of a revision still being edited: "Draft — not an offer" on every page, never
     # served on a share link, never bound to an acceptance; retired when the revision is sent.
     is_draft = models.BooleanField(_("draft preview"), default=False)
-    # The fingerprint of the revision as the renderer read it (quoting.content_hash). A document
-    # is the sent PDF only if this equals the fingerprint stored when the revision was frozen.
-    content_sha256 = models.CharField(_("content fingerprint"), max_length=80, blank=True,
-                                      editable=False)
+    # The fingerprint of the revision as the renderer read it (quoting.quotes.content_hash). A
+    # document is the sent PDF only if this equals the fingerprint stored when the revision was
+    # frozen.
+    content_sha256 = models.CharField(
+        _("content fingerprint"), max_length=80, blank=True, editable=False
+    )
     # A fresh value per claim: a renderer whose claim was taken over (it was presumed dead)
     # cannot overwrite the result of the one that replaced it.
     claim = models.CharField(max_length=32, blank=True, editable=False)
     # Who holds the claim ("<host>:<pid>"): a job re-sent after its worker died, on the same
-    # host, sees the process is gone and takes over at once (proposals.claims).
+    # host, sees the process is gone and takes over at once (proposals.documents.claims).
     claimed_by = models.CharField(max_length=100, blank=True, editable=False)
     pdf = models.BinaryField(_("PDF"), null=True, blank=True, editable=False)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
@@ -137,7 +139,7 @@ class ShareLink(models.Model):
 
 
 class OpenKind(models.TextChoices):
-    """What an open of a share link turned out to be (proposals.engagement). Only REAL opens
+    """What an open of a share link turned out to be (proposals.share.engagement). Only REAL opens
     count as the customer reading: they tell the owner and fire quote.viewed."""
 
     REAL = "real", _("reader")
@@ -161,12 +163,12 @@ class LinkView(models.Model):
     browser = models.CharField(_("browser"), max_length=20, blank=True)
     os = models.CharField(_("system"), max_length=20, blank=True)
     is_mobile = models.BooleanField(_("mobile"), default=False)
-    kind = models.CharField(_("kind"), max_length=10, choices=OpenKind.choices,
-                            default=OpenKind.NO_SCRIPT)
+    kind = models.CharField(
+        _("kind"), max_length=10, choices=OpenKind.choices, default=OpenKind.NO_SCRIPT
+    )
     scanner = models.CharField(_("scanner"), max_length=40, blank=True)  # who, when known
     # Issued with the page, sent back by its beacons: they attach to this view only.
-    open_key = models.CharField(max_length=32, null=True, blank=True, unique=True,
-                                editable=False)
+    open_key = models.CharField(max_length=32, null=True, blank=True, unique=True, editable=False)
     script_ran = models.BooleanField(_("script ran"), default=False)
     seconds = models.PositiveIntegerField(_("reading time (s)"), default=0)
     sections = models.JSONField(_("seconds per section"), default=dict, blank=True)
@@ -194,11 +196,17 @@ class Acceptance(models.Model):
     """
 
     revision = models.OneToOneField(
-        QuoteRevision, on_delete=models.CASCADE, related_name="acceptance",
+        QuoteRevision,
+        on_delete=models.CASCADE,
+        related_name="acceptance",
         verbose_name=_("revision"),
     )
     link = models.ForeignKey(
-        ShareLink, on_delete=models.SET_NULL, null=True, blank=True, related_name="acceptances",
+        ShareLink,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="acceptances",
         verbose_name=_("share link"),
     )
     # Who, when, from what
@@ -209,21 +217,26 @@ class Acceptance(models.Model):
     # The signer's own time zone as their browser named it (IANA, e.g. "Asia/Shanghai"), so the
     # certificate can print the time they saw; empty when no script ran.
     signer_timezone = models.CharField(_("signer's time zone"), max_length=64, blank=True)
-    language = models.CharField(_("language"), max_length=10, choices=settings.LANGUAGES,
-                                blank=True)
+    language = models.CharField(
+        _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
+    )
     browser = models.CharField(_("browser"), max_length=20, blank=True)
     os = models.CharField(_("system"), max_length=20, blank=True)
     is_mobile = models.BooleanField(_("mobile"), default=False)
     user_agent = models.CharField(_("user agent"), max_length=400, blank=True)
     # The signature: drawn on a canvas, or typed and rendered; kept as the PNG shown.
-    signature_kind = models.CharField(_("signature"), max_length=10,
-                                      choices=SignatureKind.choices, blank=True)
+    signature_kind = models.CharField(
+        _("signature"), max_length=10, choices=SignatureKind.choices, blank=True
+    )
     signature_text = models.CharField(_("typed signature"), max_length=100, blank=True)
-    signature_png = models.BinaryField(_("signature image"), null=True, blank=True,
-                                       editable=False)
+    signature_png = models.BinaryField(_("signature image"), null=True, blank=True, editable=False)
     # The exact document accepted
     document = models.ForeignKey(
-        ProposalDocument, on_delete=models.PROTECT, null=True, blank=True, related_name="+",
+        ProposalDocument,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
         verbose_name=_("accepted PDF"),
     )
     document_sha256 = models.CharField(_("accepted PDF's SHA-256"), max_length=64, blank=True)
@@ -232,28 +245,35 @@ class Acceptance(models.Model):
     # the totals the server computed for that choice.
     chosen_alternative = models.CharField(_("chosen alternative"), max_length=100, blank=True)
     chosen_optional = models.JSONField(_("optional items included"), default=list, blank=True)
-    subtotal = models.DecimalField(_("subtotal"), max_digits=16, decimal_places=2, null=True,
-                                   blank=True)
-    discount_amount = models.DecimalField(_("discount"), max_digits=16, decimal_places=2,
-                                          null=True, blank=True)
+    subtotal = models.DecimalField(
+        _("subtotal"), max_digits=16, decimal_places=2, null=True, blank=True
+    )
+    discount_amount = models.DecimalField(
+        _("discount"), max_digits=16, decimal_places=2, null=True, blank=True
+    )
     net = models.DecimalField(_("net"), max_digits=16, decimal_places=2, null=True, blank=True)
-    tax_amount = models.DecimalField(_("VAT"), max_digits=16, decimal_places=2, null=True,
-                                     blank=True)
-    total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, null=True,
-                                blank=True)
+    tax_amount = models.DecimalField(
+        _("VAT"), max_digits=16, decimal_places=2, null=True, blank=True
+    )
+    total = models.DecimalField(_("total"), max_digits=16, decimal_places=2, null=True, blank=True)
     # Purchase details (#15 item 3)
     po_number = models.CharField(_("PO number"), max_length=64, blank=True)
     invoice_company = models.CharField(_("invoice company name"), max_length=200, blank=True)
-    invoice_tax_id = models.CharField(_("unified social credit code"), max_length=18,
-                                      blank=True)
-    invoice_address_phone = models.CharField(_("invoice address and phone"), max_length=300,
-                                             blank=True)
-    invoice_bank_account = models.CharField(_("invoice bank and account"), max_length=300,
-                                            blank=True)
+    invoice_tax_id = models.CharField(_("unified social credit code"), max_length=18, blank=True)
+    invoice_address_phone = models.CharField(
+        _("invoice address and phone"), max_length=300, blank=True
+    )
+    invoice_bank_account = models.CharField(
+        _("invoice bank and account"), max_length=300, blank=True
+    )
     # The signed copy, made by a worker
-    signed_status = models.CharField(_("signed copy"), max_length=10,
-                                     choices=DocumentStatus.choices,
-                                     default=DocumentStatus.PENDING, db_index=True)
+    signed_status = models.CharField(
+        _("signed copy"),
+        max_length=10,
+        choices=DocumentStatus.choices,
+        default=DocumentStatus.PENDING,
+        db_index=True,
+    )
     signed_attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     signed_error = models.CharField(_("error"), max_length=500, blank=True)
     signed_pdf = models.BinaryField(_("signed copy"), null=True, blank=True, editable=False)

@@ -5,19 +5,20 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from .claims import RENDER_TIMEOUT
-from .services import (
+from proposals.acceptance.services import signed_copies_requeue_stuck, signed_copy_make
+from proposals.documents.claims import RENDER_TIMEOUT
+from proposals.documents.services import (
     RenderBusy,
     RenderRetry,
     proposal_render,
     proposals_requeue_stuck,
-    signed_copies_requeue_stuck,
-    signed_copy_make,
+    proposals_sent_missing_request,
 )
 
 # A 200-line proposal renders in a few seconds; the limits only stop a runaway render. The hard
-# limit is the render timeout a claim is judged by (proposals.claims): past it no render of a
-# claim is still running. CELERY_BROKER_TRANSPORT_OPTIONS' visibility timeout (1 h) is well above.
+# limit is the render timeout a claim is judged by (proposals.documents.claims): past it no
+# render of a claim is still running. CELERY_BROKER_TRANSPORT_OPTIONS' visibility timeout (1 h)
+# is well above.
 TIME_LIMIT = int(RENDER_TIMEOUT.total_seconds())
 SOFT_TIME_LIMIT = TIME_LIMIT - 30
 
@@ -60,5 +61,7 @@ def signed_copy_task(self, acceptance_id: int) -> str | None:
 @shared_task(name="proposals.requeue_stuck", acks_late=True, soft_time_limit=60, time_limit=90)
 def proposals_requeue_stuck_task() -> int:
     """Every 5 minutes (CELERY_BEAT_SCHEDULE): idempotent, re-sends only what nobody renders
-    (proposal documents and signed copies)."""
-    return proposals_requeue_stuck() + signed_copies_requeue_stuck()
+    (proposal documents and signed copies), and requests the sent PDFs an open offer lacks."""
+    return (
+        proposals_requeue_stuck() + signed_copies_requeue_stuck() + proposals_sent_missing_request()
+    )

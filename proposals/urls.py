@@ -1,6 +1,7 @@
 from django.urls import path
 
-from . import views
+from proposals import views
+from proposals.share import views as shared
 
 app_name = "proposals"
 urlpatterns = [
@@ -13,20 +14,29 @@ urlpatterns = [
     path("proposals/<int:document_id>/status/", views.document_status, name="document-status"),
     path("proposals/<int:document_id>/pdf/", views.document_pdf, name="document-pdf"),
     path("quotes/<int:quote_id>/acceptance/", views.acceptance_panel, name="acceptance"),
-    path("quotes/<int:quote_id>/acceptance/signed.pdf", views.acceptance_signed_pdf,
-         name="acceptance-signed-pdf"),
-    path("quotes/<int:quote_id>/acceptance/signature.png", views.acceptance_signature,
-         name="acceptance-signature"),
-    # Customers (the token is the only key; every route checks it the same way)
-    path("p/<str:token>", views.shared_page, name="shared"),
-    path("p/<str:token>/pdf", views.shared_pdf, name="shared-pdf"),
-    path("p/<str:token>/drawing", views.shared_drawing, name="shared-drawing"),
-    path("p/<str:token>/drawing.svg", views.shared_drawing_svg, name="shared-drawing-svg"),
-    path("p/<str:token>/accept", views.shared_accept, name="shared-accept"),
-    path("p/<str:token>/price", views.shared_price, name="shared-price"),
-    path("p/<str:token>/signed.pdf", views.shared_signed_pdf, name="shared-signed-pdf"),
-    path("p/<str:token>/decline", views.shared_decline, name="shared-decline"),
-    path("p/<str:token>/beacon", views.shared_beacon, name="shared-beacon"),
-    path("p/<str:token>/signature.png", views.shared_signature_preview,
-         name="shared-signature-preview"),
+    path(
+        "quotes/<int:quote_id>/acceptance/signed.pdf",
+        views.acceptance_signed_pdf,
+        name="acceptance-signed-pdf",
+    ),
+    path(
+        "quotes/<int:quote_id>/acceptance/signature.png",
+        views.acceptance_signature,
+        name="acceptance-signature",
+    ),
+    # Customers (the token is the only key; every route checks it the same way: share.guard)
+    path("p/<str:token>", shared.shared_page, name="shared"),
+    path("p/<str:token>/pdf", shared.shared_pdf, name="shared-pdf"),
+    path("p/<str:token>/drawing", shared.shared_drawing, name="shared-drawing"),
+    path("p/<str:token>/drawing.svg", shared.shared_drawing_svg, name="shared-drawing-svg"),
+    path("p/<str:token>/accept", shared.shared_accept, name="shared-accept"),
+    path("p/<str:token>/price", shared.shared_price, name="shared-price"),
+    path("p/<str:token>/signed.pdf", shared.shared_signed_pdf, name="shared-signed-pdf"),
+    path("p/<str:token>/decline", shared.shared_decline, name="shared-decline"),
+    path("p/<str:token>/beacon", shared.shared_beacon, name="shared-beacon"),
+    path(
+        "p/<str:token>/signature.png",
+        shared.shared_signature_preview,
+        name="shared-signature-preview",
+    ),
 ]

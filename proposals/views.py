@@ -1,76 +1,36 @@
-"""Staff views (the proposal panel on a quote) and the customer's share-link pages."""
+"""Staff views: the proposal panel on a quote (documents, share links, the acceptance)."""
 
 from __future__ import annotations
 
-import logging
-from urllib.parse import urlencode
-
 from django.contrib.auth.decorators import login_required
-from django.forms.utils import ErrorDict
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.safestring import mark_safe
-from django.utils.translation import gettext
-from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_POST, require_safe
+from django.views.decorators.http import require_GET, require_POST
 
-from quoting.errors import InvalidValue, QuoteError
-from quoting.models import QuoteEvent, QuoteStatus, VatZone
-from quoting.selectors import OfferChoice, offer_choice, quotes_visible_to
-
-from .engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
-from .forms import AcceptForm, ChoiceForm, DeclineForm, GenerateForm, ShareLinkForm
-from .guard import shared_route
-from .models import Acceptance, DocumentStatus, ProposalDocument, ShareLink
-from .selectors import (
+from proposals.acceptance.selectors import (
     acceptance_for,
-    acceptance_of,
     chosen_configuration,
-    document_for,
-    document_ready_for,
-    documents_visible_to,
-    offer_state,
-    revision_drawing,
-    revision_has_drawing,
-    revision_shared,
-    share_links_for_panel,
 )
-from .services import (
-    link_view_beacon,
-    link_view_record,
-    proposal_request,
-    share_accept,
-    share_decline,
+from proposals.documents.selectors import documents_visible_to
+from proposals.documents.services import proposal_request
+from proposals.forms import GenerateForm, ShareLinkForm
+from proposals.models import Acceptance, DocumentStatus, ProposalDocument, ShareLink
+from proposals.share.selectors import share_links_for_panel
+from proposals.share.services import (
     share_link_create,
     share_link_revoke,
 )
-from .share import (
-    SharedBody,
-    choice_figures,
-    shared_body_render,
-    shared_cached,
-    shared_choice_render,
-    shared_page_remember,
-    shared_pdf_ready_remember,
-)
-from .signature import TYPED_SIGNATURE_MAX, signature_typed_png
-
-logger = logging.getLogger(__name__)
+from proposals.share.views import _pdf_response, _signed_copy_response
+from quoting.errors import QuoteError
+from quoting.quotes.models import QuoteEvent, QuoteStatus
+from quoting.quotes.selectors import quotes_visible_to
 
 # --- staff ---------------------------------------------------------------------------------------
 
 
 def _quote(request: HttpRequest, quote_id: int):
     return get_object_or_404(quotes_visible_to(user=request.user), pk=quote_id)
-
-
-def _pdf_response(document: ProposalDocument) -> HttpResponse:
-    response = HttpResponse(bytes(document.pdf), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="{document.filename}"'
-    response["Content-Length"] = str(document.size)
-    return response
 
 
 def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, error: str = ""):
@@ -111,8 +71,7 @@ def _accepted_configuration(quote, answer):
     """What the customer chose when they accepted through a link, beside the quote as sent."""
     if answer is None or answer.details.get("after") != QuoteStatus.ACCEPTED:
         return None
-    acceptance = (Acceptance.objects.filter(revision__quote=quote)
-                  .select_related("revision").first())
+    acceptance = Acceptance.objects.filter(revision__quote=quote).select_related("revision").first()
     return None if acceptance is None else chosen_configuration(acceptance)
 
 
@@ -160,14 +119,6 @@ def document_pdf(request: HttpRequest, document_id: int) -> HttpResponse:
     return _pdf_response(document)
 
 
-def _signed_copy_response(acceptance) -> HttpResponse:
-    quote = acceptance.revision.quote
-    response = HttpResponse(bytes(acceptance.signed_pdf), content_type="application/pdf")
-    response["Content-Disposition"] = (
-        f'attachment; filename="{quote.number}-{acceptance.revision.label}-signed.pdf"')
-    return response
-
-
 def _staff_acceptance(request: HttpRequest, quote_id: int):
     acceptance = acceptance_for(quote=_quote(request, quote_id))
     if acceptance is None:
@@ -180,8 +131,11 @@ def _staff_acceptance(request: HttpRequest, quote_id: int):
 def acceptance_panel(request: HttpRequest, quote_id: int) -> HttpResponse:
     """The Acceptance part of the panel, polled while the signed copy is being made."""
     acceptance = _staff_acceptance(request, quote_id)
-    return render(request, "proposals/_acceptance.html",
-                  {"acceptance": acceptance, "quote": acceptance.revision.quote})
+    return render(
+        request,
+        "proposals/_acceptance.html",
+        {"acceptance": acceptance, "quote": acceptance.revision.quote},
+    )
 
 
 @login_required
@@ -231,349 +185,3 @@ def share_link_cancel(request: HttpRequest, link_id: int) -> HttpResponse:
     )
     share_link_revoke(link=link, user=request.user)
     return _panel(request, _quote(request, link.quote_id))
-
-
-# --- customers -----------------------------------------------------------------------------------
-
-
-def _pdf_ready(revision, language: str, known: bool) -> bool:
-    if known:
-        return True
-    # Asked for on every view until it exists; a frozen revision is never rendered twice.
-    document = document_for(revision=revision, language=language)
-    if document is None:
-        document = proposal_request(revision=revision, user=None, language=language)
-        document.refresh_from_db(fields=["status"])  # rendered already, when Celery runs eagerly
-    if document.status == "ready":
-        shared_pdf_ready_remember(revision=revision, language=language)
-        return True
-    return False
-
-
-def _shared_page(request, link, *, status=200, accept_form=None, decline_form=None, error="",
-                 revision=None, choice=None, open_key=""):
-    revision = revision or revision_shared(link=link)
-    if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
-        raise Http404
-    language = request.share_language
-    state = offer_state(quote=link.quote, revision=revision)
-    answered = request.GET.get("answered") == "1"
-    plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
-    kept = shared_cached(revision=revision, language=language, state=state)
-    if plain and kept.page is not None:
-        return HttpResponse(kept.page.for_link(_base(request), open_key))
-    body = kept.body or shared_body_render(revision=revision, language=language)
-    pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
-    # No request context: its processors (the user, messages) have nothing for a customer.
-    # The link's own path is the body's marker until the page is served (one page, any link).
-    html = render_to_string(
-        "proposals/shared_page.html",
-        {
-            "quote": link.quote,
-            "revision": revision,
-            "content": mark_safe(body.html),  # noqa: S308 - our template's output, autoescaped
-            "base": body.marker,
-            "open_marker": body.open_marker,
-            "language": language,
-            "languages": SHARE_LANGUAGES,
-            "pdf_ready": pdf_ready,
-            "open": state == "open",
-            "state": state,
-            "accept_form": accept_form,
-            "decline_form": decline_form,
-            "error": error,
-            "answered": answered,
-            **_choice_shown(revision, language, body, choice, accept_form),
-            **_accepted_shown(revision, state),
-            "show_fapiao": _asks_fapiao(link.quote, language),
-        },
-    )
-    page = SharedBody(html=html, marker=body.marker, has_drawing=body.has_drawing,
-                      choice=body.choice)
-    if plain:
-        shared_page_remember(revision=revision, language=language, state=state,
-                             pdf_ready=pdf_ready, page=page)
-    return HttpResponse(page.for_link(_base(request), open_key), status=status)
-
-
-def _accepted_shown(revision, state: str) -> dict:
-    """An accepted offer restates what was accepted, by whom and when: the customer reads the
-    configuration they signed, not the offer as sent. Read once: the accepted page is kept."""
-    if state != QuoteStatus.ACCEPTED:
-        return {}
-    acceptance = acceptance_of(revision=revision)
-    if acceptance is None:  # accepted before links recorded acceptances, or by sales
-        return {}
-    return {"acceptance": acceptance, "configuration": chosen_configuration(acceptance)}
-
-
-# --- the customer's choice of alternative and optional items (#15 item 2) ------------------------
-
-
-def _choice_shown(revision, language: str, body: SharedBody, choice, accept_form) -> dict:
-    """The choice block: the body's own (as quoted) on a plain page; with the customer's picks
-    when the page answers a recalculation or shows the accept form again."""
-    if not body.choice:
-        return {"choice_html": ""}
-    html, total = body.choice, None
-    if choice is not None or accept_form is not None:
-        data = accept_form.data if accept_form is not None else {}
-        alternative = choice.alternative if choice else data.get("alternative", "")
-        keys = choice.optional_keys if choice else data.getlist("optional")
-        errors = accept_form.errors if accept_form is not None else {}
-        html = shared_choice_render(
-            revision=revision, language=language, base=body.marker, alternative=alternative,
-            optional_keys=keys,
-            error=" ".join([*errors.get("alternative", []), *errors.get("optional", [])]))
-    if choice is not None:
-        total = choice_figures(choice, currency=revision.quote.currency,
-                               language=language)["total"]
-    return {"choice_html": mark_safe(html),  # noqa: S308 - our template's output, autoescaped
-            "chosen_total": total}
-
-
-def _picked(request: HttpRequest, link: ShareLink, data) -> tuple[object, OfferChoice]:
-    """(the revision shown, the customer's choice of it) from `data` (a query or a form);
-    raises InvalidValue for a choice the revision does not offer."""
-    form = ChoiceForm(data)
-    if not form.is_valid():
-        field, errors = next(iter(form.errors.items()))
-        raise InvalidValue(" ".join(errors), field=field)
-    revision = link.revision_shown
-    if revision is None:
-        raise Http404
-    asked = (data.get("revision") or "").strip()
-    if asked and asked != str(revision.number):
-        raise InvalidValue(
-            gettext("This revision has been replaced by a newer one, so it can no longer be "
-                    "answered. Reload the page to read the current offer."), field="revision")
-    revision.refresh_from_db(fields=["discount_percent", "tax_percent"])  # not read with the link
-    return revision, offer_choice(revision=revision, alternative=form.cleaned_data["alternative"],
-                                  optional_keys=form.cleaned_data["optional"])
-
-
-@require_GET
-@shared_route
-def shared_price(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """GET /p/<token>/price?alternative=<name>&optional=<key>...: the totals of that choice,
-    computed here (the page's script only shows them), formatted in the page's language."""
-    try:
-        revision, choice = _picked(request, link, request.GET)
-    except InvalidValue as exc:
-        return JsonResponse({"error": exc.message, "field": exc.field}, status=400)
-    return JsonResponse({
-        "revision": revision.number,
-        "alternative": choice.alternative,
-        "optional": choice.optional_keys,
-        "currency": link.quote.currency,
-        "amounts": {name: f"{getattr(choice.totals, name):.2f}"
-                    for name in ("subtotal", "discount", "net", "tax", "total")},
-        "figures": choice_figures(choice, currency=link.quote.currency,
-                                  language=request.share_language),
-    })
-
-
-def _asks_fapiao(quote, language: str) -> bool:
-    """Chinese readers and mainland customers are asked for fapiao details (any customer may
-    give them: the service accepts them from everyone)."""
-    return language == "zh-hans" or quote.customer.vat_zone == VatZone.CHINA
-
-
-# Each language named in itself: a reader finds their own whatever the page's language.
-SHARE_LANGUAGES = (("en", "English"), ("zh-hans", "中文"))
-
-
-@require_safe
-@shared_route
-def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = link.revision_shown  # read with the link, in the same query
-    open_key = link_view_record(link=link, user_agent=request.headers.get("User-Agent", ""),
-                                revision=revision, method=request.method)
-    if request.method == "HEAD":  # a link checker: counted apart, nothing to render
-        return HttpResponse(content_type="text/html; charset=utf-8")
-    return _shared_page(request, link, revision=revision, open_key=open_key)
-
-
-# sendBeacon cannot send a CSRF token, and the page sends no cookie: the token in the URL is the
-# check, as for the answers below. A beacon changes nothing but the reading time of its own open.
-@csrf_exempt
-@require_POST
-@shared_route(quiet=True)
-def shared_beacon(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """Reading time from the page's script (proposals.engagement): 204 whatever became of it,
-    400 for a malformed beacon, 413 for an oversized one; nothing recorded for either."""
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > BEACON_MAX_BYTES:
-        return HttpResponse(status=413)  # not read at all
-    try:
-        beacon = beacon_parse(request.read(BEACON_MAX_BYTES + 1))
-    except BeaconRefused as exc:
-        return HttpResponse(status=exc.status)
-    link_view_beacon(link=link, beacon=beacon)
-    return HttpResponse(status=204)
-
-
-@require_GET
-@shared_route
-def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    revision = link.revision_shown
-    language = request.share_language
-    document = document_ready_for(revision=revision, language=language)
-    if document is None:
-        proposal_request(revision=revision, user=None, language=language)
-        return _not_ready_yet(request, "proposal PDF", revision)
-    return _pdf_response(document)
-
-
-# How long the wait page waits before it asks again (its meta refresh and Retry-After).
-WAIT_SECONDS = 5
-
-
-def _not_ready_yet(request: HttpRequest, what: str, revision) -> HttpResponse:
-    """202: the PDF is on its way (routine, logged at INFO, not a 5xx an alert would count); the
-    page asks again by itself. 503 stays for real outages."""
-    logger.info("%s of %s %s not ready yet: the wait page is served", what,
-                revision.quote.number, revision.label)
-    response = render(request, "proposals/shared_pdf_wait.html",
-                      {"base": _base(request), "language": request.share_language,
-                       "wait_seconds": WAIT_SECONDS}, status=202)
-    response["Retry-After"] = str(WAIT_SECONDS)
-    response["Cache-Control"] = "no-store"
-    return response
-
-
-@require_GET
-@shared_route
-def shared_signed_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """The signed copy, for the customer once they accepted (any of the quote's live links)."""
-    acceptance = acceptance_for(quote=link.quote)
-    if acceptance is None:
-        raise Http404
-    if acceptance.signed_status == DocumentStatus.FAILED:  # a real failure: sales must act
-        response = render(request, "proposals/shared_pdf_wait.html",
-                          {"base": _base(request), "language": request.share_language},
-                          status=503)
-        response["Retry-After"] = "3600"
-        return response
-    if acceptance.signed_status != DocumentStatus.READY:
-        return _not_ready_yet(request, "signed copy", acceptance.revision)
-    acceptance.refresh_from_db(fields=["signed_pdf"])
-    return _signed_copy_response(acceptance)
-
-
-@require_GET
-@shared_route
-def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """The fabric drawing on a page of its own, at full size (the proposal shows it small)."""
-    revision = link.revision_shown
-    if not revision_has_drawing(revision=revision):
-        raise Http404
-    return render(request, "proposals/shared_drawing.html", {
-        "revision": revision, "quote": link.quote, "base": _base(request),
-        "language": request.share_language})
-
-
-@require_GET
-@shared_route
-def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    drawing = revision_drawing(revision=link.revision_shown)
-    if not drawing:
-        raise Http404
-    return HttpResponse(drawing, content_type="image/svg+xml; charset=utf-8")
-
-
-@require_GET
-@shared_route(quiet=True)
-def shared_signature_preview(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """GET /p/<token>/signature.png?text=...: a typed signature drawn exactly as the acceptance
-    will store and the certificate will print it (signature_typed_png), for the accept form's
-    preview; 400 for no text or more than the form allows. Records nothing."""
-    text = " ".join(request.GET.get("text", "").split())
-    if not text or len(text) > TYPED_SIGNATURE_MAX:
-        return HttpResponse(status=400)
-    return HttpResponse(signature_typed_png(text), content_type="image/png")
-
-
-def _base(request: HttpRequest) -> str:
-    return "/".join(request.path.split("/")[:3])  # /p/<token>, whichever route was asked
-
-
-def _back(request: HttpRequest, **query) -> str:
-    return _base(request) + "?" + urlencode({**query, "lang": request.share_language})
-
-
-def _answer(request, link, form_class, service, fields):
-    form = form_class(request.POST)
-    forms = {"accept_form": None, "decline_form": None}
-    if not form.is_valid():
-        forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
-        return _shared_page(request, link, status=400, **forms)
-    try:
-        service(link=link, revision_number=form.cleaned_data["revision"], **fields(form))
-    except QuoteError as exc:
-        if exc.status_code == 400:  # a value at fault: the form again, as filled, with why
-            forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
-        return _shared_page(request, link, status=exc.status_code, error=exc.message,
-                            **forms)
-    return redirect(_back(request, answered=1))
-
-
-# Referrer-Policy: no-referrer makes browsers send "Origin: null" with these forms, which Django's
-# CSRF check refuses. The token in the URL is the defence instead: a forged cross-site POST would
-# need it, and whoever holds it can open the link and answer anyway.
-@csrf_exempt
-@require_POST
-@shared_route
-def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    if request.POST.get("recalculate"):  # the choice's totals without script: nothing recorded
-        return _shared_recalculated(request, link)
-    return _answer(
-        request,
-        link,
-        AcceptForm,
-        share_accept,
-        fields=lambda f: {
-            "name": f.cleaned_data["name"],
-            "title": f.cleaned_data["title"],
-            "agreed": f.cleaned_data["agreed"],
-            "user_agent": request.headers.get("User-Agent", ""),
-            "language": request.share_language,
-            "alternative": f.cleaned_data["alternative"],
-            "optional": f.cleaned_data["optional"],
-            **{name: f.cleaned_data[name] for name in AcceptForm.SIGNED_FIELDS},
-        },
-    )
-
-
-def _shared_recalculated(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """The page again with the chosen totals and the accept form as it was filled in."""
-    form = AcceptForm(request.POST)
-    form._errors = ErrorDict()  # nothing was sent to be accepted: no "required" under the fields
-    try:
-        revision, choice = _picked(request, link, request.POST)
-    except InvalidValue as exc:
-        return _shared_page(request, link, status=400, error=exc.message, accept_form=form)
-    return _shared_page(request, link, revision=revision, choice=choice, accept_form=form)
-
-
-@csrf_exempt
-@require_POST
-@shared_route
-def shared_decline(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    """Declining takes two steps: the first answers a page asking to confirm (no script needed);
-    only the confirmed form is recorded."""
-    form = DeclineForm(request.POST)
-    if form.is_valid() and not form.cleaned_data["confirmed"]:
-        return render(request, "proposals/shared_decline_confirm.html", {
-            "quote": link.quote, "revision": link.revision_shown, "form": form,
-            "base": _base(request), "language": request.share_language})
-    return _answer(
-        request,
-        link,
-        DeclineForm,
-        share_decline,
-        fields=lambda f: {"reason": f.cleaned_data["reason"]},
-    )

@@ -4,22 +4,11 @@ does not run the quote rules, so quotes, revisions and lines are read-only here)
 from django import forms
 from django.contrib import admin
 
-from .errors import InvalidValue
-from .models import (
-    Approval,
-    Contact,
-    Customer,
-    FxRate,
-    Project,
-    Quote,
-    QuoteEvent,
-    QuoteLine,
-    QuoteRevision,
-    SavedDesign,
-    TcoScenario,
-    Team,
-)
-from .services.customers import project_customer_check
+from quoting.customers.models import Contact, Customer, Project, Team
+from quoting.customers.services import project_customer_check
+from quoting.designs.models import FxRate, SavedDesign, TcoScenario
+from quoting.errors import InvalidValue
+from quoting.quotes.models import Approval, Quote, QuoteEvent, QuoteLine, QuoteRevision
 
 
 class ReadOnlyInline(admin.TabularInline):

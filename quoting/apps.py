@@ -7,4 +7,4 @@ class QuotingConfig(AppConfig):
     verbose_name = _("Quoting")
 
     def ready(self) -> None:
-        from . import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        from quoting.quotes import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)

@@ -41,8 +41,10 @@ def _redis_db_per_worker() -> None:
     base = int(parts.path.strip("/") or 0)
     number = base + int(worker[2:])
     if number > 15:
-        raise pytest.UsageError(f"worker {worker} would need Redis database {number} (of 0-15): "
-                                f"start REDIS_URL at a lower database than {base}, or run fewer")
+        raise pytest.UsageError(
+            f"worker {worker} would need Redis database {number} (of 0-15): "
+            f"start REDIS_URL at a lower database than {base}, or run fewer"
+        )
     url = urlunsplit(parts._replace(path=f"/{number}"))
     os.environ["REDIS_URL"] = url
 
@@ -51,8 +53,10 @@ def _redis_db_per_worker() -> None:
     from django.core.cache import caches, close_caches
 
     settings.REDIS_URL = settings.CELERY_BROKER_URL = settings.CELERY_RESULT_BACKEND = url
-    settings.CACHES = {**settings.CACHES,
-                       "default": {**settings.CACHES["default"], "LOCATION": url}}
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {**settings.CACHES["default"], "LOCATION": url},
+    }
     # What Django's own setting_changed receiver does for CACHES (django.test.signals).
     close_caches()
     caches._settings = caches.settings = caches.configure_settings(None)
@@ -84,6 +88,7 @@ def fake_dns():
 
     `"*"` answers every other name; an empty list is a name that does not exist.
     """
+
     def stub(answers: dict[str, list[str]]) -> None:
         network_guard.fake_names.update({name.lower(): list(a) for name, a in answers.items()})
 
@@ -185,9 +190,14 @@ class CatalogSnapshot:
 
 def _fields(row) -> dict:
     """A row's own values: no key, no foreign key, no timestamp (set again on insert)."""
-    return {f.attname: getattr(row, f.attname) for f in row._meta.concrete_fields
-            if not f.primary_key and not f.is_relation and not getattr(f, "auto_now", False)
-            and not getattr(f, "auto_now_add", False)}
+    return {
+        f.attname: getattr(row, f.attname)
+        for f in row._meta.concrete_fields
+        if not f.primary_key
+        and not f.is_relation
+        and not getattr(f, "auto_now", False)
+        and not getattr(f, "auto_now_add", False)
+    }
 
 
 @pytest.fixture(scope="session")
@@ -209,24 +219,36 @@ def catalog_snapshot(django_db_setup, django_db_blocker) -> CatalogSnapshot | No
     with django_db_blocker.unblock(), translation.override("en"), transaction.atomic():
         counts = {model: model.objects.count() for model in apps.get_models()}
         if any(counts[model] for model in catalog):  # e.g. a --reuse-db database left so
-            warnings.warn("the test database's catalog is not empty: `seeded` imports the CSV "
-                          "in every test (slow)", stacklevel=1)
+            warnings.warn(
+                "the test database's catalog is not empty: `seeded` imports the CSV "
+                "in every test (slow)",
+                stacklevel=1,
+            )
             return None
         result = catalog_load_seed()
-        others = [model.__name__ for model in apps.get_models()
-                  if model not in catalog and model.objects.count() != counts[model]]
+        others = [
+            model.__name__
+            for model in apps.get_models()
+            if model not in catalog and model.objects.count() != counts[model]
+        ]
         snapshot = CatalogSnapshot(
             result=result,
             price_lists=[_fields(p) for p in PriceList.objects.order_by("pk")],
             products=[_fields(p) for p in Product.objects.order_by("pk")],
-            prices=[(i.price_list.name, i.product.part_number, _fields(i)) for i in
-                    PriceListItem.objects.select_related("price_list", "product").order_by("pk")],
+            prices=[
+                (i.price_list.name, i.product.part_number, _fields(i))
+                for i in PriceListItem.objects.select_related("price_list", "product").order_by(
+                    "pk"
+                )
+            ],
         )
         transaction.set_rollback(True)
     if others:
-        warnings.warn(f"catalog_load_seed() also wrote {others}: `seeded` imports the CSV in "
-                      "every test (slow) until tests/conftest.py's catalog_snapshot keeps them",
-                      stacklevel=1)
+        warnings.warn(
+            f"catalog_load_seed() also wrote {others}: `seeded` imports the CSV in "
+            "every test (slow) until tests/conftest.py's catalog_snapshot keeps them",
+            stacklevel=1,
+        )
         return None
     return snapshot
 
@@ -240,15 +262,29 @@ def seeded(db, catalog_snapshot):
     from catalog.models import PriceList, PriceListItem, Product
     from catalog.services import WRITE_BATCH, catalog_load_seed
 
-    if (catalog_snapshot is None or Product.objects.exists() or PriceList.objects.exists()
-            or PriceListItem.objects.exists()):
+    if (
+        catalog_snapshot is None
+        or Product.objects.exists()
+        or PriceList.objects.exists()
+        or PriceListItem.objects.exists()
+    ):
         return catalog_load_seed()
     snap = catalog_snapshot
-    lists = {p.name: p for p in PriceList.objects.bulk_create(
-        [PriceList(**row) for row in snap.price_lists])}
-    products = {p.part_number: p for p in Product.objects.bulk_create(
-        [Product(**row) for row in snap.products], batch_size=WRITE_BATCH)}
+    lists = {
+        p.name: p
+        for p in PriceList.objects.bulk_create([PriceList(**row) for row in snap.price_lists])
+    }
+    products = {
+        p.part_number: p
+        for p in Product.objects.bulk_create(
+            [Product(**row) for row in snap.products], batch_size=WRITE_BATCH
+        )
+    }
     PriceListItem.objects.bulk_create(
-        [PriceListItem(price_list=lists[name], product=products[part], **row)
-         for name, part, row in snap.prices], batch_size=WRITE_BATCH)
+        [
+            PriceListItem(price_list=lists[name], product=products[part], **row)
+            for name, part, row in snap.prices
+        ],
+        batch_size=WRITE_BATCH,
+    )
     return replace(snap.result, currencies=list(snap.result.currencies))

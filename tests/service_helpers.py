@@ -17,25 +17,56 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager
-def celery_worker(*, redis_url: str, database_url: str | None = None, concurrency: int = 1,
-                  queue: str | None = None, extra_env: dict | None = None
-                  ) -> Iterator[tuple[subprocess.Popen, str]]:
+def celery_worker(
+    *,
+    redis_url: str,
+    database_url: str | None = None,
+    concurrency: int = 1,
+    queue: str | None = None,
+    extra_env: dict | None = None,
+) -> Iterator[tuple[subprocess.Popen, str]]:
     """Start `celery -A portal worker` (prefork) on its own queue; stop it on exit.
 
     Yields the process and the queue name; send tasks with `queue=` so that no other worker on
     the machine picks them up.
     """
     queue = queue or f"test-{uuid.uuid4().hex[:10]}"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "portal.settings.base",
-           "REDIS_URL": redis_url, "DEBUG": "true", **(extra_env or {})}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "portal.settings.base",
+        "REDIS_URL": redis_url,
+        "DEBUG": "true",
+        **(extra_env or {}),
+    }
     if database_url:
         env["DATABASE_URL"] = database_url
     process = subprocess.Popen(  # noqa: S603 - fixed argv, our own interpreter
-        [sys.executable, "-m", "celery", "-A", "portal", "worker", "--pool", "prefork",
-         "--concurrency", str(concurrency), "--queues", queue, "--without-gossip",
-         "--without-mingle", "--without-heartbeat", "--loglevel", "WARNING",
-         "--hostname", f"{queue}@%h"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "portal",
+            "worker",
+            "--pool",
+            "prefork",
+            "--concurrency",
+            str(concurrency),
+            "--queues",
+            queue,
+            "--without-gossip",
+            "--without-mingle",
+            "--without-heartbeat",
+            "--loglevel",
+            "WARNING",
+            "--hostname",
+            f"{queue}@%h",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         yield process, queue
@@ -88,9 +119,21 @@ class ThrowawayRedis:
         import redis
 
         self.process = subprocess.Popen(  # noqa: S603 - fixed argv
-            [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                REDIS_SERVER,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
 
@@ -114,17 +157,29 @@ class ThrowawayRedis:
 def django_env(**variables: str) -> dict[str, str]:
     """The environment of a portal subprocess: base settings, DEBUG off, nothing inherited that
     would point it at the suite's own services."""
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")}
-    return {**env, "DJANGO_SETTINGS_MODULE": "portal.settings.base", "DEBUG": "false",
-            "PYTHONPATH": str(ROOT), **variables}
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DEBUG")
+    }
+    return {
+        **env,
+        "DJANGO_SETTINGS_MODULE": "portal.settings.base",
+        "DEBUG": "false",
+        "PYTHONPATH": str(ROOT),
+        **variables,
+    }
 
 
 def run_django(code: str, env: dict[str, str], timeout: float = 120) -> str:
     """Run `code` in a fresh interpreter after django.setup(); returns its stdout."""
     done = subprocess.run(  # noqa: S603 - our own interpreter and code
         [sys.executable, "-c", f"import django; django.setup()\n{code}"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
     if done.returncode:
         raise RuntimeError(f"subprocess failed:\n{done.stdout}\n{done.stderr}")
@@ -148,10 +203,27 @@ def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
     quiet = ["--no-control-socket"] if "control_socket_disable" in config.Config().settings else []
     with open(log, "w") as sink:
         process = subprocess.Popen(  # noqa: S603 - fixed argv, our own interpreter
-            [sys.executable, "-m", "gunicorn", "portal.wsgi", "--bind", f"127.0.0.1:{port}",
-             "--workers", "1", "--timeout", "60", "--access-logfile", "-",
-             "--error-logfile", "-", *quiet],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "portal.wsgi",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "1",
+                "--timeout",
+                "60",
+                "--access-logfile",
+                "-",
+                "--error-logfile",
+                "-",
+                *quiet,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
         )
 
     def listening() -> bool:
@@ -171,8 +243,15 @@ def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
         process_stop(process)
 
 
-def http_call(base: str, method: str, path: str, *, headers: dict | None = None,
-              body: bytes | None = None, timeout: float = 60):
+def http_call(
+    base: str,
+    method: str,
+    path: str,
+    *,
+    headers: dict | None = None,
+    body: bytes | None = None,
+    timeout: float = 60,
+):
     """One request, as sent (the path is not re-encoded); returns (status, headers, body,
     seconds)."""
     import http.client

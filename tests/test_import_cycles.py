@@ -87,9 +87,14 @@ def _graph() -> dict[str, set[str]]:
     modules = _modules()
     graph = {name: _imported(name, path, modules) for name, path in modules.items()}
     # A package's __init__ importing its own submodules is how packages export: not an edge back.
-    return {name: {t for t in targets if not (t.startswith(name + ".") and
-                                              modules[name].name == "__init__.py")}
-            for name, targets in graph.items()}
+    return {
+        name: {
+            t
+            for t in targets
+            if not (t.startswith(name + ".") and modules[name].name == "__init__.py")
+        }
+        for name, targets in graph.items()
+    }
 
 
 def test_no_module_imports_itself_back_even_from_inside_a_function():

@@ -115,7 +115,8 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     # A database out of reach answers 503 within seconds (portal.middleware), not a hang.
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 5))
+        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 5)
+    )
     # QuerySet.iterator() fetches in one go instead of through a server-side cursor (DECLARE,
     # FETCH, FETCH, CLOSE: four round trips). Its only users are the forms' model choice lists
     # (a few dozen customers or owners in a filter's dropdown), where a cursor was most of the
@@ -130,14 +131,20 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
     _prepare_after = (os.environ.get("DB_PREPARE_THRESHOLD") or "5").strip().lower()
     if _prepare_after not in ("off", "none"):
         DATABASES["default"]["OPTIONS"].update(
-            server_side_binding=True, prepare_threshold=int(_prepare_after))
+            server_side_binding=True, prepare_threshold=int(_prepare_after)
+        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
     # Acts as an empty cache while Redis is down (rate limits open), never as an error.
-    CACHES = {"default": {"BACKEND": "portal.cache.ForgivingRedisCache", "LOCATION": REDIS_URL,
-                          "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1}}}
+    CACHES = {
+        "default": {
+            "BACKEND": "portal.cache.ForgivingRedisCache",
+            "LOCATION": REDIS_URL,
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+        }
+    }
     # Sessions read from Redis (a query less per signed-in page), written through to the
     # database, which still answers while Redis is down. Only with a cache all workers share:
     # with a per-process one a sign-out would not reach the other workers.
@@ -167,7 +174,7 @@ AXES_CLIENT_IP_CALLABLE = "portal.clients.client_address"
 
 # Staff pages: scripts and styles from our own static files, or inline only with the per-request
 # nonce; no eval (htmx runs with allowEval off). The share page (/p/<token>) sets its own,
-# stricter policy in proposals/guard.py, which this middleware leaves as it is.
+# stricter policy in proposals/share/guard.py, which this middleware leaves as it is.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": [SELF],
@@ -216,22 +223,24 @@ REST_FRAMEWORK = {
         "integrations.auth.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated",
-                                   "integrations.auth.TokenScopePermission"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "integrations.auth.TokenScopePermission",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     # DRF's JSON parser with a nesting limit; form and multipart as DRF's defaults.
     "DEFAULT_PARSER_CLASSES": [
-        "integrations.parsers.DepthLimitedJSONParser",
+        "portal.api.parsers.DepthLimitedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    "DEFAULT_PAGINATION_CLASS": "portal.pagination.PortalPagination",
+    "DEFAULT_PAGINATION_CLASS": "portal.api.pagination.PortalPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "COERCE_DECIMAL_TO_STRING": True,
     "DEFAULT_THROTTLE_CLASSES": ["integrations.auth.TokenRateThrottle"],
     "DEFAULT_THROTTLE_RATES": {"api_token": os.environ.get("API_RATE", "3000/hour")},
-    "EXCEPTION_HANDLER": "quoting.api.exceptions.api_exception_handler",
+    "EXCEPTION_HANDLER": "portal.api.exceptions.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FabricQuote API",
@@ -247,8 +256,8 @@ SPECTACULAR_SETTINGS = {
 SPECTACULAR_SETTINGS["DESCRIPTION"] += (
     "\n\nAuthentication: `Authorization: Bearer <token>` (read tokens may only GET), or the "
     "browser session with CSRF.\n\nErrors have one shape: a 400 is an object of field names "
-    "to lists of messages (`{\"company\": [\"This field is required.\"]}`); every other error "
-    "is `{\"detail\": \"message\"}`, or `{\"field\": [\"message\"]}` when a rule names the "
+    'to lists of messages (`{"company": ["This field is required."]}`); every other error '
+    'is `{"detail": "message"}`, or `{"field": ["message"]}` when a rule names the '
     "field at fault (a stale `version` for 412). Quote writes need `If-Match` with the quote's "
     "ETag (428 without, 412 when stale). POSTs accept an `Idempotency-Key`. Bodies over the "
     "upload limit get 413."
@@ -271,13 +280,21 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 # the rows are committed first and the sweepers (beat) send what could not be queued.
 CELERY_BROKER_TRANSPORT_OPTIONS.update(socket_connect_timeout=2, socket_timeout=2)
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
-                                    "interval_max": 0.5}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 0.5,
+}
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
 CELERY_REDIS_SOCKET_TIMEOUT = 2
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
-    "retry_policy": {"max_retries": 1, "interval_start": 0, "interval_step": 0.5,
-                     "interval_max": 0.5},
+    "retry_policy": {
+        "max_retries": 1,
+        "interval_start": 0,
+        "interval_step": 0.5,
+        "interval_max": 0.5,
+    },
 }
 # Our tasks keep their outcome in rows (documents, deliveries): no result store on the way in.
 CELERY_TASK_IGNORE_RESULT = True
@@ -291,9 +308,14 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     # Share-link tokens never reach a log line, whatever logger wrote it (django.server and
     # gunicorn's loggers, which have handlers of their own, get the filter in ProposalsConfig).
-    "filters": {"share_tokens": {"()": "proposals.logs.RedactShareTokens"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain",
-                             "filters": ["share_tokens"]}},
+    "filters": {"share_tokens": {"()": "proposals.share.logs.RedactShareTokens"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["share_tokens"],
+        }
+    },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
     "loggers": {
         "django.db.backends": {"level": "WARNING"},
@@ -333,7 +355,7 @@ PORTAL_URL = os.environ.get("PORTAL_URL", "http://127.0.0.1:8000").rstrip("/")
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
 
 # Quoting rules (discount approval thresholds, VAT, FX fallback, numbering, validity) have
-# documented defaults in quoting/selectors.py QUOTING_DEFAULTS; a setting of the same name here
+# documented defaults in quoting/conf.py QUOTING_DEFAULTS; a setting of the same name here
 # replaces one.
 
 # Periodic jobs run by `celery -A portal beat` (one beat process per deployment).
@@ -344,6 +366,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=0, minute=10),
     },
     "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
+    "snapshots-refresh": {"task": "quoting.snapshots_refresh", "schedule": crontab(minute=25)},
     "notification-emails-requeue": {
         "task": "quoting.notification_emails_requeue",
         "schedule": 300.0,

@@ -4,8 +4,8 @@ import os
 
 from django.core.exceptions import ImproperlyConfigured
 
-from .base import *  # noqa: F403
-from .base import env_bool, env_list
+from portal.settings.base import *  # noqa: F403
+from portal.settings.base import env_bool, env_list
 
 DEBUG = False
 SECRET_KEY = os.environ.get("SECRET_KEY", "")

@@ -1,6 +1,6 @@
 """Test settings: the base settings with fast hashing and no real e-mail."""
 
-from .base import *  # noqa: F403
+from portal.settings.base import *  # noqa: F403
 
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

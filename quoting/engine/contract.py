@@ -2,8 +2,8 @@
 
 A field's metadata holds a `Spec`: what kind of value it takes, its bounds or choices, and the
 label and help text a person sees. The engine checks values against it (`field_errors`), and
-the browser form and the REST serializer are built from it (quoting/forms/contract.py and
-quoting/api/contract.py), so all three accept and refuse the same values on the same field.
+the browser form and the REST serializer are built from it (quoting/designs/forms/contract.py and
+quoting/designs/api/contract.py), so all three accept and refuse the same values on the same field.
 Labels and help texts are English, marked with gettext_noop so the form can translate them.
 """
 

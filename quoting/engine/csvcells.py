@@ -35,5 +35,7 @@ _RISKY_FIRST = frozenset(FORMULA_STARTS) | {"'"}
 def csv_row(values: Iterable) -> list:
     # Only text starting with a quote or a formula character can need one: the rest (nearly
     # every cell of a 50,000-cable schedule) skips csv_cell's work.
-    return [csv_cell(value) if isinstance(value, str) and value[:1] in _RISKY_FIRST else value
-            for value in values]
+    return [
+        csv_cell(value) if isinstance(value, str) and value[:1] in _RISKY_FIRST else value
+        for value in values
+    ]

@@ -34,20 +34,25 @@ class Message:
         }
         return translate(self.template).format(**values)
 
-
     def as_json(self) -> dict:
         """The message as a snapshot keeps it (JSON), so a page can still translate it."""
-        return {"template": self.template,
-                "params": [[name, _param_json(value)] for name, value in self.params]}
+        return {
+            "template": self.template,
+            "params": [[name, _param_json(value)] for name, value in self.params],
+        }
 
     @classmethod
     def from_json(cls, data) -> Message | str:
         """A kept message back; anything but a kept message reads as its text."""
         if not isinstance(data, dict):
             return str(data)
-        return cls(data["template"], tuple(
-            (name, cls.from_json(value) if isinstance(value, dict) else value)
-            for name, value in data["params"]))
+        return cls(
+            data["template"],
+            tuple(
+                (name, cls.from_json(value) if isinstance(value, dict) else value)
+                for name, value in data["params"]
+            ),
+        )
 
 
 def _param_json(value):

@@ -4,7 +4,7 @@ from django.db import migrations, models
 def fingerprint_frozen_revisions(apps, schema_editor):
     """Revisions sent before fingerprints existed get theirs from what they hold: they are
     frozen, so it is what was sent."""
-    from quoting.content_hash import content_sha256
+    from quoting.quotes.content_hash import content_sha256
 
     QuoteRevision = apps.get_model("quoting", "QuoteRevision")
     QuoteLine = apps.get_model("quoting", "QuoteLine")

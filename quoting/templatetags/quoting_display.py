@@ -1,11 +1,12 @@
 """``{{ project.requirements|requirement_rows }}`` and ``{{ event|event_details }}``: stored
-JSON as labelled, translated, formatted rows (quoting/display.py)."""
+JSON as labelled, translated, formatted rows (quoting/quotes/display.py)."""
 
 from __future__ import annotations
 
 from django import template
 
-from quoting.display import Row, event_detail_rows, requirement_rows
+from quoting.designs.display import Row, requirement_rows
+from quoting.quotes.display import event_detail_rows
 
 register = template.Library()
 

@@ -70,8 +70,8 @@ def subnet_manager_label(value: str) -> str:
 def audit_details(details) -> list[tuple[str, str]]:
     """An event's details as (label, value) in the active language: known keys get their label,
     statuses and sections theirs; a nested change ({"quantity": 2}) reads the same way."""
-    from quoting.models.audit import DETAIL_LABELS, DETAIL_VALUES
-    from quoting.models.quotes import QuoteStatus, Section
+    from quoting.quotes.models.audit import DETAIL_LABELS, DETAIL_VALUES
+    from quoting.quotes.models.quotes import QuoteStatus, Section
 
     values = {**dict(QuoteStatus.choices), **dict(Section.choices), **DETAIL_VALUES}
 

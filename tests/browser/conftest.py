@@ -10,9 +10,15 @@ import pytest
 from tests.conftest import service_missing
 
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--disable-quic",
-                 "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")
@@ -54,12 +60,14 @@ class BeaconsOff:
 
     @property
     def person_agent(self) -> str:
-        return ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
-                f"Chrome/{self._browser.version} Safari/537.36")
+        return (
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+            f"Chrome/{self._browser.version} Safari/537.36"
+        )
 
     def new_context(self, *, real_beacons: bool = False, **options):
         # A person's Chrome of the same version: headless Chromium names itself HeadlessChrome,
-        # which share links count as an automated browser (proposals.scanners), not a reader.
+        # which share links count as an automated browser (proposals.share.scanners), not a reader.
         options.setdefault("user_agent", self.person_agent)
         context = self._browser.new_context(**options)
         if not real_beacons:
@@ -78,8 +86,12 @@ def csp_watch(page, *, page_errors: bool = False) -> list[str]:
     """The list the page's Content-Security-Policy reports go into from now on (and, with
     `page_errors`, its uncaught script errors): a test asserts it stays empty."""
     found: list[str] = []
-    page.on("console", lambda message: found.append(message.text)
-            if "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: (
+            found.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     if page_errors:
         page.on("pageerror", lambda error: found.append(str(error)))
     return found

@@ -5,8 +5,9 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_sales_engineer_signs_in_searches_and_opens_a_product(live_server, sign_in,
-                                                                make_user, seeded):
+def test_a_sales_engineer_signs_in_searches_and_opens_a_product(
+    live_server, sign_in, make_user, seeded
+):
     make_user("wang", first_name="Wang")
     page = sign_in("wang")
     assert "Welcome, Wang" in page.content()

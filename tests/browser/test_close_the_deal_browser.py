@@ -14,11 +14,11 @@ from pypdf import PdfReader
 
 from integrations.models import WebhookDelivery, WebhookEndpoint
 from integrations.webhooks import webhook_secret_new
+from proposals.documents.pdf import signed_copy_verify
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
-from proposals.pdf import signed_copy_verify
-from proposals.services import share_link_create
-from quoting.models import QuoteStatus
-from quoting.selectors import offer_choice
+from proposals.share.services import share_link_create
+from quoting.quotes.models import QuoteStatus
+from quoting.quotes.selectors import offer_choice
 from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.browser.test_signature_browser import CREDIT_CODE, _sign_with_the_mouse
 from tests.proposals.choice_world import optional_line, quote_with_choices
@@ -37,13 +37,17 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
     quote = quote_with_choices(world)
     revision = quote.current_revision
     optics = optional_line(quote, "Spare optics kit")
-    chosen = offer_choice(revision=revision, alternative="Better",
-                          optional_keys=[str(optics.key)]).totals
+    chosen = offer_choice(
+        revision=revision, alternative="Better", optional_keys=[str(optics.key)]
+    ).totals
     _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
     with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):  # written, never sent
         WebhookEndpoint.objects.create(
-            url="http://127.0.0.1:9/hook", secret=webhook_secret_new(),
-            events=["quote.accepted", "quote.signed_copy_ready"], created_by=world.sales)
+            url="http://127.0.0.1:9/hook",
+            secret=webhook_secret_new(),
+            events=["quote.accepted", "quote.signed_copy_ready"],
+            created_by=world.sales,
+        )
 
         context = browser.new_context(viewport=viewport, timezone_id="Asia/Shanghai")
         page = context.new_page()
@@ -55,7 +59,8 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
         page.get_by_label("Spare optics kit").check()
         page.wait_for_function(
             "t => document.querySelector('#choice-total').textContent === t",
-            arg=f"{chosen.total:,.2f} CNY")
+            arg=f"{chosen.total:,.2f} CNY",
+        )
         page.click("#accept summary")
         page.fill("#id_name", "Li Wei")
         page.fill("#id_title", "CTO")
@@ -85,19 +90,32 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
     assert quote_reload(quote).status == QuoteStatus.ACCEPTED
     a = Acceptance.objects.get()
     assert (a.chosen_alternative, a.chosen_optional, a.total) == (
-        "Better", [str(optics.key)], chosen.total)
+        "Better",
+        [str(optics.key)],
+        chosen.total,
+    )
     assert (a.signature_kind, a.po_number, a.invoice_tax_id) == (
-        "drawn", "PO-2026/0042", CREDIT_CODE)
+        "drawn",
+        "PO-2026/0042",
+        CREDIT_CODE,
+    )
 
     # The signed copy: the original's pages unchanged, then a certificate naming its SHA-256
-    original = ProposalDocument.objects.get(revision=revision, language="en",
-                                            status=DocumentStatus.READY)
+    original = ProposalDocument.objects.get(
+        revision=revision, language="en", status=DocumentStatus.READY
+    )
     assert a.document_sha256 == original.sha256 and signed == bytes(a.signed_pdf)
     check = signed_copy_verify(original=bytes(original.pdf), signed=signed)
     assert check.ok, check.problems
     certificate = PdfReader(io.BytesIO(signed)).pages[-1].extract_text()
-    for printed in (original.sha256, "Better", "Spare optics kit", "PO-2026/0042", CREDIT_CODE,
-                    f"{chosen.total:,.2f}"):
+    for printed in (
+        original.sha256,
+        "Better",
+        "Spare optics kit",
+        "PO-2026/0042",
+        CREDIT_CODE,
+        f"{chosen.total:,.2f}",
+    ):
         assert printed in certificate, printed
 
     # The webhook carries the same deal
@@ -105,8 +123,11 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
     assert accepted["chosen_alternative"] == "Better"
     assert [o["description"] for o in accepted["chosen_optional"]] == ["Spare optics kit"]
     assert accepted["accepted_totals"]["total"] == f"{chosen.total:.2f}"
-    assert (accepted["document_sha256"], accepted["po_number"],
-            accepted["invoice"]["tax_id"]) == (original.sha256, "PO-2026/0042", CREDIT_CODE)
+    assert (accepted["document_sha256"], accepted["po_number"], accepted["invoice"]["tax_id"]) == (
+        original.sha256,
+        "PO-2026/0042",
+        CREDIT_CODE,
+    )
     ready = WebhookDelivery.objects.get(event_type="quote.signed_copy_ready").payload["data"]
     assert ready["signed_sha256"] == a.signed_sha256
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from quoting.services.quotes import quote_create
+from quoting.quotes.services.quotes import quote_create
 from tests.browser.conftest import csp_watch, design_tco_loaded, sign_in_as
 from tests.quoting.factories import world_make
 
@@ -14,7 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_design_page_updates_live_with_its_drawing_styled(
-        live_server, sign_in, make_user, seeded):
+    live_server, sign_in, make_user, seeded
+):
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/designs/new/")
@@ -26,13 +27,15 @@ def test_the_design_page_updates_live_with_its_drawing_styled(
         page.fill("#id_gpu_count", "2048")
         page.press("#id_gpu_count", "Tab")
     page.wait_for_function(
-        "b => document.querySelector('#design-results .drawing svg').innerHTML !== b", arg=before)
+        "b => document.querySelector('#design-results .drawing svg').innerHTML !== b", arg=before
+    )
     assert page.evaluate(fill, leaf) == "rgb(232, 241, 251)"  # and so is a swapped-in drawing
     design_tco_loaded(page)
 
 
 def test_a_tco_preset_fills_the_workload_and_the_charts_redraw(
-        live_server, sign_in, make_user, seeded):
+    live_server, sign_in, make_user, seeded
+):
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/tco/")
@@ -44,8 +47,9 @@ def test_a_tco_preset_fills_the_workload_and_the_charts_redraw(
     page.wait_for_load_state("networkidle")
 
 
-def test_the_quote_builder_adds_a_free_text_line_and_clears_its_form(live_server, sign_in,
-                                                                     make_user):
+def test_the_quote_builder_adds_a_free_text_line_and_clears_its_form(
+    live_server, sign_in, make_user
+):
     world = world_make(make_user)
     quote = quote_create(project=world.project, user=world.sales)
     page = sign_in(world.sales.username)
@@ -93,7 +97,12 @@ def test_an_injected_inline_script_and_htmx_eval_do_not_run(live_server, browser
 def test_the_admin_works_under_the_policy(live_server, sign_in, django_user_model, seeded):
     django_user_model.objects.create_superuser("root", "root@example.com", "pw")
     page = sign_in("root")
-    for path in ("/admin/", "/admin/catalog/product/", "/admin/catalog/product/1/change/",
-                 "/admin/catalog/product/import-csv/", "/admin/axes/accessattempt/"):
+    for path in (
+        "/admin/",
+        "/admin/catalog/product/",
+        "/admin/catalog/product/1/change/",
+        "/admin/catalog/product/import-csv/",
+        "/admin/axes/accessattempt/",
+    ):
         page.goto(f"{live_server.url}{path}")
         page.wait_for_selector("#content")

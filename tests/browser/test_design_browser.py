@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from quoting.models import SavedDesign
+from quoting.designs.models import SavedDesign
 from tests.browser.conftest import design_tco_loaded
 from tests.quoting.factories import ProjectFactory, world_make
 
@@ -16,12 +16,14 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def _redesigned(page):
     """Waits for the design request an input change sets off."""
     return page.expect_response(
-        lambda r: "/designs/new/" in r.url and r.request.headers.get("hx-request") == "true")
+        lambda r: "/designs/new/" in r.url and r.request.headers.get("hx-request") == "true"
+    )
 
 
 def _settled(page):
     page.wait_for_function(
-        "() => !document.querySelector('#design-form').classList.contains('htmx-request')")
+        "() => !document.querySelector('#design-form').classList.contains('htmx-request')"
+    )
 
 
 def test_a_new_design_started_from_a_project_is_saved_into_that_project(
@@ -57,10 +59,12 @@ def test_a_new_design_started_from_a_project_is_saved_into_that_project(
     assert (saved.requirements["gpu_count"], saved.requirements["spares_percent"]) == (512, 5)
 
 
-NDR_WITH_ITS_NIC = ("gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infiniband"
-                    "&planes=1&oversubscription=1&rail_optimized=on&server_to_leaf=same-row"
-                    "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=auto"
-                    "&spares_percent=0&nic_part_number=MCX75310AAS-NEAT")
+NDR_WITH_ITS_NIC = (
+    "gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infiniband"
+    "&planes=1&oversubscription=1&rail_optimized=on&server_to_leaf=same-row"
+    "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=auto"
+    "&spares_percent=0&nic_part_number=MCX75310AAS-NEAT"
+)
 
 # Whether the element is on screen and inside the visible part of the design form's own scroll.
 _IN_VIEW = """id => {
@@ -103,7 +107,8 @@ def test_an_error_out_of_sight_is_listed_with_a_link_and_its_field_comes_into_vi
     # The mark is cleared by the answer's swap, which a loaded machine may finish after the
     # table shows: waited for, not read once.
     page.wait_for_function(
-        "document.getElementById('id_nic_part_number').getAttribute('aria-invalid') === 'false'")
+        "document.getElementById('id_nic_part_number').getAttribute('aria-invalid') === 'false'"
+    )
     assert page.locator(".error-summary").count() == 0
     design_tco_loaded(page)
 

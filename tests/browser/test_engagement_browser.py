@@ -9,8 +9,8 @@ import time
 import pytest
 
 from proposals.models import LinkView, OpenKind
-from proposals.services import share_link_create
-from quoting.models import Notification, NotificationKind
+from proposals.share.services import share_link_create
+from quoting.quotes.models import Notification, NotificationKind
 from tests.browser.conftest import csp_watch
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make

@@ -9,13 +9,16 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_changing_the_rack_power_budget_redraws_the_elevations_and_warns(
-        live_server, sign_in, make_user, seeded):
+    live_server, sign_in, make_user, seeded
+):
     make_user("wang")
     page = sign_in("wang")
-    page.goto(f"{live_server.url}/designs/new/?gpu_count=256&gpus_per_server=8"
-              "&nic_generation=NDR&family=infiniband&planes=1&oversubscription=1"
-              "&server_to_leaf=same-row&leaf_to_spine=same-row&spine_to_core=across-hall"
-              "&subnet_manager=auto&spares_percent=0&rail_optimized=on&servers_per_rack=3")
+    page.goto(
+        f"{live_server.url}/designs/new/?gpu_count=256&gpus_per_server=8"
+        "&nic_generation=NDR&family=infiniband&planes=1&oversubscription=1"
+        "&server_to_leaf=same-row&leaf_to_spine=same-row&spine_to_core=across-hall"
+        "&subnet_manager=auto&spares_percent=0&rail_optimized=on&servers_per_rack=3"
+    )
     frame = "sel => getComputedStyle(document.querySelector(sel)).fill"
     assert page.locator("#racks .elevations svg g.rack").count() == 13
     assert page.locator("#rack-warnings").count() == 0
@@ -33,5 +36,6 @@ def test_changing_the_rack_power_budget_redraws_the_elevations_and_warns(
         page.fill("#id_rack_units", "4")
         page.press("#id_rack_units", "Tab")
     page.wait_for_function(
-        "() => document.querySelector('#err-rack_units').textContent.includes('cannot hold')")
+        "() => document.querySelector('#err-rack_units').textContent.includes('cannot hold')"
+    )
     page.wait_for_load_state("networkidle")

@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from quoting.models import Quote, QuoteStatus
+from quoting.quotes.models import Quote, QuoteStatus
 from tests.browser.conftest import sign_in_as
 from tests.quoting.factories import TeamFactory
 
@@ -104,7 +104,7 @@ def test_sales_quotes_a_designed_fabric_a_manager_approves_the_discount_and_it_i
 def test_the_loser_of_a_concurrent_edit_is_told_to_reload_and_keeps_what_they_typed(
     live_server, page, make_user
 ):
-    from quoting.services.quotes import quote_add_product, quote_create, quote_update_line
+    from quoting.quotes.services.quotes import quote_add_product, quote_create, quote_update_line
     from tests.quoting.factories import ProductFactory, price_set, world_make
 
     world = world_make(make_user)

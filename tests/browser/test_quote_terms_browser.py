@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from quoting.models import Quote
-from quoting.services.quotes import quote_add_product, quote_create
+from quoting.quotes.models import Quote
+from quoting.quotes.services.quotes import quote_add_product, quote_create
 from tests.quoting.factories import ProductFactory, price_set, world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -21,8 +21,9 @@ def test_a_chinese_sales_engineer_changes_the_discount_and_the_terms_are_saved(
     world.sales.save()
     price_set(ProductFactory(part_number="SW-1"), "CNY", "10000.00")
     quote = quote_create(project=world.project, user=world.sales)
-    quote_add_product(quote=quote, sku="SW-1", quantity=2, user=world.sales,
-                      expected_version=quote.version)
+    quote_add_product(
+        quote=quote, sku="SW-1", quantity=2, user=world.sales, expected_version=quote.version
+    )
     valid_until = Quote.objects.get(pk=quote.pk).valid_until
 
     sign_in("wang")
@@ -35,8 +36,7 @@ def test_a_chinese_sales_engineer_changes_the_discount_and_the_terms_are_saved(
     with page.expect_response(lambda r: r.url.endswith(f"/quotes/{quote.pk}/terms/")) as answer:
         page.click("form[action$='/terms/'] button[type=submit]")
     assert answer.value.ok, answer.value.text()
-    page.wait_for_function(
-        "() => !document.querySelector('#err-valid_until').textContent.trim()")
+    page.wait_for_function("() => !document.querySelector('#err-valid_until').textContent.trim()")
     assert page.locator("#err-valid_until").inner_text().strip() == ""
 
     revision = Quote.objects.get(pk=quote.pk).current_revision

@@ -10,9 +10,9 @@ import pytest
 from django.template.defaultfilters import floatformat
 from pypdf import PdfReader
 
-from proposals.services import share_link_create
-from quoting.models import QuoteRevision
-from quoting.services.quotes import quote_add_free_text, quote_revise, quote_send
+from proposals.share.services import share_link_create
+from quoting.quotes.models import QuoteRevision
+from quoting.quotes.services.quotes import quote_add_free_text, quote_revise, quote_send
 from tests.browser.conftest import accept_as_li_wei
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make
@@ -24,8 +24,9 @@ DRAFT_MARK = "Draft — not an offer"
 
 def _pages(data: bytes) -> list[str]:
     assert data.startswith(b"%PDF")
-    return [" ".join((page.extract_text() or "").split())
-            for page in PdfReader(io.BytesIO(data)).pages]
+    return [
+        " ".join((page.extract_text() or "").split()) for page in PdfReader(io.BytesIO(data)).pages
+    ]
 
 
 def _download(page, click) -> bytes:
@@ -51,13 +52,22 @@ def test_a_previewed_draft_edited_and_sent_reaches_the_customer_and_the_signed_c
     staff.click("#proposal-panel button:has-text('Generate proposal')")
     staff.wait_for_selector("#proposal-panel [data-status=ready]")
     assert "Draft preview" in staff.locator("#proposal-panel .proposal-doc").first.inner_text()
-    preview = _pages(_download(
-        staff, lambda: staff.click("#proposal-panel .proposal-doc a:has-text('Download PDF')")))
+    preview = _pages(
+        _download(
+            staff, lambda: staff.click("#proposal-panel .proposal-doc a:has-text('Download PDF')")
+        )
+    )
     assert len(preview) > 1 and all(DRAFT_MARK in text for text in preview)
 
     quote.refresh_from_db()
-    quote_add_free_text(quote=quote, description="NCCL tuning and acceptance run", quantity=1,
-                        unit_price="65088.00", user=world.sales, expected_version=quote.version)
+    quote_add_free_text(
+        quote=quote,
+        description="NCCL tuning and acceptance run",
+        quantity=1,
+        unit_price="65088.00",
+        user=world.sales,
+        expected_version=quote.version,
+    )
     quote.refresh_from_db()
     quote_send(quote=quote, user=world.sales, expected_version=quote.version)
     sent = QuoteRevision.objects.get(pk=quote.current_revision_id)

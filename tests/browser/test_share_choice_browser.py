@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from proposals.models import Acceptance
-from proposals.services import share_link_create
-from quoting.selectors import offer_choice
+from proposals.share.services import share_link_create
+from quoting.quotes.selectors import offer_choice
 from tests.browser.conftest import accept_as_li_wei, assert_no_serious_axe_violations, csp_watch
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.factories import world_make
@@ -32,8 +32,9 @@ def test_the_customer_chooses_better_and_an_optional_item_and_sales_sees_it(
     quote = quote_with_choices(world)
     revision = quote.current_revision
     optics = optional_line(quote, "Spare optics kit")
-    chosen = offer_choice(revision=revision, alternative="Better",
-                          optional_keys=[str(optics.key)]).totals
+    chosen = offer_choice(
+        revision=revision, alternative="Better", optional_keys=[str(optics.key)]
+    ).totals
     better = offer_choice(revision=revision, alternative="Better").totals
     _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
 
@@ -48,10 +49,12 @@ def test_the_customer_chooses_better_and_an_optional_item_and_sales_sees_it(
 
     page.get_by_label("Better").check()
     page.wait_for_function(
-        "t => document.querySelector('#choice-total').textContent === t", arg=_money(better.total))
+        "t => document.querySelector('#choice-total').textContent === t", arg=_money(better.total)
+    )
     page.get_by_label("Spare optics kit").check()
     page.wait_for_function(
-        "t => document.querySelector('#choice-total').textContent === t", arg=_money(chosen.total))
+        "t => document.querySelector('#choice-total').textContent === t", arg=_money(chosen.total)
+    )
     assert page.locator(".offer-total").inner_text() == _money(chosen.total)
     assert page.locator("[data-figure=tax]").inner_text() == _money(chosen.tax)
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
@@ -64,7 +67,9 @@ def test_the_customer_chooses_better_and_an_optional_item_and_sales_sees_it(
 
     acceptance = Acceptance.objects.get()
     assert (acceptance.chosen_alternative, acceptance.chosen_optional) == (
-        "Better", [str(optics.key)])
+        "Better",
+        [str(optics.key)],
+    )
     assert acceptance.total == chosen.total
 
     staff = sign_in("wang")
@@ -113,6 +118,7 @@ def test_sales_tick_a_line_optional_on_the_quote_page(live_server, make_user, si
     staff.wait_for_function(
         "pk => document.querySelector(`[data-line-optional='${pk}']`)"
         "?.closest('.table-wrap').previousElementSibling.textContent === 'Optional items'",
-        arg=installation.pk)
+        arg=installation.pk,
+    )
     installation.refresh_from_db()
     assert installation.section == "optional"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from proposals.services import share_link_create
+from proposals.share.services import share_link_create
 from tests.browser.conftest import accept_as_li_wei
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import world_make
@@ -62,8 +62,9 @@ def test_every_tco_column_is_in_view_on_the_share_page_at_desk_width(
     from tests.proposals.conftest import quote_rich
 
     world = world_make(make_user)
-    quote = quote_rich(world, language=language,
-                       costs={"server_capex": "239616000", "services_capex": "1250000"})
+    quote = quote_rich(
+        world, language=language, costs={"server_capex": "239616000", "services_capex": "1250000"}
+    )
     _, token = share_link_create(quote=quote, user=world.sales)
 
     customer = browser.new_context(viewport={"width": 1440, "height": 900})

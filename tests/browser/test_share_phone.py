@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from proposals.services import share_link_create
-from quoting.models import QuoteStatus
+from proposals.share.services import share_link_create
+from quoting.quotes.models import QuoteStatus
 from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import quote_reload, world_make
@@ -71,13 +71,18 @@ def test_on_a_phone_every_line_is_a_card_that_names_its_values(shared, open_page
     _, token = shared
     page = open_page(f"/p/{token}?lang=en", PHONE)
     cells = page.locator("section.bom table.lines tbody tr").first.locator("td")
-    assert page.locator("section.bom table.lines tbody tr").first.evaluate(
-        "row => getComputedStyle(row).display") == "flex"
+    assert (
+        page.locator("section.bom table.lines tbody tr").first.evaluate(
+            "row => getComputedStyle(row).display"
+        )
+        == "flex"
+    )
     labels = [cells.nth(i).get_attribute("data-label") for i in range(cells.count())]
     assert "Amount" in labels and "Unit price" in labels
     # No table is wider than the screen: nothing to scroll sideways, nothing out of reach.
     widest = page.evaluate(
-        "Math.max(...[...document.querySelectorAll('table')].map(t => t.scrollWidth))")
+        "Math.max(...[...document.querySelectorAll('table')].map(t => t.scrollWidth))"
+    )
     assert widest <= PHONE["width"]
     height = page.evaluate("document.documentElement.scrollHeight")
     print(f"phone page height: {height} px")  # reported by the lead's note; not asserted
@@ -120,7 +125,7 @@ def test_the_reader_switches_to_chinese_and_downloads_the_chinese_pdf(shared, op
     page.click("nav.languages a[lang=zh-hans]")
     page.wait_for_function("document.documentElement.lang === 'zh-hans'")
     assert page.locator("nav.languages a[aria-current]").inner_text() == "中文"
-    page.reload()  # the PDF was asked for by the first view; eager workers made it
+    # No waiting: the send rendered the PDF in each language (eager workers, on its commit).
     with page.expect_download() as download:
         page.click("#download-pdf")
     assert download.value.suggested_filename.endswith("-zh-hans.pdf")

@@ -13,10 +13,10 @@ import subprocess
 import pytest
 from PIL import Image
 
+from proposals.documents.pdf import signed_copy_verify
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
-from proposals.pdf import signed_copy_verify
-from proposals.services import share_link_create
-from quoting.models import QuoteStatus
+from proposals.share.services import share_link_create
+from quoting.quotes.models import QuoteStatus
 from tests.browser.conftest import assert_no_serious_axe_violations, csp_watch
 from tests.proposals.conftest import quote_sent
 from tests.quoting.factories import quote_reload, world_make
@@ -87,11 +87,16 @@ def test_the_customer_signs_on_the_canvas_and_sales_see_the_acceptance(
     assert quote_reload(quote).status == QuoteStatus.ACCEPTED
     a = Acceptance.objects.get()
     assert (a.signature_kind, a.signer_timezone, a.po_number, a.invoice_tax_id) == (
-        "drawn", "Asia/Shanghai", "PO-2026/0042", CREDIT_CODE)
+        "drawn",
+        "Asia/Shanghai",
+        "PO-2026/0042",
+        CREDIT_CODE,
+    )
     signature = Image.open(io.BytesIO(bytes(a.signature_png)))
     assert signature.getchannel("A").getbbox() is not None  # the strokes are in it
-    document = ProposalDocument.objects.get(revision=a.revision, language="en",
-                                            status=DocumentStatus.READY)
+    document = ProposalDocument.objects.get(
+        revision=a.revision, language="en", status=DocumentStatus.READY
+    )
     assert a.document_sha256 == document.sha256
     assert a.signed_status == DocumentStatus.READY and signed_download == bytes(a.signed_pdf)
     check = signed_copy_verify(original=bytes(document.pdf), signed=signed_download)
@@ -103,12 +108,20 @@ def test_the_customer_signs_on_the_canvas_and_sales_see_the_acceptance(
     staff.goto(f"{live_server.url}/quotes/{quote.pk}/")
     panel = staff.wait_for_selector("#acceptance")
     text = panel.inner_text()
-    for shown in ("Li Wei", "CTO", "PO-2026/0042", "鹏城实验室", CREDIT_CODE, document.sha256,
-                  "Asia/Shanghai"):
+    for shown in (
+        "Li Wei",
+        "CTO",
+        "PO-2026/0042",
+        "鹏城实验室",
+        CREDIT_CODE,
+        document.sha256,
+        "Asia/Shanghai",
+    ):
         assert shown in text, shown
     image = staff.locator("#acceptance img.signature")
-    staff.wait_for_function("img => img.complete && img.naturalWidth > 0",
-                            arg=image.element_handle())
+    staff.wait_for_function(
+        "img => img.complete && img.naturalWidth > 0", arg=image.element_handle()
+    )
     assert staff.locator("#acceptance a[href$='/acceptance/signed.pdf']").count() == 1
 
 
@@ -120,9 +133,22 @@ def _certificate_png(signed: bytes, pages: int) -> None:
         pdf = Path(folder) / "signed.pdf"
         pdf.write_bytes(signed)
         subprocess.run(  # noqa: S603 - a fixed program on our own file
-            ["pdftoppm", "-png", "-r", "110", "-f", str(pages), "-l", str(pages),
-             "-singlefile", str(pdf), str(Path(folder) / "certificate")],
-            check=True, timeout=60)
+            [
+                "pdftoppm",
+                "-png",
+                "-r",
+                "110",
+                "-f",
+                str(pages),
+                "-l",
+                str(pages),
+                "-singlefile",
+                str(pdf),
+                str(Path(folder) / "certificate"),
+            ],
+            check=True,
+            timeout=60,
+        )
         shutil.copyfile(Path(folder) / "certificate.png", CERTIFICATE_PNG)
 
 
@@ -145,8 +171,11 @@ def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
     points = [(0.1, 0.7), (0.25, 0.2), (0.4, 0.75), (0.6, 0.25), (0.85, 0.6)]
 
     def touch(kind, fx=None, fy=None):
-        at = [] if fx is None else [{"x": box["x"] + box["width"] * fx,
-                                      "y": box["y"] + box["height"] * fy}]
+        at = (
+            []
+            if fx is None
+            else [{"x": box["x"] + box["width"] * fx, "y": box["y"] + box["height"] * fy}]
+        )
         cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": at})
 
     touch("touchStart", *points[0])
@@ -164,11 +193,12 @@ def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
 
 
 @pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1440x900", "390x844"])
-def test_a_typed_signature_is_previewed_as_it_will_be_stored(live_server, browser, make_user,
-                                                            viewport):
+def test_a_typed_signature_is_previewed_as_it_will_be_stored(
+    live_server, browser, make_user, viewport
+):
     """While the name is typed the form shows the signature the server will store; a typed
     signature replaces the name in it; the preview is what the acceptance keeps."""
-    from proposals.signature import signature_typed_png
+    from proposals.acceptance.signature import signature_typed_png
 
     world = world_make(make_user)
     _, token = share_link_create(quote=quote_sent(world), user=world.sales)
@@ -179,14 +209,18 @@ def test_a_typed_signature_is_previewed_as_it_will_be_stored(live_server, browse
     page.goto(f"{live_server.url}/p/{token}?lang=en")
     page.click("#accept summary")
     page.fill("#id_name", "Li Wei")
-    loaded = ("t => { const i = document.getElementById('signature-preview');"
-              " return !i.hidden && i.complete && i.naturalWidth > 0 && i.src.endsWith(t); }")
+    loaded = (
+        "t => { const i = document.getElementById('signature-preview');"
+        " return !i.hidden && i.complete && i.naturalWidth > 0 && i.src.endsWith(t); }"
+    )
     page.wait_for_function(loaded, arg="?text=Li%20Wei")
     assert_no_serious_axe_violations(page)
     page.fill("#id_signature_text", "L. Wei")
     page.wait_for_function(loaded, arg="?text=L.%20Wei")
-    shown = page.evaluate("fetch(document.getElementById('signature-preview').src)"
-                          ".then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b)))")
+    shown = page.evaluate(
+        "fetch(document.getElementById('signature-preview').src)"
+        ".then(r => r.arrayBuffer()).then(b => Array.from(new Uint8Array(b)))"
+    )
     page.check("#id_agreed")
     page.click("#accept-form button[type=submit]:not(.recalculate)")
     page.wait_for_selector("text=we have received your answer")

@@ -5,14 +5,15 @@ import re
 
 import pytest
 
-from quoting.models import SavedDesign
+from quoting.designs.models import SavedDesign
 from tests.quoting.factories import world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_workload_chosen_beside_the_comparison_is_kept_and_saved_with_the_design(
-        live_server, page, sign_in, make_user, seeded):
+    live_server, page, sign_in, make_user, seeded
+):
     world = world_make(make_user)
     sign_in("wang")
     page.goto(f"{live_server.url}/designs/new/?project={world.project.pk}")

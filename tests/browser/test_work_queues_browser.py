@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from quoting.services.quotes import (
+from quoting.quotes.services.quotes import (
     quote_add_product,
     quote_create,
     quote_request_approval,
@@ -24,12 +24,18 @@ def test_a_manager_follows_the_approvals_badge_to_the_quote_waiting_for_them(
     world = world_make(make_user)
     price_set(ProductFactory(part_number="SW-1"), "CNY", "10000.00")
     quote = quote_create(project=world.project, user=world.sales)
-    quote_add_product(quote=quote, sku="SW-1", quantity=1, user=world.sales,
-                      expected_version=quote.version)
-    quote_set_discount(quote=quote, discount_percent=15, user=world.sales,
-                       expected_version=quote_reload(quote).version)
-    quote_request_approval(quote=quote, user=world.sales,
-                           expected_version=quote_reload(quote).version)
+    quote_add_product(
+        quote=quote, sku="SW-1", quantity=1, user=world.sales, expected_version=quote.version
+    )
+    quote_set_discount(
+        quote=quote,
+        discount_percent=15,
+        user=world.sales,
+        expected_version=quote_reload(quote).version,
+    )
+    quote_request_approval(
+        quote=quote, user=world.sales, expected_version=quote_reload(quote).version
+    )
     page.set_viewport_size({"width": width, "height": 900})
     icon_answers = []
     page.on("response", lambda r: icon_answers.append(r.status) if "favicon" in r.url else None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from proposals.models import LinkView, ShareLink
-from proposals.services import proposal_request, share_link_create
+from proposals.share.services import share_link_create
 from tests.browser.conftest import design_tco_loaded, sign_in_as
 from tests.proposals.conftest import quote_rich
 from tests.quoting.factories import world_make
@@ -34,17 +34,33 @@ def quote_page_open(page, base_url: str, make_user, *, language: str):
     """A sent quote of a real design with a ready proposal PDF and a share link opened once."""
     world = world_make(make_user)
     speaking(world.sales, language)
-    quote = quote_rich(world, language=language)
-    proposal_request(revision=quote.current_revision, user=world.sales)
-    link, _ = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei",
-                                recipient_email="li.wei@pengcheng-university.example.cn")
+    quote = quote_rich(world, language=language)  # the send renders its PDFs (eager, on commit)
+    link, _ = share_link_create(
+        quote=quote,
+        user=world.sales,
+        recipient_name="Li Wei",
+        recipient_email="li.wei@pengcheng-university.example.cn",
+    )
     # Read for a while (every column of the panel filled: issue 15), and once by a scanner.
-    LinkView.objects.create(link=link, revision_label="R1", browser="Chrome Mobile",
-                            os="Android", is_mobile=True, kind="real", script_ran=True,
-                            seconds=4985, sections={"cover": 65, "design": 320, "bom": 1200,
-                                                    "tco": 3300, "terms": 100})
-    LinkView.objects.create(link=link, revision_label="R1", browser="Other", os="Other",
-                            kind="scanner", scanner="Microsoft Office")
+    LinkView.objects.create(
+        link=link,
+        revision_label="R1",
+        browser="Chrome Mobile",
+        os="Android",
+        is_mobile=True,
+        kind="real",
+        script_ran=True,
+        seconds=4985,
+        sections={"cover": 65, "design": 320, "bom": 1200, "tco": 3300, "terms": 100},
+    )
+    LinkView.objects.create(
+        link=link,
+        revision_label="R1",
+        browser="Other",
+        os="Other",
+        kind="scanner",
+        scanner="Microsoft Office",
+    )
     ShareLink.objects.filter(pk=link.pk).update(use_count=1, last_used_at=timezone.now())
     page.set_viewport_size(DESK)
     sign_in_as(page, base_url, "wang")

@@ -43,8 +43,9 @@ def test_the_chinese_name_column_is_optional_on_import_and_kept_when_absent(seed
     switch.refresh_from_db()
     assert switch.name_zh == chinese  # a file without the column leaves it alone
 
-    catalog_import_csv(text="part_number,name,name_zh,category\nMQM9790-NS2F,"
-                            f'"{switch.name}",新名称,switch\n')
+    catalog_import_csv(
+        text=f'part_number,name,name_zh,category\nMQM9790-NS2F,"{switch.name}",新名称,switch\n'
+    )
     switch.refresh_from_db()
     assert switch.name_zh == "新名称"
 
@@ -53,8 +54,9 @@ def test_the_export_carries_the_chinese_name(seeded):
     text = catalog_export_csv()
     rows = {row["part_number"]: row for row in csv.DictReader(io.StringIO(text.lstrip("\ufeff")))}
 
-    assert rows["MQM9790-NS2F"]["name_zh"] == Product.objects.get(
-        part_number="MQM9790-NS2F").name_zh
+    assert (
+        rows["MQM9790-NS2F"]["name_zh"] == Product.objects.get(part_number="MQM9790-NS2F").name_zh
+    )
 
 
 def test_the_catalog_page_in_chinese_lists_chinese_names(client, make_user, seeded):

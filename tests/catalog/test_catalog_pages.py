@@ -35,8 +35,9 @@ def test_user_text_is_escaped_on_the_catalog_page(sales_client, seeded):
     assert "<script>x()</script>" not in body and "&lt;script&gt;" in body
 
 
-def test_the_catalog_page_costs_a_fixed_number_of_queries(sales_client, seeded,
-                                                          django_assert_max_num_queries):
+def test_the_catalog_page_costs_a_fixed_number_of_queries(
+    sales_client, seeded, django_assert_max_num_queries
+):
     with django_assert_max_num_queries(9):  # 8, and the header's work counts (portal/work.py)
         sales_client.get("/catalog/")
 

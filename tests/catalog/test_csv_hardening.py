@@ -52,8 +52,10 @@ def test_undecodable_bytes_name_their_line(admin_client, seeded):
 
 def test_an_upload_over_the_cap_is_refused_before_it_is_read(admin_client, seeded):
     big = GOOD_HEAD + b"x" * MAX_IMPORT_BYTES
-    with mock.patch("catalog.admin.catalog_csv_text") as read, \
-         mock.patch("catalog.admin.catalog_import_csv") as parse:
+    with (
+        mock.patch("catalog.admin.catalog_csv_text") as read,
+        mock.patch("catalog.admin.catalog_import_csv") as parse,
+    ):
         response = admin_client.post(IMPORT_URL, {"file": _upload(big)})
     assert response.status_code == 200
     assert "larger than 5 MB" in response.content.decode()
@@ -102,8 +104,19 @@ def test_a_malformed_csv_is_a_line_numbered_error_not_a_crash(db):
         catalog_import_csv(text=text)
 
 
-@pytest.mark.parametrize("text", ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)",
-                                  "\t=1", "\r=1", "'=already quoted", "''-twice"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '=HYPERLINK("http://x")',
+        "+1+1",
+        "-2+3",
+        "@SUM(A1)",
+        "\t=1",
+        "\r=1",
+        "'=already quoted",
+        "''-twice",
+    ],
+)
 def test_text_that_starts_a_formula_is_quoted_and_reads_back_exactly(text):
     written = csv_cell(text)
     assert written.startswith("'") and not written.startswith(FORMULA_STARTS)
@@ -118,8 +131,12 @@ def test_numbers_and_harmless_text_are_written_as_they_are(value):
 
 
 def test_the_catalog_export_neutralises_formulas_and_round_trips(seeded):
-    hostile = {"name": "=HYPERLINK(\"http://evil\",\"click\")", "family": "@SUM(1+1)",
-               "description_en": "-2+3", "description_zh": "+cmd|' /C calc'!A0"}
+    hostile = {
+        "name": '=HYPERLINK("http://evil","click")',
+        "family": "@SUM(1+1)",
+        "description_en": "-2+3",
+        "description_zh": "+cmd|' /C calc'!A0",
+    }
     Product.objects.filter(part_number="MQM9700-NS2F").update(**hostile)
     exported = catalog_export_csv()
     rows = list(csv.DictReader(io.StringIO(exported)))
@@ -142,9 +159,15 @@ def test_every_csv_writer_in_the_project_writes_through_csv_row():
             continue
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
-        calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)
-                 and isinstance(n.func, ast.Attribute) and n.func.attr in {"writer", "DictWriter"}
-                 and isinstance(n.func.value, ast.Name) and n.func.value.id == "csv"]
+        calls = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in {"writer", "DictWriter"}
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "csv"
+        ]
         if calls:
             writers.append(path.relative_to(ROOT))
             assert "csv_row(" in source, f"{path} writes CSV without csv_row"

@@ -110,8 +110,7 @@ def test_export_lists_every_product_with_its_prices(seeded):
     assert any(line.startswith("MQM9700-NS2F,") and "32000.00" in line for line in lines)
 
 
-def test_the_import_command_exits_with_line_numbers_and_changes_nothing(seeded, tmp_path,
-                                                                        capsys):
+def test_the_import_command_exits_with_line_numbers_and_changes_nothing(seeded, tmp_path, capsys):
     bad = tmp_path / "bad.csv"
     bad.write_text("part_number,name,category\nNEW-SW,New,switch\n", encoding="utf-8")
     before = snapshot()
@@ -131,8 +130,9 @@ def test_admin_import_shows_every_problem_and_imports_nothing(admin_client, seed
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     before = snapshot()
-    upload = SimpleUploadedFile("c.csv", b"part_number,name,category\nNEW-SW,New,switch\n",
-                                content_type="text/csv")
+    upload = SimpleUploadedFile(
+        "c.csv", b"part_number,name,category\nNEW-SW,New,switch\n", content_type="text/csv"
+    )
     response = admin_client.post("/admin/catalog/product/import-csv/", {"file": upload})
     assert response.status_code == 200
     page = response.content.decode()
@@ -143,13 +143,16 @@ def test_admin_import_shows_every_problem_and_imports_nothing(admin_client, seed
 def test_admin_import_of_a_good_file_redirects_with_a_summary(admin_client, seeded):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
-    upload = SimpleUploadedFile("c.csv", (HEADER + "SVC-NEW,Survey,service,,,900,\n").encode(),
-                                content_type="text/csv")
-    response = admin_client.post("/admin/catalog/product/import-csv/", {"file": upload},
-                                 follow=True)
+    upload = SimpleUploadedFile(
+        "c.csv", (HEADER + "SVC-NEW,Survey,service,,,900,\n").encode(), content_type="text/csv"
+    )
+    response = admin_client.post(
+        "/admin/catalog/product/import-csv/", {"file": upload}, follow=True
+    )
     assert "1 created" in response.content.decode()
     assert admin_client.get("/admin/catalog/product/export-csv/").content.startswith(
-        b"part_number,")
+        b"part_number,"
+    )
 
 
 def test_admin_import_refuses_a_non_utf8_file(admin_client, seeded):
@@ -158,7 +161,6 @@ def test_admin_import_refuses_a_non_utf8_file(admin_client, seeded):
     upload = SimpleUploadedFile("c.csv", "part_number,name\nX,é\n".encode("utf-16"))
     response = admin_client.post("/admin/catalog/product/import-csv/", {"file": upload})
     assert "not UTF-8" in response.content.decode()
-
 
 
 def test_prices_beyond_one_statements_parameters_are_written_and_rewritten_in_batches(db):
@@ -171,9 +173,12 @@ def test_prices_beyond_one_statements_parameters_are_written_and_rewritten_in_ba
 
     products = Product.objects.bulk_create(
         Product(part_number=f"SVC-{n:05d}", name=f"Service {n}", category=Category.SERVICE)
-        for n in range(6_000))
-    lists = [PriceList.objects.create(name=f"Prices {currency}", currency=currency)
-             for currency in ("USD", "CNY", "EUR")]
+        for n in range(6_000)
+    )
+    lists = [
+        PriceList.objects.create(name=f"Prices {currency}", currency=currency)
+        for currency in ("USD", "CNY", "EUR")
+    ]
 
     def cells(price: int) -> list:
         cell = PriceCellForm({"list_price": str(price), "cost": "1"})

@@ -4,9 +4,19 @@ what is not confirmed."""
 from catalog.models import Product
 
 UNCONFIRMED = (
-    "MC2609130-050", "MC2609130-100", "MFP7E30-N200", "MFP7E30-N300", "MFP7E30-N500",
-    "FIB-OS2-LCLC-1000", "FIB-OS2-LCLC-2000", "XDR-LACC-1T6-002", "XDR-LACC-2X800-002",
-    "MCP7Y50-N002", "MCP7Y40-N002", "MCA7J60-N005", "MCA7J65-N005",
+    "MC2609130-050",
+    "MC2609130-100",
+    "MFP7E30-N200",
+    "MFP7E30-N300",
+    "MFP7E30-N500",
+    "FIB-OS2-LCLC-1000",
+    "FIB-OS2-LCLC-2000",
+    "XDR-LACC-1T6-002",
+    "XDR-LACC-2X800-002",
+    "MCP7Y50-N002",
+    "MCP7Y40-N002",
+    "MCA7J60-N005",
+    "MCA7J65-N005",
 )
 
 
@@ -14,7 +24,11 @@ def test_the_b3140h_row_is_a_supernic_not_a_b3140l_dpu(seeded):
     row = Product.objects.get(part_number="900-9D3D4-00EN-HA0")
     assert "B3140H SuperNIC" in row.name
     assert (row.category, row.protocol, row.port_count, row.port_speed_gbps) == (
-        "adapter", "ethernet", 1, 400)
+        "adapter",
+        "ethernet",
+        1,
+        400,
+    )
     for text in (row.name, row.description_en, row.description_zh):
         assert "B3140L" not in text and "DPU" not in text
     assert "B3140H" in row.description_en and "B3140H" in row.description_zh

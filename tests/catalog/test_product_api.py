@@ -30,12 +30,17 @@ def test_a_switchs_uplinks_are_in_its_specs(api):
     assert qm9700["uplink_port_count"] is None and qm9700["uplink_speed_gbps"] is None
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("category=switch&generation=NDR", {"MQM9700-NS2F", "MQM9700-NS2R", "MQM9790-NS2F",
-                                        "MQM9790-NS2R"}),
-    ("q=qm87", {"MQM8700-HS2F", "MQM8790-HS2F"}),
-    ("category=support", {"SUP-STD-1Y", "SUP-PREM-1Y"}),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "category=switch&generation=NDR",
+            {"MQM9700-NS2F", "MQM9700-NS2R", "MQM9790-NS2F", "MQM9790-NS2R"},
+        ),
+        ("q=qm87", {"MQM8700-HS2F", "MQM8790-HS2F"}),
+        ("category=support", {"SUP-STD-1Y", "SUP-PREM-1Y"}),
+    ],
+)
 def test_products_filter_by_category_generation_and_text(api, query, expected):
     body = api.get(f"/api/v1/products/?{query}").json()
     assert {p["part_number"] for p in body["results"]} == expected

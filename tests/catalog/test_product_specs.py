@@ -10,10 +10,21 @@ from catalog.selectors import product_specs
 
 
 def switch(**overrides) -> Product:
-    values = dict(part_number="TEST-SW", name="Test switch", category="switch",
-                  generation="NDR", protocol="infiniband", port_count=64, port_speed_gbps=400,
-                  cage_type="OSFP", cage_count=32, managed=True, rack_units=1,
-                  power_typical_w=Decimal("747"), power_max_w=Decimal("1720"))
+    values = dict(
+        part_number="TEST-SW",
+        name="Test switch",
+        category="switch",
+        generation="NDR",
+        protocol="infiniband",
+        port_count=64,
+        port_speed_gbps=400,
+        cage_type="OSFP",
+        cage_count=32,
+        managed=True,
+        rack_units=1,
+        power_typical_w=Decimal("747"),
+        power_max_w=Decimal("1720"),
+    )
     values.update(overrides)
     return Product(**values)
 
@@ -54,13 +65,18 @@ def test_maximum_power_cannot_be_below_typical():
 
 @pytest.mark.django_db
 def test_a_transceiver_needs_media_reach_and_form_factor():
-    product = Product(part_number="OPT-1", name="Optic", category="transceiver",
-                      generation="NDR", port_speed_gbps=400, cage_type="OSFP",
-                      power_typical_w=Decimal("15"))
+    product = Product(
+        part_number="OPT-1",
+        name="Optic",
+        category="transceiver",
+        generation="NDR",
+        port_speed_gbps=400,
+        cage_type="OSFP",
+        power_typical_w=Decimal("15"),
+    )
     with pytest.raises(ValidationError) as error:
         product.full_clean()
-    assert {"media", "reach_m", "form_factor", "ports_per_module"} <= set(
-        error.value.message_dict)
+    assert {"media", "reach_m", "form_factor", "ports_per_module"} <= set(error.value.message_dict)
 
 
 @pytest.mark.django_db
@@ -78,12 +94,35 @@ def test_part_numbers_are_unique_and_plain():
 def test_the_seed_catalog_has_at_least_forty_real_products(seeded):
     assert seeded.created >= 40
     categories = set(Product.objects.values_list("category", flat=True))
-    assert categories == {"switch", "adapter", "dpu", "transceiver", "cable", "server",
-                          "software", "service", "support"}
-    for pn in ("MQM9700-NS2F", "MQM9790-NS2F", "MQM8700-HS2F", "MQM8790-HS2F",
-               "920-9B36F-00RX-8S0", "MCX75310AAS-NEAT", "MMA4Z00-NS", "MMA4Z00-NS400",
-               "MMS4X00-NM", "MCP4Y10-N002", "MCP7Y00-N003", "MCA4J80-N005", "MFS1S00-H010",
-               "UFM-ENT-LIC-EP", "SUP-PREM-1Y", "SVC-NCCL-TUNING"):
+    assert categories == {
+        "switch",
+        "adapter",
+        "dpu",
+        "transceiver",
+        "cable",
+        "server",
+        "software",
+        "service",
+        "support",
+    }
+    for pn in (
+        "MQM9700-NS2F",
+        "MQM9790-NS2F",
+        "MQM8700-HS2F",
+        "MQM8790-HS2F",
+        "920-9B36F-00RX-8S0",
+        "MCX75310AAS-NEAT",
+        "MMA4Z00-NS",
+        "MMA4Z00-NS400",
+        "MMS4X00-NM",
+        "MCP4Y10-N002",
+        "MCP7Y00-N003",
+        "MCA4J80-N005",
+        "MFS1S00-H010",
+        "UFM-ENT-LIC-EP",
+        "SUP-PREM-1Y",
+        "SVC-NCCL-TUNING",
+    ):
         assert Product.objects.filter(part_number=pn).exists(), pn
 
 

@@ -74,16 +74,22 @@ def test_export_and_import_carry_the_uplinks_both_ways(seeded):
     assert (sn2201.uplink_port_count, sn2201.uplink_speed_gbps) == (None, None)
 
 
-@pytest.mark.parametrize(("cells", "missing"), [
-    ("4,", "uplink_speed_gbps"),
-    (",100", "uplink_port_count"),
-])
-def test_an_uplink_count_without_its_speed_or_the_reverse_is_refused_by_line(seeded, cells,
-                                                                            missing):
+@pytest.mark.parametrize(
+    ("cells", "missing"),
+    [
+        ("4,", "uplink_speed_gbps"),
+        (",100", "uplink_port_count"),
+    ],
+)
+def test_an_uplink_count_without_its_speed_or_the_reverse_is_refused_by_line(
+    seeded, cells, missing
+):
     before = snapshot()
-    text = ("part_number,name,category,uplink_port_count,uplink_speed_gbps\n"
-            "SVC-NEW,Rack survey,service,,\n"  # valid on its own: must not land
-            f"MQM9700-NS2F,QM9700,switch,{cells}\n")
+    text = (
+        "part_number,name,category,uplink_port_count,uplink_speed_gbps\n"
+        "SVC-NEW,Rack survey,service,,\n"  # valid on its own: must not land
+        f"MQM9700-NS2F,QM9700,switch,{cells}\n"
+    )
     with pytest.raises(CatalogImportError) as error:
         catalog_import_csv(text=text)
     assert [(e.line, e.field) for e in error.value.errors] == [(3, missing)]
@@ -97,8 +103,11 @@ def test_the_admin_form_refuses_an_uplink_count_without_its_speed(seeded, admin_
     product = Product.objects.get(part_number="MQM9700-NS2F")
     model_admin = admin_site._registry[Product]
     form_class = model_admin.get_form(request, product)
-    data = {name: value for name, value in form_class(instance=product).initial.items()
-            if value is not None}
+    data = {
+        name: value
+        for name, value in form_class(instance=product).initial.items()
+        if value is not None
+    }
     data.update(uplink_port_count="2")
     form = form_class(data=data, instance=product)
     assert not form.is_valid()

@@ -21,15 +21,21 @@ def admin_client(client, make_user):
 
 
 def _cookies_text(response, client) -> str:
-    return "\n".join([*(m.OutputString() for m in response.cookies.values()),
-                      *(m.value for m in client.cookies.values())])
+    return "\n".join(
+        [
+            *(m.OutputString() for m in response.cookies.values()),
+            *(m.value for m in client.cookies.values()),
+        ]
+    )
 
 
 def test_a_token_issued_in_the_admin_is_shown_once_and_never_put_in_a_cookie(
-        admin_client, make_user):
+    admin_client, make_user
+):
     crm = make_user("crm")
-    response = admin_client.post("/admin/integrations/apitoken/add/",
-                                 {"name": "HubSpot", "user": crm.pk, "scope": "write"})
+    response = admin_client.post(
+        "/admin/integrations/apitoken/add/", {"name": "HubSpot", "user": crm.pk, "scope": "write"}
+    )
     assert response.status_code == 200
     page = response.content.decode()
     raw = TOKEN.search(page).group()
@@ -41,8 +47,10 @@ def test_a_token_issued_in_the_admin_is_shown_once_and_never_put_in_a_cookie(
     assert all(raw not in str(m) for m in get_messages(response.wsgi_request))
     # ...and the token's pages never show it again.
     token = ApiToken.objects.get()
-    for url in ("/admin/integrations/apitoken/",
-                f"/admin/integrations/apitoken/{token.pk}/change/"):
+    for url in (
+        "/admin/integrations/apitoken/",
+        f"/admin/integrations/apitoken/{token.pk}/change/",
+    ):
         later = admin_client.get(url)
         assert later.status_code == 200
         assert raw not in later.content.decode()
@@ -52,10 +60,17 @@ def test_a_token_issued_in_the_admin_is_shown_once_and_never_put_in_a_cookie(
 def test_an_endpoint_added_in_the_admin_gets_a_secret_shown_once(admin_client, fake_dns):
     fake_dns({"crm.example": ["93.184.215.14"]})
     admin = admin_client.get("/admin/").wsgi_request.user
-    response = admin_client.post("/admin/integrations/webhookendpoint/add/", {
-        "url": "https://crm.example/hook", "events": '["quote.sent"]', "active": "on",
-        "created_by": admin.pk, "deliveries-TOTAL_FORMS": "0", "deliveries-INITIAL_FORMS": "0",
-    })
+    response = admin_client.post(
+        "/admin/integrations/webhookendpoint/add/",
+        {
+            "url": "https://crm.example/hook",
+            "events": '["quote.sent"]',
+            "active": "on",
+            "created_by": admin.pk,
+            "deliveries-TOTAL_FORMS": "0",
+            "deliveries-INITIAL_FORMS": "0",
+        },
+    )
     assert response.status_code == 200, response.content[:2000]
     secret = WebhookEndpoint.objects.get().secret
     assert secret.startswith("whsec_")

@@ -21,8 +21,11 @@ def _all_text_in_database() -> str:
     chunks = []
     with connection.cursor() as cursor:
         for model in apps.get_models():
-            columns = [f.column for f in model._meta.concrete_fields
-                       if f.get_internal_type() in ("CharField", "TextField", "JSONField")]
+            columns = [
+                f.column
+                for f in model._meta.concrete_fields
+                if f.get_internal_type() in ("CharField", "TextField", "JSONField")
+            ]
             if not columns:
                 continue
             cols = ", ".join(connection.ops.quote_name(c) for c in columns)
@@ -41,8 +44,14 @@ def test_a_token_is_stored_only_as_its_sha256(make_user):
 
 def test_the_command_prints_the_token_once_and_it_works(qw):
     out = io.StringIO()
-    call_command("issue_api_token", qw.world.sales.username, "--scope", "read", stdout=out,
-                 stderr=io.StringIO())
+    call_command(
+        "issue_api_token",
+        qw.world.sales.username,
+        "--scope",
+        "read",
+        stdout=out,
+        stderr=io.StringIO(),
+    )
     raw = out.getvalue().strip()
     assert ApiToken.objects.get(token_hash=token_hash(raw)).scope == "read"
     response = token_client_raw(raw).get("/api/v1/customers/")
@@ -118,7 +127,8 @@ def test_a_token_gets_its_budget_per_window_then_429_until_the_next_window(qw, m
 
 
 def test_a_token_acts_with_its_users_roles_read_with_it_in_one_statement(
-        qw, django_assert_num_queries):
+    qw, django_assert_num_queries
+):
     """The manager (in no team) sees every team's quote, the other team's sales user does not:
     the roles come with the token and its user, in the one statement that finds the token."""
     from integrations.auth import token_lookup

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from integrations.models import IdempotencyRecord, IdempotencyStatus
-from quoting.models import Customer
+from quoting.customers.models import Customer
 from tests.quoting.api_world import token_client
 
 
@@ -39,11 +39,15 @@ def test_a_retry_while_the_first_request_runs_gets_409(qw):
     assert _post(client, {"company": "Warm-up Ltd"}, key="warm-up").status_code == 201
     owner = IdempotencyRecord.objects.get(key="warm-up").owner
     IdempotencyRecord.objects.create(
-        owner=owner, user=qw.world.sales, key="running", status=IdempotencyStatus.IN_PROGRESS,
+        owner=owner,
+        user=qw.world.sales,
+        key="running",
+        status=IdempotencyStatus.IN_PROGRESS,
         fingerprint=_fingerprint("POST", "/api/v1/customers/", body.encode()),
     )
-    response = client.post("/api/v1/customers/", body, content_type="application/json",
-                           HTTP_IDEMPOTENCY_KEY="running")
+    response = client.post(
+        "/api/v1/customers/", body, content_type="application/json", HTTP_IDEMPOTENCY_KEY="running"
+    )
     assert response.status_code == 409
     assert not Customer.objects.filter(company="Running Ltd").exists()
 

@@ -14,7 +14,7 @@ import pytest
 
 from integrations.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 from integrations.webhooks import webhook_secret_new
-from quoting.services.quotes import quote_send
+from quoting.quotes.services.quotes import quote_send
 from tests import network_guard
 from tests.quoting.api_world import quote_world_make
 
@@ -36,11 +36,16 @@ def test_the_guard_is_installed_for_the_whole_suite():
 
 @pytest.mark.usefixtures("nothing_can_leave")
 def test_a_delivery_to_a_public_address_is_stopped_and_fails_its_test(
-        make_user, fake_dns, django_capture_on_commit_callbacks):
+    make_user, fake_dns, django_capture_on_commit_callbacks
+):
     qw = quote_world_make(make_user)
     fake_dns({"crm.example": ["93.184.215.14"]})  # public: the webhook check lets it pass
-    WebhookEndpoint.objects.create(url="https://crm.example/hook", secret=webhook_secret_new(),
-                                   events=["quote.sent"], created_by=qw.world.sales)
+    WebhookEndpoint.objects.create(
+        url="https://crm.example/hook",
+        secret=webhook_secret_new(),
+        events=["quote.sent"],
+        created_by=qw.world.sales,
+    )
     with django_capture_on_commit_callbacks(execute=True):
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
     # Taking the violations here keeps this test green; anywhere else they fail the test.
@@ -61,7 +66,8 @@ def test_a_dns_lookup_of_an_outside_name_is_stopped(monkeypatch):
     with pytest.raises(socket.gaierror):
         socket.getaddrinfo("pypi.org", 443)
     assert network_guard.take_violations() == [
-        "the test suite tried to resolve 'pypi.org' through DNS (use fake_dns)"]
+        "the test suite tried to resolve 'pypi.org' through DNS (use fake_dns)"
+    ]
 
 
 def test_loopback_and_unix_sockets_pass(tmp_path):

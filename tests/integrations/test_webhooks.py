@@ -18,7 +18,7 @@ from django.utils import timezone
 from integrations.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
 from integrations.tasks import webhook_deliver
 from integrations.webhooks import webhook_retry_delay, webhook_secret_new
-from quoting.services.quotes import quote_mark_accepted, quote_send
+from quoting.quotes.services.quotes import quote_mark_accepted, quote_send
 from tests.conftest import service_missing
 from tests.quoting.api_world import token_client
 
@@ -40,8 +40,14 @@ class Receiver:
     `body`, `headers` and `delay` (seconds before answering) shape every answer.
     """
 
-    def __init__(self, codes: list[int], *, body: bytes | None = None,
-                 headers: dict[str, str] | None = None, delay: float = 0):
+    def __init__(
+        self,
+        codes: list[int],
+        *,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
+        delay: float = 0,
+    ):
         self.codes, self.requests = list(codes), []
         receiver, answer_body = self, body
 
@@ -90,14 +96,16 @@ def receiver():
 
 
 def _endpoint(api, url, events=("quote.sent", "quote.accepted")):
-    response = api.post("/api/v1/webhook-endpoints/", {"url": url, "events": list(events)},
-                        format="json")
+    response = api.post(
+        "/api/v1/webhook-endpoints/", {"url": url, "events": list(events)}, format="json"
+    )
     assert response.status_code == 201, response.json()
     return response.json()
 
 
-def test_a_sent_quote_is_announced_signed_after_commit(qw, receiver,
-                                                       django_capture_on_commit_callbacks):
+def test_a_sent_quote_is_announced_signed_after_commit(
+    qw, receiver, django_capture_on_commit_callbacks
+):
     r = receiver()
     created = _endpoint(token_client(qw.world.sales), r.url)
     assert created["secret"].startswith("whsec_")
@@ -115,7 +123,10 @@ def test_a_sent_quote_is_announced_signed_after_commit(qw, receiver,
     assert event["data"]["number"] == qw.quote.number
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.response_code, delivery.attempts) == (
-        DeliveryStatus.DELIVERED, 200, 1)
+        DeliveryStatus.DELIVERED,
+        200,
+        1,
+    )
     assert headers["webhook-id"] == delivery.event_id
 
 
@@ -128,8 +139,9 @@ def test_a_tampered_body_fails_verification(qw, receiver, django_capture_on_comm
     assert not verify_standard_webhook(secret, headers, body.replace(b"sent", b"SENT"))
 
 
-def test_a_500_is_retried_with_backoff_then_delivered(qw, receiver,
-                                                      django_capture_on_commit_callbacks):
+def test_a_500_is_retried_with_backoff_then_delivered(
+    qw, receiver, django_capture_on_commit_callbacks
+):
     r = receiver([500])
     _endpoint(token_client(qw.world.sales), r.url)
     with django_capture_on_commit_callbacks(execute=True):
@@ -156,15 +168,19 @@ def test_a_500_is_retried_with_backoff_then_delivered(qw, receiver,
     assert [webhook_retry_delay(n) for n in (1, 2, 3)] == [30, 60, 120]
 
 
-def test_a_refused_endpoint_is_given_up_and_the_answer_kept(qw, receiver,
-                                                            django_capture_on_commit_callbacks):
+def test_a_refused_endpoint_is_given_up_and_the_answer_kept(
+    qw, receiver, django_capture_on_commit_callbacks
+):
     r = receiver([410])
     _endpoint(token_client(qw.world.sales), r.url)
     with django_capture_on_commit_callbacks(execute=True):
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.response_code, delivery.attempts) == (
-        DeliveryStatus.FAILED, 410, 1)
+        DeliveryStatus.FAILED,
+        410,
+        1,
+    )
     assert delivery.response_body == "try later"
 
 
@@ -181,7 +197,8 @@ def test_a_rolled_back_change_sends_nothing(qw, receiver):
 
 
 def test_events_reach_only_endpoints_whose_owner_sees_the_customer(
-        qw, receiver, django_capture_on_commit_callbacks):
+    qw, receiver, django_capture_on_commit_callbacks
+):
     mine, theirs = receiver(), receiver()
     _endpoint(token_client(qw.world.sales), mine.url)
     _endpoint(token_client(qw.world.other_sales), theirs.url)
@@ -195,46 +212,64 @@ def test_events_reach_only_endpoints_whose_owner_sees_the_customer(
 
 # --- Safe delivery (issue 13, finding 2): re-checked, pinned, no redirects, short, truncated.
 
+
 def _deliver_one(qw, url, django_capture_on_commit_callbacks):
-    WebhookEndpoint.objects.create(url=url, secret=webhook_secret_new(), events=["quote.sent"],
-                                   created_by=qw.world.sales)
+    WebhookEndpoint.objects.create(
+        url=url, secret=webhook_secret_new(), events=["quote.sent"], created_by=qw.world.sales
+    )
     with django_capture_on_commit_callbacks(execute=True):
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
     return WebhookDelivery.objects.get()
 
 
 def test_a_host_that_now_resolves_to_a_private_address_is_refused_without_connecting(
-        qw, fake_dns, django_capture_on_commit_callbacks):
+    qw, fake_dns, django_capture_on_commit_callbacks
+):
     fake_dns({"crm.example": ["93.184.215.14"]})
     api = token_client(qw.world.sales)
-    assert api.post("/api/v1/webhook-endpoints/", {
-        "url": "https://crm.example/hook", "events": ["quote.sent"]}, format="json",
-    ).status_code == 201  # public when registered...
+    assert (
+        api.post(
+            "/api/v1/webhook-endpoints/",
+            {"url": "https://crm.example/hook", "events": ["quote.sent"]},
+            format="json",
+        ).status_code
+        == 201
+    )  # public when registered...
     fake_dns({"crm.example": ["93.184.215.14", "10.0.0.1"]})  # ...internal by delivery time
-    with mock.patch("integrations.tasks.webhook_post") as post, \
-            django_capture_on_commit_callbacks(execute=True):
+    with (
+        mock.patch("integrations.tasks.webhook_post") as post,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
     post.assert_not_called()
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.response_code) == (
-        DeliveryStatus.FAILED, 1, None)  # refused for good, not retried
+        DeliveryStatus.FAILED,
+        1,
+        None,
+    )  # refused for good, not retried
     assert "10.0.0.1" in delivery.attempt_log[0]["error"]
 
 
 def test_a_redirect_is_not_followed_and_the_delivery_fails(
-        qw, receiver, django_capture_on_commit_callbacks):
+    qw, receiver, django_capture_on_commit_callbacks
+):
     target = receiver()
     redirecting = receiver([302], headers={"Location": target.url}, body=b"")
     delivery = _deliver_one(qw, redirecting.url, django_capture_on_commit_callbacks)
     assert len(redirecting.requests) == 1
     assert target.requests == []  # the redirect's target got nothing, neither POST nor GET
     assert (delivery.status, delivery.response_code, delivery.attempts) == (
-        DeliveryStatus.FAILED, 302, 1)
+        DeliveryStatus.FAILED,
+        302,
+        1,
+    )
     assert delivery.attempt_log[0]["error"] == "Redirects are not followed."
 
 
 def test_the_stored_answer_is_cut_to_the_excerpt_size(
-        qw, receiver, settings, django_capture_on_commit_callbacks):
+    qw, receiver, settings, django_capture_on_commit_callbacks
+):
     r = receiver([410], body=b"x" * 100_000)
     delivery = _deliver_one(qw, r.url, django_capture_on_commit_callbacks)
     assert settings.WEBHOOKS_RESPONSE_EXCERPT_BYTES == 1024
@@ -242,7 +277,8 @@ def test_the_stored_answer_is_cut_to_the_excerpt_size(
 
 
 def test_a_slow_receiver_times_out_quickly_and_is_retried(
-        qw, receiver, settings, django_capture_on_commit_callbacks):
+    qw, receiver, settings, django_capture_on_commit_callbacks
+):
     assert settings.WEBHOOKS_TIMEOUT_SECONDS <= 5  # the shipped value: seconds, not minutes
     settings.WEBHOOKS_TIMEOUT_SECONDS = 0.5
     r = receiver(delay=3)
@@ -255,7 +291,8 @@ def test_a_slow_receiver_times_out_quickly_and_is_retried(
 
 
 def test_the_post_goes_to_the_checked_address_with_the_original_host_header(
-        qw, receiver, fake_dns, monkeypatch, django_capture_on_commit_callbacks):
+    qw, receiver, fake_dns, monkeypatch, django_capture_on_commit_callbacks
+):
     import socket
 
     r = receiver()
@@ -268,8 +305,9 @@ def test_the_post_goes_to_the_checked_address_with_the_original_host_header(
         return resolve(host, *args, **kwargs)
 
     monkeypatch.setattr(socket, "getaddrinfo", counting)
-    delivery = _deliver_one(qw, f"http://crm.example:{r.port}/hook?crm=1",
-                            django_capture_on_commit_callbacks)
+    delivery = _deliver_one(
+        qw, f"http://crm.example:{r.port}/hook?crm=1", django_capture_on_commit_callbacks
+    )
     assert delivery.status == DeliveryStatus.DELIVERED
     assert lookups.count("crm.example") == 1  # resolved once; the connection used that answer
     headers, _body = r.requests[0]
@@ -277,7 +315,8 @@ def test_the_post_goes_to_the_checked_address_with_the_original_host_header(
 
 
 def test_https_is_verified_against_the_host_name_while_connecting_to_the_checked_address(
-        qw, fake_dns, tmp_path, monkeypatch, django_capture_on_commit_callbacks):
+    qw, fake_dns, tmp_path, monkeypatch, django_capture_on_commit_callbacks
+):
     """A local TLS receiver with a certificate for crm.example only: the worker connects to
     127.0.0.1 yet sends crm.example as SNI and checks the certificate for it."""
     import shutil
@@ -288,9 +327,27 @@ def test_https_is_verified_against_the_host_name_while_connecting_to_the_checked
         service_missing("openssl is not installed")
     cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
     subprocess.run(  # noqa: S603
-        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",  # noqa: S607
-         "-subj", "/CN=crm.example", "-addext", "subjectAltName=DNS:crm.example",
-         "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",  # noqa: S607
+            "-subj",
+            "/CN=crm.example",
+            "-addext",
+            "subjectAltName=DNS:crm.example",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
     r = Receiver([])
     server_names = []
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -301,14 +358,18 @@ def test_https_is_verified_against_the_host_name_while_connecting_to_the_checked
     monkeypatch.setattr("integrations.targets.ssl.create_default_context", lambda: trusting)
     fake_dns({"crm.example": ["127.0.0.1"], "other.example": ["127.0.0.1"]})
     try:
-        delivery = _deliver_one(qw, f"https://crm.example:{r.port}/hook",
-                                django_capture_on_commit_callbacks)
+        delivery = _deliver_one(
+            qw, f"https://crm.example:{r.port}/hook", django_capture_on_commit_callbacks
+        )
         assert delivery.status == DeliveryStatus.DELIVERED
         assert server_names == ["crm.example"]
         # The same receiver under another name: the certificate does not match, no delivery.
         WebhookEndpoint.objects.create(
-            url=f"https://other.example:{r.port}/hook", secret=webhook_secret_new(),
-            events=["quote.accepted"], created_by=qw.world.sales)
+            url=f"https://other.example:{r.port}/hook",
+            secret=webhook_secret_new(),
+            events=["quote.accepted"],
+            created_by=qw.world.sales,
+        )
         with django_capture_on_commit_callbacks(execute=True):
             quote_mark_accepted(quote=qw.quote, name="Dr. Chen")
         wrong = WebhookDelivery.objects.get(event_type="quote.accepted")

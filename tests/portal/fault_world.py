@@ -13,8 +13,8 @@ def seed() -> None:
     from integrations.services import api_token_issue
     from integrations.webhooks import webhook_secret_new
     from portal.models import User
-    from proposals.services import share_link_create
-    from quoting.services.quotes import quote_add_free_text, quote_create
+    from proposals.share.services import share_link_create
+    from quoting.quotes.services.quotes import quote_add_free_text, quote_create
     from tests.proposals.conftest import quote_sent
     from tests.quoting.factories import world_make
 
@@ -28,12 +28,30 @@ def seed() -> None:
     shared = quote_sent(world)
     _, share_token = share_link_create(quote=shared, user=world.sales, recipient_name="Dr Li")
     draft = quote_create(project=world.project, user=world.sales)
-    quote_add_free_text(quote=draft, description="Cabling plan", quantity=1,
-                        unit_price="1000.00", user=world.sales, expected_version=draft.version)
+    quote_add_free_text(
+        quote=draft,
+        description="Cabling plan",
+        quantity=1,
+        unit_price="1000.00",
+        user=world.sales,
+        expected_version=draft.version,
+    )
     _, api_token = api_token_issue(user=world.sales, scope="write", name="CRM")
     # Sending the draft announces quote.sent: a delivery row to keep while the broker is down.
     # Loopback only; the test never lets it be sent.
-    WebhookEndpoint.objects.create(url="http://127.0.0.1:9/hook", secret=webhook_secret_new(),
-                                   events=["quote.sent"], created_by=world.sales)
-    print(json.dumps({"share_token": share_token, "api_token": api_token,
-                      "shared_quote": shared.pk, "draft_quote": draft.pk}))
+    WebhookEndpoint.objects.create(
+        url="http://127.0.0.1:9/hook",
+        secret=webhook_secret_new(),
+        events=["quote.sent"],
+        created_by=world.sales,
+    )
+    print(
+        json.dumps(
+            {
+                "share_token": share_token,
+                "api_token": api_token,
+                "shared_quote": shared.pk,
+                "draft_quote": draft.pk,
+            }
+        )
+    )

@@ -33,10 +33,12 @@ def test_a_wrong_password_shows_an_inline_message_and_no_session(client, make_us
 def test_migrate_creates_the_three_role_groups_with_catalog_permissions():
     names = set(Group.objects.values_list("name", flat=True))
     assert {SALES, SALES_MANAGER, CATALOG_MANAGER} <= names
-    catalog_perms = set(Group.objects.get(name=CATALOG_MANAGER).permissions
-                        .values_list("codename", flat=True))
+    catalog_perms = set(
+        Group.objects.get(name=CATALOG_MANAGER).permissions.values_list("codename", flat=True)
+    )
     assert {"add_product", "change_product", "delete_product", "change_pricelistitem"} <= (
-        catalog_perms)
+        catalog_perms
+    )
     sales_perms = set(Group.objects.get(name=SALES).permissions.values_list("codename", flat=True))
     assert "change_product" not in sales_perms and "view_product" in sales_perms
 

@@ -21,34 +21,185 @@ import pytest
 # of them would still be flagged word by word if it is not made of these.
 ALLOWED_WORDS = {
     # brands and product families
-    "NVIDIA", "Mellanox", "InfiniBand", "ConnectX", "Quantum", "Spectrum", "BlueField", "LinkX",
-    "UFM", "HGX", "DGX", "SuperPOD", "Hopper", "Blackwell", "Grace", "Cumulus", "Onyx", "MLNX-OS",
-    "NVLink", "SHARP", "SHARPv3", "SuperNIC", "Enterprise",  # UFM Enterprise
+    "NVIDIA",
+    "Mellanox",
+    "InfiniBand",
+    "ConnectX",
+    "Quantum",
+    "Spectrum",
+    "BlueField",
+    "LinkX",
+    "UFM",
+    "HGX",
+    "DGX",
+    "SuperPOD",
+    "Hopper",
+    "Blackwell",
+    "Grace",
+    "Cumulus",
+    "Onyx",
+    "MLNX-OS",
+    "NVLink",
+    "SHARP",
+    "SHARPv3",
+    "SuperNIC",
+    "Enterprise",  # UFM Enterprise
     "FabricQuote",  # the portal's own name
     "English",  # the language switch names each language in itself
     # protocols, standards and technologies
-    "RoCE", "RoCEv2", "RDMA", "Ethernet", "EDR", "HDR", "NDR", "XDR", "GbE", "PCIe", "OSFP",
-    "QSFP", "QSFP-DD", "QSFP112", "QSFP56", "SFP", "DAC", "ACC", "AOC", "MPO", "MMF", "SMF",
-    "LC", "APC", "SR", "DR", "FR", "LR", "PAM4", "BGP", "EVPN", "VXLAN", "ECN", "PFC", "DCQCN",
-    "SM", "GPU", "GPUs", "CPU", "NIC", "NICs", "HCA", "DPU", "TOR", "ToR", "LLM", "AI", "HPC",
-    "API", "CSV", "PDF", "SVG", "ZIP", "URL", "VAT", "TCO", "BOM", "SKU", "ID", "IP", "MTBF", "PUE",
-    "NCCL", "MFU", "FP8", "FP16", "BF16", "TFLOPS", "PFLOPS", "KPI", "SLA", "RMA", "IB",
-    "OEM", "OPEX", "CAPEX", "ROI", "FEC", "BER", "SerDes", "HTTPS", "UTC",
+    "RoCE",
+    "RoCEv2",
+    "RDMA",
+    "Ethernet",
+    "EDR",
+    "HDR",
+    "NDR",
+    "XDR",
+    "GbE",
+    "PCIe",
+    "OSFP",
+    "QSFP",
+    "QSFP-DD",
+    "QSFP112",
+    "QSFP56",
+    "SFP",
+    "DAC",
+    "ACC",
+    "AOC",
+    "MPO",
+    "MMF",
+    "SMF",
+    "LC",
+    "APC",
+    "SR",
+    "DR",
+    "FR",
+    "LR",
+    "PAM4",
+    "BGP",
+    "EVPN",
+    "VXLAN",
+    "ECN",
+    "PFC",
+    "DCQCN",
+    "SM",
+    "GPU",
+    "GPUs",
+    "CPU",
+    "NIC",
+    "NICs",
+    "HCA",
+    "DPU",
+    "TOR",
+    "ToR",
+    "LLM",
+    "AI",
+    "HPC",
+    "API",
+    "CSV",
+    "PDF",
+    "SVG",
+    "ZIP",
+    "URL",
+    "VAT",
+    "TCO",
+    "BOM",
+    "SKU",
+    "ID",
+    "IP",
+    "MTBF",
+    "PUE",
+    "NCCL",
+    "MFU",
+    "FP8",
+    "FP16",
+    "BF16",
+    "TFLOPS",
+    "PFLOPS",
+    "KPI",
+    "SLA",
+    "RMA",
+    "IB",
+    "OEM",
+    "OPEX",
+    "CAPEX",
+    "ROI",
+    "FEC",
+    "BER",
+    "SerDes",
+    "HTTPS",
+    "UTC",
     # topology layers: Chinese network engineers write Leaf, Spine and Core as they are (the
     # established translations do: "服务器到 Leaf", "Leaf–Spine 组网")
-    "Leaf", "Spine", "Core", "Leaf-Spine", "Pod",
+    "Leaf",
+    "Spine",
+    "Core",
+    "Leaf-Spine",
+    "Pod",
     # AI training and collective-communication terms used as they are in Chinese
-    "token", "tokens", "nccl-tests", "busbw", "AllReduce", "all-to-all", "GPUDirect",
-    "QP", "ECMP", "E-ECMP", "MoE", "DDP", "FSDP", "ZeRO", "Megatron-Core", "Llama", "Mixtral",
-    "SXM", "Dx", "OpenSM", "LACC", "TFLOP", "NPV", "TCP",
+    "token",
+    "tokens",
+    "nccl-tests",
+    "busbw",
+    "AllReduce",
+    "all-to-all",
+    "GPUDirect",
+    "QP",
+    "ECMP",
+    "E-ECMP",
+    "MoE",
+    "DDP",
+    "FSDP",
+    "ZeRO",
+    "Megatron-Core",
+    "Llama",
+    "Mixtral",
+    "SXM",
+    "Dx",
+    "OpenSM",
+    "LACC",
+    "TFLOP",
+    "NPV",
+    "TCP",
     "Simple",  # NCCL's protocol of that name
     # sources cited by the TCO assumptions
-    "Tolly", "Meta", "SIGCOMM", "GitHub",
+    "Tolly",
+    "Meta",
+    "SIGCOMM",
+    "GitHub",
     # units and currencies
-    "Gb", "Gbps", "Tb", "Tbps", "GB", "TB", "MB", "kW", "kWh", "MW", "W", "U", "RU", "kg",
-    "m", "km", "mm", "ms", "us", "ns", "s", "h", "x", "B", "GiB", "CNY", "USD", "EUR", "RMB",
+    "Gb",
+    "Gbps",
+    "Tb",
+    "Tbps",
+    "GB",
+    "TB",
+    "MB",
+    "kW",
+    "kWh",
+    "MW",
+    "W",
+    "U",
+    "RU",
+    "kg",
+    "m",
+    "km",
+    "mm",
+    "ms",
+    "us",
+    "ns",
+    "s",
+    "h",
+    "x",
+    "B",
+    "GiB",
+    "CNY",
+    "USD",
+    "EUR",
+    "RMB",
     # the seed catalog's model codes that carry no digit
-    "HDR-SR", "SN",
+    "HDR-SR",
+    "SN",
     # a hall's rows are lettered (their racks A01, A02 ...): "A 排" names row A
     "A",
 }
@@ -60,7 +211,12 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 
 # The test's own data (user input, shown as typed): companies, people and the like.
 USER_DATA = (
-    "wang", "li", "zhao", "sales-user", "Shenzhen", "Beijing",  # users and teams
+    "wang",
+    "li",
+    "zhao",
+    "sales-user",
+    "Shenzhen",
+    "Beijing",  # users and teams
 )
 
 VISIBLE_ATTRIBUTES = ("title", "placeholder", "aria-label", "alt")
@@ -115,7 +271,7 @@ def report(pages: dict[str, Counter]) -> str:
 def chinese_world(make_user, seeded):
     """A Chinese-speaking sales engineer and manager, a Chinese customer with an accepted quote
     from a real design (with its TCO and a support line) and a share link to it."""
-    from proposals.services import share_link_create
+    from proposals.share.services import share_link_create
     from tests.proposals.conftest import quote_rich
     from tests.quoting.factories import world_make
 
@@ -159,8 +315,8 @@ DESIGN_ERRORS = (
 
 def pages_in_chinese(client, world) -> dict[str, str]:
     """Page name -> visible text of every page this test reads, rendered in Chinese."""
-    from proposals.pdf import proposal_pdf
-    from proposals.selectors import proposal_content
+    from proposals.documents.pdf import proposal_pdf
+    from proposals.documents.selectors import proposal_content
     from tests.proposals.conftest import pdf_text
 
     quote, project, customer = world.quote, world.project, world.customer
@@ -171,9 +327,7 @@ def pages_in_chinese(client, world) -> dict[str, str]:
         "design page": _get(client, f"/designs/new/?{DESIGN_QUERY}"),
         "design page (errors)": _get(client, f"/designs/new/?{DESIGN_ERRORS}"),
         "saved design": _get(client, f"/designs/new/?project={project.pk}&design={design.pk}"),
-        "design TCO panel": _get(
-            client, f"/designs/tco/?{DESIGN_QUERY}&preset=llm_pretrain_7b"
-        ),
+        "design TCO panel": _get(client, f"/designs/tco/?{DESIGN_QUERY}&preset=llm_pretrain_7b"),
         "quote page (accepted)": _get(client, f"/quotes/{quote.pk}/"),
         "quote list": _get(client, "/quotes/"),
         "proposal page": _get(client, f"/quotes/{quote.pk}/proposal/"),
@@ -206,7 +360,7 @@ def user_data_of(world) -> tuple[str, ...]:
 
 
 def test_every_main_page_the_share_page_and_the_pdf_read_in_chinese(client, chinese_world):
-    from proposals.services import share_accept
+    from proposals.acceptance.services import share_accept
 
     share_accept(
         link=chinese_world.link,

@@ -53,8 +53,10 @@ def test_the_chinese_name_and_address_fall_back_to_english_when_empty(db):
 
 def test_the_admin_list_opens_the_one_profile_or_the_form_to_create_it(admin_client):
     assert admin_client.get("/admin/portal/companyprofile/").url == ADD
-    response = admin_client.post(ADD, {**FORM, "logo_upload": SimpleUploadedFile(
-        "logo.png", TINY_PNG, content_type="image/png")})
+    response = admin_client.post(
+        ADD,
+        {**FORM, "logo_upload": SimpleUploadedFile("logo.png", TINY_PNG, content_type="image/png")},
+    )
     assert response.status_code == 302, response.content.decode()[:2000]
     profile = CompanyProfile.objects.get()
     assert profile.legal_name_zh == "深圳织网网络有限公司"
@@ -69,8 +71,10 @@ def test_the_admin_list_opens_the_one_profile_or_the_form_to_create_it(admin_cli
 @pytest.mark.parametrize(
     ("upload", "message"),
     [
-        (b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
-         "Upload a PNG or JPEG image."),
+        (
+            b'<svg xmlns="http://www.w3.org/2000/svg"><image href="file:///etc/passwd"/></svg>',
+            "Upload a PNG or JPEG image.",
+        ),
         (b"GIF89a" + b"\0" * 10, "Upload a PNG or JPEG image."),
         (TINY_PNG + b"\0" * (512 * 1024), "The logo may take at most 512 KB."),
     ],
@@ -78,8 +82,13 @@ def test_the_admin_list_opens_the_one_profile_or_the_form_to_create_it(admin_cli
 def test_a_logo_that_is_not_a_small_png_or_jpeg_is_refused_beside_its_field(
     admin_client, upload, message
 ):
-    response = admin_client.post(ADD, {**FORM, "logo_upload": SimpleUploadedFile(
-        "logo.svg", upload, content_type="image/svg+xml")})
+    response = admin_client.post(
+        ADD,
+        {
+            **FORM,
+            "logo_upload": SimpleUploadedFile("logo.svg", upload, content_type="image/svg+xml"),
+        },
+    )
     assert response.status_code == 200 and message in response.content.decode()
     assert not CompanyProfile.objects.exists()
 
@@ -98,9 +107,7 @@ def test_a_users_phone_is_edited_in_the_admin(admin_client, make_user):
     assert 'name="phone"' in page
 
 
-def test_setup_demo_fills_a_demo_seller_once_and_keeps_an_edited_one(
-    capsys, settings, seeded
-):
+def test_setup_demo_fills_a_demo_seller_once_and_keeps_an_edited_one(capsys, settings, seeded):
     settings.DEBUG = True
     call_command("setup_demo")
     profile = CompanyProfile.objects.get()

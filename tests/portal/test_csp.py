@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from proposals.guard import SHARE_HEADERS
-from proposals.services import share_link_create
-from quoting.services.quotes import quote_create
+from proposals.share.guard import SHARE_HEADERS
+from proposals.share.services import share_link_create
+from quoting.quotes.services.quotes import quote_create
 from tests.proposals.conftest import quote_sent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,11 +37,18 @@ class _Page(HTMLParser):
         self._in_style = tag == "style"
         if tag == "style":
             self.styles.append("")
-        self.handlers += [f"<{tag} {name}>" for name in attributes
-                          if name.startswith("on") or name.startswith("hx-on")]
-        self.handlers += [f"<{tag} {name}>" for name, value in attrs
-                          if name in {"href", "src", "action"} and value
-                          and value.strip().lower().startswith("javascript:")]
+        self.handlers += [
+            f"<{tag} {name}>"
+            for name in attributes
+            if name.startswith("on") or name.startswith("hx-on")
+        ]
+        self.handlers += [
+            f"<{tag} {name}>"
+            for name, value in attrs
+            if name in {"href", "src", "action"}
+            and value
+            and value.strip().lower().startswith("javascript:")
+        ]
 
     def handle_endtag(self, tag):
         self._in_style = False
@@ -65,10 +72,14 @@ def assert_strict_page(response, *, nonce_required: bool = True) -> str | None:
     assert "'unsafe-inline'" not in header and "'unsafe-eval'" not in header
     nonces = [s for s in policy["script-src"] if s.startswith("'nonce-")]
     assert len(nonces) == (1 if nonce_required else len(nonces)) <= 1
-    nonce = nonces[0][len("'nonce-"):-1] if nonces else None
-    for directive, value in [("default-src", ["'self'"]), ("object-src", ["'none'"]),
-                             ("base-uri", ["'none'"]), ("frame-ancestors", ["'none'"]),
-                             ("form-action", ["'self'"])]:
+    nonce = nonces[0][len("'nonce-") : -1] if nonces else None
+    for directive, value in [
+        ("default-src", ["'self'"]),
+        ("object-src", ["'none'"]),
+        ("base-uri", ["'none'"]),
+        ("frame-ancestors", ["'none'"]),
+        ("form-action", ["'self'"]),
+    ]:
         assert policy[directive] == value
     page = _Page()
     page.feed(response.content.decode())
@@ -81,13 +92,27 @@ def assert_strict_page(response, *, nonce_required: bool = True) -> str | None:
     allowed_styles = [s for s in policy["style-src"] if s.startswith("'sha256-")]
     for style in page.styles:
         digest = base64.b64encode(hashlib.sha256(style.encode()).digest()).decode()
-        assert f"'sha256-{digest}'" in allowed_styles or f"'nonce-{nonce}'" in policy[
-            "style-src"] and f'nonce="{nonce}"' in response.content.decode(), style
+        assert (
+            f"'sha256-{digest}'" in allowed_styles
+            or f"'nonce-{nonce}'" in policy["style-src"]
+            and f'nonce="{nonce}"' in response.content.decode()
+        ), style
     return nonce
 
 
-@pytest.mark.parametrize("url", ["/", "/designs/new/", "/tco/", "/catalog/", "/customers/",
-                                 "/projects/", "/quotes/", "/api/docs/"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/",
+        "/designs/new/",
+        "/tco/",
+        "/catalog/",
+        "/customers/",
+        "/projects/",
+        "/quotes/",
+        "/api/docs/",
+    ],
+)
 def test_staff_pages_send_a_strict_policy_with_a_nonce(client, world, seeded, url):
     client.force_login(world.sales)
     assert_strict_page(client.get(url))
@@ -103,8 +128,12 @@ def test_admin_and_login_pages_are_strict(client, django_user_model, db):
     assert_strict_page(client.get("/accounts/login/"))
     admin = django_user_model.objects.create_superuser("root", "root@example.com", "pw")
     client.force_login(admin)
-    for url in ("/admin/", "/admin/catalog/product/", "/admin/catalog/product/import-csv/",
-                "/admin/axes/accessattempt/"):
+    for url in (
+        "/admin/",
+        "/admin/catalog/product/",
+        "/admin/catalog/product/import-csv/",
+        "/admin/axes/accessattempt/",
+    ):
         assert_strict_page(client.get(url), nonce_required=False)
 
 
@@ -114,24 +143,28 @@ def test_each_response_gets_a_fresh_nonce(client, world, db):
 
 
 def test_the_design_drawing_style_is_allowed_by_its_hash_in_full_page_and_fragment(
-        client, world, seeded):
+    client, world, seeded
+):
     client.force_login(world.sales)
     page = client.get("/designs/new/")
     assert "<svg" in page.content.decode()
     assert_strict_page(page)  # its inline <style> matches a hash of the policy
-    fragment = client.get("/designs/new/?gpu_count=1024&gpus_per_server=8&nic_generation=NDR"
-                          "&family=infiniband&planes=1&oversubscription=1"
-                          "&server_to_leaf=same-row&leaf_to_spine=same-row"
-                          "&spine_to_core=across-hall&subnet_manager=auto&spares_percent=0",
-                          HTTP_HX_REQUEST="true")
+    fragment = client.get(
+        "/designs/new/?gpu_count=1024&gpus_per_server=8&nic_generation=NDR"
+        "&family=infiniband&planes=1&oversubscription=1"
+        "&server_to_leaf=same-row&leaf_to_spine=same-row"
+        "&spine_to_core=across-hall&subnet_manager=auto&spares_percent=0",
+        HTTP_HX_REQUEST="true",
+    )
     styles = re.findall(r"<style>(.*?)</style>", fragment.content.decode())
     assert styles, "the fragment inlines the drawing"
     digest = base64.b64encode(hashlib.sha256(styles[0].encode()).digest()).decode()
     assert f"'sha256-{digest}'" in page["Content-Security-Policy"]  # the page's own policy
 
 
-def test_the_share_page_keeps_its_own_policy_alone(client, world,
-                                                   django_capture_on_commit_callbacks):
+def test_the_share_page_keeps_its_own_policy_alone(
+    client, world, django_capture_on_commit_callbacks
+):
     quote = quote_sent(world)
     with django_capture_on_commit_callbacks(execute=True):
         _link, token = share_link_create(quote=quote, user=world.sales, recipient_name="Dr Li")
@@ -144,7 +177,9 @@ def test_the_share_page_keeps_its_own_policy_alone(client, world,
     page = _Page()
     page.feed(response.content.decode())
     assert sorted(s.get("src") for s in page.scripts) == [
-        "/static/proposal/engage.js", "/static/proposal/signature.js"]
+        "/static/proposal/engage.js",
+        "/static/proposal/signature.js",
+    ]
     assert page.handlers == []
     assert "script-src 'self'" in response["Content-Security-Policy"]
 

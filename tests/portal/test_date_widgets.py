@@ -12,13 +12,21 @@ from django import forms
 from django.utils import translation
 
 from portal.widgets import IsoDateInput
-from quoting.forms.quotes import TermsForm
+from quoting.quotes.forms.quotes import TermsForm
 
 # Every module that declares the portal's own forms and filter sets (the admin has its own widget).
 FORM_MODULES = [
-    "catalog.filters", "catalog.forms", "proposals.forms", "quoting.filters",
-    "quoting.forms.contract", "quoting.forms.customers", "quoting.forms.designs",
-    "quoting.forms.quotes", "quoting.forms.tco",
+    "catalog.filters",
+    "catalog.forms",
+    "proposals.forms",
+    "quoting.customers.filters",
+    "quoting.customers.forms",
+    "quoting.designs.forms.contract",
+    "quoting.designs.forms.designs",
+    "quoting.designs.forms.projects",
+    "quoting.designs.forms.tco",
+    "quoting.quotes.filters",
+    "quoting.quotes.forms.quotes",
 ]
 
 
@@ -41,8 +49,8 @@ def _date_fields():
 
 def test_the_project_has_date_fields_to_check():
     names = [name for name, _ in _date_fields()]
-    assert "quoting.forms.quotes.TermsForm.valid_until" in names
-    assert "quoting.filters.QuoteFilter.created_from" in names
+    assert "quoting.quotes.forms.quotes.TermsForm.valid_until" in names
+    assert "quoting.quotes.filters.QuoteFilter.created_from" in names
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
@@ -55,8 +63,14 @@ def test_every_date_field_renders_an_iso_date_picker_in_every_language(language)
 
 
 def test_chinese_quote_terms_show_the_valid_until_date_the_picker_can_read():
-    form = TermsForm(initial={"expected_version": 1, "discount_percent": 5, "tax_percent": 13,
-                              "valid_until": dt.date(2026, 12, 30)})
+    form = TermsForm(
+        initial={
+            "expected_version": 1,
+            "discount_percent": 5,
+            "tax_percent": 13,
+            "valid_until": dt.date(2026, 12, 30),
+        }
+    )
     with translation.override("zh-hans"):
         html = str(form["valid_until"])
     assert 'value="2026-12-30"' in html
@@ -65,7 +79,13 @@ def test_chinese_quote_terms_show_the_valid_until_date_the_picker_can_read():
 
 def test_chinese_quote_terms_accept_the_date_the_picker_sends():
     with translation.override("zh-hans"):
-        form = TermsForm(data={"expected_version": 1, "discount_percent": "5",
-                               "tax_percent": "13", "valid_until": "2026-12-30"})
+        form = TermsForm(
+            data={
+                "expected_version": 1,
+                "discount_percent": "5",
+                "tax_percent": "13",
+                "valid_until": "2026-12-30",
+            }
+        )
         assert form.is_valid(), form.errors
     assert form.cleaned_data["valid_until"] == dt.date(2026, 12, 30)

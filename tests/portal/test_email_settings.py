@@ -27,21 +27,33 @@ def test_development_prints_emails_to_the_console(tmp_path):
 
 
 def test_production_sends_by_smtp_as_the_environment_says(tmp_path):
-    probe = _probe({**PRODUCTION, "FABRICQUOTE_VAR_DIR": str(tmp_path),
-                    "EMAIL_HOST": "smtp.example.com", "EMAIL_PORT": "465",
-                    "EMAIL_HOST_USER": "quotes", "EMAIL_HOST_PASSWORD": "secret",
-                    "EMAIL_USE_TLS": "false", "DEFAULT_FROM_EMAIL": "Quotes <q@example.com>"},
-                   "portal.settings.production")
+    probe = _probe(
+        {
+            **PRODUCTION,
+            "FABRICQUOTE_VAR_DIR": str(tmp_path),
+            "EMAIL_HOST": "smtp.example.com",
+            "EMAIL_PORT": "465",
+            "EMAIL_HOST_USER": "quotes",
+            "EMAIL_HOST_PASSWORD": "secret",
+            "EMAIL_USE_TLS": "false",
+            "DEFAULT_FROM_EMAIL": "Quotes <q@example.com>",
+        },
+        "portal.settings.production",
+    )
     assert probe == {
         "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-        "EMAIL_HOST": "smtp.example.com", "EMAIL_PORT": 465, "EMAIL_HOST_USER": "quotes",
-        "EMAIL_HOST_PASSWORD": "secret", "EMAIL_USE_TLS": False,
+        "EMAIL_HOST": "smtp.example.com",
+        "EMAIL_PORT": 465,
+        "EMAIL_HOST_USER": "quotes",
+        "EMAIL_HOST_PASSWORD": "secret",
+        "EMAIL_USE_TLS": False,
         "DEFAULT_FROM_EMAIL": "Quotes <q@example.com>",
         "PORTAL_URL": "https://quotes.example.com",
     }
 
 
 def test_production_without_a_mail_server_sends_no_email(tmp_path):
-    probe = _probe({**PRODUCTION, "FABRICQUOTE_VAR_DIR": str(tmp_path)},
-                   "portal.settings.production")
+    probe = _probe(
+        {**PRODUCTION, "FABRICQUOTE_VAR_DIR": str(tmp_path)}, "portal.settings.production"
+    )
     assert probe["EMAIL_BACKEND"] == "django.core.mail.backends.dummy.EmailBackend"

@@ -30,8 +30,10 @@ from tests.service_helpers import (
 
 FAST = 10  # seconds: a generous guard against the 19 s of the finding, not a benchmark
 MIGRATE = "from django.core.management import call_command; call_command('migrate', verbosity=0)"
-SWEEP = ("import datetime as dt; from proposals.services import proposals_requeue_stuck; "
-         "print(proposals_requeue_stuck(older_than=dt.timedelta(0)))")
+SWEEP = (
+    "import datetime as dt; from proposals.documents.services import "
+    "proposals_requeue_stuck; print(proposals_requeue_stuck(older_than=dt.timedelta(0)))"
+)
 
 
 def _json(body: bytes) -> dict:
@@ -58,11 +60,18 @@ def _sign_in(base: str, username: str, password: str) -> dict[str, str]:
     csrf = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', body).group(1).decode()
     cookie = _cookies(headers)["csrftoken"]
     status, headers, body, _ = http_call(
-        base, "POST", "/accounts/login/",
-        headers={"Cookie": f"csrftoken={cookie}", "Referer": base + "/accounts/login/",
-                 "Content-Type": "application/x-www-form-urlencoded"},
-        body=urlencode({"csrfmiddlewaretoken": csrf, "username": username,
-                        "password": password}).encode())
+        base,
+        "POST",
+        "/accounts/login/",
+        headers={
+            "Cookie": f"csrftoken={cookie}",
+            "Referer": base + "/accounts/login/",
+            "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body=urlencode(
+            {"csrfmiddlewaretoken": csrf, "username": username, "password": password}
+        ).encode(),
+    )
     assert status == 302, body[:500]
     return {"Cookie": f"csrftoken={cookie}; sessionid={_cookies(headers)['sessionid']}"}
 
@@ -73,13 +82,18 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
         service_missing(f"{REDIS_SERVER} is not installed")
     redis = ThrowawayRedis(tmp_path).start()
     database = tmp_path / "db.sqlite3"
-    env = django_env(REDIS_URL=redis.url, DATABASE_URL=f"sqlite:///{database}",
-                     FABRICQUOTE_VAR_DIR=str(tmp_path), LOG_LEVEL="INFO")
+    env = django_env(
+        REDIS_URL=redis.url,
+        DATABASE_URL=f"sqlite:///{database}",
+        FABRICQUOTE_VAR_DIR=str(tmp_path),
+        LOG_LEVEL="INFO",
+    )
     timings: dict[str, float] = {}
     try:
         run_django(MIGRATE, env)
-        world = json.loads(run_django(
-            "from tests.portal.fault_world import seed; seed()", env).splitlines()[-1])
+        world = json.loads(
+            run_django("from tests.portal.fault_world import seed; seed()", env).splitlines()[-1]
+        )
         token, quote = world["share_token"], world["draft_quote"]
         api = {"Authorization": f"Bearer {world['api_token']}", "Accept": "application/json"}
         log = tmp_path / "gunicorn.log"
@@ -92,34 +106,42 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
 
             for spelling in ("/p/", "/%70/", "/p%2F"):
                 status, headers, body, timings[f"share page {spelling}"] = http_call(
-                    base, "GET", spelling + token)
+                    base, "GET", spelling + token
+                )
                 assert status == 200, body[:500]
                 assert "no-store" in headers["Cache-Control"]
             assert http_call(base, "GET", "/p/not-a-token")[0] == 404  # the limiter fails open
             staff = _sign_in(base, "wang", "pw")
             for page in ("/quotes/", f"/quotes/{quote}/", "/catalog/"):
                 status, _, body, timings[f"page {page}"] = http_call(
-                    base, "GET", page, headers=staff)
+                    base, "GET", page, headers=staff
+                )
                 assert status == 200, (page, body[:500])
 
             status, headers, body, timings["API read"] = http_call(
-                base, "GET", f"/api/v1/quotes/{quote}/", headers=api)
+                base, "GET", f"/api/v1/quotes/{quote}/", headers=api
+            )
             assert status == 200, body[:500]
             etag = headers["ETag"]
 
-            # A write that queues work: quote.sent's webhook delivery.
+            # A write that queues work: quote.sent's webhook delivery and the sent PDFs' renders.
             status, _, body, timings["quote send"] = http_call(
-                base, "POST", f"/api/v1/quotes/{quote}/send/", headers={**api, "If-Match": etag})
+                base, "POST", f"/api/v1/quotes/{quote}/send/", headers={**api, "If-Match": etag}
+            )
             assert status == 200, body[:500]
             assert _json(body)["status"] == "sent"
             assert timings["quote send"] < FAST
-            # ...and one that queues a render: the proposal PDF.
+            # ...and asking for the proposal PDF: the one the send requested, still pending.
             status, _, body, timings["proposal request"] = http_call(
-                base, "POST", f"/api/v1/quotes/{quote}/proposal/",
+                base,
+                "POST",
+                f"/api/v1/quotes/{quote}/proposal/",
                 headers={**api, "Content-Type": "application/json"},
-                body=json.dumps({"language": "en"}).encode())
+                body=json.dumps({"language": "en"}).encode(),
+            )
             assert status == 202, body[:500]
             document = _json(body)["id"]
+            assert _json(body)["status"] == "pending"
             assert timings["proposal request"] < FAST
 
             # Committed: a retry is not needed (the finding's retry got 412).
@@ -128,17 +150,37 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
             with sqlite3.connect(database) as db:
                 assert db.execute(
                     "SELECT status FROM integrations_webhookdelivery WHERE event_type = "
-                    "'quote.sent'").fetchall() == [("pending",)]
+                    "'quote.sent'"
+                ).fetchall() == [("pending",)]
+                sent_pdfs = db.execute(
+                    "SELECT id, language, status FROM proposals_proposaldocument WHERE "
+                    "revision_id = (SELECT revision_id FROM proposals_proposaldocument WHERE id = "
+                    "?) ORDER BY language",
+                    (document,),
+                ).fetchall()
+            assert [(lang, state) for _id, lang, state in sent_pdfs] == [
+                ("en", "pending"),
+                ("zh-hans", "pending"),
+            ]  # committed, left to the sweeper
+            assert document in [pk for pk, _lang, _state in sent_pdfs]
 
             redis.start()  # --- back: the sweeper queues what the broker missed ---
-            with celery_worker(redis_url=redis.url, database_url=env["DATABASE_URL"],
-                               queue="celery", extra_env={"DEBUG": "false"}) as (worker, _):
+            with celery_worker(
+                redis_url=redis.url,
+                database_url=env["DATABASE_URL"],
+                queue="celery",
+                extra_env={"DEBUG": "false"},
+            ) as (worker, _):
                 assert int(run_django(SWEEP, env).strip().splitlines()[-1]) >= 1
 
                 def ready() -> bool:
-                    answer = http_call(base, "GET", f"/api/v1/proposals/{document}/",
-                                       headers=api)
-                    return answer[0] == 200 and _json(answer[2])["status"] == "ready"
+                    return all(
+                        answer[0] == 200 and _json(answer[2])["status"] == "ready"
+                        for answer in (
+                            http_call(base, "GET", f"/api/v1/proposals/{pk}/", headers=api)
+                            for pk, _l, _s in sent_pdfs
+                        )
+                    )
 
                 assert wait_for(ready, timeout=180, interval=1), worker.poll()
         text = log.read_text()
@@ -152,8 +194,10 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
 
 def test_with_the_database_down_pages_and_the_api_answer_503(tmp_path):
     nobody = free_port()  # a PostgreSQL port with nothing listening
-    env = django_env(DATABASE_URL=f"postgres://fabricquote@127.0.0.1:{nobody}/fabricquote",
-                     FABRICQUOTE_VAR_DIR=str(tmp_path))
+    env = django_env(
+        DATABASE_URL=f"postgres://fabricquote@127.0.0.1:{nobody}/fabricquote",
+        FABRICQUOTE_VAR_DIR=str(tmp_path),
+    )
     with live_gunicorn(env, tmp_path / "gunicorn.log") as base:
         status, _, body, _ = http_call(base, "GET", "/healthz")
         assert status == 503 and _json(body)["database"]["ok"] is False
@@ -164,7 +208,8 @@ def test_with_the_database_down_pages_and_the_api_answer_503(tmp_path):
                 ("/quotes/", {"Cookie": "sessionid=a-signed-in-staff-member"}),
             ):
                 status, answer, body, seconds = http_call(
-                    base, "GET", path, headers={**headers, "Accept-Language": language})
+                    base, "GET", path, headers={**headers, "Accept-Language": language}
+                )
                 text = body.decode()
                 assert status == 503 and answer["Retry-After"], (path, status, text[:300])
                 assert answer["Content-Type"].startswith("text/html") and heading in text
@@ -172,7 +217,8 @@ def test_with_the_database_down_pages_and_the_api_answer_503(tmp_path):
                 assert seconds < FAST
 
         status, answer, body, _ = http_call(
-            base, "GET", "/api/v1/customers/", headers={"Authorization": "Bearer fq_whatever"})
+            base, "GET", "/api/v1/customers/", headers={"Authorization": "Bearer fq_whatever"}
+        )
         assert status == 503 and answer["Content-Type"] == "application/json"
         assert list(_json(body)) == ["detail"]
 
@@ -194,7 +240,7 @@ def test_when_postgresql_goes_away_mid_flight_the_portal_answers_503_then_recove
     from django.db import connection
 
     from integrations.services import api_token_issue
-    from proposals.services import share_link_create
+    from proposals.share.services import share_link_create
     from tests.proposals.conftest import quote_sent
     from tests.quoting.factories import world_make
 
@@ -220,7 +266,8 @@ def test_when_postgresql_goes_away_mid_flight_the_portal_answers_503_then_recove
             assert status == 503 and "temporarily unavailable" in body.decode()
             assert "Traceback" not in body.decode() and seconds < FAST
             status, answer, body, seconds = http_call(
-                base, "GET", f"/api/v1/quotes/{quote.pk}/", headers=api)
+                base, "GET", f"/api/v1/quotes/{quote.pk}/", headers=api
+            )
             assert status == 503 and list(_json(body)) == ["detail"] and seconds < FAST
             assert http_call(base, "GET", "/healthz")[0] == 503
 

@@ -54,13 +54,18 @@ def test_gunicorn_conf_preloads_three_workers_on_port_8000(monkeypatch, tmp_path
     assert cfg.when_ready.__module__ == "__config__"  # the warm-up hook, not gunicorn's no-op
 
     # gunicorn skips a name it does not know without a word: a typo would go unnoticed.
-    names = {name for name, value in app.get_config_from_filename(str(CONF)).items()
-             if not name.startswith("_") and not isinstance(value, type)
-             and type(value).__name__ != "module"}
+    names = {
+        name
+        for name, value in app.get_config_from_filename(str(CONF)).items()
+        if not name.startswith("_")
+        and not isinstance(value, type)
+        and type(value).__name__ != "module"
+    }
     assert names - set(cfg.settings) - NEWER_SETTINGS == set()
 
-    cfg = _gunicorn_config(monkeypatch, WEB_CONCURRENCY="5",
-                           GUNICORN_PIDFILE=str(tmp_path / "web.pid")).cfg
+    cfg = _gunicorn_config(
+        monkeypatch, WEB_CONCURRENCY="5", GUNICORN_PIDFILE=str(tmp_path / "web.pid")
+    ).cfg
     assert (cfg.workers, cfg.pidfile) == (5, str(tmp_path / "web.pid"))
 
 
@@ -76,7 +81,7 @@ def test_dockerfile_and_compose_run_gunicorn_with_the_config():
 
 # --- live -----------------------------------------------------------------------------------------
 
-PROBE = '''\
+PROBE = """\
 import time
 from pathlib import Path
 
@@ -99,7 +104,7 @@ def application(environ, start_response):
         return start_response(status, [*headers, ("X-Code", CODE)], exc_info)
 
     return portal(environ, start)
-'''
+"""
 
 
 def _children(pid: int) -> set[int]:
@@ -130,23 +135,38 @@ def _kill_group(process: subprocess.Popen) -> None:
     wait_for(gone, timeout=10)
 
 
-def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_failed_request(
-        tmp_path):
+def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_failed_request(tmp_path):
     probe = tmp_path / "reload_probe.py"
     probe.write_text(PROBE.format(code="1"))
     pidfile = tmp_path / "gunicorn.pid"
-    env = django_env(DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-                     FABRICQUOTE_VAR_DIR=str(tmp_path), GUNICORN_PIDFILE=str(pidfile),
-                     PYTHONDONTWRITEBYTECODE="1",  # a .pyc of the same second would hide an edit
-                     PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}")
+    env = django_env(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        FABRICQUOTE_VAR_DIR=str(tmp_path),
+        GUNICORN_PIDFILE=str(pidfile),
+        PYTHONDONTWRITEBYTECODE="1",  # a .pyc of the same second would hide an edit
+        PYTHONPATH=f"{tmp_path}{os.pathsep}{ROOT}",
+    )
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     log = tmp_path / "gunicorn.log"
     with log.open("w") as sink:
         process = subprocess.Popen(
-            [str(GUNICORN), "-c", str(CONF), "reload_probe:application",
-             "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-            cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                str(GUNICORN),
+                "-c",
+                str(CONF),
+                "reload_probe:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "2",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     answers: list[tuple[float, int | str, str]] = []  # (started, status or error, X-Code)
     stop = threading.Event()
 
@@ -167,14 +187,16 @@ def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_faile
 
     loop = threading.Thread(target=client, daemon=True)
     try:
+
         def answering() -> bool:
             try:
                 return http_call(base, "GET", "/healthz", timeout=5)[0] == 200
             except (OSError, http.client.HTTPException):
                 return process.poll() is not None
 
-        assert wait_for(answering, timeout=60, interval=0.2) and process.poll() is None, \
+        assert wait_for(answering, timeout=60, interval=0.2) and process.poll() is None, (
             log.read_text()
+        )
         old = int(pidfile.read_text())
         assert old == process.pid
         assert code_now() == "1"
@@ -184,8 +206,10 @@ def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_faile
         probe.write_text(PROBE.format(code="2"))
         first_workers = _children(old)
         os.kill(old, signal.SIGHUP)
-        assert wait_for(lambda: len(_children(old) - first_workers) == 2
-                        and not _children(old) & first_workers, timeout=20), log.read_text()
+        assert wait_for(
+            lambda: len(_children(old) - first_workers) == 2 and not _children(old) & first_workers,
+            timeout=20,
+        ), log.read_text()
         assert code_now() == "1"
 
         # A request in progress in an old worker when the old master is retired is finished.
@@ -202,7 +226,11 @@ def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_faile
         assert wait_for((tmp_path / "hold.started").exists, timeout=20)
         reload = subprocess.Popen(
             [sys.executable, str(ROOT / "bin" / "web-reload"), str(pidfile)],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         output = []
         for line in reload.stdout:
             output.append(line)

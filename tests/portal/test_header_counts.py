@@ -17,11 +17,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from portal.header_counts import WORK_GENERATION
-from proposals.services import share_link_create
-from quoting.models import Notification
-from quoting.services.customers import customer_update
-from quoting.services.notifications import notification_mark_read
-from quoting.services.quotes import (
+from proposals.share.services import share_link_create
+from quoting.customers.services import customer_update
+from quoting.quotes.models import Notification
+from quoting.quotes.services.notifications import notification_mark_read
+from quoting.quotes.services.quotes import (
     quote_approve,
     quote_create,
     quote_mark_accepted,
@@ -76,8 +76,11 @@ def _header(client) -> dict[str, int]:
 def _header_queries(client) -> list[str]:
     with CaptureQueriesContext(connection) as captured:
         client.get("/quotes/")
-    return [q["sql"] for q in captured
-            if "quoting_notification" in q["sql"] or '"unanswered"' in q["sql"]]
+    return [
+        q["sql"]
+        for q in captured
+        if "quoting_notification" in q["sql"] or '"unanswered"' in q["sql"]
+    ]
 
 
 # --- kept --------------------------------------------------------------------------------------
@@ -147,8 +150,9 @@ def test_an_approval_decided_leaves_the_queue_and_tells_the_owner(world):
     quote_approve(quote=approved, user=world.manager, expected_version=approved.version)
     assert _header(manager) == {"approvals": 1, "inbox": 2}
     assert _header(sales) == {"inbox": 1}
-    quote_reject(quote=rejected, user=world.manager, reason="Too deep",
-                 expected_version=rejected.version)
+    quote_reject(
+        quote=rejected, user=world.manager, reason="Too deep", expected_version=rejected.version
+    )
     assert _header(manager) == {"inbox": 2}
     assert _header(sales) == {"inbox": 2}
 
@@ -164,8 +168,12 @@ def test_a_validity_moved_into_the_week_waits_at_once(world):
     quote = _quote(world.sales, world.project, valid_days=30)
     sales = _signed_in(world.sales)
     assert _header(sales) == {}
-    quote_update_terms(quote=quote, user=world.sales, expected_version=quote.version,
-                       valid_until=days_from_today(5))
+    quote_update_terms(
+        quote=quote,
+        user=world.sales,
+        expected_version=quote.version,
+        valid_until=days_from_today(5),
+    )
     assert _header(sales) == {"waiting": 1}
 
 
@@ -216,9 +224,15 @@ def test_the_customers_answer_on_the_link_leaves_the_queue_at_once(world):
     open_and_read(token, client=customer)
     sales = _signed_in(world.sales)
     assert _header(sales) == {"waiting": 1, "inbox": 1}
-    answer = customer.post(f"/p/{token}/accept", {
-        "revision": quote_reload(quote).current_revision.number, "name": "Li Wei",
-        "title": "", "agreed": "on"})
+    answer = customer.post(
+        f"/p/{token}/accept",
+        {
+            "revision": quote_reload(quote).current_revision.number,
+            "name": "Li Wei",
+            "title": "",
+            "agreed": "on",
+        },
+    )
     assert answer.status_code in (200, 302, 303)
     assert _header(sales) == {"inbox": 2}
 

@@ -41,5 +41,16 @@ def test_healthz_answers_503_when_the_database_is_down(client, settings):
     with mock.patch.object(connection, "cursor", side_effect=OperationalError("down")):
         response = client.get("/healthz")
     assert response.status_code == 503
-    assert response.json()["database"] == {"ok": False, "vendor": connection.vendor,
-                                           "error": "OperationalError"}
+    assert response.json()["database"] == {
+        "ok": False,
+        "vendor": connection.vendor,
+        "error": "OperationalError",
+    }
+
+
+def test_a_path_nothing_answers_under_the_api_is_a_json_404_and_a_page_elsewhere(client):
+    api = client.get("/api/v1/proposals/-1.5e-38/pdf/")
+    assert api.status_code == 404 and api["Content-Type"] == "application/json"
+    assert api.json() == {"detail": "Not found."}
+    page = client.get("/no-such-page/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")

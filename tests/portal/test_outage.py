@@ -22,8 +22,10 @@ def _database_down():
     """Every statement fails as with the server gone: the ORM's and the hand-written ones
     (portal.statements: the session's user, the share link and API token lookups)."""
     down = OperationalError("connection refused")
-    with mock.patch.object(SQLCompiler, "execute_sql", side_effect=down), \
-            mock.patch.object(CursorWrapper, "execute", side_effect=down):
+    with (
+        mock.patch.object(SQLCompiler, "execute_sql", side_effect=down),
+        mock.patch.object(CursorWrapper, "execute", side_effect=down),
+    ):
         yield
 
 
@@ -71,7 +73,9 @@ def test_the_api_answers_a_503_in_its_error_shape(quiet_client, make_user):
 @pytest.mark.django_db
 def test_a_view_that_finds_the_database_down_answers_503_even_in_debug(client, settings):
     settings.DEBUG = True  # the middleware answers before Django's debug page could
-    with mock.patch("proposals.guard.share_link_resolve", side_effect=OperationalError("gone")):
+    with mock.patch(
+        "proposals.share.guard.share_link_resolve", side_effect=OperationalError("gone")
+    ):
         response = client.get("/p/some-token")
     assert response.status_code == 503
     _assert_no_traceback(response.content.decode())
@@ -79,7 +83,7 @@ def test_a_view_that_finds_the_database_down_answers_503_even_in_debug(client, s
 
 @pytest.mark.django_db
 def test_other_errors_are_still_500(quiet_client):
-    with mock.patch("proposals.guard.share_link_resolve", side_effect=RuntimeError("bug")):
+    with mock.patch("proposals.share.guard.share_link_resolve", side_effect=RuntimeError("bug")):
         assert quiet_client.get("/p/some-token").status_code == 500
 
 
@@ -108,8 +112,10 @@ def test_a_committed_write_survives_the_broker_being_down(caplog, broker_pause_r
         tries.append(pk)
         raise BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    with (caplog.at_level(logging.WARNING, logger="portal.queueing"),
-          mock.patch("portal.queueing.enqueue", side_effect=send)):
+    with (
+        caplog.at_level(logging.WARNING, logger="portal.queueing"),
+        mock.patch("portal.queueing.enqueue", side_effect=send),
+    ):
         with transaction.atomic():
             user = User.objects.create(username="kept")
             transaction.on_commit(lambda: enqueue_or_leave_to_sweeper("portal.ping", user.pk))

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from proposals.models import LinkView
-from proposals.services import share_link_create
+from proposals.share.services import share_link_create
 from tests.conftest import service_missing
 from tests.portal.test_settings import run_settings
 from tests.proposals.conftest import quote_sent
@@ -55,8 +55,7 @@ def _prepared() -> list[str]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_share_views_and_api_calls_reuse_their_plans_and_every_open_is_recorded(
-        make_user, client):
+def test_share_views_and_api_calls_reuse_their_plans_and_every_open_is_recorded(make_user, client):
     """The share page's lookup, its recorded open (one statement, no "SET LOCAL ...;" before it,
     which a prepared statement cannot hold) and the API token's lookup are prepared once the
     connection has run them a few times; nothing is lost on the way."""

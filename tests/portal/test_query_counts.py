@@ -17,18 +17,24 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from catalog.models import Product
-from proposals.services import share_link_create
-from quoting.models import Contact, LineKind, Quote, QuoteEvent, QuoteLine, QuoteRevision, Section
-from quoting.models.audit import QuoteEventVerb
-from quoting.services.customers import design_save
-from quoting.services.quotes import quote_create_from_design, quote_send
+from proposals.share.services import share_link_create
+from quoting.customers.models import Contact
+from quoting.designs.services.saved import design_save
+from quoting.quotes.models import LineKind, Quote, QuoteEvent, QuoteLine, QuoteRevision, Section
+from quoting.quotes.models.audit import QuoteEventVerb
+from quoting.quotes.services.quotes import quote_create_from_design, quote_send
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import CustomerFactory, ProjectFactory, world_make
 
 pytestmark = pytest.mark.django_db
 
-REQUIREMENTS = {"server_count": 4, "gpus_per_server": 8, "nic_generation": "NDR",
-                "switch_part_number": "MQM9790-NS2F", "subnet_manager": "on-switch"}
+REQUIREMENTS = {
+    "server_count": 4,
+    "gpus_per_server": 8,
+    "nic_generation": "NDR",
+    "switch_part_number": "MQM9790-NS2F",
+    "subnet_manager": "on-switch",
+}
 
 
 def _design(project, user, name):
@@ -45,8 +51,11 @@ class Small:
         self.contact = Contact.objects.create(customer=w.customer, name="Dr. Chen")
         self.design = _design(w.project, w.sales, "Design A")
         self.quote = quote_create_from_design(project=w.project, design=self.design, user=w.sales)
-        quote_send(quote=self.quote, user=w.sales,
-                   expected_version=Quote.objects.get(pk=self.quote.pk).version)
+        quote_send(
+            quote=self.quote,
+            user=w.sales,
+            expected_version=Quote.objects.get(pk=self.quote.pk).version,
+        )
         self.revision = QuoteRevision.objects.get(pk=self.quote.current_revision_id)
         _, self.token = share_link_create(quote=self.quote, user=w.sales, recipient_name="Chen")
         quote_create_from_design(project=w.project, design=self.design, user=w.sales)  # a draft
@@ -66,16 +75,27 @@ class Small:
         have = self.revision.lines.count()
         products = list(Product.objects.order_by("part_number")[:40])
         QuoteLine.objects.bulk_create(
-            QuoteLine(revision=self.revision, position=have + n, section=Section.NETWORK,
-                      kind=LineKind.PRODUCT, product=products[n % len(products)],
-                      sku=products[n % len(products)].part_number,
-                      description=products[n % len(products)].name[:500], quantity=1 + n % 3,
-                      unit_price=Decimal("100.00"))
+            QuoteLine(
+                revision=self.revision,
+                position=have + n,
+                section=Section.NETWORK,
+                kind=LineKind.PRODUCT,
+                product=products[n % len(products)],
+                sku=products[n % len(products)].part_number,
+                description=products[n % len(products)].name[:500],
+                quantity=1 + n % 3,
+                unit_price=Decimal("100.00"),
+            )
             for n in range(1, 41)
         )
         QuoteEvent.objects.bulk_create(
-            QuoteEvent(quote=self.quote, revision=self.revision, actor=w.sales,
-                       verb=QuoteEventVerb.SHARE_LINK_REVOKED, details={"link": n})
+            QuoteEvent(
+                quote=self.quote,
+                revision=self.revision,
+                actor=w.sales,
+                verb=QuoteEventVerb.SHARE_LINK_REVOKED,
+                details={"link": n},
+            )
             for n in range(20)
         )
         for _ in range(3):
@@ -85,10 +105,19 @@ class Small:
 def _page_urls(s: Small) -> list[str]:
     quote, project = s.quote.pk, s.world.project.pk
     return [
-        "/", "/quotes/", f"/quotes/{quote}/", f"/quotes/{quote}/proposal-panel/",
-        f"/quotes/{quote}/products/", "/customers/", f"/customers/{s.world.customer.pk}/",
-        f"/customers/{s.world.customer.pk}/edit/", "/projects/", f"/projects/{project}/",
-        f"/designs/new/?project={project}", "/tco/", "/catalog/",
+        "/",
+        "/quotes/",
+        f"/quotes/{quote}/",
+        f"/quotes/{quote}/proposal-panel/",
+        f"/quotes/{quote}/products/",
+        "/customers/",
+        f"/customers/{s.world.customer.pk}/",
+        f"/customers/{s.world.customer.pk}/edit/",
+        "/projects/",
+        f"/projects/{project}/",
+        f"/designs/new/?project={project}",
+        "/tco/",
+        "/catalog/",
         f"/catalog/{s.product.part_number}/",
     ]
 
@@ -96,16 +125,24 @@ def _page_urls(s: Small) -> list[str]:
 def _api_urls(s: Small) -> list[str]:
     quote, rev = s.quote.pk, s.revision.number
     return [
-        "/api/v1/products/", f"/api/v1/products/{s.product.part_number}/",
-        "/api/v1/customers/", f"/api/v1/customers/{s.world.customer.pk}/",
-        "/api/v1/contacts/", f"/api/v1/contacts/{s.contact.pk}/",
-        "/api/v1/projects/", f"/api/v1/projects/{s.world.project.pk}/",
+        "/api/v1/products/",
+        f"/api/v1/products/{s.product.part_number}/",
+        "/api/v1/customers/",
+        f"/api/v1/customers/{s.world.customer.pk}/",
+        "/api/v1/contacts/",
+        f"/api/v1/contacts/{s.contact.pk}/",
+        "/api/v1/projects/",
+        f"/api/v1/projects/{s.world.project.pk}/",
         f"/api/v1/projects/{s.world.project.pk}/designs/",
-        "/api/v1/quotes/", f"/api/v1/quotes/{quote}/", f"/api/v1/quotes/{quote}/events/",
-        f"/api/v1/quotes/{quote}/lines/", f"/api/v1/quotes/{quote}/revisions/",
+        "/api/v1/quotes/",
+        f"/api/v1/quotes/{quote}/",
+        f"/api/v1/quotes/{quote}/events/",
+        f"/api/v1/quotes/{quote}/lines/",
+        f"/api/v1/quotes/{quote}/revisions/",
         f"/api/v1/quotes/{quote}/revisions/{rev}/",
         f"/api/v1/quotes/{quote}/revisions/diff/?a={rev}&b={rev}",
-        f"/api/v1/quotes/{quote}/share-links/", "/api/v1/approvals/",
+        f"/api/v1/quotes/{quote}/share-links/",
+        "/api/v1/approvals/",
     ]
 
 
@@ -136,11 +173,17 @@ def test_every_page_asks_as_many_queries_for_many_rows_as_for_few(small):
     sales.force_login(small.world.sales)
     manager.force_login(small.world.manager)
     pages = _page_urls(small)
-    before = {"sales": _counts(sales, pages), "manager": _counts(manager, pages),
-              "customer": _counts(Client(), [f"/p/{small.token}"])}
+    before = {
+        "sales": _counts(sales, pages),
+        "manager": _counts(manager, pages),
+        "customer": _counts(Client(), [f"/p/{small.token}"]),
+    }
     small.grow()
-    after = {"sales": _counts(sales, pages), "manager": _counts(manager, pages),
-             "customer": _counts(Client(), [f"/p/{small.token}"])}
+    after = {
+        "sales": _counts(sales, pages),
+        "manager": _counts(manager, pages),
+        "customer": _counts(Client(), [f"/p/{small.token}"]),
+    }
     for role in before:
         _compare(before[role], after[role])
 

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.django_db
 
 
 def test_the_session_user_is_loaded_with_its_roles_in_one_query(
-        make_user, django_assert_num_queries):
+    make_user, django_assert_num_queries
+):
     from portal.backends import RolesModelBackend
 
     manager = make_user("mgr", role=SALES_MANAGER)
@@ -131,8 +132,13 @@ def test_the_throttles_shared_cache_counts_in_one_round_trip_too(redis_url, sett
     import redis
     from django.core.cache import cache
 
-    settings.CACHES = {"default": {"BACKEND": "portal.cache.ForgivingRedisCache",
-                                   "LOCATION": redis_url, "KEY_PREFIX": "counter-proxy-test"}}
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "portal.cache.ForgivingRedisCache",
+            "LOCATION": redis_url,
+            "KEY_PREFIX": "counter-proxy-test",
+        }
+    }
     cache.delete("k")
     with mock.patch.object(redis.Redis, "exists", side_effect=AssertionError("EXISTS asked")):
         assert _counts(cache, "k", 30, 3) == [1, 2, 3]
@@ -193,7 +199,8 @@ def test_a_page_that_sets_its_own_policy_keeps_it(client):
     response = HttpResponse()
     response["Content-Security-Policy"] = "default-src 'none'"
     assert middleware.process_response(request, response)["Content-Security-Policy"] == (
-        "default-src 'none'")
+        "default-src 'none'"
+    )
 
 
 @pytest.mark.parametrize("key", ["not-a-number", "", None, "99999999"])

@@ -14,8 +14,7 @@ LIMIT = settings.AXES_FAILURE_LIMIT
 
 
 def _guess(client, url, username, password="wrong", address="198.51.100.7"):
-    return client.post(url, {"username": username, "password": password},
-                       REMOTE_ADDR=address)
+    return client.post(url, {"username": username, "password": password}, REMOTE_ADDR=address)
 
 
 @pytest.mark.django_db
@@ -65,8 +64,9 @@ def test_fewer_failures_than_the_limit_still_let_the_right_password_in(client, m
 @pytest.mark.django_db
 def test_the_lockout_page_speaks_chinese_to_a_chinese_browser(client, make_user):
     for _ in range(LIMIT):
-        response = client.post("/accounts/login/", {"username": "x", "password": "y"},
-                               HTTP_ACCEPT_LANGUAGE="zh-hans")
+        response = client.post(
+            "/accounts/login/", {"username": "x", "password": "y"}, HTTP_ACCEPT_LANGUAGE="zh-hans"
+        )
     assert response.status_code == 429
     assert "登录失败次数过多" in response.content.decode()
 
@@ -85,8 +85,9 @@ def test_staff_see_and_clear_lockouts_in_the_admin(client, make_user, django_use
 
 def test_the_client_address_honours_the_trusted_proxy_count(settings):
     factory = RequestFactory()
-    spoofed = factory.get("/", REMOTE_ADDR="10.0.0.2",
-                          HTTP_X_FORWARDED_FOR="192.0.2.1, 198.51.100.7")
+    spoofed = factory.get(
+        "/", REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="192.0.2.1, 198.51.100.7"
+    )
     settings.TRUSTED_PROXY_COUNT = 0
     assert client_address(spoofed) == "10.0.0.2"  # no proxy trusted: the header is ignored
     settings.TRUSTED_PROXY_COUNT = 1
@@ -103,10 +104,18 @@ def test_behind_a_proxy_each_customer_address_is_counted_apart(client, settings,
     settings.TRUSTED_PROXY_COUNT = 1
     make_user("frank")
     for index in range(LIMIT):
-        client.post("/accounts/login/", {"username": f"nobody-{index}", "password": "x"},
-                    REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="198.51.100.7")
-    ok = client.post("/accounts/login/", {"username": "frank", "password": "pw"},
-                     REMOTE_ADDR="10.0.0.2", HTTP_X_FORWARDED_FOR="203.0.113.50")
+        client.post(
+            "/accounts/login/",
+            {"username": f"nobody-{index}", "password": "x"},
+            REMOTE_ADDR="10.0.0.2",
+            HTTP_X_FORWARDED_FOR="198.51.100.7",
+        )
+    ok = client.post(
+        "/accounts/login/",
+        {"username": "frank", "password": "pw"},
+        REMOTE_ADDR="10.0.0.2",
+        HTTP_X_FORWARDED_FOR="203.0.113.50",
+    )
     assert ok.status_code == 302
 
 

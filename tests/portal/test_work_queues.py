@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from portal.models import User
 from portal.work import NO_WORK, work_counts, work_queues
-from proposals.services import share_link_create
-from quoting.services.quotes import (
+from proposals.share.services import share_link_create
+from quoting.quotes.services.quotes import (
     quote_add_product,
     quote_create,
     quote_mark_accepted,
@@ -44,11 +44,16 @@ def world_with_a_team_manager(world):
 
 def _quote(user, project, *, valid_days: int = 30, discount: int = 0):
     quote = quote_create(project=project, user=user, valid_until=days_from_today(valid_days))
-    quote_add_product(quote=quote, sku="SW-1", quantity=1, user=user,
-                      expected_version=quote.version)
+    quote_add_product(
+        quote=quote, sku="SW-1", quantity=1, user=user, expected_version=quote.version
+    )
     if discount:
-        quote_set_discount(quote=quote, discount_percent=discount, user=user,
-                           expected_version=quote_reload(quote).version)
+        quote_set_discount(
+            quote=quote,
+            discount_percent=discount,
+            user=user,
+            expected_version=quote_reload(quote).version,
+        )
     return quote_reload(quote)
 
 
@@ -72,8 +77,9 @@ def _asking(user, project, discount: int = 15):
 
 def _beijing(world):
     """A project of the other team (Beijing), which the Shenzhen sales engineer may not see."""
-    customer = CustomerFactory(team=world.other_team, owner=world.other_sales,
-                               company="Tsinghua Lab")
+    customer = CustomerFactory(
+        team=world.other_team, owner=world.other_sales, company="Tsinghua Lab"
+    )
     return ProjectFactory(customer=customer, name="Beijing cluster")
 
 
@@ -90,7 +96,7 @@ def _home(client, user) -> str:
 
 def _section(page: str, section_id: str) -> str:
     start = page.index(f'id="{section_id}"')
-    return page[start:page.index("</article>", start)]
+    return page[start : page.index("</article>", start)]
 
 
 # --- approvals -----------------------------------------------------------------------------------
@@ -127,8 +133,9 @@ def test_sales_engineers_decide_no_approvals_and_see_no_approval_queue(client, w
 def test_a_decided_or_edited_request_leaves_the_queue(world):
     asking = _asking(world.sales, world.project)
     assert work_counts(user=_fresh(world.manager)).approvals == 1
-    quote_set_discount(quote=asking, discount_percent=12, user=world.sales,
-                       expected_version=asking.version)  # the request is withdrawn
+    quote_set_discount(
+        quote=asking, discount_percent=12, user=world.sales, expected_version=asking.version
+    )  # the request is withdrawn
     assert work_counts(user=_fresh(world.manager)).approvals == 0
 
 
@@ -145,7 +152,9 @@ def test_open_quotes_expiring_within_seven_days_are_listed_soonest_first(client,
 
     queues = work_queues(user=_fresh(world.sales))
     assert [quote.number for quote in queues.expiring] == [
-        today.number, in_three.number, in_seven.number
+        today.number,
+        in_three.number,
+        in_seven.number,
     ]
     assert queues.counts.expiring == 3
     page = _home(client, world.sales)
@@ -159,8 +168,12 @@ def test_a_quote_past_its_date_is_no_longer_expiring_soon(world):
     later = timezone.localdate() + dt.timedelta(days=3)
     assert work_counts(user=_fresh(world.sales), today=later).expiring == 0
     assert work_counts(user=_fresh(world.sales)).expiring == 1
-    quote_update_terms(quote=quote, user=world.sales, expected_version=quote.version,
-                       valid_until=days_from_today(20))
+    quote_update_terms(
+        quote=quote,
+        user=world.sales,
+        expected_version=quote.version,
+        valid_until=days_from_today(20),
+    )
     assert work_counts(user=_fresh(world.sales)).expiring == 0
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from quoting.models import QuoteLine, Section
-from quoting.services.quotes import (
+from quoting.quotes.models import QuoteLine, Section
+from quoting.quotes.services.quotes import (
     quote_add_free_text,
     quote_add_product,
     quote_create,
@@ -16,14 +16,20 @@ from quoting.services.quotes import (
 from tests.quoting.factories import ProductFactory, price_set
 
 
-def _alternative(revision, group: str, position: int, description: str, quantity: int,
-                 unit_price: str) -> QuoteLine:
+def _alternative(
+    revision, group: str, position: int, description: str, quantity: int, unit_price: str
+) -> QuoteLine:
     # As quote_add_alternative() writes them from a saved design: the alternatives section,
     # under the option's name, outside the totals.
     return QuoteLine.objects.create(
-        revision=revision, position=position, section=Section.ALTERNATIVES,
-        alternative_group=group, kind="free-text", description=description,
-        quantity=quantity, unit_price=Decimal(unit_price),
+        revision=revision,
+        position=position,
+        section=Section.ALTERNATIVES,
+        alternative_group=group,
+        kind="free-text",
+        description=description,
+        quantity=quantity,
+        unit_price=Decimal(unit_price),
     )
 
 
@@ -32,18 +38,43 @@ def quote_with_choices(world, *, currency_language: str = "en", send: bool = Tru
     world.customer.save()
     price_set(ProductFactory(part_number="SW-1", name="QM9790 switch"), "CNY", "100000.00")
     quote = quote_create(project=world.project, user=world.sales)
-    quote_add_product(quote=quote, sku="SW-1", quantity=2, user=world.sales,
-                      expected_version=quote.version)
-    quote_add_free_text(quote=quote, description="Installation", quantity=1,
-                        unit_price="12345.67", user=world.sales, expected_version=quote.version)
-    quote_add_free_text(quote=quote, description="Spare optics kit", quantity=3,
-                        unit_price="999.99", section=Section.OPTIONAL, discount_percent="7.5",
-                        user=world.sales, expected_version=quote.version)
-    quote_add_free_text(quote=quote, description="On-site training day", quantity=1,
-                        unit_price="8000.00", section=Section.OPTIONAL,
-                        user=world.sales, expected_version=quote.version)
-    quote_update_terms(quote=quote, discount_percent="3.33", tax_percent="13",
-                       user=world.sales, expected_version=quote.version)
+    quote_add_product(
+        quote=quote, sku="SW-1", quantity=2, user=world.sales, expected_version=quote.version
+    )
+    quote_add_free_text(
+        quote=quote,
+        description="Installation",
+        quantity=1,
+        unit_price="12345.67",
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    quote_add_free_text(
+        quote=quote,
+        description="Spare optics kit",
+        quantity=3,
+        unit_price="999.99",
+        section=Section.OPTIONAL,
+        discount_percent="7.5",
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    quote_add_free_text(
+        quote=quote,
+        description="On-site training day",
+        quantity=1,
+        unit_price="8000.00",
+        section=Section.OPTIONAL,
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    quote_update_terms(
+        quote=quote,
+        discount_percent="3.33",
+        tax_percent="13",
+        user=world.sales,
+        expected_version=quote.version,
+    )
     revision = quote.current_revision
     _alternative(revision, "Better", 100, "QM9700 managed switch", 2, "115000.00")
     _alternative(revision, "Better", 101, "UFM licence", 1, "4321.09")

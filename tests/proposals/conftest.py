@@ -7,7 +7,12 @@ import io
 import pytest
 from pypdf import PdfReader
 
-from quoting.services.quotes import quote_add_free_text, quote_add_product, quote_create, quote_send
+from quoting.quotes.services.quotes import (
+    quote_add_free_text,
+    quote_add_product,
+    quote_create,
+    quote_send,
+)
 from tests.quoting.factories import ProductFactory, price_set
 
 
@@ -41,6 +46,23 @@ def sent_quote(world):
     return quote_sent(world)
 
 
+def sent_pdf(revision, language: str = "en"):
+    """The sent PDF the send requested for `revision` in `language`, rendered now, as the
+    worker would: the send queues its renders on commit, which a test's transaction never
+    reaches. Render only the languages a test reads (Chinese costs the most)."""
+    from proposals.documents.selectors import document_for
+    from proposals.documents.services import proposal_render
+    from proposals.models import DocumentStatus, ProposalDocument
+
+    requested = document_for(revision=revision, language=language)
+    assert requested is not None, f"the send requested no {language} PDF of {revision}"
+    if requested.status != DocumentStatus.READY:
+        proposal_render(document_id=requested.pk)
+    document = ProposalDocument.objects.get(pk=requested.pk)
+    assert document.status == DocumentStatus.READY, document.error
+    return document
+
+
 def pdf_reader(data: bytes) -> PdfReader:
     return PdfReader(io.BytesIO(data))
 
@@ -53,11 +75,11 @@ def quote_rich(world, *, language="en", costs=None):
     """A quote from a real design of the shipped catalog, with a TCO scenario and a support tier:
     every part of the proposal has something to show. Needs the `seeded` fixture. `costs` (the
     TCO request's) make its figures as wide as a real cluster's."""
+    from quoting.designs.models import TcoScenario
+    from quoting.designs.services.saved import design_save
+    from quoting.designs.services.tco import tco_compute
     from quoting.engine.tco.presets import WORKLOAD_PRESETS
-    from quoting.models import TcoScenario
-    from quoting.services.customers import design_save
-    from quoting.services.quotes import quote_create_from_design
-    from quoting.services.tco import tco_compute
+    from quoting.quotes.services.quotes import quote_create_from_design
 
     world.customer.language = language
     world.customer.save()
@@ -143,7 +165,7 @@ def quote_with_lines(world, count: int, *, send: bool = False):
     """A quote with `count` free-text lines, written in bulk (rendering is what is measured)."""
     from decimal import Decimal
 
-    from quoting.models import LineKind, QuoteLine, Section
+    from quoting.quotes.models import LineKind, QuoteLine, Section
 
     quote = quote_create(project=world.project, user=world.sales)
     QuoteLine.objects.bulk_create(

@@ -13,9 +13,11 @@ from django.core.management import call_command
 
 from integrations.models import IdempotencyRecord, WebhookDelivery, WebhookEndpoint
 from integrations.webhooks import webhook_secret_new
+from proposals.documents.selectors import document_for
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
-from proposals.services import token_hash
-from quoting.services.quotes import quote_create
+from proposals.share.services import token_hash
+from quoting.quotes.services.quotes import quote_create
+from tests.proposals.conftest import sent_pdf
 from tests.proposals.reading import open_and_read
 from tests.quoting.api_world import token_client
 
@@ -42,7 +44,8 @@ def test_the_proposal_flow_post_202_poll_until_ready_then_the_pdf(
     world, sent_quote, endpoint, django_capture_on_commit_callbacks
 ):
     api = token_client(world.sales)
-    with django_capture_on_commit_callbacks(execute=True):  # eager Celery renders on commit
+    revision = sent_quote.current_revision
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
         asked = api.post(
             f"/api/v1/quotes/{sent_quote.pk}/proposal/", {"language": "en"}, format="json"
         )
@@ -50,11 +53,16 @@ def test_the_proposal_flow_post_202_poll_until_ready_then_the_pdf(
     state = asked.json()
     assert state["status"] == DocumentStatus.PENDING and state["pdf_url"] is None
     assert asked["Location"] == state["url"]
+    # The PDF the send requested (its render queued by the send), not a second one.
+    assert state["id"] == document_for(revision=revision, language="en").pk and callbacks == []
+    assert ProposalDocument.objects.filter(revision=revision, language="en").count() == 1
+    assert api.get(state["url"]).json()["status"] == DocumentStatus.PENDING
 
+    sent_pdf(revision, "en")  # the worker renders it
     polled = api.get(state["url"]).json()
     assert polled["status"] == DocumentStatus.READY, polled
     assert (polled["language"], polled["attempts"], polled["error"]) == ("en", 1, "")
-    assert api.get(f"/api/v1/quotes/{sent_quote.pk}/proposal/").json() == polled
+    assert api.get(f"/api/v1/quotes/{sent_quote.pk}/proposal/?language=en").json() == polled
 
     pdf = api.get(polled["pdf_url"])
     assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
@@ -77,14 +85,15 @@ def test_the_proposal_flow_post_202_poll_until_ready_then_the_pdf(
 
 
 def test_the_pdf_of_a_document_not_ready_is_a_202_with_its_state_and_retry_after(
-        world, sent_quote, caplog):
+    world, sent_quote, caplog
+):
     api = token_client(world.sales)
-    assert api.get(f"/api/v1/quotes/{sent_quote.pk}/proposal/").status_code == 404  # none yet
-    state = api.post(f"/api/v1/quotes/{sent_quote.pk}/proposal/").json()  # never committed
+    # The send requested it; its render is queued, not done.
+    state = api.get(f"/api/v1/quotes/{sent_quote.pk}/proposal/?language=en").json()
+    assert state["status"] == DocumentStatus.PENDING
     caplog.clear()
     with caplog.at_level("INFO"):
-        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/",
-                           HTTP_ACCEPT="application/pdf")
+        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/", HTTP_ACCEPT="application/pdf")
     assert response.status_code == 202
     assert response["Content-Type"] == "application/json"
     assert response.json()["status"] == "pending" and response.json()["pdf_url"] is None
@@ -98,8 +107,7 @@ def test_the_pdf_of_a_failed_or_retired_document_is_a_409(world, sent_quote):
     state = api.post(f"/api/v1/quotes/{sent_quote.pk}/proposal/").json()
     for gone in (DocumentStatus.FAILED, DocumentStatus.RETIRED):
         ProposalDocument.objects.filter(pk=state["id"]).update(status=gone, error="")
-        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/",
-                           HTTP_ACCEPT="application/pdf")
+        response = api.get(f"/api/v1/proposals/{state['id']}/pdf/", HTTP_ACCEPT="application/pdf")
         assert response.status_code == 409 and gone in response.json()["detail"]
 
 
@@ -222,8 +230,7 @@ def test_a_link_of_another_quote_cannot_be_revoked_through_mine(world, sent_quot
     assert ShareLink.objects.get(pk=theirs["id"]).revoked_at is None
 
 
-def test_a_crm_subscribes_to_views_and_ready_proposals_through_the_api(client, make_user,
-                                                                       fake_dns):
+def test_a_crm_subscribes_to_views_and_ready_proposals_through_the_api(client, make_user, fake_dns):
     from integrations.services import api_token_issue
 
     fake_dns({"crm.example": ["93.184.215.14"]})  # a public address, answered without DNS
@@ -233,6 +240,8 @@ def test_a_crm_subscribes_to_views_and_ready_proposals_through_the_api(client, m
     response = client.post(
         "/api/v1/webhook-endpoints/",
         {"url": "https://crm.example/hooks", "events": ["quote.viewed", "proposal.ready"]},
-        content_type="application/json", HTTP_AUTHORIZATION=f"Bearer {raw}")
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Bearer {raw}",
+    )
     assert response.status_code == 201, response.content
     assert set(response.json()["events"]) == {"quote.viewed", "proposal.ready"}

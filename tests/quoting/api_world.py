@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from rest_framework.test import APIClient
 
 from integrations.services import api_token_issue
-from quoting.models import Contact, Quote, SavedDesign
-from quoting.services.quotes import quote_create_from_design
+from quoting.customers.models import Contact
+from quoting.designs.models import SavedDesign
+from quoting.quotes.models import Quote
+from quoting.quotes.services.quotes import quote_create_from_design
 from tests.quoting.factories import ProductFactory, World, price_set, world_make
 
 BOM = [
@@ -28,8 +30,11 @@ def design_make(project, name: str = "Design A") -> SavedDesign:
     price_set(ProductFactory(part_number="SW-1"), "CNY", "10000.00")
     price_set(ProductFactory(part_number="CB-1"), "CNY", "100.00")
     return SavedDesign.objects.create(
-        project=project, name=name, requirements={"gpu_count": 16},
-        result={"bom": BOM}, created_by=project.owner,
+        project=project,
+        name=name,
+        requirements={"gpu_count": 16},
+        result={"bom": BOM},
+        created_by=project.owner,
     )
 
 

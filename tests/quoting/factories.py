@@ -10,7 +10,8 @@ import factory
 
 from catalog.models import Category, PriceList, PriceListItem, Product
 from portal.models import User
-from quoting.models import Customer, Project, Quote, Team
+from quoting.customers.models import Customer, Project, Team
+from quoting.quotes.models import Quote
 
 
 class TeamFactory(factory.django.DjangoModelFactory):

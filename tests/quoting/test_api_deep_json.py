@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from integrations.parsers import MAX_JSON_DEPTH, json_deeper_than
+from portal.api.parsers import MAX_JSON_DEPTH, json_deeper_than
 
 
 def nested_objects(depth: int) -> str:
@@ -39,8 +39,11 @@ def _writes(qw):
     ]
 
 
-@pytest.mark.parametrize("body", [nested_objects(1_000), nested_arrays(1_000),
-                                  nested_arrays(100_000)], ids=["objects", "arrays", "100k"])
+@pytest.mark.parametrize(
+    "body",
+    [nested_objects(1_000), nested_arrays(1_000), nested_arrays(100_000)],
+    ids=["objects", "arrays", "100k"],
+)
 def test_json_nested_1000_deep_is_a_400_on_every_endpoint(api, qw, body):
     for method, path, etag in _writes(qw):
         extra = {"HTTP_IF_MATCH": etag} if etag else {}
@@ -51,11 +54,13 @@ def test_json_nested_1000_deep_is_a_400_on_every_endpoint(api, qw, body):
 
 
 def test_one_level_more_than_the_limit_is_refused_and_the_limit_itself_is_parsed(api, qw):
-    too_deep = api.post("/api/v1/customers/", nested_objects(MAX_JSON_DEPTH + 1),
-                        content_type="application/json")
+    too_deep = api.post(
+        "/api/v1/customers/", nested_objects(MAX_JSON_DEPTH + 1), content_type="application/json"
+    )
     assert too_deep.status_code == 400 and "nest at most" in too_deep.json()["detail"]
-    at_limit = api.post("/api/v1/customers/", nested_objects(MAX_JSON_DEPTH),
-                        content_type="application/json")
+    at_limit = api.post(
+        "/api/v1/customers/", nested_objects(MAX_JSON_DEPTH), content_type="application/json"
+    )
     # Parsed, then refused by the serializer for what it says, not for how deep it is.
     assert at_limit.status_code == 400 and "company" in at_limit.json()
 

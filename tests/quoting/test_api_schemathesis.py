@@ -26,19 +26,32 @@ from tests.quoting.api_world import quote_world_make
 
 EXAMPLES_PER_MODE = 5
 # Ours document every status they answer; the older compute endpoints only their main ones.
-FULLY_DOCUMENTED = ("/api/v1/customers", "/api/v1/contacts", "/api/v1/projects",
-                    "/api/v1/quotes", "/api/v1/approvals", "/api/v1/webhook-endpoints")
+FULLY_DOCUMENTED = (
+    "/api/v1/customers",
+    "/api/v1/contacts",
+    "/api/v1/projects",
+    "/api/v1/quotes",
+    "/api/v1/approvals",
+    "/api/v1/webhook-endpoints",
+)
 
 
 def _path_ids(qw) -> dict[str, dict]:
-    endpoint = WebhookEndpoint.objects.create(url="https://crm.example/hook", secret="whsec_AA==",
-                                              events=["quote.sent"], created_by=qw.world.sales)
+    endpoint = WebhookEndpoint.objects.create(
+        url="https://crm.example/hook",
+        secret="whsec_AA==",
+        events=["quote.sent"],
+        created_by=qw.world.sales,
+    )
     return {
         "/api/v1/customers/": {"id": qw.world.customer.pk},
         "/api/v1/contacts/": {"id": qw.contact.pk},
         "/api/v1/projects/": {"id": qw.world.project.pk},
-        "/api/v1/quotes/": {"id": qw.quote.pk, "number": 1,
-                            "line_id": qw.quote.current_revision.lines.first().pk},
+        "/api/v1/quotes/": {
+            "id": qw.quote.pk,
+            "number": 1,
+            "line_id": qw.quote.current_revision.lines.first().pk,
+        },
         "/api/v1/webhook-endpoints/": {"id": endpoint.pk},
     }
 
@@ -47,8 +60,14 @@ def _cases_run(strategy, *, auth: dict, checks: list, failures: list) -> int:
     ran = 0
 
     @given(case=strategy)
-    @settings(max_examples=EXAMPLES_PER_MODE, deadline=None, database=None, derandomize=True,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=EXAMPLES_PER_MODE,
+        deadline=None,
+        database=None,
+        derandomize=True,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     def run(case):
         nonlocal ran
         ran += 1
@@ -100,7 +119,9 @@ def test_the_api_matches_its_schema_and_never_answers_500(make_user, fake_dns):
                 ran += _cases_run(strategy, auth=auth, checks=checks, failures=failures)
             except (Exception, BaseExceptionGroup) as error:  # noqa: BLE001  (cannot generate)
                 failures.append(f"{operation.method.upper()} {path} ({mode}): {error}"[:600])
-    print(f"\nschemathesis: {ran} cases in {time.monotonic() - started:.1f} s, "
-          f"{len(failures)} failures")
+    print(
+        f"\nschemathesis: {ran} cases in {time.monotonic() - started:.1f} s, "
+        f"{len(failures)} failures"
+    )
     assert ran > 100
     assert not failures, "\n".join(sorted(set(failures)))

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from integrations.models import WebhookEndpoint
 from proposals.models import ProposalDocument, ShareLink
-from quoting.models import Approval
+from quoting.quotes.models import Approval
 from tests.quoting.api_world import quote_world_make, token_client
 
 # {q} quote, {c} customer, {p} project, {k} contact, {l} line, {w} webhook endpoint,
@@ -54,28 +54,54 @@ DETAIL_ENDPOINTS = [
     ("delete", "/api/v1/webhook-endpoints/{w}/"),
 ]
 
-LIST_ENDPOINTS = ["/api/v1/customers/", "/api/v1/contacts/", "/api/v1/projects/",
-                  "/api/v1/quotes/", "/api/v1/approvals/", "/api/v1/webhook-endpoints/"]
+LIST_ENDPOINTS = [
+    "/api/v1/customers/",
+    "/api/v1/contacts/",
+    "/api/v1/projects/",
+    "/api/v1/quotes/",
+    "/api/v1/approvals/",
+    "/api/v1/webhook-endpoints/",
+]
 
 
 @pytest.fixture
 def qw(make_user):
     qw = quote_world_make(make_user)
     Approval.objects.create(revision=qw.quote.current_revision, requested_by=qw.world.sales)
-    WebhookEndpoint.objects.create(url="https://crm.example/hook", secret="whsec_AAAA",
-                                   events=["quote.sent"], created_by=qw.world.sales)
-    ProposalDocument.objects.create(revision=qw.quote.current_revision, language="en",
-                                    status="ready", pdf=b"%PDF-1.7", sha256="0" * 64, size=8)
-    ShareLink.objects.create(quote=qw.quote, token_hash="0" * 64, created_by=qw.world.sales,
-                             expires_at=timezone.now() + dt.timedelta(days=30))
+    WebhookEndpoint.objects.create(
+        url="https://crm.example/hook",
+        secret="whsec_AAAA",
+        events=["quote.sent"],
+        created_by=qw.world.sales,
+    )
+    ProposalDocument.objects.create(
+        revision=qw.quote.current_revision,
+        language="en",
+        status="ready",
+        pdf=b"%PDF-1.7",
+        sha256="0" * 64,
+        size=8,
+    )
+    ShareLink.objects.create(
+        quote=qw.quote,
+        token_hash="0" * 64,
+        created_by=qw.world.sales,
+        expires_at=timezone.now() + dt.timedelta(days=30),
+    )
     return qw
 
 
 def _ids(qw) -> dict:
-    return {"q": qw.quote.pk, "c": qw.world.customer.pk, "p": qw.world.project.pk,
-            "k": qw.contact.pk, "l": qw.quote.current_revision.lines.first().pk,
-            "w": WebhookEndpoint.objects.get().pk, "d": ProposalDocument.objects.get().pk,
-            "s": ShareLink.objects.get().pk}
+    return {
+        "q": qw.quote.pk,
+        "c": qw.world.customer.pk,
+        "p": qw.world.project.pk,
+        "k": qw.contact.pk,
+        "l": qw.quote.current_revision.lines.first().pk,
+        "w": WebhookEndpoint.objects.get().pk,
+        "d": ProposalDocument.objects.get().pk,
+        "s": ShareLink.objects.get().pk,
+    }
 
 
 @pytest.mark.parametrize(("method", "template"), DETAIL_ENDPOINTS)
@@ -99,8 +125,9 @@ def test_a_design_or_customer_of_another_team_cannot_be_referenced(qw):
     quote = outsider.post("/api/v1/quotes/", {"design": qw.design.pk}, format="json")
     assert quote.status_code == 400
     assert "design" in quote.json()
-    project = outsider.post("/api/v1/projects/", {"customer": qw.world.customer.pk,
-                                                  "name": "Sneaky"}, format="json")
+    project = outsider.post(
+        "/api/v1/projects/", {"customer": qw.world.customer.pk, "name": "Sneaky"}, format="json"
+    )
     assert project.status_code == 400
     assert "customer" in project.json()
 

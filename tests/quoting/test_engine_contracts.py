@@ -17,16 +17,16 @@ import pytest
 from django.core.serializers.json import DjangoJSONEncoder
 
 from catalog.models import Generation
-from quoting.api.designs import DesignRequestSerializer
-from quoting.api.tco import TcoRequestSerializer, flat_errors
+from quoting.designs.api.designs import DesignRequestSerializer
+from quoting.designs.api.tco import TcoRequestSerializer, flat_errors
+from quoting.designs.forms.designs import DesignForm
+from quoting.designs.forms.tco import COSTS_FIELDS, WORKLOAD_FIELDS, TcoForms
 from quoting.engine.contract import specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import check_requirements
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
 from quoting.engine.tco.presets import SHARDING_FACTORS
-from quoting.forms.designs import DesignForm
-from quoting.forms.tco import COSTS_FIELDS, WORKLOAD_FIELDS, TcoForms
 
 OFF_PAGE = "off the page"  # a case the page's form cannot send; the engine and the API agree
 
@@ -38,6 +38,7 @@ def _cases(cases: list[tuple]) -> list:
         label = ",".join(f"{k}={str(v)[:12]}" for k, v in change.items())
         params.append(pytest.param(change, refused_on, bool(off), id=label))
     return params
+
 
 # --- The fabric design -------------------------------------------------------------------------
 
@@ -77,8 +78,10 @@ FABRIC_CASES = [
     ({"spine_to_core": "next-door"}, {"spine_to_core"}),
     ({"subnet_manager": "ufm-appliance"}, set()),
     ({"subnet_manager": "opensm"}, {"subnet_manager"}),
-    ({"family": "ethernet", "nic_generation": "400GbE", "subnet_manager": "on-switch"},
-     {"subnet_manager"}),
+    (
+        {"family": "ethernet", "nic_generation": "400GbE", "subnet_manager": "on-switch"},
+        {"subnet_manager"},
+    ),
     ({"spares_percent": 100}, set()),
     ({"spares_percent": -1}, {"spares_percent"}),
     ({"spares_percent": 101}, {"spares_percent"}),
@@ -157,8 +160,8 @@ def test_the_fabric_form_and_serializer_are_built_from_the_specs():
 
 
 def test_the_project_forms_cluster_fields_are_the_engines_own_and_optional(seeded):
-    from quoting.forms.customers import ProjectForm
-    from quoting.services.designs import design_nic_generations
+    from quoting.designs.forms.projects import ProjectForm
+    from quoting.designs.services.designs import design_nic_generations
 
     spec = specs(FabricRequirements)
     form = ProjectForm()
@@ -251,8 +254,8 @@ TCO_CASES = [
 
 @pytest.fixture
 def gpus(monkeypatch):
-    monkeypatch.setattr("quoting.forms.tco.gpu_peak_tflops", lambda: GPUS)
-    monkeypatch.setattr("quoting.api.tco.gpu_peak_tflops", lambda: GPUS)
+    monkeypatch.setattr("quoting.designs.forms.tco.gpu_peak_tflops", lambda: GPUS)
+    monkeypatch.setattr("quoting.designs.api.tco.gpu_peak_tflops", lambda: GPUS)
 
 
 _ROW = re.compile(r"fabrics\[(\d)\]\.(\w+)")
@@ -317,8 +320,9 @@ def _tco_form(data: dict) -> set[str]:
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("change", "refused_on", "off_page"), _cases(TCO_CASES))
-def test_the_tco_engine_form_and_serializer_give_the_same_answer(gpus, change, refused_on,
-                                                                 off_page):
+def test_the_tco_engine_form_and_serializer_give_the_same_answer(
+    gpus, change, refused_on, off_page
+):
     body = _body(change)
     assert _tco_engine(body) == refused_on
     assert _tco_serializer(body) == refused_on

@@ -3,15 +3,17 @@ engine stays Django-free and the API keeps its English."""
 
 from django.utils import translation
 
+from quoting.designs.forms.contract import engine_error_text
 from quoting.engine.errors import InvalidInput
 from quoting.engine.messages import Message, message
-from quoting.forms.contract import engine_error_text
 from quoting.templatetags.quoting_messages import audit_details, bom_role, option_name
 
-GROWTH_BELOW = ("/designs/new/?gpu_count=64&gpus_per_server=8&nic_generation=NDR"
-                "&family=infiniband&planes=1&oversubscription=1&growth_gpus=16"
-                "&server_to_leaf=same-row&leaf_to_spine=same-row&spine_to_core=across-hall"
-                "&subnet_manager=auto&spares_percent=0")
+GROWTH_BELOW = (
+    "/designs/new/?gpu_count=64&gpus_per_server=8&nic_generation=NDR"
+    "&family=infiniband&planes=1&oversubscription=1&growth_gpus=16"
+    "&server_to_leaf=same-row&leaf_to_spine=same-row&spine_to_core=across-hall"
+    "&subnet_manager=auto&spares_percent=0"
+)
 
 
 def _chinese(client, make_user):
@@ -27,9 +29,17 @@ def test_an_engine_error_shows_in_chinese_beside_its_field(client, make_user, se
 
 
 def test_an_engine_error_keeps_its_english_text_for_the_api():
-    error = InvalidInput({"growth_gpus": [message("the growth target ({target} GPUs) is below "
-                                                  "the current size ({gpus} GPUs).",
-                                                  target=16, gpus=64)]})
+    error = InvalidInput(
+        {
+            "growth_gpus": [
+                message(
+                    "the growth target ({target} GPUs) is below the current size ({gpus} GPUs).",
+                    target=16,
+                    gpus=64,
+                )
+            ]
+        }
+    )
 
     assert error.errors == {
         "growth_gpus": ["the growth target (16 GPUs) is below the current size (64 GPUs)."]
@@ -40,7 +50,8 @@ def test_an_engine_error_keeps_its_english_text_for_the_api():
 def test_a_distance_class_is_typed_in_chinese_and_named_in_its_help(client, make_user, seeded):
     page = _chinese(client, make_user)
     query = GROWTH_BELOW.replace("growth_gpus=16", "growth_gpus=").replace(
-        "server_to_leaf=same-row", "server_to_leaf=同机柜")
+        "server_to_leaf=same-row", "server_to_leaf=同机柜"
+    )
 
     body = page.get(query).content.decode()
 
@@ -50,8 +61,11 @@ def test_a_distance_class_is_typed_in_chinese_and_named_in_its_help(client, make
 
 
 def test_a_bad_distance_is_refused_in_chinese(client, make_user, seeded):
-    body = _chinese(client, make_user).get(
-        GROWTH_BELOW.replace("server_to_leaf=same-row", "server_to_leaf=far")).content.decode()
+    body = (
+        _chinese(client, make_user)
+        .get(GROWTH_BELOW.replace("server_to_leaf=same-row", "server_to_leaf=far"))
+        .content.decode()
+    )
 
     assert "请填写米数，或以下之一：同机柜、相邻机柜、同一列、跨机房。" in body
 
@@ -63,7 +77,8 @@ def test_bom_roles_and_option_names_read_in_chinese():
         assert option_name("RoCE on Spectrum-4 untuned") == "基于 Spectrum-4 的 RoCE（未调优）"
         assert option_name("我的方案") == "我的方案"  # a typed name reads as typed
         assert engine_error_text(message("{sku} is not a catalog NIC.", sku="X-1")) == (
-            "X-1 不是产品目录中的网卡。")
+            "X-1 不是产品目录中的网卡。"
+        )
     with translation.override("en"):
         assert bom_role("server-leaf") == "server to leaf links"
         assert option_name("RoCE on Spectrum-4 untuned") == "RoCE on Spectrum-4 untuned"
@@ -71,8 +86,11 @@ def test_bom_roles_and_option_names_read_in_chinese():
 
 def test_audit_details_read_as_labels_not_field_names():
     with translation.override("zh-hans"):
-        shown = dict(audit_details({"before": "draft", "after": "sent", "total": "10.00",
-                                    "unknown_key": 1, "note": ""}))
+        shown = dict(
+            audit_details(
+                {"before": "draft", "after": "sent", "total": "10.00", "unknown_key": 1, "note": ""}
+            )
+        )
 
     assert shown["变更前"] == "草稿" and shown["变更后"] == "已发送" and shown["总计"] == "10.00"
     assert shown["unknown_key"] == "1" and "备注" not in shown  # empty details are left out

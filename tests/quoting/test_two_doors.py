@@ -1,7 +1,7 @@
 """The page and the API are two doors to the same room: for every rule about who may do what
 (send, approve, edit the terms, file a customer under a team) both give the same answer, for a
 sales user, a manager, a superuser and a sales user of another team. The rules live in
-quoting.permissions; the services enforce them and the quote page shows only what they allow.
+quoting.quotes.permissions; the services enforce them and the quote page shows only what they allow.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from decimal import Decimal
 
 import pytest
 
-from quoting.models import Customer, QuoteEvent, QuoteStatus
-from quoting.permissions import teams_for_filing
-from quoting.services.quotes import quote_request_approval, quote_update_terms
+from quoting.customers.models import Customer
+from quoting.customers.permissions import teams_for_filing
+from quoting.quotes.models import QuoteEvent, QuoteStatus
+from quoting.quotes.services.quotes import quote_request_approval, quote_update_terms
 from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import TeamFactory, days_from_today, quote_reload
 
@@ -41,11 +42,20 @@ def _act(client, door: str, user, quote, action: str, **body):
     quote = quote_reload(quote)
     if door == "page":
         client.force_login(user)
-        return _outcome(client.post(f"/quotes/{quote.pk}/{action}/",
-                                    {"expected_version": quote.version, **body}))
+        return _outcome(
+            client.post(
+                f"/quotes/{quote.pk}/{action}/", {"expected_version": quote.version, **body}
+            )
+        )
     api = token_client(user)
-    return _outcome(api.post(f"/api/v1/quotes/{quote.pk}/{action}/", body, format="json",
-                             HTTP_IF_MATCH=f'"{quote.version}"'))
+    return _outcome(
+        api.post(
+            f"/api/v1/quotes/{quote.pk}/{action}/",
+            body,
+            format="json",
+            HTTP_IF_MATCH=f'"{quote.version}"',
+        )
+    )
 
 
 def _page_offers(client, user, quote, label: str) -> bool | None:
@@ -61,8 +71,12 @@ def _discounted(qw, percent: str = "15"):
     """A draft whose 15 % quote discount is beyond a sales user's 10 % and within a manager's
     25 % limit."""
     quote = qw.quote
-    quote_update_terms(quote=quote, user=qw.world.sales, expected_version=quote.version,
-                       discount_percent=Decimal(percent))
+    quote_update_terms(
+        quote=quote,
+        user=qw.world.sales,
+        expected_version=quote.version,
+        discount_percent=Decimal(percent),
+    )
     return quote
 
 
@@ -129,12 +143,19 @@ def _terms(client, door: str, user, quote, **terms):
     if door == "page":
         client.force_login(user)
         current = quote.current_revision
-        body = {"expected_version": quote.version, "discount_percent": current.discount_percent,
-                "tax_percent": current.tax_percent, "valid_until": quote.valid_until.isoformat()}
+        body = {
+            "expected_version": quote.version,
+            "discount_percent": current.discount_percent,
+            "tax_percent": current.tax_percent,
+            "valid_until": quote.valid_until.isoformat(),
+        }
         return _outcome(client.post(f"/quotes/{quote.pk}/terms/", body | terms))
     api = token_client(user)
-    return _outcome(api.patch(f"/api/v1/quotes/{quote.pk}/", terms, format="json",
-                              HTTP_IF_MATCH=f'"{quote.version}"'))
+    return _outcome(
+        api.patch(
+            f"/api/v1/quotes/{quote.pk}/", terms, format="json", HTTP_IF_MATCH=f'"{quote.version}"'
+        )
+    )
 
 
 TERMS_ANSWERS = {"sales": DONE, "manager": DONE, "superuser": DONE, "other_sales": 404}
@@ -147,8 +168,15 @@ def test_one_terms_edit_bumps_the_version_once_through_either_door(client, qw, d
     before = quote_reload(quote).version
     valid_until = days_from_today(60)
 
-    answer = _terms(client, door, _user(qw, who), quote, discount_percent="5",
-                    tax_percent="0", valid_until=valid_until.isoformat())
+    answer = _terms(
+        client,
+        door,
+        _user(qw, who),
+        quote,
+        discount_percent="5",
+        tax_percent="0",
+        valid_until=valid_until.isoformat(),
+    )
 
     assert answer == TERMS_ANSWERS[who]
     after = quote_reload(quote)
@@ -183,13 +211,22 @@ def test_a_terms_edit_on_a_stale_version_changes_nothing(client, qw, door):
     _discounted(qw, "2")
     if door == "page":
         client.force_login(qw.world.sales)
-        response = client.post(f"/quotes/{quote.pk}/terms/", {
-            "expected_version": stale.version, "discount_percent": "7", "tax_percent": "13",
-            "valid_until": stale.valid_until.isoformat()})
+        response = client.post(
+            f"/quotes/{quote.pk}/terms/",
+            {
+                "expected_version": stale.version,
+                "discount_percent": "7",
+                "tax_percent": "13",
+                "valid_until": stale.valid_until.isoformat(),
+            },
+        )
     else:
         response = token_client(qw.world.sales).patch(
-            f"/api/v1/quotes/{quote.pk}/", {"discount_percent": "7"}, format="json",
-            HTTP_IF_MATCH=f'"{stale.version}"')
+            f"/api/v1/quotes/{quote.pk}/",
+            {"discount_percent": "7"},
+            format="json",
+            HTTP_IF_MATCH=f'"{stale.version}"',
+        )
     assert response.status_code == 412
     assert quote_reload(quote).current_revision.discount_percent == Decimal(2)
 
@@ -206,12 +243,25 @@ def _page_team_choices(client, user) -> set[int]:
 def _file(client, door: str, user, team, company: str) -> str | int:
     if door == "page":
         client.force_login(user)
-        return _outcome(client.post("/customers/new/", {
-            "company": company, "team": team.pk, "vat_zone": "china", "language": "zh-hans",
-            "default_currency": "CNY", "contacts-TOTAL_FORMS": "0",
-            "contacts-INITIAL_FORMS": "0"}))
-    return _outcome(token_client(user).post("/api/v1/customers/", {
-        "company": company, "team": team.pk}, format="json"))
+        return _outcome(
+            client.post(
+                "/customers/new/",
+                {
+                    "company": company,
+                    "team": team.pk,
+                    "vat_zone": "china",
+                    "language": "zh-hans",
+                    "default_currency": "CNY",
+                    "contacts-TOTAL_FORMS": "0",
+                    "contacts-INITIAL_FORMS": "0",
+                },
+            )
+        )
+    return _outcome(
+        token_client(user).post(
+            "/api/v1/customers/", {"company": company, "team": team.pk}, format="json"
+        )
+    )
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -243,13 +293,20 @@ def test_both_doors_offer_and_accept_the_same_teams_to_file_a_customer_under(
         if _file(client, door, user, team, f"Filed by {who} in {team.name}") == DONE
     }
     assert accepted == expected
-    assert set(Customer.objects.filter(company__startswith=f"Filed by {who}")
-               .values_list("team", flat=True)) == expected
+    assert (
+        set(
+            Customer.objects.filter(company__startswith=f"Filed by {who}").values_list(
+                "team", flat=True
+            )
+        )
+        == expected
+    )
 
 
 def test_the_api_files_a_customer_under_the_users_only_team_when_none_is_given(qw):
     response = token_client(qw.world.sales).post(
-        "/api/v1/customers/", {"company": "Qianhai Bank"}, format="json")
+        "/api/v1/customers/", {"company": "Qianhai Bank"}, format="json"
+    )
     assert response.status_code == 201
     assert Customer.objects.get(company="Qianhai Bank").team == qw.world.team
 
@@ -257,5 +314,6 @@ def test_the_api_files_a_customer_under_the_users_only_team_when_none_is_given(q
 @pytest.mark.parametrize("who", ["manager", "superuser"])
 def test_a_user_of_every_team_must_name_the_team_through_the_api(qw, who):
     response = token_client(_user(qw, who)).post(
-        "/api/v1/customers/", {"company": "Qianhai Bank"}, format="json")
+        "/api/v1/customers/", {"company": "Qianhai Bank"}, format="json"
+    )
     assert response.status_code == 400 and "team" in response.json()

@@ -6,8 +6,10 @@ from catalog.services import CatalogImportError, catalog_csv_text, catalog_impor
 
 
 class Command(BaseCommand):
-    help = ("Import products and prices from a CSV file. All or nothing: any bad row is "
-            "reported with its line number and nothing changes.")
+    help = (
+        "Import products and prices from a CSV file. All or nothing: any bad row is "
+        "reported with its line number and nothing changes."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path, help="UTF-8 CSV, the columns of export_catalog.")

@@ -18,6 +18,8 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"No active user {username}.")
         token, raw = api_token_issue(user=user, scope=scope, name=name or f"{username} {scope}")
-        self.stderr.write(f"Token {token.prefix}… ({scope}) for {username}; store it now, "
-                          "it cannot be shown again.")
+        self.stderr.write(
+            f"Token {token.prefix}… ({scope}) for {username}; store it now, "
+            "it cannot be shown again."
+        )
         self.stdout.write(raw)

@@ -2,13 +2,15 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from portal.services import demo_company_profile_ensure, demo_users_ensure
-from quoting.services.demo import demo_data_ensure
+from quoting.quotes.services.demo import demo_data_ensure
 
 
 class Command(BaseCommand):
-    help = ("Create the demo sign-ins (sales, manager, catalog) and a small demo data set: two "
-            "customers with a project, a saved design and a draft quote. Needs the catalog "
-            "(load_catalog). Idempotent; refuses in production.")
+    help = (
+        "Create the demo sign-ins (sales, manager, catalog) and a small demo data set: two "
+        "customers with a project, a saved design and a draft quote. Needs the catalog "
+        "(load_catalog). Idempotent; refuses in production."
+    )
 
     def handle(self, *args, **options):
         if not settings.DEBUG:
@@ -22,7 +24,12 @@ class Command(BaseCommand):
             made = demo_data_ensure()
         except RuntimeError as error:
             raise CommandError(str(error)) from error
-        self.stdout.write("Demo data: " + (", ".join(f"{n} {k} created" for k, n in made.items()
-                                                     if n) or "already there") + ".")
-        self.stdout.write(f"Sign in at http://127.0.0.1:8000/ as 'sales' with password "
-                          f"'{settings.DEMO_PASSWORD}' (also 'manager' and 'catalog').")
+        self.stdout.write(
+            "Demo data: "
+            + (", ".join(f"{n} {k} created" for k, n in made.items() if n) or "already there")
+            + "."
+        )
+        self.stdout.write(
+            f"Sign in at http://127.0.0.1:8000/ as 'sales' with password "
+            f"'{settings.DEMO_PASSWORD}' (also 'manager' and 'catalog')."
+        )

@@ -12,17 +12,23 @@ from django.template.defaultfilters import floatformat
 from django.utils import translation
 from pypdf import PdfReader
 
+from proposals.acceptance.selectors import acceptances_astray
+from proposals.documents.selectors import documents_astray
 from proposals.models import DocumentStatus, ProposalDocument
-from proposals.selectors import acceptances_astray, documents_astray
 
 
 class Command(BaseCommand):
-    help = ("Check that no stored sent PDF (nor any acceptance's PDF) differs from its revision "
-            "as sent; --text also reads each sent PDF's text for its number and total.")
+    help = (
+        "Check that no stored sent PDF (nor any acceptance's PDF) differs from its revision "
+        "as sent; --text also reads each sent PDF's text for its number and total."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("--text", action="store_true",
-                            help="Also read every sent PDF's text (slow: ~0.2 s a PDF).")
+        parser.add_argument(
+            "--text",
+            action="store_true",
+            help="Also read every sent PDF's text (slow: ~0.2 s a PDF).",
+        )
 
     def handle(self, *args, text: bool = False, **options):
         findings = [
@@ -37,8 +43,11 @@ class Command(BaseCommand):
         checked = 0
         if text:
             astray = documents_astray().values("pk")
-            sent = (ProposalDocument.objects.filter(status=DocumentStatus.READY, is_draft=False)
-                    .exclude(pk__in=astray).select_related("revision__quote"))
+            sent = (
+                ProposalDocument.objects.filter(status=DocumentStatus.READY, is_draft=False)
+                .exclude(pk__in=astray)
+                .select_related("revision__quote")
+            )
             for document in sent.iterator(chunk_size=50):
                 checked += 1
                 findings.extend(_text_findings(document))
@@ -46,8 +55,10 @@ class Command(BaseCommand):
             self.stderr.write(finding)
         if findings:
             sys.exit(1)
-        self.stdout.write("OK: every sent PDF and every acceptance's PDF is its revision as sent"
-                          + (f"; {checked} PDF(s) read." if text else "."))
+        self.stdout.write(
+            "OK: every sent PDF and every acceptance's PDF is its revision as sent"
+            + (f"; {checked} PDF(s) read." if text else ".")
+        )
 
 
 def _text_findings(document: ProposalDocument) -> list[str]:
@@ -57,6 +68,9 @@ def _text_findings(document: ProposalDocument) -> list[str]:
     with translation.override(document.language):
         total = floatformat(revision.total, "2g")
     expected = {"number": revision.quote.number, "revision": revision.label, "total": total}
-    return [f"document {document.pk} ({revision.quote.number} {revision.label} "
-            f"{document.language}): its text lacks the {name} {value}"
-            for name, value in expected.items() if value and value.replace(" ", "") not in printed]
+    return [
+        f"document {document.pk} ({revision.quote.number} {revision.label} "
+        f"{document.language}): its text lacks the {name} {value}"
+        for name, value in expected.items()
+        if value and value.replace(" ", "") not in printed
+    ]

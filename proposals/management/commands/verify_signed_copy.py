@@ -8,12 +8,14 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
-from proposals.pdf import signed_copy_verify
+from proposals.documents.pdf import signed_copy_verify
 
 
 class Command(BaseCommand):
-    help = "Check that SIGNED.pdf is ORIGINAL.pdf's pages, unchanged, plus a certificate naming " \
-           "ORIGINAL.pdf's SHA-256. Exit status 1 when it is not."
+    help = (
+        "Check that SIGNED.pdf is ORIGINAL.pdf's pages, unchanged, plus a certificate naming "
+        "ORIGINAL.pdf's SHA-256. Exit status 1 when it is not."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("original", type=Path)
@@ -25,7 +27,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"OK: the first {check.original_pages} of {check.signed_pages} pages are the "
                 f"original's, unchanged; the certificate names its SHA-256 "
-                f"{check.original_sha256}.")
+                f"{check.original_sha256}."
+            )
             return
         for problem in check.problems:
             self.stderr.write(problem)

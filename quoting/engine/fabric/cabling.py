@@ -275,8 +275,9 @@ def _ufm_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableR
     cables = [media.cable] * len(ufm.links)
     if "ufm-leaf" in (design.measured or {}):
         unit = FIBRE if media.optical else COPPER
-        runs = ufm_runs(ufm.links, ufm.ports_per_appliance, design.topology.ports_per_cage,
-                        design.lengths, unit)
+        runs = ufm_runs(
+            ufm.links, ufm.ports_per_appliance, design.topology.ports_per_cage, design.lengths, unit
+        )
         bought = design.measured["ufm-leaf"]
         cables = [bought.part(media, run) for run in runs]
     for index, (leaf, port) in enumerate(ufm.links):

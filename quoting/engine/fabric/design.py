@@ -209,8 +209,9 @@ class FabricDesign:
             bought = (self.measured or {}).get(tier)
             if bought and len({m.kind for m in bought.media_by_run.values()}) > 1:
                 # Copper on some runs, optics on others: the cables the BOM buys.
-                cables[tier] = sum(b.quantity for b in self.bom
-                                   if b.role == tier and b.category == "cable")
+                cables[tier] = sum(
+                    b.quantity for b in self.bom if b.role == tier and b.category == "cable"
+                )
                 continue
             if tier == "server-leaf" and self.host_cage_planes > 1:
                 cables[tier] = t.endpoints * planes // self.host_cage_planes
@@ -407,8 +408,14 @@ def designable_generations(
 
     def designs(generation: str, family: str) -> bool:
         trial = FabricRequirements(
-            gpu_count=8, gpus_per_server=8, nic_generation=generation, family=family,
-            server_to_leaf="same-rack", leaf_to_spine="same-rack", spine_to_core="same-rack")
+            gpu_count=8,
+            gpus_per_server=8,
+            nic_generation=generation,
+            family=family,
+            server_to_leaf="same-rack",
+            leaf_to_spine="same-rack",
+            spine_to_core="same-rack",
+        )
         try:
             _design(trial, catalog, look_ahead=False)
         except InvalidInput:
@@ -426,10 +433,17 @@ def _reach_of_measured(field: str, distance: float, measured: bool):
     except InvalidInput as error:
         if not measured or field not in error.messages:
             raise
-        raise InvalidInput.field(field, message(gettext_noop(
-            "the longest run of this tier on the site's rack layout is {metres:g} m and no "
-            "catalog cable or optic reaches it: allow more racks per row, or give the distance "
-            "to plan for."), metres=distance)) from error
+        raise InvalidInput.field(
+            field,
+            message(
+                gettext_noop(
+                    "the longest run of this tier on the site's rack layout is {metres:g} m and "
+                    "no catalog cable or optic reaches it: allow more racks per row, or give the "
+                    "distance to plan for."
+                ),
+                metres=distance,
+            ),
+        ) from error
 
 
 @dataclass(frozen=True, slots=True)
@@ -495,18 +509,20 @@ def _design(
         host_media = _host_media(req, catalog, chosen, host_distance)
     if req.family == "infiniband" and req.subnet_manager == "ufm-appliance":
         t = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths)
-    trunk_media, trunk_measured = _uplink_media(req, catalog, chosen.switch, t, "leaf-spine",
-                                                lengths)
-    core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core",
-                                              lengths)
+    trunk_media, trunk_measured = _uplink_media(
+        req, catalog, chosen.switch, t, "leaf-spine", lengths
+    )
+    core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core", lengths)
 
     buy = _Purchase(catalog, lengths)
     subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
-        req, catalog, chosen.switch, t, buy.tally, warnings)
+        req, catalog, chosen.switch, t, buy.tally, warnings
+    )
     ufm = None
     if subnet_manager == "ufm-appliance":
-        ufm = _ufm_cabling(req, catalog, chosen.switch, chosen.nic, t, host_media, warnings,
-                           lengths)
+        ufm = _ufm_cabling(
+            req, catalog, chosen.switch, chosen.nic, t, host_media, warnings, lengths
+        )
     _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
     if ufm:
         _buy_ufm_links(req, t, ufm, buy)
@@ -514,8 +530,9 @@ def _design(
     _buy_uplinks(req, chosen.switch, t, "spine-core", core_media, core_measured, buy)
     _quote_nics(req, chosen, t, buy.tally, warnings)
     storage = _storage_added(req, catalog, chosen.switch, lengths, buy.tally)
-    management = _management(req, catalog, t, buy.tally, warnings, storage,
-                             _ufm_appliances(ufm, storage))
+    management = _management(
+        req, catalog, t, buy.tally, warnings, storage, _ufm_appliances(ufm, storage)
+    )
     buy.tally.add_spares(req.spares_percent)
 
     _rail_tier_warning(req, t, warnings)
@@ -586,7 +603,9 @@ def _parts_chosen(req: FabricRequirements, catalog: list[ProductSpec]) -> _Chose
 
 
 def _nic_chosen(
-    req: FabricRequirements, catalog: list[ProductSpec], server: ProductSpec | None,
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    server: ProductSpec | None,
     nic_speed: int,
 ) -> ProductSpec:
     """The NIC asked for or picked, else the one the server carries when it has its own."""
@@ -605,13 +624,15 @@ def _nic_chosen(
         server,
         nic,
         chosen=bool(req.nic_part_number),
-        fits=lambda p: parts.plane_ports(p, nic_speed, req.planes) >= req.planes
-        and parts.nic_fits(
-            p,
-            family=req.family,
-            nic_generation=req.nic_generation,
-            nic_speed=nic_speed,
-            planes=req.planes,
+        fits=lambda p: (
+            parts.plane_ports(p, nic_speed, req.planes) >= req.planes
+            and parts.nic_fits(
+                p,
+                family=req.family,
+                nic_generation=req.nic_generation,
+                nic_speed=nic_speed,
+                planes=req.planes,
+            )
         ),
     )
 
@@ -732,13 +753,22 @@ def _buy_host_links(
     catalog, lengths = buy.catalog, buy.lengths
     if host_measured and chosen.cage_planes == 1 and not chosen.twin_port_cages:
         buy.measured["server-leaf"] = buy_host_cages(
-            buy.tally, catalog, "server-leaf",
+            buy.tally,
+            catalog,
+            "server-leaf",
             pick=lambda run: parts.pick_host_media(
-                catalog, switch=chosen.switch, nic=chosen.nic, nic_generation=req.nic_generation,
-                split=chosen.split, distance=run, field="server_to_leaf"),
+                catalog,
+                switch=chosen.switch,
+                nic=chosen.nic,
+                nic_generation=req.nic_generation,
+                split=chosen.split,
+                distance=run,
+                field="server_to_leaf",
+            ),
             cages=lengths.cables["server-leaf", CAGES],
             forced=_ufm_shared_cages(t, ufm, lengths),
-            tier_media=host_media)
+            tier_media=host_media,
+        )
     else:
         buy.tally.add_links(
             host_media,
@@ -756,8 +786,13 @@ def _buy_ufm_links(req: FabricRequirements, t: Topology, ufm: UfmCabling, buy: _
     ufm_measured = lengths is not None and req.server_to_leaf is None and bool(lengths.ufm_m)
     cables = None
     if ufm_measured:
-        runs = ufm_cables(ufm.links, ufm.ports_per_appliance, t.ports_per_cage, lengths,
-                          FIBRE if ufm.media.optical else COPPER)
+        runs = ufm_cables(
+            ufm.links,
+            ufm.ports_per_appliance,
+            t.ports_per_cage,
+            lengths,
+            FIBRE if ufm.media.optical else COPPER,
+        )
         cables = buy.cables("ufm-leaf", ufm.media, runs)
     buy.tally.add_links(ufm.media, ufm.link_count(), "ufm-leaf", 1, cables=cables)
 
@@ -779,14 +814,20 @@ def _buy_uplinks(
     ppc, catalog = t.ports_per_cage, buy.catalog
     if is_measured and _pair_links(t, tier) % ppc == 0:
         buy.measured[tier] = buy_trunk_pairs(
-            buy.tally, catalog, tier, links=buy.lengths.cables[tier, FIBRE],
+            buy.tally,
+            catalog,
+            tier,
+            links=buy.lengths.cables[tier, FIBRE],
             pick=lambda run: parts.pick_trunk_media(
-                catalog, switch=switch, distance=run, copper_ok=True, field=field),
-            ports_per_cage=ppc)
+                catalog, switch=switch, distance=run, copper_ok=True, field=field
+            ),
+            ports_per_cage=ppc,
+        )
     else:
         links = leaf_spine_links(t) if tier == "leaf-spine" else spine_core_links(t)
-        buy.tally.add_links(media, links, tier, req.planes,
-                            cables=buy.measured_cables(tier, media, is_measured))
+        buy.tally.add_links(
+            media, links, tier, req.planes, cables=buy.measured_cables(tier, media, is_measured)
+        )
 
 
 def _quote_nics(
@@ -870,10 +911,14 @@ def _ufm_shared_cages(
     tier's media, which is the UFM link's (hosts._shares_cage)."""
     if ufm is None:
         return {}
-    server_cages = [ceil_div(ceil_div(e, t.split), t.ports_per_cage)
-                    for e in hosts.leaf_endpoints(t)]
-    shared = {(leaf, port // t.ports_per_cage) for leaf, port in ufm.links
-              if port // t.ports_per_cage < server_cages[leaf]}
+    server_cages = [
+        ceil_div(ceil_div(e, t.split), t.ports_per_cage) for e in hosts.leaf_endpoints(t)
+    ]
+    shared = {
+        (leaf, port // t.ports_per_cage)
+        for leaf, port in ufm.links
+        if port // t.ports_per_cage < server_cages[leaf]
+    }
     return {(leaf, cage): lengths.leaf_cages(leaf)[cage] for leaf, cage in sorted(shared)}
 
 
@@ -921,15 +966,22 @@ def _storage(
         errors: dict[str, list[str]] = {}
         for field, messages in error.messages.items():
             if _STORAGE_FIELDS.get(field) == "storage_servers":
-                messages = [message(
-                    gettext_noop("the storage fabric's {ports} endpoint ports are beyond three "
-                                 "tiers of {sku} at {ratio:g}:1; use fewer storage ports or more "
-                                 "storage oversubscription."),
-                    ports=endpoints, sku=switch.part_number, ratio=float(derived.ratio),
-                )]
+                messages = [
+                    message(
+                        gettext_noop(
+                            "the storage fabric's {ports} endpoint ports are beyond three "
+                            "tiers of {sku} at {ratio:g}:1; use fewer storage ports or more "
+                            "storage oversubscription."
+                        ),
+                        ports=endpoints,
+                        sku=switch.part_number,
+                        ratio=float(derived.ratio),
+                    )
+                ]
             else:
-                messages = [message(gettext_noop("Storage fabric: {warning}"), warning=m)
-                            for m in messages]
+                messages = [
+                    message(gettext_noop("Storage fabric: {warning}"), warning=m) for m in messages
+                ]
             errors.setdefault(_STORAGE_FIELDS.get(field, field), []).extend(messages)
         raise InvalidInput(errors) from error
 
@@ -1193,10 +1245,17 @@ def _management(
             tally.add(cord, oob_cables, "out-of-band management")
             patch_cords = oob_cables
             if (cord.length_m or 0) < distance:
-                warnings.append(message(gettext_noop(
-                    "The longest management patch cord in the catalog ({metres:g} m) is "
-                    "shorter than the {distance:g} m run: check the installation pack's "
-                    "lengths."), metres=cord.length_m, distance=distance))
+                warnings.append(
+                    message(
+                        gettext_noop(
+                            "The longest management patch cord in the catalog ({metres:g} m) is "
+                            "shorter than the {distance:g} m run: check the installation pack's "
+                            "lengths."
+                        ),
+                        metres=cord.length_m,
+                        distance=distance,
+                    )
+                )
     if inband_cables or oob_cables > patch_cords:
         warnings.append(
             message(

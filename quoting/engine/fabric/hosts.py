@@ -27,15 +27,21 @@ from quoting.engine.messages import Message, gettext_noop, message
 def pick_server(catalog: list[ProductSpec], part_number: str) -> ProductSpec:
     server = parts.find_part(catalog, part_number)
     if server is None or server.category != "server":
-        raise InvalidInput.field("server_part_number", message(
-            gettext_noop("{sku} is not a catalog server."), sku=part_number))
+        raise InvalidInput.field(
+            "server_part_number",
+            message(gettext_noop("{sku} is not a catalog server."), sku=part_number),
+        )
     layout = (server.port_count, server.port_speed_gbps, server.cage_type, server.generation)
     if not all(layout):
         raise InvalidInput.field(
             "server_part_number",
-            message(gettext_noop(
-                "{sku} has no host network layout in the catalog (compute ports, speed, cages): "
-                "add it, or leave the server empty."), sku=part_number),
+            message(
+                gettext_noop(
+                    "{sku} has no host network layout in the catalog (compute ports, speed, "
+                    "cages): add it, or leave the server empty."
+                ),
+                sku=part_number,
+            ),
         )
     return server
 
@@ -54,9 +60,13 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
         field = "planes" if req.planes > 1 else "nics_per_server"
         errors[field] = [
             message(
-                gettext_noop("{sku} has {ports} compute ports; {nics} NICs x {planes} planes do "
-                             "not fit."),
-                sku=sku, ports=server.port_count, nics=req.nics, planes=req.planes,
+                gettext_noop(
+                    "{sku} has {ports} compute ports; {nics} NICs x {planes} planes do not fit."
+                ),
+                sku=sku,
+                ports=server.port_count,
+                nics=req.nics,
+                planes=req.planes,
             )
         ]
     speed = server.port_speed_gbps
@@ -72,10 +82,16 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
     if not fits:
         errors["nic_generation"] = [
             message(
-                gettext_noop("{sku} has {generation} {speed}G compute ports ({ports} through "
-                             "{cages} {cage_type} cages); the fabric runs {fabric}."),
-                sku=sku, generation=server.generation, speed=speed, ports=server.port_count,
-                cages=server.cage_count or server.port_count, cage_type=server.cage_type,
+                gettext_noop(
+                    "{sku} has {generation} {speed}G compute ports ({ports} through "
+                    "{cages} {cage_type} cages); the fabric runs {fabric}."
+                ),
+                sku=sku,
+                generation=server.generation,
+                speed=speed,
+                ports=server.port_count,
+                cages=server.cage_count or server.port_count,
+                cage_type=server.cage_type,
                 fabric=req.nic_generation,
             )
         ]
@@ -164,9 +180,7 @@ def host_link_count(
         return count
     else:
         modules = t.servers * ceil_div(t.rails, server.ports_per_cage)
-    return LinkCount(
-        count.links, count.switch_cages, count.fibres, count.copper_cables, modules
-    )
+    return LinkCount(count.links, count.switch_cages, count.fibres, count.copper_cables, modules)
 
 
 def host_port(
@@ -209,7 +223,8 @@ def _shares_cage(ufm: Media, host: Media, split: int, measured: bool = False) ->
         same_fibre = measured or ufm.cable.part_number == host.cable.part_number
         return same_fibre and (
             (ufm.switch_module and ufm.switch_module.part_number)
-            == (host.switch_module and host.switch_module.part_number))
+            == (host.switch_module and host.switch_module.part_number)
+        )
     return not measured and ufm.cable.part_number == host.cable.part_number
 
 

@@ -98,8 +98,10 @@ def host_cages(
     split, ppc = t.split, t.ports_per_cage
     per_cage = split * ppc
     return [
-        (tuple(max(runs[p:p + split]) for p in range(c, min(c + per_cage, len(runs)), split)),
-         min(per_cage, len(runs) - c))
+        (
+            tuple(max(runs[p : p + split]) for p in range(c, min(c + per_cage, len(runs)), split)),
+            min(per_cage, len(runs) - c),
+        )
         for c in range(0, len(runs), per_cage)
     ]
 
@@ -113,8 +115,10 @@ def ufm_runs(
 ) -> list[float]:
     """Each UFM link's cable length: its own run for a fibre, the longest of its leaf cage's
     UFM links for a copper cable (UFM copper never shares a server's cage when measured)."""
-    runs = [lengths.ufm_m[index // ports_per_appliance, leaf]
-            for index, (leaf, _port) in enumerate(links)]
+    runs = [
+        lengths.ufm_m[index // ports_per_appliance, leaf]
+        for index, (leaf, _port) in enumerate(links)
+    ]
     if unit == FIBRE:
         return runs
     cage_max: dict[tuple[int, int], float] = {}
@@ -135,6 +139,7 @@ def ufm_cables(
     runs = ufm_runs(links, ports_per_appliance, ports_per_cage, lengths, unit)
     if unit == FIBRE:
         return Counter(runs)
-    per_cage = {(leaf, port // ports_per_cage): run
-                for (leaf, port), run in zip(links, runs, strict=True)}
+    per_cage = {
+        (leaf, port // ports_per_cage): run for (leaf, port), run in zip(links, runs, strict=True)
+    }
     return Counter(per_cage.values())

@@ -26,8 +26,15 @@ class _ByReach:
     alike (a 6.1 m and a 9.7 m run both choose among the parts of 10 m and more)."""
 
     def __init__(self, catalog: list[ProductSpec]) -> None:
-        self.steps = sorted({value for p in catalog if p.category in ("cable", "transceiver")
-                             for value in (p.length_m, p.reach_m) if value})
+        self.steps = sorted(
+            {
+                value
+                for p in catalog
+                if p.category in ("cable", "transceiver")
+                for value in (p.length_m, p.reach_m)
+                if value
+            }
+        )
         self.chosen: dict[tuple, object] = {}
 
     def step(self, run: float) -> float:
@@ -42,7 +49,10 @@ class _ByReach:
 
 
 def _part(
-    catalog: list[ProductSpec], record: MeasuredTier, media: Media, run: float,
+    catalog: list[ProductSpec],
+    record: MeasuredTier,
+    media: Media,
+    run: float,
     steps: _ByReach | None = None,
 ) -> ProductSpec:
     key = (media.cable.part_number, run)
@@ -50,8 +60,10 @@ def _part(
     if found is None:
         steps = steps or _ByReach(catalog)
         found = record.part_by_run[key] = steps.get(
-            ("cable", media.cable.part_number), run,
-            lambda: parts.cable_for_length(catalog, media.cable, run))
+            ("cable", media.cable.part_number),
+            run,
+            lambda: parts.cable_for_length(catalog, media.cable, run),
+        )
     return found
 
 

@@ -99,15 +99,21 @@ def pick_switch(
                 "switch_part_number",
                 message(
                     gettext_noop("{sku} is a {protocol} switch; the fabric family is {family}."),
-                    sku=part_number, protocol=switch.protocol, family=family,
+                    sku=part_number,
+                    protocol=switch.protocol,
+                    family=family,
                 ),
             )
         split = split_for(catalog, switch, nic_generation)
         if split is None:
             raise InvalidInput.field(
                 "nic_generation",
-                message(gettext_noop("{nics} NICs do not match the {generation} switch {sku}."),
-                        nics=nic_generation, generation=switch.generation, sku=part_number),
+                message(
+                    gettext_noop("{nics} NICs do not match the {generation} switch {sku}."),
+                    nics=nic_generation,
+                    generation=switch.generation,
+                    sku=part_number,
+                ),
             )
         return switch, split
     # Unmanaged switches are cheaper where UFM or OpenSM runs the fabric anyway; managed ones
@@ -129,8 +135,11 @@ def pick_switch(
     if switch is None:
         raise InvalidInput.field(
             "nic_generation",
-            message(gettext_noop("the catalog has no {family} switch for {nics} NICs."),
-                    family=family, nics=nic_generation),
+            message(
+                gettext_noop("the catalog has no {family} switch for {nics} NICs."),
+                family=family,
+                nics=nic_generation,
+            ),
         )
     return switch, split_for(catalog, switch, nic_generation)
 
@@ -194,22 +203,31 @@ def pick_nic(
     if part_number:
         nic = find_part(catalog, part_number)
         if nic is None or nic.category not in ("adapter", "dpu"):
-            raise InvalidInput.field("nic_part_number", message(
-                gettext_noop("{sku} is not a catalog NIC."), sku=part_number))
+            raise InvalidInput.field(
+                "nic_part_number",
+                message(gettext_noop("{sku} is not a catalog NIC."), sku=part_number),
+            )
         if not nic_fits(
             nic, family=family, nic_generation=nic_generation, nic_speed=nic_speed, planes=planes
         ):
             raise InvalidInput.field(
                 "nic_part_number",
-                message(gettext_noop("{sku} is a {generation} {speed}G NIC; the fabric runs "
-                                     "{fabric}."), sku=part_number, generation=nic.generation,
-                        speed=nic.port_speed_gbps, fabric=nic_generation),
+                message(
+                    gettext_noop("{sku} is a {generation} {speed}G NIC; the fabric runs {fabric}."),
+                    sku=part_number,
+                    generation=nic.generation,
+                    speed=nic.port_speed_gbps,
+                    fabric=nic_generation,
+                ),
             )
         if plane_ports(nic, nic_speed, planes) < planes:
             raise InvalidInput.field(
                 "nic_part_number",
-                message(gettext_noop("{sku} has fewer ports than the {planes} planes."),
-                        sku=part_number, planes=planes),
+                message(
+                    gettext_noop("{sku} has fewer ports than the {planes} planes."),
+                    sku=part_number,
+                    planes=planes,
+                ),
             )
         return nic
     # A NIC made for the fabric's protocol first: on Ethernet that is the SuperNIC NVIDIA's
@@ -337,8 +355,11 @@ def cable_for_length(catalog: list[ProductSpec], cable: ProductSpec, length: flo
             p.category == "cable"
             and p.media == cable.media
             and (p.breakout or 1) == (cable.breakout or 1)
-            and (p.reach_m == cable.reach_m if optical else (
-                p.cage_type == cable.cage_type and p.port_speed_gbps == cable.port_speed_gbps))
+            and (
+                p.reach_m == cable.reach_m
+                if optical
+                else (p.cage_type == cable.cage_type and p.port_speed_gbps == cable.port_speed_gbps)
+            )
             and (p.length_m or 0) >= length
         ),
         key=lambda p: (p.length_m,),
@@ -437,8 +458,14 @@ def pick_management_switch(catalog: list[ProductSpec], generation: str) -> Produ
 def pick_patch_cord(catalog: list[ProductSpec], distance: float) -> ProductSpec | None:
     """The out-of-band network's RJ45 patch cord: the shortest length class that covers the
     run, else the longest there is (the installation pack then flags the long runs)."""
-    cords = [p for p in catalog if p.category == "cable" and p.media == "twisted-pair"
-             and p.lifecycle != "eol" and p.length_m]
+    cords = [
+        p
+        for p in catalog
+        if p.category == "cable"
+        and p.media == "twisted-pair"
+        and p.lifecycle != "eol"
+        and p.length_m
+    ]
     if not cords:
         return None
     covering = [p for p in cords if p.length_m >= distance]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from fractions import Fraction
 
 from quoting.engine.contract import field_errors, spec
@@ -57,9 +57,15 @@ MAX_DISTANCE_M = 10_000
 
 
 def _distance(label: str) -> dict:
-    return spec("distance", label=label, low=0, low_open=True, high=MAX_DISTANCE_M,
-                choices=tuple((name, name) for name in DISTANCE_CLASSES),
-                help=_("Empty: the real runs of the rack layout (site inputs)."))
+    return spec(
+        "distance",
+        label=label,
+        low=0,
+        low_open=True,
+        high=MAX_DISTANCE_M,
+        choices=tuple((name, name) for name in DISTANCE_CLASSES),
+        help=_("Empty: the real runs of the rack layout (site inputs)."),
+    )
 
 
 # A distance left empty is measured on the site's rack layout; without a layout (the engine
@@ -77,73 +83,127 @@ UNMEASURED_DISTANCES: dict[str, str] = {
 class FabricRequirements:
     # Give gpu_count or server_count.
     gpu_count: int | None = field(
-        default=None, metadata=spec("int", label=_("GPUs"), low=1, high=MAX_GPUS))
+        default=None, metadata=spec("int", label=_("GPUs"), low=1, high=MAX_GPUS)
+    )
     server_count: int | None = field(
-        default=None, metadata=spec("int", label=_("or servers"), low=1, high=200_000))
+        default=None, metadata=spec("int", label=_("or servers"), low=1, high=200_000)
+    )
     gpus_per_server: int = field(
-        default=8, metadata=spec("int", label=_("GPUs per server"), low=1, high=64))
+        default=8, metadata=spec("int", label=_("GPUs per server"), low=1, high=64)
+    )
     # Compute NIC ports per server (per plane); default 1 per GPU.
-    nics_per_server: int | None = field(default=None, metadata=spec(
-        "int", label=_("Compute NICs per server"), help=_("Empty: one per GPU."), low=1, high=64))
+    nics_per_server: int | None = field(
+        default=None,
+        metadata=spec(
+            "int", label=_("Compute NICs per server"), help=_("Empty: one per GPU."), low=1, high=64
+        ),
+    )
     # HDR, NDR, NDR200, XDR, or an Ethernet speed such as 400GbE
     nic_generation: str = field(
-        default="NDR", metadata=spec("choice", label=_("NIC generation"), choices=NIC_GENERATIONS))
+        default="NDR", metadata=spec("choice", label=_("NIC generation"), choices=NIC_GENERATIONS)
+    )
     family: str = field(
-        default="infiniband", metadata=spec("choice", label=_("Fabric"), choices=FAMILY_CHOICES))
+        default="infiniband", metadata=spec("choice", label=_("Fabric"), choices=FAMILY_CHOICES)
+    )
     # Ethernet only: each NIC sends one port to each of 1 or 2 identical fabrics.
-    planes: int = field(default=1, metadata=spec(
-        "choice", label=_("Planes"), help=_("Ethernet only."), choices=((1, "1"), (2, "2"))))
+    planes: int = field(
+        default=1,
+        metadata=spec(
+            "choice", label=_("Planes"), help=_("Ethernet only."), choices=((1, "1"), (2, "2"))
+        ),
+    )
     switch_part_number: str | None = field(
-        default=None, metadata=spec("part", label=_("Switch"), max_length=64))
+        default=None, metadata=spec("part", label=_("Switch"), max_length=64)
+    )
     nic_part_number: str | None = field(
-        default=None, metadata=spec("part", label=_("NIC"), max_length=64))
+        default=None, metadata=spec("part", label=_("NIC"), max_length=64)
+    )
     # A catalog server: its host network layout (NIC generation, ports, cages) decides the
     # server-side optics and cables. None: single-port NIC cages, one module per port.
-    server_part_number: str | None = field(default=None, metadata=spec(
-        "part", label=_("Server"), max_length=64,
-        help=_("Its own network cages decide the host-side optics (a DGX takes twin-port "
-               "modules).")))
+    server_part_number: str | None = field(
+        default=None,
+        metadata=spec(
+            "part",
+            label=_("Server"),
+            max_length=64,
+            help=_(
+                "Its own network cages decide the host-side optics (a DGX takes twin-port modules)."
+            ),
+        ),
+    )
     include_nics: bool = field(default=False, metadata=spec("bool", label=_("Quote the NICs")))
     rail_optimized: bool = field(default=True, metadata=spec("bool", label=_("Rail-optimized")))
     # 2 means 2:1 at the leaf
-    oversubscription: float = field(default=1, metadata=spec(
-        "float", label=_("Oversubscription"), low=1, high=16,
-        help=_("1 is non-blocking; 2 means 2:1 at the leaf.")))
-    growth_gpus: int | None = field(default=None, metadata=spec(
-        "int", label=_("Growth target (GPUs)"), low=1, high=MAX_GPUS,
-        help=_("Spines are sized for it, so growing needs no re-cabling.")))
+    oversubscription: float = field(
+        default=1,
+        metadata=spec(
+            "float",
+            label=_("Oversubscription"),
+            low=1,
+            high=16,
+            help=_("1 is non-blocking; 2 means 2:1 at the leaf."),
+        ),
+    )
+    growth_gpus: int | None = field(
+        default=None,
+        metadata=spec(
+            "int",
+            label=_("Growth target (GPUs)"),
+            low=1,
+            high=MAX_GPUS,
+            help=_("Spines are sized for it, so growing needs no re-cabling."),
+        ),
+    )
     # None: measured on the rack layout (install/lengths.py), else planned for this distance.
-    server_to_leaf: Distance | None = field(
-        default=None, metadata=_distance(_("Server to leaf")))
-    leaf_to_spine: Distance | None = field(
-        default=None, metadata=_distance(_("Leaf to spine")))
-    spine_to_core: Distance | None = field(
-        default=None, metadata=_distance(_("Spine to core")))
-    subnet_manager: str = field(default="auto", metadata=spec(
-        "choice", label=_("Subnet manager"), choices=SUBNET_MANAGER_CHOICES))
+    server_to_leaf: Distance | None = field(default=None, metadata=_distance(_("Server to leaf")))
+    leaf_to_spine: Distance | None = field(default=None, metadata=_distance(_("Leaf to spine")))
+    spine_to_core: Distance | None = field(default=None, metadata=_distance(_("Spine to core")))
+    subnet_manager: str = field(
+        default="auto",
+        metadata=spec("choice", label=_("Subnet manager"), choices=SUBNET_MANAGER_CHOICES),
+    )
     # one in-band Ethernet port per server
     inband_management: bool = field(
-        default=False, metadata=spec("bool", label=_("In-band management network")))
+        default=False, metadata=spec("bool", label=_("In-band management network"))
+    )
     # one RJ45 per server BMC and per switch
     outofband_management: bool = field(
-        default=False, metadata=spec("bool", label=_("Out-of-band management network")))
+        default=False, metadata=spec("bool", label=_("Out-of-band management network"))
+    )
     spares_percent: float = field(
-        default=0, metadata=spec("float", label=_("Spares (%)"), low=0, high=100))
+        default=0, metadata=spec("float", label=_("Spares (%)"), low=0, high=100)
+    )
     # free text shown on the drawing (customer or project name)
     label: str = field(default="", metadata=spec("text", label=_("Label"), max_length=200))
     # A separate storage fabric (0 storage servers: none). Its endpoints are the storage NIC
     # ports of every compute server (a BlueField-3 or ConnectX port) plus the storage nodes' own.
-    storage_servers: int = field(default=0, metadata=spec(
-        "int", label=_("Storage servers"), low=0, high=100_000,
-        help=_("0: no separate storage fabric.")))
+    storage_servers: int = field(
+        default=0,
+        metadata=spec(
+            "int",
+            label=_("Storage servers"),
+            low=0,
+            high=100_000,
+            help=_("0: no separate storage fabric."),
+        ),
+    )
     # 0 ports is refused only when there is a storage fabric (check_requirements).
-    storage_ports_per_server: int = field(default=1, metadata=spec(
-        "int", label=_("Storage ports per compute server"), low=0, high=16,
-        help=_("e.g. one BlueField-3 or ConnectX port.")))
-    storage_ports_per_storage_server: int = field(default=2, metadata=spec(
-        "int", label=_("Ports per storage server"), low=0, high=16))
+    storage_ports_per_server: int = field(
+        default=1,
+        metadata=spec(
+            "int",
+            label=_("Storage ports per compute server"),
+            low=0,
+            high=16,
+            help=_("e.g. one BlueField-3 or ConnectX port."),
+        ),
+    )
+    storage_ports_per_storage_server: int = field(
+        default=2, metadata=spec("int", label=_("Ports per storage server"), low=0, high=16)
+    )
     storage_oversubscription: float = field(
-        default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16))
+        default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16)
+    )
 
     @property
     def storage_endpoints(self) -> int:
@@ -172,6 +232,20 @@ class FabricRequirements:
         if self.growth_gpus is None:
             return self.servers
         return max(self.servers, -(-self.growth_gpus // self.gpus_per_server))
+
+
+REQUIREMENT_FIELDS = frozenset(f.name for f in fields(FabricRequirements))
+
+
+def requirements_from_json(data: dict) -> FabricRequirements:
+    """FabricRequirements from stored or posted JSON (a project's, a saved design's, an API
+    request's); unknown keys are refused, not ignored."""
+    if not isinstance(data, dict):
+        raise InvalidInput.field("requirements", "must be an object of requirement fields.")
+    unknown = sorted(set(data) - REQUIREMENT_FIELDS)
+    if unknown:
+        raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
+    return FabricRequirements(**data)
 
 
 def distance_m(value: Distance | None, field_name: str = "") -> float:
@@ -203,26 +277,35 @@ def check_requirements(req: FabricRequirements) -> None:
         fail(
             "gpu_count",
             message(
-                _("{gpus} GPUs do not match {servers} servers of {per_server} GPUs; give one of "
-                  "the two."),
-                gpus=req.gpu_count, servers=req.server_count, per_server=req.gpus_per_server,
+                _(
+                    "{gpus} GPUs do not match {servers} servers of {per_server} GPUs; give one of "
+                    "the two."
+                ),
+                gpus=req.gpu_count,
+                servers=req.server_count,
+                per_server=req.gpus_per_server,
             ),
         )
     if req.planes == 2 and req.family != "ethernet":
-        fail("planes", message(
-            _("two planes are an Ethernet (Spectrum-X) design; InfiniBand uses one.")))
+        fail(
+            "planes",
+            message(_("two planes are an Ethernet (Spectrum-X) design; InfiniBand uses one.")),
+        )
     # Rule 7: both sizes in whole servers, so a target equal to the asked size is accepted.
     if req.growth_gpus is not None and -(-req.growth_gpus // req.gpus_per_server) < req.servers:
         fail(
             "growth_gpus",
             message(
                 _("the growth target ({target} GPUs) is below the current size ({gpus} GPUs)."),
-                target=req.growth_gpus, gpus=req.servers * req.gpus_per_server,
+                target=req.growth_gpus,
+                gpus=req.servers * req.gpus_per_server,
             ),
         )
     if req.family == "ethernet" and req.subnet_manager != "auto":
-        fail("subnet_manager", message(
-            _("Ethernet fabrics have no subnet manager; leave it on auto.")))
+        fail(
+            "subnet_manager",
+            message(_("Ethernet fabrics have no subnet manager; leave it on auto.")),
+        )
     if req.storage_servers > 0:
         for field_name in ("storage_ports_per_server", "storage_ports_per_storage_server"):
             if getattr(req, field_name) == 0:
@@ -244,6 +327,4 @@ def distance_parse(text: str | float | int) -> Distance:
     try:
         return float(value.removesuffix("m").strip())
     except ValueError:
-        raise ValueError(
-            f"use metres or one of {', '.join(DISTANCE_CLASSES)}."
-        ) from None
+        raise ValueError(f"use metres or one of {', '.join(DISTANCE_CLASSES)}.") from None

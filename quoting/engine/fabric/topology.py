@@ -244,8 +244,17 @@ def plan_topology(
     """Plan for `servers` now with spines and core sized for `target_servers` (rule 7): the fewest
     switches today, every leaf sending the same whole number of links to every spine and every
     spine to every core of its group (rules 5 and 6)."""
-    ask = _Ask(radix, ports_per_cage, split, rails, rail_optimized, ratio, servers,
-               target_servers, reserved_down)
+    ask = _Ask(
+        radix,
+        ports_per_cage,
+        split,
+        rails,
+        rail_optimized,
+        ratio,
+        servers,
+        target_servers,
+        reserved_down,
+    )
     # Rule 2: one switch when every endpoint port fits on it.
     if target_servers * rails <= radix * split:
         return _one_switch(ask)

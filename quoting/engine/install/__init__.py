@@ -6,5 +6,13 @@ from quoting.engine.install.lengths import design_on_site
 from quoting.engine.install.plan import plan_layout
 from quoting.engine.install.site import SITE_FIELDS, SiteInputs
 
-__all__ = ["SITE_FIELDS", "Cable", "Device", "InstallLayout", "Rack", "SiteInputs",
-           "design_on_site", "plan_layout"]
+__all__ = [
+    "SITE_FIELDS",
+    "Cable",
+    "Device",
+    "InstallLayout",
+    "Rack",
+    "SiteInputs",
+    "design_on_site",
+    "plan_layout",
+]

@@ -52,17 +52,22 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
     height = 2 * MARGIN + 30 + rows * band
     req = layout.design.requirements
     design_name = req.label or tr(gettext_noop("{gpus} GPUs")).format(gpus=layout.design.gpu_count)
-    title = escape(tr(gettext_noop(
-        "Rack elevations: {name} ({racks} racks, budget {budget:g} kW per rack)")).format(
-        name=design_name, racks=len(layout.racks), budget=site.rack_power_kw))
+    title = escape(
+        tr(
+            gettext_noop("Rack elevations: {name} ({racks} racks, budget {budget:g} kW per rack)")
+        ).format(name=design_name, racks=len(layout.racks), budget=site.rack_power_kw)
+    )
     row_label = tr(gettext_noop("Row {row}"))
     power_label = tr(gettext_noop("{kw:.1f} / {budget:g} kW max"))
     weight_label = tr(gettext_noop("{kg:,.0f} kg"))
     weight_unknown = escape(tr(gettext_noop("weight n/a")))
-    yield (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
-           f"<style>{ELEVATION_STYLE}</style>"
-           f'<text class="title" x="{MARGIN}" y="{MARGIN + 12}">{title}</text>\n')
+    yield (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
+        f"<style>{ELEVATION_STYLE}</style>"
+        f'<text class="title" x="{MARGIN}" y="{MARGIN + 12}">{title}</text>\n'
+    )
+
     def _weight(kg: float | None) -> str:
         return weight_unknown if kg is None else escape(weight_label.format(kg=kg))
 
@@ -91,10 +96,12 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
             dy = y + (site.rack_units - (d.u - 1) - d.units) * U_H
             parts.append(
                 f'<rect class="dev {_css(d.role)}" x="{x + 3}" y="{dy}" width="{RACK_W - 6}" '
-                f'height="{d.units * U_H}"><title>{escape(name)} U{d.u}</title></rect>')
+                f'height="{d.units * U_H}"><title>{escape(name)} U{d.u}</title></rect>'
+            )
             if d.units * U_H >= 9:
-                parts.append(f'<text x="{x + 6}" y="{dy + min(d.units * U_H, 16) - 3}">'
-                             f"{escape(name)}</text>")
+                parts.append(
+                    f'<text x="{x + 6}" y="{dy + min(d.units * U_H, 16) - 3}">{escape(name)}</text>'
+                )
         parts.append("</g>\n")
         yield "".join(parts)
     yield "</svg>\n"

@@ -33,8 +33,12 @@ from quoting.engine.install.weights import rack_weight_kg
 CHUNK_ROWS = 2000
 
 NETBOX_CABLE_TYPES = {
-    "dac": "dac-passive", "acc": "dac-active", "aoc": "aoc",
-    "multimode": "mmf-om4", "singlemode": "smf-os2", "twisted-pair": "cat6a",
+    "dac": "dac-passive",
+    "acc": "dac-active",
+    "aoc": "aoc",
+    "multimode": "mmf-om4",
+    "singlemode": "smf-os2",
+    "twisted-pair": "cat6a",
 }
 NOT_KNOWN = "n/a"
 
@@ -63,9 +67,25 @@ def _fabric_cables(layout: InstallLayout) -> Iterator[Cable]:
 
 # --- cable-schedule.csv -------------------------------------------------------------------
 CABLE_COLUMNS = (
-    "cable_id", "tier", "rail", "colour", "part", "media", "length_m", "length_class_m",
-    "quoted_length_m", "a_rack", "a_u", "a_device", "a_port", "z_rack", "z_u", "z_device",
-    "z_port", "label_a", "label_z",
+    "cable_id",
+    "tier",
+    "rail",
+    "colour",
+    "part",
+    "media",
+    "length_m",
+    "length_class_m",
+    "quoted_length_m",
+    "a_rack",
+    "a_u",
+    "a_device",
+    "a_port",
+    "z_rack",
+    "z_u",
+    "z_device",
+    "z_port",
+    "label_a",
+    "label_z",
 )
 
 
@@ -73,10 +93,23 @@ def cable_schedule_rows(layout: InstallLayout) -> Iterator[tuple]:
     for c in layout.cables:
         a, z = layout.devices[c.a_device], layout.devices[c.z_device]
         yield (
-            c.cable_id, c.tier, c.rail or "", c.colour, c.part, c.media, c.length_m,
-            c.length_class_m if c.length_class_m is not None else "", c.quoted_m or "",
-            layout.racks[a.rack].name, a.u, c.a_device, c.a_port,
-            layout.racks[z.rack].name, z.u, c.z_device, c.z_port,
+            c.cable_id,
+            c.tier,
+            c.rail or "",
+            c.colour,
+            c.part,
+            c.media,
+            c.length_m,
+            c.length_class_m if c.length_class_m is not None else "",
+            c.quoted_m or "",
+            layout.racks[a.rack].name,
+            a.u,
+            c.a_device,
+            c.a_port,
+            layout.racks[z.rack].name,
+            z.u,
+            c.z_device,
+            c.z_port,
             layout.label(c.a_device, c.a_port, c.z_device, c.z_port),
             layout.label(c.z_device, c.z_port, c.a_device, c.a_port),
         )
@@ -87,8 +120,16 @@ def cable_schedule_csv(layout: InstallLayout) -> Iterator[str]:
 
 
 # --- port-map.csv -------------------------------------------------------------------------
-PORT_COLUMNS = ("device", "port", "peer_device", "peer_port", "rail", "speed_gbps", "part",
-                "cable_id")
+PORT_COLUMNS = (
+    "device",
+    "port",
+    "peer_device",
+    "peer_port",
+    "rail",
+    "speed_gbps",
+    "part",
+    "cable_id",
+)
 
 
 def _port_key(port: str) -> tuple:
@@ -171,9 +212,26 @@ def port_map_csv(layout: InstallLayout) -> Iterator[str]:
 
 # --- racks.csv ----------------------------------------------------------------------------
 RACK_COLUMNS = (
-    "rack", "row", "position", "kind", "su", "x_m", "y_m", "u_total", "u_used", "u_free",
-    "network_typical_w", "network_max_w", "server_typical_w", "server_max_w", "typical_kw",
-    "max_kw", "budget_kw", "over_budget", "weight_kg", "devices",
+    "rack",
+    "row",
+    "position",
+    "kind",
+    "su",
+    "x_m",
+    "y_m",
+    "u_total",
+    "u_used",
+    "u_free",
+    "network_typical_w",
+    "network_max_w",
+    "server_typical_w",
+    "server_max_w",
+    "typical_kw",
+    "max_kw",
+    "budget_kw",
+    "over_budget",
+    "weight_kg",
+    "devices",
 )
 
 
@@ -184,16 +242,29 @@ def racks_csv(layout: InstallLayout) -> Iterator[str]:
         for r in layout.racks:
             devices = "; ".join(
                 f"U{d.u}-U{d.u + d.units - 1} {d.name}" + (f" ({d.part})" if d.part else "")
-                for d in (layout.devices[name] for name in r.devices))
+                for d in (layout.devices[name] for name in r.devices)
+            )
             yield (
-                r.name, r.row_name, r.position + 1, r.kind, r.su or "",
-                round(r.position * site.rack_pitch_m, 3), round(r.row * site.row_spacing_m, 3),
-                site.rack_units, r.units_used, site.rack_units - r.units_used,
-                round(r.network_typical_w, 1), round(r.network_max_w, 1),
-                round(r.server_typical_w, 1), round(r.server_max_w, 1),
-                round(r.typical_kw, 2), round(r.max_kw, 2), site.rack_power_kw,
+                r.name,
+                r.row_name,
+                r.position + 1,
+                r.kind,
+                r.su or "",
+                round(r.position * site.rack_pitch_m, 3),
+                round(r.row * site.row_spacing_m, 3),
+                site.rack_units,
+                r.units_used,
+                site.rack_units - r.units_used,
+                round(r.network_typical_w, 1),
+                round(r.network_max_w, 1),
+                round(r.server_typical_w, 1),
+                round(r.server_max_w, 1),
+                round(r.typical_kw, 2),
+                round(r.max_kw, 2),
+                site.rack_power_kw,
                 "yes" if r.max_kw > site.rack_power_kw + 1e-9 else "no",
-                _weight(rack_weight_kg(layout, r)), devices,
+                _weight(rack_weight_kg(layout, r)),
+                devices,
             )
 
     return csv_chunks(RACK_COLUMNS, rows())
@@ -225,8 +296,11 @@ def hostlist(names: Iterable[str]) -> str:
         ranges, start = [], numbers[0]
         for previous, number in zip(numbers, [*numbers[1:], None], strict=True):
             if number != previous + 1:
-                ranges.append(f"{start:0{width}d}" if start == previous
-                              else f"{start:0{width}d}-{previous:0{width}d}")
+                ranges.append(
+                    f"{start:0{width}d}"
+                    if start == previous
+                    else f"{start:0{width}d}-{previous:0{width}d}"
+                )
                 start = number
         if len(ranges) == 1 and "-" not in ranges[0]:
             parts.append(f"{prefix}{ranges[0]}{suffix}")
@@ -252,9 +326,11 @@ def _tree(layout: InstallLayout) -> tuple[dict[str, list[str]], dict[str, list[s
 
 def slurm_topology(layout: InstallLayout) -> Iterator[str]:
     nodes, below = _tree(layout)
-    yield (f"# Slurm topology.conf (TopologyPlugin=topology/tree) for "
-           f"{layout.design.requirements.label or 'this design'}: every server under the leaf "
-           "of each of its rails, every leaf under its spines.\n")
+    yield (
+        f"# Slurm topology.conf (TopologyPlugin=topology/tree) for "
+        f"{layout.design.requirements.label or 'this design'}: every server under the leaf "
+        "of each of its rails, every leaf under its spines.\n"
+    )
     for leaf, servers in nodes.items():
         yield f"SwitchName={leaf} Nodes={hostlist(servers)}\n"
     for switch, children in below.items():
@@ -277,9 +353,11 @@ def _system_type(part: str) -> str:
 
 def ibdiagnet_topo(layout: InstallLayout) -> Iterator[str]:
     design = layout.design
-    yield (f"# ibdm topology file (man ibdm-topo-file) for "
-           f"{design.requirements.label or 'this design'}; one block per switch, each link "
-           "once under its upper switch.\n\n")
+    yield (
+        f"# ibdm topology file (man ibdm-topo-file) for "
+        f"{design.requirements.label or 'this design'}; one block per switch, each link "
+        "once under its upper switch.\n\n"
+    )
     hca_type = _system_type(design.nic.part_number)
     blocks: dict[str, list[str]] = defaultdict(list)
     for c in _fabric_cables(layout):
@@ -305,17 +383,40 @@ NDT_COLUMNS = ("Start device", "Start port", "End device", "End port", "Link typ
 
 
 def ufm_ndt_csv(layout: InstallLayout) -> Iterator[str]:
-    return csv_chunks(NDT_COLUMNS, ((c.a_device, c.a_port, c.z_device, c.z_port, "Data")
-                                    for c in _fabric_cables(layout)))
+    return csv_chunks(
+        NDT_COLUMNS,
+        ((c.a_device, c.a_port, c.z_device, c.z_port, "Data") for c in _fabric_cables(layout)),
+    )
 
 
 # --- NetBox ---------------------------------------------------------------------------------
-NETBOX_DEVICE_COLUMNS = ("name", "role", "manufacturer", "device_type", "status", "site",
-                         "location", "rack", "position", "face")
+NETBOX_DEVICE_COLUMNS = (
+    "name",
+    "role",
+    "manufacturer",
+    "device_type",
+    "status",
+    "site",
+    "location",
+    "rack",
+    "position",
+    "face",
+)
 NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled")
-NETBOX_CABLE_COLUMNS = ("side_a_device", "side_a_type", "side_a_name", "side_b_device",
-                        "side_b_type", "side_b_name", "type", "status", "label", "color",
-                        "length", "length_unit")
+NETBOX_CABLE_COLUMNS = (
+    "side_a_device",
+    "side_a_type",
+    "side_a_name",
+    "side_b_device",
+    "side_b_type",
+    "side_b_name",
+    "type",
+    "status",
+    "label",
+    "color",
+    "length",
+    "length_unit",
+)
 
 
 def netbox_devices_csv(layout: InstallLayout) -> Iterator[str]:
@@ -325,8 +426,18 @@ def netbox_devices_csv(layout: InstallLayout) -> Iterator[str]:
         for d in layout.devices.values():
             rack = layout.racks[d.rack]
             device_type = d.part or f"{layout.design.requirements.gpus_per_server}-GPU server"
-            yield (d.name, d.role, "NVIDIA" if d.part else "Generic", device_type, "planned",
-                   site.site_name, f"Row {rack.row_name}", rack.name, d.u, "front")
+            yield (
+                d.name,
+                d.role,
+                "NVIDIA" if d.part else "Generic",
+                device_type,
+                "planned",
+                site.site_name,
+                f"Row {rack.row_name}",
+                rack.name,
+                d.u,
+                "front",
+            )
 
     return csv_chunks(NETBOX_DEVICE_COLUMNS, rows())
 
@@ -346,7 +457,9 @@ def interface_type(layout: InstallLayout, cable: Cable) -> str:
 # NetBox's interface type for an uplink by its speed (the cage each speed usually comes in:
 # the SN2201's 100G uplinks are QSFP28); a speed not here is NetBox's "other".
 UPLINK_INTERFACE_TYPES = {
-    10: "10gbase-x-sfpp", 25: "25gbase-x-sfp28", 100: "100gbase-x-qsfp28",
+    10: "10gbase-x-sfpp",
+    25: "25gbase-x-sfp28",
+    100: "100gbase-x-qsfp28",
     400: "400gbase-x-qsfpdd",
 }
 
@@ -354,6 +467,7 @@ UPLINK_INTERFACE_TYPES = {
 def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
     """Every cabled interface, then every switch's uplinks not cabled (where the installer
     connects the management network upstream), in placement order."""
+
     def rows():
         seen: set[tuple[str, str]] = set()
         for c in layout.cables:
@@ -376,11 +490,26 @@ def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
 
 
 def netbox_cables_csv(layout: InstallLayout) -> Iterator[str]:
-    return csv_chunks(NETBOX_CABLE_COLUMNS, (
-        (c.a_device, "dcim.interface", c.a_port, c.z_device, "dcim.interface", c.z_port,
-         NETBOX_CABLE_TYPES.get(c.media, ""), "planned", c.cable_id, c.colour_hex,
-         c.length_m, "m")
-        for c in layout.cables))
+    return csv_chunks(
+        NETBOX_CABLE_COLUMNS,
+        (
+            (
+                c.a_device,
+                "dcim.interface",
+                c.a_port,
+                c.z_device,
+                "dcim.interface",
+                c.z_port,
+                NETBOX_CABLE_TYPES.get(c.media, ""),
+                "planned",
+                c.cable_id,
+                c.colour_hex,
+                c.length_m,
+                "m",
+            )
+            for c in layout.cables
+        ),
+    )
 
 
 # --- bom-by-rack.csv ------------------------------------------------------------------------
@@ -402,8 +531,13 @@ def bom_by_rack_csv(layout: InstallLayout) -> Iterator[str]:
         for rack in layout.racks:
             for sku, quantity in sorted(rack.parts.items()):
                 racked[sku] += quantity
-                yield (rack.name, sku, categories.get(sku, "server"), quantity,
-                       "yes" if sku in quoted else "no")
+                yield (
+                    rack.name,
+                    sku,
+                    categories.get(sku, "server"),
+                    quantity,
+                    "yes" if sku in quoted else "no",
+                )
         for sku, quantity in quoted.items():
             if quantity > racked[sku]:
                 yield NOT_RACKED, sku, categories[sku], quantity - racked[sku], "yes"
@@ -413,33 +547,55 @@ def bom_by_rack_csv(layout: InstallLayout) -> Iterator[str]:
 
 # --- README.txt -----------------------------------------------------------------------------
 FILE_NOTES = (
-    ("cable-schedule.csv", "one row per cable leg: ID (C000012; a splitter's or twin-port "
-     "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
-     "catalog length class it needs and the quoted part's length, both ends (rack, U, device, "
-     "port) and the label for each end (row.rack-Uu:port > far end)."),
-    ("port-map.csv", "every port of every switch (the catalog's port count), in panel order: "
-     "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
-     "split ports lane by lane (6/2/1); then the switch's uplinks numbered on from the panel "
-     "at their own speed (a management switch's p49-p52, 100G); a cabled management port "
-     "(mgmt0) last."),
-    ("racks.csv", "per rack: position, devices at their U, U used and free, typical and max "
-     "power (network and servers apart) against the budget, and the weight of the mounted "
-     "equipment in kg from the catalog's datasheet weights (n/a when any device's weight is "
-     "unknown; optics and cables not counted)."),
+    (
+        "cable-schedule.csv",
+        "one row per cable leg: ID (C000012; a splitter's or twin-port "
+        "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
+        "catalog length class it needs and the quoted part's length, both ends (rack, U, device, "
+        "port) and the label for each end (row.rack-Uu:port > far end).",
+    ),
+    (
+        "port-map.csv",
+        "every port of every switch (the catalog's port count), in panel order: "
+        "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
+        "split ports lane by lane (6/2/1); then the switch's uplinks numbered on from the panel "
+        "at their own speed (a management switch's p49-p52, 100G); a cabled management port "
+        "(mgmt0) last.",
+    ),
+    (
+        "racks.csv",
+        "per rack: position, devices at their U, U used and free, typical and max "
+        "power (network and servers apart) against the budget, and the weight of the mounted "
+        "equipment in kg from the catalog's datasheet weights (n/a when any device's weight is "
+        "unknown; optics and cables not counted).",
+    ),
     ("rack-elevations.svg", "front views of every rack, devices at their U, kW against budget."),
     ("rack-elevations.pdf", "the same, six racks to a landscape A4 page, to tape to rack doors."),
-    ("labels.pdf", "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 "
-     "page."),
+    (
+        "labels.pdf",
+        "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 page.",
+    ),
     ("slurm-topology.conf", "Slurm topology/tree: leaves with their nodes, spines and core above."),
-    ("ibdiagnet.topo", "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool "
-     "(InfiniBand fabrics)."),
+    (
+        "ibdiagnet.topo",
+        "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool (InfiniBand fabrics).",
+    ),
     ("ufm-ndt.csv", "UFM NDT plugin topology: start and end device and port, link type."),
-    ("netbox-devices.csv", "NetBox bulk import: devices in their racks (status planned); create "
-     "the site, racks, roles and device types first."),
-    ("netbox-interfaces.csv", "NetBox bulk import: every cabled interface, then every "
-     "switch's uplinks (a management switch's p49-p52 as 100gbase-x-qsfp28)."),
-    ("netbox-cables.csv", "NetBox bulk import: one cable per leg, status planned, label = cable "
-     "ID, colour by rail, length in metres."),
+    (
+        "netbox-devices.csv",
+        "NetBox bulk import: devices in their racks (status planned); create "
+        "the site, racks, roles and device types first.",
+    ),
+    (
+        "netbox-interfaces.csv",
+        "NetBox bulk import: every cabled interface, then every "
+        "switch's uplinks (a management switch's p49-p52 as 100gbase-x-qsfp28).",
+    ),
+    (
+        "netbox-cables.csv",
+        "NetBox bulk import: one cable per leg, status planned, label = cable "
+        "ID, colour by rail, length in metres.",
+    ),
     ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
 )
 
@@ -449,19 +605,23 @@ def _management_note(layout: InstallLayout) -> Iterator[str]:
     oob = [c for c in layout.cables if c.tier == MANAGEMENT_TIER]
     if oob:
         part = oob[0].part or "not in the catalog: installer-supplied"
-        yield (f"\nOut-of-band management: {len(oob)} RJ45 patch cords (tier {MANAGEMENT_TIER}, "
-               f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
-               "every switch's and UFM appliance's management port, and the management "
-               "switches' own, to the management switches' ports p1, p2 ... in placement "
-               "order (a switch's own port last); their uplinks, numbered on from the panel "
-               "(port-map.csv), stay free for the upstream network. Each management switch "
-               "stands in the rack nearest the devices it serves that has a free U and power "
-               "to spare. The cords are "
-               "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n")
+        yield (
+            f"\nOut-of-band management: {len(oob)} RJ45 patch cords (tier {MANAGEMENT_TIER}, "
+            f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
+            "every switch's and UFM appliance's management port, and the management "
+            "switches' own, to the management switches' ports p1, p2 ... in placement "
+            "order (a switch's own port last); their uplinks, numbered on from the panel "
+            "(port-map.csv), stay free for the upstream network. Each management switch "
+            "stands in the rack nearest the devices it serves that has a free U and power "
+            "to spare. The cords are "
+            "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
+        )
     if management.inband_cables:
-        yield (f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
-               "in the cable schedule (no catalog part); the in-band switches are placed in the "
-               "network racks.\n")
+        yield (
+            f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
+            "in the cable schedule (no catalog part); the in-band switches are placed in the "
+            "network racks.\n"
+        )
 
 
 def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
@@ -472,12 +632,14 @@ def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
         yield f"Design: {req.label}\n"
     if revision:
         yield f"Revision: {revision}\n"
-    yield (f"{design.gpu_count} GPUs, {design.topology.servers} servers, "
-           f"{design.leaf_count} leaves, {design.spine_count} spines, {design.core_count} core "
-           f"on {design.switch.part_number}; {len(layout.racks)} racks in "
-           f"{layout.racks[-1].row + 1 if layout.racks else 0} rows; "
-           f"{len({c.base_id for c in layout.cables})} cables; {layout.servers_per_rack} "
-           "servers per rack.\n\n")
+    yield (
+        f"{design.gpu_count} GPUs, {design.topology.servers} servers, "
+        f"{design.leaf_count} leaves, {design.spine_count} spines, {design.core_count} core "
+        f"on {design.switch.part_number}; {len(layout.racks)} racks in "
+        f"{layout.racks[-1].row + 1 if layout.racks else 0} rows; "
+        f"{len({c.base_id for c in layout.cables})} cables; {layout.servers_per_rack} "
+        "servers per rack.\n\n"
+    )
     yield "Files\n-----\n"
     for name, note in FILE_NOTES:
         yield f"{name}: {note}\n"

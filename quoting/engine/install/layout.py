@@ -45,8 +45,14 @@ from quoting.engine.messages import Message, gettext_noop, message
 
 # Colour by rail (name, NetBox hex): the NIC of rail i and the leaf of rail i share a colour.
 RAIL_COLOURS = (
-    ("blue", "2196f3"), ("orange", "ff9800"), ("green", "4caf50"), ("red", "f44336"),
-    ("purple", "9c27b0"), ("brown", "795548"), ("pink", "e91e63"), ("cyan", "00bcd4"),
+    ("blue", "2196f3"),
+    ("orange", "ff9800"),
+    ("green", "4caf50"),
+    ("red", "f44336"),
+    ("purple", "9c27b0"),
+    ("brown", "795548"),
+    ("pink", "e91e63"),
+    ("cyan", "00bcd4"),
 )
 TIER_COLOURS = {"leaf-spine": ("yellow", "ffeb3b"), "spine-core": ("white", "ffffff")}
 OTHER_COLOUR = ("grey", "9e9e9e")
@@ -254,8 +260,14 @@ class _Placer:
         for device in devices:
             if rack is None or (
                 rack.units_used + device.units > self.site.rack_units
-                or (rack.devices and rack.network_max_w + rack.server_max_w
-                    + (len(rack.devices) + 1) * optics_w + device.max_w > budget_w)
+                or (
+                    rack.devices
+                    and rack.network_max_w
+                    + rack.server_max_w
+                    + (len(rack.devices) + 1) * optics_w
+                    + device.max_w
+                    > budget_w
+                )
             ):
                 rack = self.rack(kind, su)
             self.put(rack, device)
@@ -280,7 +292,8 @@ def _switch_devices(
         schedule = {
             "leaf": [names.leaf(i) for i in range(t.leaf_count)],
             "spine": [names.spine(p, s) for p in range(t.pods) for s in range(t.spines_per_pod)]
-            if t.tiers > 1 else [],
+            if t.tiers > 1
+            else [],
             "core": [names.core(i) for i in range(t.core_count)],
         }
         for role, listed in schedule.items():
@@ -288,9 +301,18 @@ def _switch_devices(
                 part = fd.sm_switch if role == top and index < fd.sm_switch_count else fd.switch
                 typical, maximum = _power(part)
                 rail = index % t.rails + 1 if role == "leaf" and t.rail_optimized else None
-                by_role[role].append(Device(
-                    rename.get(name, name), role, part.part_number, part.rack_units or 1,
-                    typical, maximum, True, rail=rail))
+                by_role[role].append(
+                    Device(
+                        rename.get(name, name),
+                        role,
+                        part.part_number,
+                        part.rack_units or 1,
+                        typical,
+                        maximum,
+                        True,
+                        rail=rail,
+                    )
+                )
     return by_role
 
 
@@ -299,10 +321,15 @@ def _optics_per_switch_w(fd: FabricDesign, by_sku: dict[str, ProductSpec]) -> fl
     the catalog has for its cages. From the catalog, not the design's media: the media follow
     the cable lengths, which follow the placement, so the placement must not follow the media."""
     switch = fd.switch
-    modules = [p for p in by_sku.values()
-               if p.category == "transceiver" and p.lifecycle != "eol"
-               and p.cage_type == switch.cage_type and p.port_speed_gbps == switch.port_speed_gbps
-               and (p.ports_per_module or 1) == switch.ports_per_cage]
+    modules = [
+        p
+        for p in by_sku.values()
+        if p.category == "transceiver"
+        and p.lifecycle != "eol"
+        and p.cage_type == switch.cage_type
+        and p.port_speed_gbps == switch.port_speed_gbps
+        and (p.ports_per_module or 1) == switch.ports_per_cage
+    ]
     cages = switch.cage_count or switch.port_count or 0
     return cages * max((_power(m)[1] for m in modules), default=0)
 
@@ -322,7 +349,8 @@ def place_devices(
     server = _server_model(design.server, site)
     check_site(site, server_units=server.units, server_max_kw=server.max_kw)
     per_rack = site.servers_per_rack or min(
-        site.rack_units // server.units, int(site.rack_power_kw / server.max_kw + 1e-9))
+        site.rack_units // server.units, int(site.rack_power_kw / server.max_kw + 1e-9)
+    )
     by_sku = {p.part_number: p for p in catalog}
     plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
     su_servers, su_leaves = _scalable_units(design)
@@ -331,16 +359,28 @@ def place_devices(
     fabric = _switch_devices(design, plane_names, rename)
     spines_by_name = {d.name: d for d in fabric["spine"]}
     placer = _Placer(site)
-    placing = _Placement(design, by_sku, placer, plane_names, rename,
-                         _optics_per_switch_w(design, by_sku))
-    _place_scalable_units(placing, su_servers, su_leaves, fabric["leaf"], spines_by_name,
-                          server, per_rack)
+    placing = _Placement(
+        design, by_sku, placer, plane_names, rename, _optics_per_switch_w(design, by_sku)
+    )
+    _place_scalable_units(
+        placing, su_servers, su_leaves, fabric["leaf"], spines_by_name, server, per_rack
+    )
     oob_switches = _place_network_row(placing, list(spines_by_name.values()) + fabric["core"])
     _place_storage_row(placing)
     _check_rows(placer)
 
-    layout = InstallLayout(design, site, placer.racks, placer.devices, [], per_rack,
-                           server.units, server.max_kw, [], parts=by_sku)
+    layout = InstallLayout(
+        design,
+        site,
+        placer.racks,
+        placer.devices,
+        [],
+        per_rack,
+        server.units,
+        server.max_kw,
+        [],
+        parts=by_sku,
+    )
     # Placed once the fabric is cabled (plan_layout): the out-of-band switches and what places them.
     layout.management = (placer, oob_switches)
     return layout, rename, by_sku
@@ -356,8 +396,16 @@ class _ServerModel:
     max_kw: float
 
     def device(self, name: str, su: int) -> Device:
-        return Device(name, "server", self.part_number, self.units, self.typical_kw * 1000,
-                      self.max_kw * 1000, False, su)
+        return Device(
+            name,
+            "server",
+            self.part_number,
+            self.units,
+            self.typical_kw * 1000,
+            self.max_kw * 1000,
+            False,
+            su,
+        )
 
 
 def _server_model(server: ProductSpec | None, site: SiteInputs) -> _ServerModel:
@@ -434,8 +482,11 @@ def _place_scalable_units(
     leaf_rack_holds = _leaf_rack_holds(design.switch, site, placing.optics_w)
     for su in sorted(set(su_servers) | set(su_leaves)):
         servers = su_servers.get(su, [])
-        leaf_names = [rename.get(names_leaf, names_leaf) for plane in placing.plane_names
-                      for names_leaf in (plane.leaf(i) for i in su_leaves.get(su, []))]
+        leaf_names = [
+            rename.get(names_leaf, names_leaf)
+            for plane in placing.plane_names
+            for names_leaf in (plane.leaf(i) for i in su_leaves.get(su, []))
+        ]
         compute_racks = math.ceil(len(servers) / per_rack)
         network_racks = math.ceil(len(leaf_names) / leaf_rack_holds)
         # An SU keeps to one row when it fits one; a larger one runs on into the next rows.
@@ -446,9 +497,11 @@ def _place_scalable_units(
         placer.fill("network", [leaves_by_name[n] for n in leaf_names], su + 1, placing.optics_w)
         pod = _pod_ending_at(design.topology, su, su_leaves)
         if pod is not None:
-            pod_spines = [spines_by_name.pop(names.spine(pod, s))
-                          for names in placing.plane_names
-                          for s in range(design.topology.spines_per_pod)]
+            pod_spines = [
+                spines_by_name.pop(names.spine(pod, s))
+                for names in placing.plane_names
+                for s in range(design.topology.spines_per_pod)
+            ]
             placer.fill("network", pod_spines, optics_w=placing.optics_w)
 
 
@@ -456,8 +509,9 @@ def _leaf_rack_holds(switch: ProductSpec, site: SiteInputs, optics_w: float) -> 
     """Leaves one network rack takes, by height and power budget (optics included)."""
     switch_units = switch.rack_units or 1
     switch_max = (_power(switch)[1] + optics_w) or 1
-    return max(1, min(site.rack_units // switch_units,
-                      int(site.rack_power_kw * 1000 // switch_max)))
+    return max(
+        1, min(site.rack_units // switch_units, int(site.rack_power_kw * 1000 // switch_max))
+    )
 
 
 def _place_servers(
@@ -467,7 +521,7 @@ def _place_servers(
     placer, names = placing.placer, placing.plane_names[0]
     for rack_number in range(math.ceil(len(servers) / per_rack)):
         rack = placer.rack("compute", su + 1)
-        chunk = servers[rack_number * per_rack:(rack_number + 1) * per_rack]
+        chunk = servers[rack_number * per_rack : (rack_number + 1) * per_rack]
         for slot, s in enumerate(chunk):
             name = f"su{su + 1}-r{rack_number + 1:02d}-node{slot + 1:02d}"
             placing.rename[names.node(s)] = name
@@ -477,7 +531,7 @@ def _place_servers(
 def _pod_ending_at(t: Topology, su: int, su_leaves: dict[int, list[int]]) -> int | None:
     """Three tiers: the pod whose last SU this is; None for an SU inside a pod."""
     pod = su_leaves[su][0] // t.leaves_per_pod if t.tiers == 3 and su in su_leaves else None
-    next_pod = (su_leaves[su + 1][0] // t.leaves_per_pod if su + 1 in su_leaves else None)
+    next_pod = su_leaves[su + 1][0] // t.leaves_per_pod if su + 1 in su_leaves else None
     return pod if pod is not None and next_pod != pod else None
 
 
@@ -500,13 +554,27 @@ def _ufm_devices(fd: FabricDesign, names: _Names, by_sku: dict[str, ProductSpec]
     """The fabric's UFM appliances (none without), as the BOM's subnet manager part."""
     if not fd.ufm:
         return []
-    appliance = next((by_sku[b.sku] for b in fd.bom
-                      if b.role == "subnet manager" and b.sku in by_sku
-                      and by_sku[b.sku].unit == "each"), None)
+    appliance = next(
+        (
+            by_sku[b.sku]
+            for b in fd.bom
+            if b.role == "subnet manager" and b.sku in by_sku and by_sku[b.sku].unit == "each"
+        ),
+        None,
+    )
     typical, maximum = _power(appliance)
-    return [Device(names.ufm(index), "ufm", appliance.part_number if appliance else "",
-                   (appliance and appliance.rack_units) or 1, typical, maximum, True)
-            for index in range(fd.ufm.appliances)]
+    return [
+        Device(
+            names.ufm(index),
+            "ufm",
+            appliance.part_number if appliance else "",
+            (appliance and appliance.rack_units) or 1,
+            typical,
+            maximum,
+            True,
+        )
+        for index in range(fd.ufm.appliances)
+    ]
 
 
 def _management_switches(
@@ -518,9 +586,18 @@ def _management_switches(
         if line.role == role and line.category == "switch":
             part = by_sku.get(line.sku)
             typical, maximum = _power(part)
-            devices += [Device(f"{prefix}-{index + 1:02d}", role, line.sku,
-                               (part and part.rack_units) or 1, typical, maximum, True)
-                        for index in range(line.quantity)]
+            devices += [
+                Device(
+                    f"{prefix}-{index + 1:02d}",
+                    role,
+                    line.sku,
+                    (part and part.rack_units) or 1,
+                    typical,
+                    maximum,
+                    True,
+                )
+                for index in range(line.quantity)
+            ]
     return devices
 
 
@@ -533,9 +610,15 @@ def _place_storage_row(placing: _Placement) -> None:
     placer.new_row()
     stor_names = _StorageNames(design)
     hosts = [
-        Device(stor_names.host(stor_names.compute_ports + k * stor_names.per_storage, 0)[0],
-               "storage-server", "", STORAGE_SERVER_UNITS, STORAGE_SERVER_KW * 1000,
-               STORAGE_SERVER_KW * 1000, False)
+        Device(
+            stor_names.host(stor_names.compute_ports + k * stor_names.per_storage, 0)[0],
+            "storage-server",
+            "",
+            STORAGE_SERVER_UNITS,
+            STORAGE_SERVER_KW * 1000,
+            STORAGE_SERVER_KW * 1000,
+            False,
+        )
         for k in range(design.requirements.storage_servers)
     ]
     placer.fill("storage", hosts)
@@ -544,8 +627,11 @@ def _place_storage_row(placing: _Placement) -> None:
     for role in ("leaf", "spine", "core"):
         for d in stor[role]:
             d.role = f"storage {role}"
-    placer.fill("network", stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
-                optics_w=_optics_per_switch_w(storage, by_sku))
+    placer.fill(
+        "network",
+        stor["leaf"] + stor["spine"] + stor["core"] + stor_extra,
+        optics_w=_optics_per_switch_w(storage, by_sku),
+    )
 
 
 def _check_rows(placer: _Placer) -> None:
@@ -553,12 +639,20 @@ def _check_rows(placer: _Placer) -> None:
     site = placer.site
     rows = placer.row + 1
     if site.rows is not None and rows > site.rows:
-        raise InvalidInput.field("rows", message(
-            gettext_noop("the design needs {racks} racks in {rows} rows of at most "
-                         "{per_row}; the site has {site_rows} rows. Add rows, allow more racks "
-                         "per row, or raise the rack's power budget."),
-            racks=len(placer.racks), rows=rows, per_row=site.racks_per_row,
-            site_rows=site.rows))
+        raise InvalidInput.field(
+            "rows",
+            message(
+                gettext_noop(
+                    "the design needs {racks} racks in {rows} rows of at most "
+                    "{per_row}; the site has {site_rows} rows. Add rows, allow more racks "
+                    "per row, or raise the rack's power budget."
+                ),
+                racks=len(placer.racks),
+                rows=rows,
+                per_row=site.racks_per_row,
+                site_rows=site.rows,
+            ),
+        )
 
 
 def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:
@@ -603,11 +697,17 @@ def _cables(
             continue
         # Measured tiers may mix media (copper on short runs, optics on long ones).
         mixed = [m for tier in (fd.measured or {}).values() for m in tier.media_by_run.values()]
-        for media in (fd.host_media, fd.trunk_media, fd.core_media, fd.ufm and fd.ufm.media,
-                      *mixed):
+        for media in (
+            fd.host_media,
+            fd.trunk_media,
+            fd.core_media,
+            fd.ufm and fd.ufm.media,
+            *mixed,
+        ):
             if media:
                 legs_per_cable[media.cable.part_number] = max(
-                    legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable)
+                    legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable
+                )
     for run in cable_schedule(design):
         tier = run.tier
         base_tier = tier.removeprefix("storage ")
@@ -633,8 +733,10 @@ def _cables(
                 _add_power(layout, z, by_sku.get(run.b_module))
         rail = layout.devices[z].rail if host and not tier.startswith("storage") else None
         colour, colour_hex = (
-            RAIL_COLOURS[(rail - 1) % len(RAIL_COLOURS)] if rail
-            else TIER_COLOURS.get(base_tier, OTHER_COLOUR))
+            RAIL_COLOURS[(rail - 1) % len(RAIL_COLOURS)]
+            if rail
+            else TIER_COLOURS.get(base_tier, OTHER_COLOUR)
+        )
         part = by_sku.get(run.cable_part)
         if run.cable_part not in classes:
             classes[run.cable_part] = _length_classes(part, by_sku)
@@ -643,10 +745,21 @@ def _cables(
         length = route_length(layout, a, z)
         length_class = next((c for c in classes[run.cable_part] if c >= length), None)
         yield Cable(
-            cable_id, tier, rail, run.cable_part, run.media, a, a_port, z, run.b_port, length,
-            length_class, run.length_m, colour, colour_hex,
-            (part.port_speed_gbps if part and part.port_speed_gbps else 0)
-            or design.nic_speed_gbps,
+            cable_id,
+            tier,
+            rail,
+            run.cable_part,
+            run.media,
+            a,
+            a_port,
+            z,
+            run.b_port,
+            length,
+            length_class,
+            run.length_m,
+            colour,
+            colour_hex,
+            (part.port_speed_gbps if part and part.port_speed_gbps else 0) or design.nic_speed_gbps,
         )
 
 
@@ -663,13 +776,22 @@ def _length_classes(part: ProductSpec | None, by_sku: dict[str, ProductSpec]) ->
     """The catalog's lengths of the part's family: same media, ends, speed and fibre class."""
     if part is None or not part.length_m:
         return ()
-    return tuple(sorted({
-        p.length_m for p in by_sku.values()
-        if p.category == "cable" and p.length_m and p.lifecycle != "eol"
-        and p.media == part.media and (p.breakout or 1) == (part.breakout or 1)
-        and p.cage_type == part.cage_type and p.port_speed_gbps == part.port_speed_gbps
-        and p.reach_m == part.reach_m
-    }))
+    return tuple(
+        sorted(
+            {
+                p.length_m
+                for p in by_sku.values()
+                if p.category == "cable"
+                and p.length_m
+                and p.lifecycle != "eol"
+                and p.media == part.media
+                and (p.breakout or 1) == (part.breakout or 1)
+                and p.cage_type == part.cage_type
+                and p.port_speed_gbps == part.port_speed_gbps
+                and p.reach_m == part.reach_m
+            }
+        )
+    )
 
 
 def _length_warnings(layout: InstallLayout) -> None:
@@ -679,11 +801,19 @@ def _length_warnings(layout: InstallLayout) -> None:
             count, worst = longest.get(cable.tier, (0, 0.0))
             longest[cable.tier] = (count + 1, max(worst, cable.length_m))
     for tier, (count, worst) in longest.items():
-        layout.warning_messages.append(message(
-            gettext_noop("{count} {tier} runs are longer than the quoted cable (up to {worst:g} "
-                         "m): set the design's {tier} distance to at least {metres} m to quote "
-                         "the right parts."),
-            count=count, tier=tier_name(tier), worst=worst, metres=math.ceil(worst)))
+        layout.warning_messages.append(
+            message(
+                gettext_noop(
+                    "{count} {tier} runs are longer than the quoted cable (up to {worst:g} "
+                    "m): set the design's {tier} distance to at least {metres} m to quote "
+                    "the right parts."
+                ),
+                count=count,
+                tier=tier_name(tier),
+                worst=worst,
+                metres=math.ceil(worst),
+            )
+        )
 
 
 # A cable tier's name in a sentence (its code in English).

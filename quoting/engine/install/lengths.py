@@ -37,8 +37,9 @@ def design_on_site(
     planned = design_fabric(requirements, catalog)
     if all(getattr(requirements, name) is not None for name in UNMEASURED_DISTANCES):
         # Every distance given: nothing to measure; the site is kept for the pack.
-        return design_measured(planned, catalog, FabricLengths(
-            _not_placed, _not_placed, site=asdict(site)))
+        return design_measured(
+            planned, catalog, FabricLengths(_not_placed, _not_placed, site=asdict(site))
+        )
     return design_measured(planned, catalog, measure_runs(planned, site, catalog))
 
 
@@ -93,15 +94,18 @@ def measure_runs(
 def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> None:
     """Cables by length per tier and unit, over every plane of one fabric."""
     t, rack_of, pair_m = fd.topology, lengths.rack_of, lengths.pair_m
-    counted = {(tier, unit): Counter() for tier in ("server-leaf", "leaf-spine", "spine-core")
-               for unit in (FIBRE, COPPER)}
+    counted = {
+        (tier, unit): Counter()
+        for tier in ("server-leaf", "leaf-spine", "spine-core")
+        for unit in (FIBRE, COPPER)
+    }
     counted["server-leaf", CAGES] = Counter()
     host_rack = [rack_of(planes[0].host(s, 0)[0]) for s in range(t.servers)]
 
     def cages_of(names: _Names, leaf: int, leaf_rack: int):
         if t.rail_optimized and t.tiers > 1:  # a rail group's servers, in slot order
             first = leaf // t.rails * t.leaf_capacity
-            racks = host_rack[first:first + t.leaf_capacity]
+            racks = host_rack[first : first + t.leaf_capacity]
         else:
             racks = [host_rack[s] for s, _ in leaf_hosts(t, leaf)]
         return host_cages(t, racks, leaf_rack, pair_m)
@@ -133,7 +137,9 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
         leaf_racks = [rack_of(names.leaf(leaf)) for leaf in range(t.leaf_count)]
         lengths.ufm_m = {
             (appliance, leaf): pair_m(rack_of(names.ufm(appliance)), leaf_racks[leaf])
-            for appliance in range(fd.ufm.appliances) for leaf in range(t.leaf_count)}
+            for appliance in range(fd.ufm.appliances)
+            for leaf in range(t.leaf_count)
+        }
 
 
 def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
@@ -141,7 +147,8 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
     rack, core rack) of each core group: every link of a rack pair is as long as its longest."""
     ppc = t.ports_per_cage
     leaves = Counter(
-        (leaf // t.leaves_per_pod, rack_of(names.leaf(leaf))) for leaf in range(t.leaf_count))
+        (leaf // t.leaves_per_pod, rack_of(names.leaf(leaf))) for leaf in range(t.leaf_count)
+    )
     spines = {}
     for pod in range(t.pods):
         for spine in range(t.spines_per_pod):
@@ -159,8 +166,9 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
     if t.tiers < 3:
         return
     lpc = t.links_per_spine_per_core
-    groups = Counter((spine // t.spines_per_core_group, rack)
-                     for (_, spine), rack in spines.items())
+    groups = Counter(
+        (spine // t.spines_per_core_group, rack) for (_, spine), rack in spines.items()
+    )
     cores: dict[int, Counter] = {}
     for core in range(t.core_count):
         cores.setdefault(core // t.core_per_plane, Counter())[rack_of(names.core(core))] += 1

@@ -45,7 +45,7 @@ def _served(endpoints: list[Device], number: int, ports: int) -> list[Device]:
     """What management switch `number` serves: the next ports - 1 management ports in
     placement order; its last port takes its own management port (the design counts one port
     per switch for it: endpoints <= (ports - 1) x switches)."""
-    return endpoints[number * (ports - 1):(number + 1) * (ports - 1)]
+    return endpoints[number * (ports - 1) : (number + 1) * (ports - 1)]
 
 
 def place_management_switches(layout: InstallLayout, placer, switches: list[Device]) -> None:
@@ -60,15 +60,19 @@ def place_management_switches(layout: InstallLayout, placer, switches: list[Devi
     budget_w = site.rack_power_kw * 1000
 
     def metres(rack, origin) -> float:
-        return (abs(rack.row - origin.row) * site.row_spacing_m
-                + abs(rack.position - origin.position) * site.rack_pitch_m)
+        return (
+            abs(rack.row - origin.row) * site.row_spacing_m
+            + abs(rack.position - origin.position) * site.rack_pitch_m
+        )
 
     for number, switch in enumerate(switches):
         group = _served(endpoints, number, ports) or endpoints[-1:]
         origin = layout.racks[group[len(group) // 2].rack]
         for rack in sorted(layout.racks, key=lambda r: (metres(r, origin), r.index)):
-            if (rack.units_used + switch.units <= site.rack_units
-                    and rack.network_max_w + rack.server_max_w + switch.max_w <= budget_w):
+            if (
+                rack.units_used + switch.units <= site.rack_units
+                and rack.network_max_w + rack.server_max_w + switch.max_w <= budget_w
+            ):
                 placer.put(rack, switch)
                 break
         else:
@@ -86,13 +90,19 @@ def management_cables(
     switches = [d for d in layout.devices.values() if d.role == OOB_ROLE]
     if not switches:
         return
-    cord = next((line.sku for line in layout.design.bom
-                 if line.role == OOB_ROLE and line.category == "cable"), "")
+    cord = next(
+        (
+            line.sku
+            for line in layout.design.bom
+            if line.role == OOB_ROLE and line.category == "cable"
+        ),
+        "",
+    )
     part = by_sku.get(cord)
     classes = _length_classes(part, by_sku)
     switch_spec = by_sku.get(switches[0].part)
     ports = _ports(layout, switches)
-    speed = (switch_spec.port_speed_gbps if switch_spec and switch_spec.port_speed_gbps else 1)
+    speed = switch_spec.port_speed_gbps if switch_spec and switch_spec.port_speed_gbps else 1
     endpoints = [d for d in layout.devices.values() if d.role != OOB_ROLE]
     colour, colour_hex = OTHER_COLOUR
     number = first_number
@@ -102,10 +112,21 @@ def management_cables(
             if cord:
                 layout.rack_of(device.name).parts[cord] += 1
             yield Cable(
-                f"C{number:06d}", TIER, None, cord, part.media if part else "",
-                device.name, management_port(device.role), switch.name, f"p{port}", length,
+                f"C{number:06d}",
+                TIER,
+                None,
+                cord,
+                part.media if part else "",
+                device.name,
+                management_port(device.role),
+                switch.name,
+                f"p{port}",
+                length,
                 next((c for c in classes if c >= length), None),
-                part.length_m if part else None, colour, colour_hex, speed,
+                part.length_m if part else None,
+                colour,
+                colour_hex,
+                speed,
             )
             number += 1
 
@@ -114,14 +135,27 @@ def management_warnings(layout: InstallLayout) -> None:
     runs = [c for c in layout.cables if c.tier == TIER]
     long = [c.length_m for c in runs if c.quoted_m is not None and c.length_m > c.quoted_m]
     if long:
-        layout.warning_messages.append(message(gettext_noop(
-            "{count} out-of-band management runs are longer than the quoted patch cord (up to "
-            "{worst:g} m): set the design's server-to-leaf distance to at least {metres} m to "
-            "quote the right cords."), count=len(long), worst=max(long),
-            metres=math.ceil(max(long))))
+        layout.warning_messages.append(
+            message(
+                gettext_noop(
+                    "{count} out-of-band management runs are longer than the quoted patch cord "
+                    "(up to {worst:g} m): set the design's server-to-leaf distance to at least "
+                    "{metres} m to quote the right cords."
+                ),
+                count=len(long),
+                worst=max(long),
+                metres=math.ceil(max(long)),
+            )
+        )
     beyond = [c.length_m for c in runs if c.length_m > TWISTED_PAIR_REACH_M]
     if beyond:
-        layout.warning_messages.append(message(gettext_noop(
-            "{count} out-of-band management runs exceed the 100 m a twisted-pair channel "
-            "reaches (up to {worst:g} m): add management switches nearer those racks."),
-            count=len(beyond), worst=max(beyond)))
+        layout.warning_messages.append(
+            message(
+                gettext_noop(
+                    "{count} out-of-band management runs exceed the 100 m a twisted-pair channel "
+                    "reaches (up to {worst:g} m): add management switches nearer those racks."
+                ),
+                count=len(beyond),
+                worst=max(beyond),
+            )
+        )

@@ -39,10 +39,20 @@ def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, 
 
 
 PACK_FILE_NAMES = (
-    "README.txt", "cable-schedule.csv", "port-map.csv", "racks.csv", "rack-elevations.svg",
-    "rack-elevations.pdf", "labels.pdf",
-    "slurm-topology.conf", "ibdiagnet.topo", "ufm-ndt.csv", "netbox-devices.csv",
-    "netbox-interfaces.csv", "netbox-cables.csv", "bom-by-rack.csv",
+    "README.txt",
+    "cable-schedule.csv",
+    "port-map.csv",
+    "racks.csv",
+    "rack-elevations.svg",
+    "rack-elevations.pdf",
+    "labels.pdf",
+    "slurm-topology.conf",
+    "ibdiagnet.topo",
+    "ufm-ndt.csv",
+    "netbox-devices.csv",
+    "netbox-interfaces.csv",
+    "netbox-cables.csv",
+    "bom-by-rack.csv",
 )
 
 

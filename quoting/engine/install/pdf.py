@@ -25,7 +25,7 @@ def _text(value: str) -> str:
 
 
 def _rgb(hex_colour: str) -> str:
-    r, g, b = (int(hex_colour[i:i + 2], 16) / 255 for i in (0, 2, 4))
+    r, g, b = (int(hex_colour[i : i + 2], 16) / 255 for i in (0, 2, 4))
     return f"{r:.3f} {g:.3f} {b:.3f}"
 
 
@@ -49,13 +49,21 @@ class _Pdf:
     def start(self) -> bytes:
         head = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"
         self.position = len(head)
-        return head + b"".join((
-            self._object(1, b"<< /Type /Catalog /Pages 2 0 R >>"),
-            self._object(3, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
-                            b"/Encoding /WinAnsiEncoding >>"),
-            self._object(4, b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold "
-                            b"/Encoding /WinAnsiEncoding >>"),
-        ))
+        return head + b"".join(
+            (
+                self._object(1, b"<< /Type /Catalog /Pages 2 0 R >>"),
+                self._object(
+                    3,
+                    b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica "
+                    b"/Encoding /WinAnsiEncoding >>",
+                ),
+                self._object(
+                    4,
+                    b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold "
+                    b"/Encoding /WinAnsiEncoding >>",
+                ),
+            )
+        )
 
     def page(self, content: str) -> bytes:
         stream = zlib.compress(content.encode("latin-1"), 6)
@@ -66,27 +74,35 @@ class _Pdf:
         return self._object(
             content_number,
             f"<< /Length {len(stream)} /Filter /FlateDecode >>\nstream\n".encode()
-            + stream + b"\nendstream",
+            + stream
+            + b"\nendstream",
         ) + self._object(
             page_number,
-            (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width:g} {height:g}] "
-             f"/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {content_number} 0 R"
-             " >>").encode(),
+            (
+                f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {width:g} {height:g}] "
+                f"/Resources << /Font << /F1 3 0 R /F2 4 0 R >> >> /Contents {content_number} 0 R"
+                " >>"
+            ).encode(),
         )
 
     def finish(self) -> bytes:
         kids = " ".join(f"{n} 0 R" for n in self.pages)
         info_number = self.next_number
-        tail = self._object(2, f"<< /Type /Pages /Kids [{kids}] /Count {len(self.pages)} >>"
-                            .encode())
-        tail += self._object(info_number, f"<< /Title {_text(self.title)} /Producer "
-                                          "(FabricQuote) >>".encode("latin-1"))
+        tail = self._object(
+            2, f"<< /Type /Pages /Kids [{kids}] /Count {len(self.pages)} >>".encode()
+        )
+        tail += self._object(
+            info_number,
+            f"<< /Title {_text(self.title)} /Producer (FabricQuote) >>".encode("latin-1"),
+        )
         xref_at = self.position
         count = info_number + 1
         lines = [f"xref\n0 {count}\n", "0000000000 65535 f \n"]
         lines += [f"{self.offsets[n]:010d} 00000 n \n" for n in range(1, count)]
-        lines.append(f"trailer\n<< /Size {count} /Root 1 0 R /Info {info_number} 0 R >>\n"
-                     f"startxref\n{xref_at}\n%%EOF\n")
+        lines.append(
+            f"trailer\n<< /Size {count} /Root 1 0 R /Info {info_number} 0 R >>\n"
+            f"startxref\n{xref_at}\n%%EOF\n"
+        )
         return tail + "".join(lines).encode()
 
 
@@ -152,8 +168,10 @@ def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: 
         f"BT /F2 10 Tf {x:.1f} {top + 24:.1f} Td {_text(f'{rack.name} ({rack.kind})')} Tj ET\n",
         ("0.78 0.16 0.16 rg " if over else "0 g ")
         + f"BT /F1 8 Tf {x:.1f} {top + 13:.1f} Td "
-        + _text(f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max, "
-                f"{rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else ""))
+        + _text(
+            f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max, "
+            f"{rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else "")
+        )
         + " Tj ET 0 g\n",
         f"BT /F1 7 Tf {x:.1f} {top + 3:.1f} Td {_text(_weight(layout, rack))} Tj ET\n",
         ("0.99 0.93 0.92 rg " if over else "0.96 0.97 0.98 rg ")
@@ -169,7 +187,8 @@ def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: 
         parts.append(
             f"{fill} rg {x + 2:.1f} {y:.2f} {width - 4:.1f} {d.units * u_h:.2f} re B 0 g "
             f"BT /F1 {font:.1f} Tf {x + 5:.1f} {y + min(d.units * u_h, font + 2) - font:.2f} Td "
-            f"{_text(f'U{d.u} {name}')} Tj ET\n")
+            f"{_text(f'U{d.u} {name}')} Tj ET\n"
+        )
     return "".join(parts)
 
 
@@ -183,11 +202,15 @@ def rack_elevations_pdf(layout: InstallLayout) -> Iterator[bytes]:
     u_h = (top - MARGIN) / max(1, layout.site.rack_units)
     racks = layout.racks
     for first in range(0, max(1, len(racks)), RACKS_PER_PAGE):
-        page = racks[first:first + RACKS_PER_PAGE]
+        page = racks[first : first + RACKS_PER_PAGE]
         title = f"Rack elevations, racks {first + 1}-{first + len(page)} of {len(racks)}"
-        header = (f"BT /F2 12 Tf {MARGIN:.1f} {A4_LANDSCAPE[1] - MARGIN - 8:.1f} Td "
-                  f"{_text(title)} Tj ET\n")
-        body = "".join(_rack(layout, rack, MARGIN + i * width + 6, width - 12, top, u_h)
-                       for i, rack in enumerate(page))
+        header = (
+            f"BT /F2 12 Tf {MARGIN:.1f} {A4_LANDSCAPE[1] - MARGIN - 8:.1f} Td "
+            f"{_text(title)} Tj ET\n"
+        )
+        body = "".join(
+            _rack(layout, rack, MARGIN + i * width + 6, width - 12, top, u_h)
+            for i, rack in enumerate(page)
+        )
         yield pdf.page(header + body)
     yield pdf.finish()

@@ -31,10 +31,16 @@ def plan_layout(
     layout.cables = list(_cables(layout, rename, by_sku))
     for rack in layout.racks:
         if rack.max_kw > site.rack_power_kw + 1e-9:
-            layout.warning_messages.append(message(
-                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW "
-                             "budget."),
-                rack=rack.name, kw=rack.max_kw, budget=site.rack_power_kw))
+            layout.warning_messages.append(
+                message(
+                    gettext_noop(
+                        "Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW budget."
+                    ),
+                    rack=rack.name,
+                    kw=rack.max_kw,
+                    budget=site.rack_power_kw,
+                )
+            )
     _length_warnings(layout)
     if layout.management:
         _add_management_network(layout, by_sku, *layout.management)
@@ -43,7 +49,9 @@ def plan_layout(
 
 
 def _add_management_network(
-    layout: InstallLayout, by_sku: dict[str, ProductSpec], placer: _Placer,
+    layout: InstallLayout,
+    by_sku: dict[str, ProductSpec],
+    placer: _Placer,
     switches: list[Device],
 ) -> None:
     """The out-of-band switches and their cables, after the fabric's (install/management.py)."""

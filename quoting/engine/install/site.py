@@ -29,34 +29,74 @@ STORAGE_SERVER_KW = 1.2
 
 @dataclass(frozen=True, slots=True)
 class SiteInputs:
-    rack_units: int = field(default=48, metadata=spec(
-        "int", label=_("Rack height (U)"), low=1, high=60))
-    rack_power_kw: float = field(default=40.0, metadata=spec(
-        "float", label=_("Power budget per rack (kW)"), low=0, low_open=True, high=500))
-    servers_per_rack: int | None = field(default=None, metadata=spec(
-        "int", label=_("Servers per rack"), low=1, high=64,
-        help=_("Empty: as many as the rack's height and power budget allow.")))
-    racks_per_row: int = field(default=20, metadata=spec(
-        "int", label=_("Racks per row"), low=1, high=200))
-    rows: int | None = field(default=None, metadata=spec(
-        "int", label=_("Rows in the hall"), low=1, high=1000,
-        help=_("Empty: as many rows as the design needs.")))
-    rack_pitch_m: float = field(default=0.6, metadata=spec(
-        "float", label=_("Rack pitch (m)"), low=0.3, high=3))
-    row_spacing_m: float = field(default=3.0, metadata=spec(
-        "float", label=_("Row spacing (m)"), low=0.5, high=50))
-    cable_slack_m: float = field(default=1.0, metadata=spec(
-        "float", label=_("Cable slack (m)"), low=0, high=20))
-    cable_route: str = field(default="overhead", metadata=spec(
-        "choice", label=_("Cable route"), choices=CABLE_ROUTES))
-    server_units: int | None = field(default=None, metadata=spec(
-        "int", label=_("Server height (U)"), low=1, high=20,
-        help=_("Empty: the catalog server's, else 8 U.")))
-    server_power_kw: float | None = field(default=None, metadata=spec(
-        "float", label=_("Server power, max (kW)"), low=0, low_open=True, high=200,
-        help=_("Empty: the catalog server's, else 10.2 kW.")))
-    site_name: str = field(default="DC1", metadata=spec(
-        "text", label=_("Site name"), max_length=64, blank=False))
+    rack_units: int = field(
+        default=48, metadata=spec("int", label=_("Rack height (U)"), low=1, high=60)
+    )
+    rack_power_kw: float = field(
+        default=40.0,
+        metadata=spec(
+            "float", label=_("Power budget per rack (kW)"), low=0, low_open=True, high=500
+        ),
+    )
+    servers_per_rack: int | None = field(
+        default=None,
+        metadata=spec(
+            "int",
+            label=_("Servers per rack"),
+            low=1,
+            high=64,
+            help=_("Empty: as many as the rack's height and power budget allow."),
+        ),
+    )
+    racks_per_row: int = field(
+        default=20, metadata=spec("int", label=_("Racks per row"), low=1, high=200)
+    )
+    rows: int | None = field(
+        default=None,
+        metadata=spec(
+            "int",
+            label=_("Rows in the hall"),
+            low=1,
+            high=1000,
+            help=_("Empty: as many rows as the design needs."),
+        ),
+    )
+    rack_pitch_m: float = field(
+        default=0.6, metadata=spec("float", label=_("Rack pitch (m)"), low=0.3, high=3)
+    )
+    row_spacing_m: float = field(
+        default=3.0, metadata=spec("float", label=_("Row spacing (m)"), low=0.5, high=50)
+    )
+    cable_slack_m: float = field(
+        default=1.0, metadata=spec("float", label=_("Cable slack (m)"), low=0, high=20)
+    )
+    cable_route: str = field(
+        default="overhead", metadata=spec("choice", label=_("Cable route"), choices=CABLE_ROUTES)
+    )
+    server_units: int | None = field(
+        default=None,
+        metadata=spec(
+            "int",
+            label=_("Server height (U)"),
+            low=1,
+            high=20,
+            help=_("Empty: the catalog server's, else 8 U."),
+        ),
+    )
+    server_power_kw: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Server power, max (kW)"),
+            low=0,
+            low_open=True,
+            high=200,
+            help=_("Empty: the catalog server's, else 10.2 kW."),
+        ),
+    )
+    site_name: str = field(
+        default="DC1", metadata=spec("text", label=_("Site name"), max_length=64, blank=False)
+    )
 
 
 SITE_FIELDS = tuple(SiteInputs.__dataclass_fields__)
@@ -68,16 +108,29 @@ def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> 
     if errors:
         raise InvalidInput(errors)
     if server_units > site.rack_units:
-        errors["rack_units"] = [message(
-            _("a {rack} U rack cannot hold one {server} U server."),
-            rack=site.rack_units, server=server_units)]
+        errors["rack_units"] = [
+            message(
+                _("a {rack} U rack cannot hold one {server} U server."),
+                rack=site.rack_units,
+                server=server_units,
+            )
+        ]
     if server_max_kw > site.rack_power_kw:
-        errors["rack_power_kw"] = [message(
-            _("a {rack:g} kW rack cannot power one {server:g} kW server."),
-            rack=site.rack_power_kw, server=server_max_kw)]
+        errors["rack_power_kw"] = [
+            message(
+                _("a {rack:g} kW rack cannot power one {server:g} kW server."),
+                rack=site.rack_power_kw,
+                server=server_max_kw,
+            )
+        ]
     if site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
-        errors["servers_per_rack"] = [message(
-            _("{servers} servers of {server} U do not fit a {rack} U rack."),
-            servers=site.servers_per_rack, server=server_units, rack=site.rack_units)]
+        errors["servers_per_rack"] = [
+            message(
+                _("{servers} servers of {server} U do not fit a {rack} U rack."),
+                servers=site.servers_per_rack,
+                server=server_units,
+                rack=site.rack_units,
+            )
+        ]
     if errors:
         raise InvalidInput(errors)

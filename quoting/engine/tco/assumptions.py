@@ -41,10 +41,21 @@ BASIS_MODEL = _("Model default")
 BASIS_STATED = _("Stated for this comparison")
 BASIS_PRICES = _("Prices of this comparison")
 BASIS_NOT_INCLUDED = _("Not included")
-CUSTOMER_BASES = frozenset({
-    BASIS_CLUSTER, BASIS_WORKLOAD, BASIS_CATALOG, BASIS_MEASURED, BASIS_CUSTOMER_MEASURED,
-    BASIS_DESIGN, BASIS_TYPICAL, BASIS_MODEL, BASIS_STATED, BASIS_PRICES, BASIS_NOT_INCLUDED,
-})
+CUSTOMER_BASES = frozenset(
+    {
+        BASIS_CLUSTER,
+        BASIS_WORKLOAD,
+        BASIS_CATALOG,
+        BASIS_MEASURED,
+        BASIS_CUSTOMER_MEASURED,
+        BASIS_DESIGN,
+        BASIS_TYPICAL,
+        BASIS_MODEL,
+        BASIS_STATED,
+        BASIS_PRICES,
+        BASIS_NOT_INCLUDED,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +92,10 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
     bucket = (
         QUOTE
         if workload.bucket_mb is not None
-        else message(_("{millions:.0f}M parameters each, Megatron-Core's minimum bucket"),
-                     millions=BUCKET_PARAMS / 1e6)
+        else message(
+            _("{millions:.0f}M parameters each, Megatron-Core's minimum bucket"),
+            millions=BUCKET_PARAMS / 1e6,
+        )
     )
     rows = [
         Assumption(
@@ -93,8 +106,9 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             message(_("catalog")),
         ),
         Assumption("cluster.nodes", message(_("Nodes")), request.nodes, "", QUOTE),
-        Assumption("cluster.gpus_per_node", message(_("GPUs per node")), request.gpus_per_node,
-                   "", QUOTE),
+        Assumption(
+            "cluster.gpus_per_node", message(_("GPUs per node")), request.gpus_per_node, "", QUOTE
+        ),
         Assumption(
             "workload.params_billion",
             message(_("Parameters (gradients reduced)")),
@@ -116,8 +130,13 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             _unit(_("tokens")),
             QUOTE,
         ),
-        Assumption("workload.mfu", message(_("Single-node model-FLOPs utilisation")),
-                   workload.mfu, "", QUOTE),
+        Assumption(
+            "workload.mfu",
+            message(_("Single-node model-FLOPs utilisation")),
+            workload.mfu,
+            "",
+            QUOTE,
+        ),
         Assumption(
             "workload.sharding_factor",
             message(_("Gradient traffic factor ({sharding})"), sharding=workload.sharding),
@@ -174,8 +193,10 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         rows.append(
             Assumption(
                 f"transport.{name}.efficiency",
-                message(_("{transport}: achieved share of line rate in training's gradient "
-                          "buckets"), transport=label),
+                message(
+                    _("{transport}: achieved share of line rate in training's gradient buckets"),
+                    transport=label,
+                ),
                 transport.efficiency,
                 "",
                 message(transport.source),
@@ -193,8 +214,10 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         rows.append(
             Assumption(
                 f"transport.{name}.busbw_efficiency",
-                message(_("{transport}: nccl-tests busbw share of line rate (4 GiB AllReduce)"),
-                        transport=label),
+                message(
+                    _("{transport}: nccl-tests busbw share of line rate (4 GiB AllReduce)"),
+                    transport=label,
+                ),
                 transport.busbw_efficiency,
                 "",
                 message(transport.busbw_source),
@@ -235,12 +258,17 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             rows.append(
                 Assumption(
                     f"fabric.{f.name}.network_opex_per_year",
-                    message(_("{fabric}: network licences and subscriptions per year"),
-                            fabric=f.name),
+                    message(
+                        _("{fabric}: network licences and subscriptions per year"), fabric=f.name
+                    ),
                     f.network_opex_per_year,
                     money,
-                    message(_("lines sold per year (UFM per-endpoint licence), paid every year of "
-                              "the life")),
+                    message(
+                        _(
+                            "lines sold per year (UFM per-endpoint licence), paid every year of "
+                            "the life"
+                        )
+                    ),
                 )
             )
     rows += [
@@ -251,8 +279,9 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             money,
             QUOTE if costs.server_capex else message(_("not quoted: enter it for a full TCO")),
         ),
-        Assumption("costs.services_capex", message(_("Services capex")), costs.services_capex,
-                   money, QUOTE),
+        Assumption(
+            "costs.services_capex", message(_("Services capex")), costs.services_capex, money, QUOTE
+        ),
         Assumption(
             "costs.server_power_kw",
             message(_("Server power at load")),
@@ -260,8 +289,13 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "kW",
             message(_("8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max")),
         ),
-        Assumption("costs.pue", "PUE", costs.pue, "",
-                   message(_("1.3 new large sites in China, 1.5 average"))),
+        Assumption(
+            "costs.pue",
+            "PUE",
+            costs.pue,
+            "",
+            message(_("1.3 new large sites in China, 1.5 average")),
+        ),
         Assumption(
             "costs.tariff_per_kwh",
             message(_("Electricity tariff")),
@@ -269,8 +303,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             f"{money}/kWh",
             message(_("Shenzhen industrial 0.61-0.82 CNY/kWh: verify")),
         ),
-        Assumption("costs.hours_per_year", message(_("Hours per year")), HOURS_PER_YEAR, "h",
-                   ""),
+        Assumption("costs.hours_per_year", message(_("Hours per year")), HOURS_PER_YEAR, "h", ""),
         Assumption(
             "costs.life_years",
             message(_("Depreciation life")),
@@ -360,7 +393,8 @@ def _basis(row: Assumption) -> str:
     if row.key.endswith(".node_bandwidth"):
         return BASIS_CUSTOMER_MEASURED if source.startswith("nccl") else BASIS_STATED
     if row.key in ("costs.server_capex", "costs.services_capex", "costs.space_per_year") and (
-            not row.value):
+        not row.value
+    ):
         return BASIS_NOT_INCLUDED
     table = _STATED_BASIS if source == str(QUOTE) else _DEFAULT_BASIS
     return next((basis for prefix, basis in table if row.key.startswith(prefix)), BASIS_MODEL)
@@ -372,8 +406,10 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
     leaf_source = (
         QUOTE
         if f.servers_per_leaf is not None
-        else message(_("default: a 64-port rail-optimized leaf, {ports} down ports"),
-                     ports=DEFAULT_SERVERS_PER_LEAF)
+        else message(
+            _("default: a 64-port rail-optimized leaf, {ports} down ports"),
+            ports=DEFAULT_SERVERS_PER_LEAF,
+        )
     )
     rows = [
         Assumption(
@@ -396,13 +432,23 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
         rows.append(
             Assumption(
                 f"fabric.{f.name}.oversubscription_slowdown",
-                message(_("{fabric}: network time across the spine layer at {nodes} nodes "
-                          "({share:.0%} of the traffic leaves the leaf)"),
-                        fabric=f.name, nodes=nodes, share=share),
+                message(
+                    _(
+                        "{fabric}: network time across the spine layer at {nodes} nodes "
+                        "({share:.0%} of the traffic leaves the leaf)"
+                    ),
+                    fabric=f.name,
+                    nodes=nodes,
+                    share=share,
+                ),
                 round(oversubscription_slowdown(f, nodes=nodes), 4),
                 "x",
-                message(_("cross-leaf traffic gets 1/r of the leaf's downlink bandwidth: "
-                          "1 - x + x*r (tco-model §4 point 8)")),
+                message(
+                    _(
+                        "cross-leaf traffic gets 1/r of the leaf's downlink bandwidth: "
+                        "1 - x + x*r (tco-model §4 point 8)"
+                    )
+                ),
             )
         )
     return rows

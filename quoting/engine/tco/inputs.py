@@ -47,31 +47,70 @@ def _money(label: str = "", high: Decimal = MAX_MONEY, **kwargs: Any) -> dict:
 class Workload:
     # parameters whose gradients are reduced across nodes
     params_billion: float = field(
-        metadata=spec("float", label=_("Parameters (billion)"), low=0, low_open=True, high=100_000))
+        metadata=spec("float", label=_("Parameters (billion)"), low=0, low_open=True, high=100_000)
+    )
     tokens_per_node_per_step: int = field(
-        metadata=spec("int", label=_("Tokens per node per step"), low=1, high=10**9))
+        metadata=spec("int", label=_("Tokens per node per step"), low=1, high=10**9)
+    )
     sharding: str = field(
-        default="ddp", metadata=spec("choice", label=_("Sharding"), choices=SHARDING_CHOICES))
+        default="ddp", metadata=spec("choice", label=_("Sharding"), choices=SHARDING_CHOICES)
+    )
     # share of gradient traffic hidden behind the backward pass
-    overlap: float = field(default=0.0, metadata=spec(
-        "float", label=_("Overlap"), low=0, high=0.9,
-        help=_("Share of gradient traffic hidden behind the backward pass, 0–0.9.")))
-    mfu: float = field(default=0.45, metadata=spec(
-        "float", label=_("Single-node MFU"), low=0, low_open=True, high=1,
-        help=_("Model-FLOPs utilisation on one node, 0–1.")))
-    bytes_per_grad: int = field(default=2, metadata=spec(
-        "choice", label="Bytes per gradient", choices=((1, "1"), (2, "2 (bf16)"), (4, "4"))))
+    overlap: float = field(
+        default=0.0,
+        metadata=spec(
+            "float",
+            label=_("Overlap"),
+            low=0,
+            high=0.9,
+            help=_("Share of gradient traffic hidden behind the backward pass, 0–0.9."),
+        ),
+    )
+    mfu: float = field(
+        default=0.45,
+        metadata=spec(
+            "float",
+            label=_("Single-node MFU"),
+            low=0,
+            low_open=True,
+            high=1,
+            help=_("Model-FLOPs utilisation on one node, 0–1."),
+        ),
+    )
+    bytes_per_grad: int = field(
+        default=2,
+        metadata=spec(
+            "choice", label="Bytes per gradient", choices=((1, "1"), (2, "2 (bf16)"), (4, "4"))
+        ),
+    )
     # mixture-of-experts: parameters used per token
-    active_params_billion: float | None = field(default=None, metadata=spec(
-        "float", label=_("Active parameters (billion)"), low=0, low_open=True, high=100_000,
-        help=_("Mixture-of-experts: parameters used per token; empty: all.")))
+    active_params_billion: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Active parameters (billion)"),
+            low=0,
+            low_open=True,
+            high=100_000,
+            help=_("Mixture-of-experts: parameters used per token; empty: all."),
+        ),
+    )
     # tensor/expert-parallel traffic, experts on all nodes
-    cross_node_bytes_per_token: float = field(default=0.0, metadata=spec(
-        "float", label=_("Cross-node bytes per token"), low=0, high=1e9,
-        help=_("Tensor- or expert-parallel traffic that leaves the node; empty: none.")))
+    cross_node_bytes_per_token: float = field(
+        default=0.0,
+        metadata=spec(
+            "float",
+            label=_("Cross-node bytes per token"),
+            low=0,
+            high=1e9,
+            help=_("Tensor- or expert-parallel traffic that leaves the node; empty: none."),
+        ),
+    )
     # gradient bucket; None follows Megatron-Core's default rule
-    bucket_mb: float | None = field(default=None, metadata=spec(
-        "float", label="Gradient bucket (MB)", low=0, low_open=True, high=1e6))
+    bucket_mb: float | None = field(
+        default=None,
+        metadata=spec("float", label="Gradient bucket (MB)", low=0, low_open=True, high=1e6),
+    )
 
     @property
     def sharding_factor(self) -> float:
@@ -85,40 +124,85 @@ class Workload:
 @dataclass(frozen=True, slots=True)
 class FabricOption:
     name: str = field(metadata=spec("text", label=_("Name"), max_length=60, blank=False))
-    transport: str = field(metadata=spec("choice", label=_("Transport"), choices=tuple(
-        (key, transport.label) for key, transport in TRANSPORTS.items())))
-    nics_per_node: int = field(
-        metadata=spec("int", label=_("NICs per node"), low=1, high=32))
+    transport: str = field(
+        metadata=spec(
+            "choice",
+            label=_("Transport"),
+            choices=tuple((key, transport.label) for key, transport in TRANSPORTS.items()),
+        )
+    )
+    nics_per_node: int = field(metadata=spec("int", label=_("NICs per node"), low=1, high=32))
     # line rate of one NIC port, gigabits per second
     nic_gbps: float = field(
-        metadata=spec("float", label=_("NIC Gb/s"), low=0, low_open=True, high=3200))
+        metadata=spec("float", label=_("NIC Gb/s"), low=0, low_open=True, high=3200)
+    )
     # achieved fraction of line rate; None uses the transport's
-    efficiency: float | None = field(default=None, metadata=spec(
-        "float", label=_("Efficiency"), low=0, low_open=True, high=1,
-        help=_("Achieved share of line rate; empty: the transport's default.")))
+    efficiency: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Efficiency"),
+            low=0,
+            low_open=True,
+            high=1,
+            help=_("Achieved share of line rate; empty: the transport's default."),
+        ),
+    )
     # nccl-tests AllReduce busbw in GB/s, as it prints
-    measured_busbw_gbps: float | None = field(default=None, metadata=spec(
-        "float", label=_("Measured busbw (GB/s)"), low=0, low_open=True, high=10_000,
-        help=_("nccl-tests AllReduce busbw across this cluster; overrides the estimate.")))
+    measured_busbw_gbps: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Measured busbw (GB/s)"),
+            low=0,
+            low_open=True,
+            high=10_000,
+            help=_("nccl-tests AllReduce busbw across this cluster; overrides the estimate."),
+        ),
+    )
     # bought once: switches, NICs, optics, cables
-    network_capex: Decimal = field(default=Decimal(0), metadata=_money(
-        _("Network capex"), help=_("From the quote; empty: not priced."), step=MONEY_STEP))
+    network_capex: Decimal = field(
+        default=Decimal(0),
+        metadata=_money(
+            _("Network capex"), help=_("From the quote; empty: not priced."), step=MONEY_STEP
+        ),
+    )
     # switches, NICs and optics, from the fabric design
     network_power_w: Decimal = field(
-        default=Decimal(0), metadata=_money("Network power (W)", high=Decimal(10**9)))
+        default=Decimal(0), metadata=_money("Network power (W)", high=Decimal(10**9))
+    )
     # Sold per year (UFM per-endpoint licences, support contracts): paid every year of the life.
-    network_opex_per_year: Decimal = field(default=Decimal(0), metadata=_money(
-        _("Network licences per year"), step=MONEY_STEP,
-        help=_("Sold per year, such as UFM per-endpoint licences: paid every year.")))
+    network_opex_per_year: Decimal = field(
+        default=Decimal(0),
+        metadata=_money(
+            _("Network licences per year"),
+            step=MONEY_STEP,
+            help=_("Sold per year, such as UFM per-endpoint licences: paid every year."),
+        ),
+    )
     # r in r:1 between leaf and spine; 1 is non-blocking
-    oversubscription: float = field(default=1.0, metadata=spec(
-        "float", label=_("Oversubscription (r:1)"), low=1, high=MAX_OVERSUBSCRIPTION,
-        help=_("Leaf to spine; slows jobs wider than one leaf. Empty: 1, non-blocking.")))
+    oversubscription: float = field(
+        default=1.0,
+        metadata=spec(
+            "float",
+            label=_("Oversubscription (r:1)"),
+            low=1,
+            high=MAX_OVERSUBSCRIPTION,
+            help=_("Leaf to spine; slows jobs wider than one leaf. Empty: 1, non-blocking."),
+        ),
+    )
     # Servers a job can span without crossing the spine layer: one leaf, or one rail group of
     # rail-optimized leaves. None: a 64-port rail-optimized leaf (tco-model §4 point 8).
-    servers_per_leaf: int | None = field(default=None, metadata=spec(
-        "int", label=_("Servers per leaf"), low=1, high=MAX_SERVERS_PER_LEAF,
-        help=_("Servers under one leaf, or one rail group when rail-optimized. Empty: 32.")))
+    servers_per_leaf: int | None = field(
+        default=None,
+        metadata=spec(
+            "int",
+            label=_("Servers per leaf"),
+            low=1,
+            high=MAX_SERVERS_PER_LEAF,
+            help=_("Servers under one leaf, or one rail group when rail-optimized. Empty: 32."),
+        ),
+    )
 
     @property
     def leaf_servers(self) -> int:
@@ -130,36 +214,69 @@ class FabricOption:
 @dataclass(frozen=True, slots=True)
 class Costs:
     # a three-letter ISO 4217 code
-    currency: str = field(default=DEFAULT_CURRENCY, metadata=spec(
-        "text", label=_("Currency"), max_length=3, blank=False, pattern="[A-Za-z]{3}"))
+    currency: str = field(
+        default=DEFAULT_CURRENCY,
+        metadata=spec(
+            "text", label=_("Currency"), max_length=3, blank=False, pattern="[A-Za-z]{3}"
+        ),
+    )
     # all servers together, when quoted
-    server_capex: Decimal = field(default=Decimal(0), metadata=_money(
-        _("Server capex"), help=_("All servers; empty if not quoted."), step=MONEY_STEP))
+    server_capex: Decimal = field(
+        default=Decimal(0),
+        metadata=_money(
+            _("Server capex"), help=_("All servers; empty if not quoted."), step=MONEY_STEP
+        ),
+    )
     services_capex: Decimal = field(default=Decimal(0), metadata=_money("Services capex"))
     # one 8-GPU server at training load
     server_power_kw: Decimal = field(
-        default=Decimal("8.0"), metadata=_money("Server power (kW)", high=Decimal(1000)))
-    pue: Decimal = field(default=Decimal("1.3"), metadata=spec(
-        "decimal", label=_("PUE"), low=Decimal(1), high=Decimal(3), step="0.01"))
+        default=Decimal("8.0"), metadata=_money("Server power (kW)", high=Decimal(1000))
+    )
+    pue: Decimal = field(
+        default=Decimal("1.3"),
+        metadata=spec("decimal", label=_("PUE"), low=Decimal(1), high=Decimal(3), step="0.01"),
+    )
     # None: the CNY default
-    tariff_per_kwh: Decimal | None = field(default=None, metadata=_money(
-        _("Tariff per kWh"), high=Decimal(1000), help=_("Empty: 0.70 CNY."), step=MONEY_STEP))
+    tariff_per_kwh: Decimal | None = field(
+        default=None,
+        metadata=_money(
+            _("Tariff per kWh"), high=Decimal(1000), help=_("Empty: 0.70 CNY."), step=MONEY_STEP
+        ),
+    )
     life_years: int = field(
-        default=5, metadata=spec("int", label=_("Life (years)"), low=1, high=15))
-    discount_rate: Decimal = field(default=Decimal("0.08"), metadata=_money(
-        _("Discount rate"), high=Decimal(1), help=_("0.08 = 8 % a year."), step="0.0001"))
+        default=5, metadata=spec("int", label=_("Life (years)"), low=1, high=15)
+    )
+    discount_rate: Decimal = field(
+        default=Decimal("0.08"),
+        metadata=_money(
+            _("Discount rate"), high=Decimal(1), help=_("0.08 = 8 % a year."), step="0.0001"
+        ),
+    )
     # of hardware capex, per year
-    support_percent: Decimal = field(default=Decimal("20"), metadata=_money(
-        _("Support (% a year)"), high=Decimal(100), step="0.01"))
+    support_percent: Decimal = field(
+        default=Decimal("20"),
+        metadata=_money(_("Support (% a year)"), high=Decimal(100), step="0.01"),
+    )
     space_per_year: Decimal = field(default=Decimal(0), metadata=_money("Space per year"))
-    availability: Decimal = field(default=Decimal("0.97"), metadata=spec(
-        "decimal", label="Availability", low=Decimal(0), low_open=True, high=Decimal(1)))
-    utilisation: Decimal = field(default=Decimal("0.85"), metadata=spec(
-        "decimal", label="Utilisation", low=Decimal(0), low_open=True, high=Decimal(1)))
+    availability: Decimal = field(
+        default=Decimal("0.97"),
+        metadata=spec(
+            "decimal", label="Availability", low=Decimal(0), low_open=True, high=Decimal(1)
+        ),
+    )
+    utilisation: Decimal = field(
+        default=Decimal("0.85"),
+        metadata=spec(
+            "decimal", label="Utilisation", low=Decimal(0), low_open=True, high=Decimal(1)
+        ),
+    )
     # what one effective GPU-hour is worth; None: the CNY default
-    gpu_hour_value: Decimal | None = field(default=None, metadata=_money(
-        _("Value of a GPU-hour"), high=Decimal(10**6), help=_("Empty: 12 CNY."),
-        step=MONEY_STEP))
+    gpu_hour_value: Decimal | None = field(
+        default=None,
+        metadata=_money(
+            _("Value of a GPU-hour"), high=Decimal(10**6), help=_("Empty: 12 CNY."), step=MONEY_STEP
+        ),
+    )
 
     def __post_init__(self) -> None:
         # A tariff or a rental price means nothing without its currency: only fill CNY defaults.
@@ -171,8 +288,11 @@ class Costs:
             if getattr(self, name) is not None:
                 continue
             if self.currency != DEFAULT_CURRENCY:
-                missing[f"costs.{name}"] = [message(
-                    _("required when the currency is not {currency}"), currency=DEFAULT_CURRENCY)]
+                missing[f"costs.{name}"] = [
+                    message(
+                        _("required when the currency is not {currency}"), currency=DEFAULT_CURRENCY
+                    )
+                ]
             object.__setattr__(self, name, cny_default)
         if missing:
             raise InvalidInput(missing)
@@ -181,12 +301,18 @@ class Costs:
 @dataclass(frozen=True, slots=True)
 class TcoRequest:
     # dense BF16 per GPU; a body gives it or a catalog GPU's name
-    peak_tflops: float = field(metadata=spec(
-        "float", label="Peak TFLOP/s", low=0, low_open=True, high=1e6,
-        help="Instead of gpu: dense BF16 TFLOP/s of one GPU."))
+    peak_tflops: float = field(
+        metadata=spec(
+            "float",
+            label="Peak TFLOP/s",
+            low=0,
+            low_open=True,
+            high=1e6,
+            help="Instead of gpu: dense BF16 TFLOP/s of one GPU.",
+        )
+    )
     nodes: int = field(metadata=spec("int", label=_("Nodes"), low=1, high=100_000))
-    gpus_per_node: int = field(
-        metadata=spec("int", label=_("GPUs per node"), low=1, high=72))
+    gpus_per_node: int = field(metadata=spec("int", label=_("GPUs per node"), low=1, high=72))
     workload: Workload
     fabrics: tuple[FabricOption, ...]
     costs: Costs = field(default_factory=Costs)
@@ -255,8 +381,9 @@ class _Parser:
             self.fail("fabrics", message(_("give at least one fabric option")))
             return ()
         if len(data) > MAX_FABRICS:
-            self.fail("fabrics", message(_("compare at most {count} fabric options"),
-                                         count=MAX_FABRICS))
+            self.fail(
+                "fabrics", message(_("compare at most {count} fabric options"), count=MAX_FABRICS)
+            )
             return ()
         options, names = [], set()
         for index, item in enumerate(data):
@@ -267,12 +394,15 @@ class _Parser:
             values = self.read_all(option, FabricOption, prefix)
             name = values["name"]
             if name is not None and name in names:
-                self.fail(prefix + "name",
-                          message(_("{name!r} is used by another option"), name=name))
+                self.fail(
+                    prefix + "name", message(_("{name!r} is used by another option"), name=name)
+                )
             names.add(name)
             if values["measured_busbw_gbps"] is not None and nodes == 1:
-                self.fail(prefix + "measured_busbw_gbps",
-                          message(_("a single node sends nothing over the network")))
+                self.fail(
+                    prefix + "measured_busbw_gbps",
+                    message(_("a single node sends nothing over the network")),
+                )
             options.append(FabricOption(**values))
         return tuple(options)
 
@@ -283,8 +413,9 @@ class _Parser:
         errors_before = len(self.errors)
         currency = costs.get("currency", DEFAULT_CURRENCY)
         if value_error(specs(Costs)["currency"], currency):
-            self.fail("costs.currency",
-                      message(_("give a three-letter ISO 4217 code such as CNY or USD")))
+            self.fail(
+                "costs.currency", message(_("give a three-letter ISO 4217 code such as CNY or USD"))
+            )
         amounts = {key: value for key, value in costs.items() if key != "currency"}
         values = self.read_all(amounts, Costs, "costs.")
         if len(self.errors) > errors_before:

@@ -37,8 +37,10 @@ TRANSPORTS: dict[str, Transport] = {
         nic_ceiling_gbytes=None,
         source=_("fits the §2 worked table (hierarchical AllReduce of 80 MB gradient buckets)"),
         busbw_efficiency=0.94,
-        busbw_source=_("NVIDIA nccl-tests guidance: 46-48 GB/s busbw per NDR 400G NIC, flat with "
-        "node count; 377 GB/s measured on 4 x 8 GPUs with 8 x 400G (tco-model §4 points 2, 7)"),
+        busbw_source=_(
+            "NVIDIA nccl-tests guidance: 46-48 GB/s busbw per NDR 400G NIC, flat with "
+            "node count; 377 GB/s measured on 4 x 8 GPUs with 8 x 400G (tco-model §4 points 2, 7)"
+        ),
     ),
     "roce": Transport(
         label=_("RoCE, tuned (adaptive routing, QP scaling)"),
@@ -57,8 +59,10 @@ TRANSPORTS: dict[str, Transport] = {
         # xgettext:no-python-format
         source=_("up to 40 % lower AllReduce before E-ECMP tuning (Meta, SIGCOMM 2024)"),
         busbw_efficiency=0.65,
-        busbw_source=_("tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
-        "tuning, Meta, SIGCOMM 2024)"),
+        busbw_source=_(
+            "tuned RoCE's 0.94 less 30 % (up to 40 % lower AllReduce before E-ECMP "
+            "tuning, Meta, SIGCOMM 2024)"
+        ),
     ),
     "tcp": Transport(
         label=_("TCP sockets, no RDMA"),

@@ -5,25 +5,35 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from quoting.designs.services.designs import design_compute, design_install_layout, site_from_json
+from quoting.designs.services.requirements import requirements_from_request
+from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.contract import Spec, number_text, specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
 from quoting.engine.install import SiteInputs
 from quoting.engine.install.pack import pack_write_dir
-from quoting.services.designs import design_compute, design_install_layout, site_from_json
-from quoting.services.requirements import requirements_from_request
-from quoting.svg.fabric import fabric_svg
 
 # option → request field; options left unset take the API's defaults.
 OPTIONS = {
-    "gpus": "gpu_count", "servers": "server_count", "gpus_per_node": "gpus_per_server",
-    "nics_per_node": "nics_per_server", "generation": "nic_generation", "family": "family",
-    "planes": "planes", "switch": "switch_part_number", "nic": "nic_part_number",
+    "gpus": "gpu_count",
+    "servers": "server_count",
+    "gpus_per_node": "gpus_per_server",
+    "nics_per_node": "nics_per_server",
+    "generation": "nic_generation",
+    "family": "family",
+    "planes": "planes",
+    "switch": "switch_part_number",
+    "nic": "nic_part_number",
     "server": "server_part_number",
-    "oversubscription": "oversubscription", "growth_gpus": "growth_gpus",
-    "server_to_leaf": "server_to_leaf", "leaf_to_spine": "leaf_to_spine",
-    "spine_to_core": "spine_to_core", "subnet_manager": "subnet_manager",
-    "spares": "spares_percent", "storage_servers": "storage_servers",
+    "oversubscription": "oversubscription",
+    "growth_gpus": "growth_gpus",
+    "server_to_leaf": "server_to_leaf",
+    "leaf_to_spine": "leaf_to_spine",
+    "spine_to_core": "spine_to_core",
+    "subnet_manager": "subnet_manager",
+    "spares": "spares_percent",
+    "storage_servers": "storage_servers",
     "storage_ports": "storage_ports_per_server",
     "storage_node_ports": "storage_ports_per_storage_server",
     "storage_oversubscription": "storage_oversubscription",
@@ -58,30 +68,38 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         # Types, choices and help come from FabricRequirements' specs, as the API's do.
         for option, field_name in OPTIONS.items():
-            parser.add_argument(f"--{option.replace('_', '-')}",
-                                **_argument(REQUIREMENT_SPECS[field_name]))
+            parser.add_argument(
+                f"--{option.replace('_', '-')}", **_argument(REQUIREMENT_SPECS[field_name])
+            )
         parser.add_argument("--include-nics", action="store_true")
         parser.add_argument("--no-rail-optimized", action="store_true")
         parser.add_argument("--json", action="store_true", help="print the design as JSON")
         parser.add_argument("--cable-schedule", type=Path, help="also write the cable schedule CSV")
         parser.add_argument("--drawing", type=Path, help="also write the SVG drawing")
-        parser.add_argument("--pack", type=Path,
-                            help="also write the installation pack's files into this directory")
+        parser.add_argument(
+            "--pack", type=Path, help="also write the installation pack's files into this directory"
+        )
         for name, spec in SITE_SPECS.items():  # the site of the design and pack, as in the API
-            parser.add_argument(f"--{name.replace('_', '-')}", dest=f"site_{name}",
-                                **_argument(spec))
+            parser.add_argument(
+                f"--{name.replace('_', '-')}", dest=f"site_{name}", **_argument(spec)
+            )
 
     def handle(self, *args, **options):
-        data = {field: options[opt] for opt, field in OPTIONS.items()
-                if options.get(opt) is not None}
+        data = {
+            field: options[opt] for opt, field in OPTIONS.items() if options.get(opt) is not None
+        }
         data["include_nics"] = options["include_nics"]
         data["rail_optimized"] = not options["no_rail_optimized"]
         # The site lays the design out: its runs pick the cables, and the pack uses it too.
-        site = {name: options[f"site_{name}"] for name in SITE_SPECS
-                if options.get(f"site_{name}") is not None}
+        site = {
+            name: options[f"site_{name}"]
+            for name in SITE_SPECS
+            if options.get(f"site_{name}") is not None
+        }
         try:
-            design = design_compute(requirements=requirements_from_request(data),
-                                    site=site_from_json(site))
+            design = design_compute(
+                requirements=requirements_from_request(data), site=site_from_json(site)
+            )
         except InvalidInput as error:
             raise CommandError(_errors_text(error.errors)) from error
         if options["cable_schedule"]:
@@ -95,8 +113,10 @@ class Command(BaseCommand):
             except InvalidInput as error:
                 raise CommandError(_errors_text(error.errors)) from error
             written = pack_write_dir(layout, options["pack"])
-            self.stdout.write(f"Installation pack: {len(written)} files in {options['pack']} "
-                              f"({len(layout.racks)} racks, {len(layout.cables)} cable legs).")
+            self.stdout.write(
+                f"Installation pack: {len(written)} files in {options['pack']} "
+                f"({len(layout.racks)} racks, {len(layout.cables)} cable legs)."
+            )
             for warning in layout.warnings:
                 self.stdout.write(f"  ! {warning}")
         summary = design.as_dict()
@@ -108,19 +128,23 @@ class Command(BaseCommand):
             f"{summary['leaf_count']} leaves, {summary['spine_count']} spines, "
             f"{summary['core_count']} core; {summary['links_per_leaf_per_spine']} links per "
             f"leaf per spine; ports {summary['ports']['used']} used / {summary['ports']['free']} "
-            f"free; {summary['power_w']['typical']} W typical.")
+            f"free; {summary['power_w']['typical']} W typical."
+        )
         if summary["server_sku"]:
             self.stdout.write(f"Servers: {summary['node_count']} × {summary['server_sku']}.")
         ufm = summary["ufm_appliances"]
         if ufm:
-            self.stdout.write(f"UFM: {ufm['appliances']} appliances, {ufm['links']} leaf links "
-                              f"({ufm['media']}, {ufm['cable']}).")
+            self.stdout.write(
+                f"UFM: {ufm['appliances']} appliances, {ufm['links']} leaf links "
+                f"({ufm['media']}, {ufm['cable']})."
+            )
         storage = summary["storage"]
         if storage:
             self.stdout.write(
                 f"Storage fabric: {storage['endpoint_ports']} ports on {storage['switch_sku']}: "
                 f"{storage['tiers']} tier(s), {storage['leaf_count']} leaves, "
-                f"{storage['spine_count']} spines, {storage['core_count']} core.")
+                f"{storage['spine_count']} spines, {storage['core_count']} core."
+            )
         for line in summary["bom"]:
             self.stdout.write(f"  {line['quantity']:>7} × {line['sku']:<22} {line['role']}")
         for warning in summary["warnings"]:
@@ -128,5 +152,6 @@ class Command(BaseCommand):
 
 
 def _errors_text(errors: dict) -> str:
-    return "; ".join(f"{field}: {' '.join(str(m) for m in messages)}"
-                     for field, messages in errors.items())
+    return "; ".join(
+        f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in errors.items()
+    )

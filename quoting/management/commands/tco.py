@@ -5,8 +5,8 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from quoting.designs.services.tco import tco_compute
 from quoting.engine.errors import InvalidInput
-from quoting.services.tco import tco_compute
 
 
 def _refuse_constant(name: str):

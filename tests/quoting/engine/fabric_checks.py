@@ -93,8 +93,11 @@ def check_schedule(design: FabricDesign) -> None:
     assert sum(modules.values()) == bom_total(design, category="transceiver")
     assert cables == Counter({s: bom_total(design, s) for s in cables}), "cables"
     # The management patch cords are the installation layout's to place (not fabric links).
-    cords = sum(line.quantity for line in design.bom
-                if line.role == "out-of-band management" and line.category == "cable")
+    cords = sum(
+        line.quantity
+        for line in design.bom
+        if line.role == "out-of-band management" and line.category == "cable"
+    )
     assert sum(cables.values()) == bom_total(design, category="cable") - cords
     assert cords == design.management.outofband_cables
     check_cables(design, runs)

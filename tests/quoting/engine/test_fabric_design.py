@@ -329,8 +329,9 @@ def test_management_networks_are_counted(catalog):
 
 @pytest.mark.parametrize("servers", [30, 31, 40, 62, 93])
 def test_management_ports_count_ufm_appliances_and_never_overflow_the_switches(catalog, servers):
-    d = design(catalog, server_count=servers, subnet_manager="ufm-appliance",
-               outofband_management=True)
+    d = design(
+        catalog, server_count=servers, subnet_manager="ufm-appliance", outofband_management=True
+    )
     m = d.management
     switches = d.leaf_count + d.spine_count + d.core_count
     assert m.outofband_cables == servers + switches + d.ufm.appliances + m.outofband_switches
@@ -341,8 +342,9 @@ def test_management_ports_count_ufm_appliances_and_never_overflow_the_switches(c
 def test_without_patch_cords_in_the_catalog_the_management_cables_are_reported(catalog):
     no_cords = [p for p in catalog if p.media != "twisted-pair"]
     d = design(no_cords, gpu_count=256, outofband_management=True)
-    assert not any(line.category == "cable" and line.role == "out-of-band management"
-                   for line in d.bom)
+    assert not any(
+        line.category == "cable" and line.role == "out-of-band management" for line in d.bom
+    )
     assert any("45 RJ45 patch cords to quote separately" in w for w in d.warnings)
 
 

@@ -56,8 +56,16 @@ def test_a_dgx_takes_four_twin_port_flat_top_modules_per_node_not_eight_single_p
 def test_the_dgx_cable_schedule_names_each_nic_by_its_cage_and_port():
     d = design(gpu_count=128, server_part_number="DGX-H100")
     node1 = [r for r in cable_schedule(d) if r.a_device == "node-001"]
-    assert [r.a_port for r in node1] == ["c1/1", "c1/2", "c2/1", "c2/2", "c3/1", "c3/2", "c4/1",
-                                         "c4/2"]
+    assert [r.a_port for r in node1] == [
+        "c1/1",
+        "c1/2",
+        "c2/1",
+        "c2/2",
+        "c3/1",
+        "c3/2",
+        "c4/1",
+        "c4/2",
+    ]
     assert {r.a_module for r in node1} == {DGX_MODULE}
     # The two ports of one DGX cage go to two rails: two different leaves.
     assert node1[0].b_device != node1[1].b_device
@@ -93,15 +101,17 @@ def test_a_b300_class_server_runs_xdr_with_single_port_800g_host_modules():
     [
         ({"server_part_number": "HGX-B300-8GPU-SRV"}, "nic_generation", "XDR"),
         ({"server_part_number": "DGX-H100", "nic_generation": "XDR"}, "nic_generation", "NDR"),
-        ({"server_part_number": "DGX-H100", "nic_generation": "NDR200"}, "nic_generation",
-         "OSFP"),
+        ({"server_part_number": "DGX-H100", "nic_generation": "NDR200"}, "nic_generation", "OSFP"),
         ({"server_part_number": "DGX-H100", "gpus_per_server": 4}, "gpus_per_server", "8 GPUs"),
         ({"server_part_number": "DGX-H100", "nics_per_server": 9}, "nics_per_server", "8"),
         ({"server_part_number": "NOPE-1"}, "server_part_number", "not a catalog server"),
         ({"server_part_number": "MQM9700-NS2F"}, "server_part_number", "not a catalog server"),
         ({"server_part_number": "DGX-H100", "server_to_leaf": 80}, "server_to_leaf", "flat-top"),
-        ({"server_part_number": "DGX-H100", "family": "ethernet", "nic_generation": "100GbE"},
-         "nic_generation", "400G"),
+        (
+            {"server_part_number": "DGX-H100", "family": "ethernet", "nic_generation": "100GbE"},
+            "nic_generation",
+            "400G",
+        ),
     ],
 )
 def test_a_server_that_does_not_fit_the_request_is_refused_on_the_field_at_fault(
@@ -112,8 +122,9 @@ def test_a_server_that_does_not_fit_the_request_is_refused_on_the_field_at_fault
 
 
 def test_a_dgx_on_400gbe_ethernet_keeps_its_twin_port_modules():
-    d = design(gpu_count=64, server_part_number="DGX-H100", family="ethernet",
-               nic_generation="400GbE")
+    d = design(
+        gpu_count=64, server_part_number="DGX-H100", family="ethernet", nic_generation="400GbE"
+    )
     assert bom_total(d, DGX_MODULE) == 8 * 4
     check_schedule(d)
 
@@ -127,8 +138,12 @@ def test_a_dgx_has_its_nics_built_in_so_none_are_quoted():
 
 
 def test_a_chosen_nic_must_have_the_servers_cage():
-    errors = invalid(gpu_count=64, server_part_number="HGX-H100-8GPU-SRV",
-                     nic_generation="NDR200", nic_part_number="MCX755106AS-HEAT")
+    errors = invalid(
+        gpu_count=64,
+        server_part_number="HGX-H100-8GPU-SRV",
+        nic_generation="NDR200",
+        nic_part_number="MCX755106AS-HEAT",
+    )
     assert "QSFP112" in " ".join(errors["nic_part_number"])
 
 
@@ -160,13 +175,21 @@ def test_ufm_appliances_take_leaf_ports_with_their_cables_and_optics():
     assert ufm_lines == {HGX_MODULE: links, "MFP7E10-N030": links}
     runs = ufm_runs(d)
     assert sorted((r.a_device, r.a_port) for r in runs) == [
-        ("ufm-01", "p1"), ("ufm-01", "p2"), ("ufm-02", "p1"), ("ufm-02", "p2")]
+        ("ufm-01", "p1"),
+        ("ufm-01", "p2"),
+        ("ufm-02", "p1"),
+        ("ufm-02", "p2"),
+    ]
     # Master and standby hang off different leaves, each link on its own leaf here.
     assert len({r.b_device for r in runs}) == links
     assert {r.b_port for r in runs} == {"16/2"}  # the 32nd node slot
     assert d.as_dict()["ufm_appliances"] == {
-        "appliances": 2, "ports_per_appliance": 2, "links": 4, "media": "multimode",
-        "cable": "MFP7E10-N030"}
+        "appliances": 2,
+        "ports_per_appliance": 2,
+        "links": 4,
+        "media": "multimode",
+        "cable": "MFP7E10-N030",
+    }
     check_schedule(d)
 
 
@@ -174,7 +197,10 @@ def test_ufm_links_in_an_empty_cage_bring_their_own_switch_module():
     d = design(gpu_count=128, switch_part_number="MQM9790-NS2F", subnet_manager="ufm-appliance")
     # 16 servers per rail leaf fill 8 cages; the UFM ports open a new cage on four leaves.
     assert {b.sku: b.quantity for b in d.bom if b.role == "ufm-leaf"} == {
-        "MMA4Z00-NS": 4, HGX_MODULE: 4, "MFP7E10-N030": 4}
+        "MMA4Z00-NS": 4,
+        HGX_MODULE: 4,
+        "MFP7E10-N030": 4,
+    }
     check_schedule(d)
 
 
@@ -214,18 +240,27 @@ def test_at_2_to_1_a_ufm_port_on_a_full_budget_leaf_costs_a_ninth_uplink():
     """8 uplinks serve 16 servers at 2:1, all to one spine (8 leaves x 8 = 64 ports). A leaf
     that also takes a UFM port uses 17 down ports, which 2:1 needs 9 uplinks for: 8 x 9 links
     do not fit one 64-port spine, so two spines take 5 links from each leaf."""
-    licence = design(server_count=16, switch_part_number="MQM9790-NS2F", oversubscription=2,
-                     subnet_manager="ufm-licence")
-    d = design(server_count=16, switch_part_number="MQM9790-NS2F", oversubscription=2,
-               subnet_manager="ufm-appliance")
+    licence = design(
+        server_count=16,
+        switch_part_number="MQM9790-NS2F",
+        oversubscription=2,
+        subnet_manager="ufm-licence",
+    )
+    d = design(
+        server_count=16,
+        switch_part_number="MQM9790-NS2F",
+        oversubscription=2,
+        subnet_manager="ufm-appliance",
+    )
     assert (licence.leaf_count, licence.spine_count, licence.topology.leaf_up) == (8, 1, 8)
     assert (d.leaf_count, d.spine_count, d.topology.leaf_up) == (8, 2, 10)
     assert d.oversubscription <= 2
 
 
 def test_full_leaves_leave_no_room_for_ufm_appliances_and_say_what_to_do():
-    errors = invalid(gpu_count=256, switch_part_number="MQM9790-NS2F",
-                     subnet_manager="ufm-appliance")
+    errors = invalid(
+        gpu_count=256, switch_part_number="MQM9790-NS2F", subnet_manager="ufm-appliance"
+    )
     assert "31 nodes" in " ".join(errors["subnet_manager"])
 
 

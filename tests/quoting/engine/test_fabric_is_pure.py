@@ -28,7 +28,7 @@ def test_no_engine_or_svg_module_imports_django():
 def test_the_engine_imports_with_django_blocked():
     code = (
         "import sys; sys.modules['django'] = None\n"
-        "import quoting.engine.fabric, quoting.svg\n"
+        "import quoting.engine.fabric, quoting.designs.svg\n"
         "assert not any(m.startswith('django.') for m in sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.fabric import FabricRequirements, design_fabric
-from quoting.svg import fabric_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -27,14 +27,23 @@ U_M = 0.04445  # 1.75 in
 DESIGNS = {
     "256 GPUs, two tiers": dict(gpu_count=256),
     "copper in the rack (splitters, twin-port DAC)": dict(
-        gpu_count=256, server_to_leaf="same-rack", leaf_to_spine="same-rack"),
+        gpu_count=256, server_to_leaf="same-rack", leaf_to_spine="same-rack"
+    ),
     "DGX H100, twin-port host cages": dict(gpu_count=512, server_part_number="DGX-H100"),
     "UFM appliances, storage and management": dict(
-        gpu_count=496, subnet_manager="ufm-appliance", storage_servers=4,
-        inband_management=True, outofband_management=True),
+        gpu_count=496,
+        subnet_manager="ufm-appliance",
+        storage_servers=4,
+        inband_management=True,
+        outofband_management=True,
+    ),
     "two Spectrum-X planes, B300": dict(
-        gpu_count=512, family="ethernet", nic_generation="400GbE", planes=2,
-        server_part_number="DGX-B300"),
+        gpu_count=512,
+        family="ethernet",
+        nic_generation="400GbE",
+        planes=2,
+        server_part_number="DGX-B300",
+    ),
     "NDR200 split ports": dict(gpu_count=512, nic_generation="NDR200"),
     "not rail-optimized": dict(gpu_count=512, rail_optimized=False),
     "three tiers": dict(gpu_count=4096),
@@ -137,8 +146,9 @@ def test_every_switch_port_appears_at_most_once(pack):
 def test_the_port_map_lists_every_port_of_every_switch_with_the_schedules_peer(pack, catalog):
     by_sku = {p.part_number: p for p in catalog}
     kinds = {d["name"]: d["device_type"] for d in pack.rows("netbox-devices.csv")}
-    switches = {name for name, sku in kinds.items()
-                if sku in by_sku and by_sku[sku].category == "switch"}
+    switches = {
+        name for name, sku in kinds.items() if sku in by_sku and by_sku[sku].category == "switch"
+    }
     rows = pack.rows("port-map.csv")
     panel = defaultdict(set)  # device -> its physical ports (a split port's lanes are one)
     for r in rows:
@@ -183,7 +193,8 @@ def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_
     devices = pack.rows("netbox-devices.csv")
     oob = [d["name"] for d in devices if d["role"] == "out-of-band management"]
     assert oob and {d["device_type"] for d in devices if d["name"] in oob} == {
-        "920-9N110-00F1-0C0"}  # the SN2201
+        "920-9N110-00F1-0C0"
+    }  # the SN2201
     uplinks = ["p49", "p50", "p51", "p52"]
     interfaces = {(i["device"], i["name"]): i for i in pack.rows("netbox-interfaces.csv")}
     by_switch = defaultdict(list)
@@ -207,13 +218,23 @@ def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_
     assert set(interfaces) == ends | {(s, p) for s in oob for p in uplinks}
 
 
-@pytest.mark.parametrize("speed, kind", [
-    (10, "10gbase-x-sfpp"), (25, "25gbase-x-sfp28"), (100, "100gbase-x-qsfp28"),
-    (400, "400gbase-x-qsfpdd"), (40, "other"),
-])
+@pytest.mark.parametrize(
+    "speed, kind",
+    [
+        (10, "10gbase-x-sfpp"),
+        (25, "25gbase-x-sfp28"),
+        (100, "100gbase-x-qsfp28"),
+        (400, "400gbase-x-qsfpdd"),
+        (40, "other"),
+    ],
+)
 def test_an_uplinks_netbox_type_follows_its_speed(catalog, speed, kind):
-    parts = [dataclasses.replace(p, uplink_speed_gbps=speed)
-             if p.part_number == "920-9N110-00F1-0C0" else p for p in catalog]
+    parts = [
+        dataclasses.replace(p, uplink_speed_gbps=speed)
+        if p.part_number == "920-9N110-00F1-0C0"
+        else p
+        for p in catalog
+    ]
     design = design_fabric(FabricRequirements(gpu_count=64, outofband_management=True), parts)
     layout = plan_layout(design, SiteInputs(), parts)
     rows = list(csv.DictReader(io.StringIO("".join(exports.netbox_interfaces_csv(layout)))))
@@ -292,12 +313,32 @@ def test_netbox_files_have_the_import_columns_and_every_cable_end_exists(pack):
     devices = pack.rows("netbox-devices.csv")
     interfaces = pack.rows("netbox-interfaces.csv")
     cables = pack.rows("netbox-cables.csv")
-    assert {"name", "role", "manufacturer", "device_type", "status", "site", "rack", "position",
-            "face"} <= set(devices[0])
+    assert {
+        "name",
+        "role",
+        "manufacturer",
+        "device_type",
+        "status",
+        "site",
+        "rack",
+        "position",
+        "face",
+    } <= set(devices[0])
     assert {"device", "name", "type"} <= set(interfaces[0])
-    assert {"side_a_device", "side_a_type", "side_a_name", "side_b_device", "side_b_type",
-            "side_b_name", "type", "status", "label", "color", "length",
-            "length_unit"} <= set(cables[0])
+    assert {
+        "side_a_device",
+        "side_a_type",
+        "side_a_name",
+        "side_b_device",
+        "side_b_type",
+        "side_b_name",
+        "type",
+        "status",
+        "label",
+        "color",
+        "length",
+        "length_unit",
+    } <= set(cables[0])
     names = {d["name"] for d in devices}
     known = {(i["device"], i["name"]) for i in interfaces}
     assert len(known) == len(interfaces)
@@ -344,10 +385,15 @@ def test_the_ibdiagnet_topology_matches_the_cable_schedule_link_by_link(pack):
 def test_the_ufm_topology_matches_the_cable_schedule_link_by_link(pack):
     rows = pack.rows("ufm-ndt.csv")
     assert list(rows[0]) == ["Start device", "Start port", "End device", "End port", "Link type"]
-    ndt = {frozenset({(r["Start device"], r["Start port"]), (r["End device"], r["End port"])})
-           for r in rows}
-    schedule = {frozenset({(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])})
-                for c in pack.rows("cable-schedule.csv") if c["tier"] != MANAGEMENT}
+    ndt = {
+        frozenset({(r["Start device"], r["Start port"]), (r["End device"], r["End port"])})
+        for r in rows
+    }
+    schedule = {
+        frozenset({(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])})
+        for c in pack.rows("cable-schedule.csv")
+        if c["tier"] != MANAGEMENT
+    }
     assert len(rows) == len(ndt) == len(schedule)
     assert ndt == schedule
 
@@ -397,16 +443,19 @@ def test_a_rack_over_its_budget_is_flagged(catalog):
     assert any("over its 40 kW budget" in w for w in layout.warnings)
 
 
-@pytest.mark.parametrize(("site", "field"), [
-    (dict(rack_units=0), "rack_units"),
-    (dict(rack_power_kw=-5), "rack_power_kw"),
-    (dict(rack_power_kw=0), "rack_power_kw"),
-    (dict(rack_units=6), "rack_units"),  # an 8 U server does not fit
-    (dict(rack_power_kw=8), "rack_power_kw"),  # a 10.2 kW server does not either
-    (dict(servers_per_rack=7), "servers_per_rack"),  # 56 U in a 48 U rack
-    (dict(cable_route="under the carpet"), "cable_route"),
-    (dict(rows=1), "rows"),  # 256 GPUs need a compute row and a network row
-])
+@pytest.mark.parametrize(
+    ("site", "field"),
+    [
+        (dict(rack_units=0), "rack_units"),
+        (dict(rack_power_kw=-5), "rack_power_kw"),
+        (dict(rack_power_kw=0), "rack_power_kw"),
+        (dict(rack_units=6), "rack_units"),  # an 8 U server does not fit
+        (dict(rack_power_kw=8), "rack_power_kw"),  # a 10.2 kW server does not either
+        (dict(servers_per_rack=7), "servers_per_rack"),  # 56 U in a 48 U rack
+        (dict(cable_route="under the carpet"), "cable_route"),
+        (dict(rows=1), "rows"),  # 256 GPUs need a compute row and a network row
+    ],
+)
 def test_bad_site_inputs_name_their_field(catalog, site, field):
     design = design_fabric(FabricRequirements(gpu_count=256), catalog)
     with pytest.raises(InvalidInput) as error:
@@ -422,8 +471,7 @@ def test_a_design_too_large_for_its_site_says_how_many_racks_it_needs(catalog):
 
 
 def test_copper_runs_longer_than_the_quoted_cable_are_reported(catalog):
-    design = design_fabric(FabricRequirements(gpu_count=256, server_to_leaf="same-rack"),
-                           catalog)
+    design = design_fabric(FabricRequirements(gpu_count=256, server_to_leaf="same-rack"), catalog)
     layout = plan_layout(design, SiteInputs(), catalog)
     assert any("server-leaf runs are longer than the quoted cable" in w for w in layout.warnings)
 
@@ -446,8 +494,11 @@ def test_every_management_port_is_cabled_once_to_a_management_switch_with_a_quot
         port = "bmc" if d["role"] in ("server", "storage-server", "ufm") else "mgmt0"
         assert (d["name"], port) in ends
     assert {c["z_device"] for c in cables} <= oob
-    cords = {line.sku for line in pack.design.bom
-             if line.role == "out-of-band management" and line.category == "cable"}
+    cords = {
+        line.sku
+        for line in pack.design.bom
+        if line.role == "out-of-band management" and line.category == "cable"
+    }
     assert {c["part"] for c in cables} == cords
     assert {c["media"] for c in cables} == {"twisted-pair"}
     interfaces = {(i["device"], i["name"]): i["type"] for i in pack.rows("netbox-interfaces.csv")}
@@ -457,11 +508,11 @@ def test_every_management_port_is_cabled_once_to_a_management_switch_with_a_quot
 
 
 def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(catalog):
-    design = design_fabric(FabricRequirements(gpu_count=256, server_part_number="DGX-H100"),
-                           catalog)
+    design = design_fabric(
+        FabricRequirements(gpu_count=256, server_part_number="DGX-H100"), catalog
+    )
     layout = plan_layout(design, SiteInputs(), catalog)
-    racks = {r["rack"]: r for r in csv.DictReader(io.StringIO(
-        "".join(exports.racks_csv(layout))))}
+    racks = {r["rack"]: r for r in csv.DictReader(io.StringIO("".join(exports.racks_csv(layout))))}
     compute = racks["A01"]
     servers = compute["devices"].count("DGX-H100")
     assert servers == 3 and float(compute["weight_kg"]) == pytest.approx(3 * 130.45)
@@ -469,8 +520,11 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     assert float(spines["weight_kg"]) == pytest.approx(14.8 * spines["devices"].count("spine-"))
     # HGX servers are vendor-specific: no weight in the catalog, so no sum.
     hgx = design_fabric(FabricRequirements(gpu_count=64), catalog)
-    hgx_racks = list(csv.DictReader(io.StringIO("".join(
-        exports.racks_csv(plan_layout(hgx, SiteInputs(), catalog))))))
+    hgx_racks = list(
+        csv.DictReader(
+            io.StringIO("".join(exports.racks_csv(plan_layout(hgx, SiteInputs(), catalog))))
+        )
+    )
     assert hgx_racks[0]["weight_kg"] == "n/a"
     # The elevations print the same figure on each rack.
     assert "391 kg" in "".join(rack_elevations_svg(layout))
@@ -480,8 +534,7 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
 
 
 def test_management_switches_stand_near_the_racks_they_serve(catalog):
-    design = design_fabric(FabricRequirements(gpu_count=4096, outofband_management=True),
-                           catalog)
+    design = design_fabric(FabricRequirements(gpu_count=4096, outofband_management=True), catalog)
     layout = plan_layout(design, SiteInputs(), catalog)
     runs = [c for c in layout.cables if c.tier == "oob-management"]
     assert len(runs) == design.management.outofband_cables

@@ -23,23 +23,36 @@ SIZES = {
     "1,024 GPUs IB, two tiers": dict(gpu_count=1024),
     "1,024 GPUs Ethernet": dict(gpu_count=1024, family="ethernet", nic_generation="400GbE"),
     "1,024 GPUs Ethernet, raised floor": dict(
-        gpu_count=1024, family="ethernet", nic_generation="400GbE", site=RAISED_FLOOR),
+        gpu_count=1024, family="ethernet", nic_generation="400GbE", site=RAISED_FLOOR
+    ),
     "4,096 GPUs IB, three tiers": dict(gpu_count=4096),
     "4,096 GPUs Ethernet, two planes, B300": dict(
-        gpu_count=4096, family="ethernet", nic_generation="400GbE", planes=2,
-        server_part_number="DGX-B300"),
+        gpu_count=4096,
+        family="ethernet",
+        nic_generation="400GbE",
+        planes=2,
+        server_part_number="DGX-B300",
+    ),
     "1,024 GPUs Ethernet, three tiers sized for 16,384": dict(
-        gpu_count=1024, growth_gpus=16384, family="ethernet", nic_generation="400GbE"),
+        gpu_count=1024, growth_gpus=16384, family="ethernet", nic_generation="400GbE"
+    ),
     "992 GPUs IB with storage, UFM and management": dict(
-        gpu_count=992, storage_servers=16, subnet_manager="ufm-appliance",
-        inband_management=True, outofband_management=True),
+        gpu_count=992,
+        storage_servers=16,
+        subnet_manager="ufm-appliance",
+        inband_management=True,
+        outofband_management=True,
+    ),
     "496 GPUs IB, UFM on a raised floor (shared cages keep optics)": dict(
-        gpu_count=496, subnet_manager="ufm-appliance", site=RAISED_FLOOR),
+        gpu_count=496, subnet_manager="ufm-appliance", site=RAISED_FLOOR
+    ),
     "512 GPUs NDR200 split ports, raised floor": dict(
-        gpu_count=512, nic_generation="NDR200", site=RAISED_FLOOR),
+        gpu_count=512, nic_generation="NDR200", site=RAISED_FLOOR
+    ),
     "512 GPUs DGX H100": dict(gpu_count=512, server_part_number="DGX-H100"),
     "512 GPUs not rail-optimized, raised floor": dict(
-        gpu_count=512, rail_optimized=False, site=RAISED_FLOOR),
+        gpu_count=512, rail_optimized=False, site=RAISED_FLOOR
+    ),
 }
 
 _BUILT: dict[str, tuple] = {}
@@ -104,9 +117,13 @@ def test_copper_only_where_its_reach_covers_the_run_and_one_media_per_cage(built
 def test_the_university_reference_design_still_holds_on_the_default_site(catalog):
     """docs/fabric-design.md: 8 leaves + 4 spines, all optics: 384 switch twin-port modules,
     256 host modules and 512 fibres (now of the lengths the racks need)."""
-    design = design_on_site(FabricRequirements(
-        gpu_count=256, switch_part_number="MQM9790-NS2F", subnet_manager="on-switch"),
-        catalog, SiteInputs())
+    design = design_on_site(
+        FabricRequirements(
+            gpu_count=256, switch_part_number="MQM9790-NS2F", subnet_manager="on-switch"
+        ),
+        catalog,
+        SiteInputs(),
+    )
     assert (design.leaf_count, design.spine_count) == (8, 4)
     modules = bom_counts(design, "transceiver")
     assert (modules["MMA4Z00-NS"], modules["MMA4Z00-NS400"]) == (384, 256)
@@ -119,18 +136,31 @@ def test_a_raised_floor_puts_copper_on_the_short_runs_and_optics_on_the_long(cat
     overhead = design_on_site(FabricRequirements(gpu_count=256), catalog, SiteInputs())
     raised = design_on_site(FabricRequirements(gpu_count=256), catalog, RAISED_FLOOR)
     assert {"dac", "acc"} <= {m.kind for m in raised.measured["server-leaf"].media_by_run.values()}
-    assert {m.kind for m in overhead.measured["server-leaf"].media_by_run.values()} == {
-        "multimode"}
+    assert {m.kind for m in overhead.measured["server-leaf"].media_by_run.values()} == {"multimode"}
     assert sum(bom_counts(raised, "transceiver").values()) < sum(
-        bom_counts(overhead, "transceiver").values())
+        bom_counts(overhead, "transceiver").values()
+    )
     # A splitter serves a cage (two hosts), a fibre one port: the tier's cables as bought.
-    assert raised.cables_by_tier()["server-leaf"] == sum(
-        line.quantity for line in raised.bom if line.role == "server-leaf"
-        and line.category == "cable") < 256
+    assert (
+        raised.cables_by_tier()["server-leaf"]
+        == sum(
+            line.quantity
+            for line in raised.bom
+            if line.role == "server-leaf" and line.category == "cable"
+        )
+        < 256
+    )
 
 
-@pytest.mark.parametrize("change", [dict(row_spacing_m=12), dict(rack_pitch_m=1.2),
-                                    dict(cable_slack_m=6), dict(servers_per_rack=1)])
+@pytest.mark.parametrize(
+    "change",
+    [
+        dict(row_spacing_m=12),
+        dict(rack_pitch_m=1.2),
+        dict(cable_slack_m=6),
+        dict(servers_per_rack=1),
+    ],
+)
 def test_site_inputs_change_the_cables_bought(catalog, change):
     def fibre_metres(site):
         design = design_on_site(FabricRequirements(gpu_count=256), catalog, site)
@@ -141,10 +171,10 @@ def test_site_inputs_change_the_cables_bought(catalog, change):
 
 
 def test_a_distance_given_plans_the_tier_as_before(catalog):
-    design = design_on_site(FabricRequirements(gpu_count=256, server_to_leaf="same-row"),
-                            catalog, SiteInputs())
-    host = [line for line in design.bom if line.role == "server-leaf"
-            and line.category == "cable"]
+    design = design_on_site(
+        FabricRequirements(gpu_count=256, server_to_leaf="same-row"), catalog, SiteInputs()
+    )
+    host = [line for line in design.bom if line.role == "server-leaf" and line.category == "cable"]
     assert [(line.sku, line.quantity) for line in host] == [("MFP7E10-N030", 256)]
     assert "server-leaf" not in design.measured and "leaf-spine" in design.measured
     assert design.as_dict()["media"]["server-leaf"]["measured"] is False
@@ -166,7 +196,10 @@ def test_the_design_keeps_the_site_it_was_measured_on(catalog):
 
 def test_a_measured_run_no_part_reaches_names_the_site(catalog):
     with pytest.raises(InvalidInput) as error:
-        design_on_site(FabricRequirements(gpu_count=1024), catalog,
-                       SiteInputs(row_spacing_m=50, racks_per_row=1))
+        design_on_site(
+            FabricRequirements(gpu_count=1024),
+            catalog,
+            SiteInputs(row_spacing_m=50, racks_per_row=1),
+        )
     text = " ".join(str(m) for messages in error.value.messages.values() for m in messages)
     assert "rack layout" in text and "racks per row" in text

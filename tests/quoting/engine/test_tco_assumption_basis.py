@@ -14,13 +14,28 @@ from quoting.engine.tco.assumptions import (
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 
 BODY = {
-    "peak_tflops": 989, "nodes": 32, "gpus_per_node": 8,
+    "peak_tflops": 989,
+    "nodes": 32,
+    "gpus_per_node": 8,
     "workload": WORKLOAD_PRESETS["moe_47b"].workload,
     "fabrics": [
-        {"name": "IB", "transport": "infiniband", "nics_per_node": 8, "nic_gbps": 400,
-         "network_capex": "1000", "network_opex_per_year": "10", "servers_per_leaf": 16},
-        {"name": "Measured", "transport": "roce", "nics_per_node": 8, "nic_gbps": 400,
-         "measured_busbw_gbps": 300, "oversubscription": 2},
+        {
+            "name": "IB",
+            "transport": "infiniband",
+            "nics_per_node": 8,
+            "nic_gbps": 400,
+            "network_capex": "1000",
+            "network_opex_per_year": "10",
+            "servers_per_leaf": 16,
+        },
+        {
+            "name": "Measured",
+            "transport": "roce",
+            "nics_per_node": 8,
+            "nic_gbps": 400,
+            "measured_busbw_gbps": 300,
+            "oversubscription": 2,
+        },
         {"name": "TCP", "transport": "tcp", "nics_per_node": 1, "nic_gbps": 100},
     ],
 }
@@ -33,8 +48,9 @@ def _rows(body=BODY):
 def test_every_assumption_has_a_basis_from_the_customer_vocabulary():
     rows = _rows()
     assert all(a.basis in CUSTOMER_BASES for a in rows.values())
-    assert {str(a.source) for a in rows.values()} >= {"the request", "not given"}, \
+    assert {str(a.source) for a in rows.values()} >= {"the request", "not given"}, (
         "the internal notes are still there, for staff"
+    )
 
 
 def test_no_basis_is_an_internal_note():
@@ -51,5 +67,7 @@ def test_the_basis_says_where_a_stated_value_comes_from():
     assert rows["costs.server_capex"].basis == BASIS_NOT_INCLUDED
     assert rows["costs.space_per_year"].basis == BASIS_NOT_INCLUDED
     assert rows["fabric.Measured.node_bandwidth"].basis == "Measured on your cluster"
-    assert _rows(BODY | {"costs": {"server_capex": "5"}})["costs.server_capex"].basis != \
-        BASIS_NOT_INCLUDED
+    assert (
+        _rows(BODY | {"costs": {"server_capex": "5"}})["costs.server_capex"].basis
+        != BASIS_NOT_INCLUDED
+    )

@@ -6,8 +6,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
 from quoting.engine.tco import TcoRequest, compute_tco
-from quoting.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
 
 SVG = "{http://www.w3.org/2000/svg}"
 NAMES = ["8x400G IB", "RoCE <tuned> & fast", '2x100G "budget"']

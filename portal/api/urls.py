@@ -1,0 +1,27 @@
+"""Every REST resource under /api/v1/, one router."""
+
+from rest_framework.routers import DefaultRouter
+
+from catalog.api import ProductViewSet
+from integrations.api import WebhookEndpointViewSet
+from proposals.api import ProposalDocumentViewSet, QuoteProposalViewSet
+from quoting.customers.api import ContactViewSet, CustomerViewSet
+from quoting.designs.api.designs import DesignViewSet
+from quoting.designs.api.projects import ProjectViewSet
+from quoting.designs.api.tco import TcoViewSet
+from quoting.quotes.api import ApprovalViewSet, QuoteViewSet
+
+router = DefaultRouter()
+router.register("products", ProductViewSet, basename="product")
+router.register("designs", DesignViewSet, basename="design")
+router.register("tco", TcoViewSet, basename="tco")
+router.register("customers", CustomerViewSet, basename="customer")
+router.register("contacts", ContactViewSet, basename="contact")
+router.register("projects", ProjectViewSet, basename="project")
+router.register("quotes", QuoteViewSet, basename="quote")
+router.register("quotes", QuoteProposalViewSet, basename="quote-proposal")
+router.register("proposals", ProposalDocumentViewSet, basename="proposal")
+router.register("approvals", ApprovalViewSet, basename="approval")
+router.register("webhook-endpoints", WebhookEndpointViewSet, basename="webhook-endpoint")
+
+urlpatterns = router.urls

@@ -1,0 +1,578 @@
+"""Writes of the customer's answer: accepting (the choice, the signature, the purchase details)
+or declining on a share link, and the signed copy made from the accepted PDF.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import logging
+import uuid
+from collections.abc import Sequence
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from portal.clients import client_from_user_agent
+from portal.queueing import enqueue, enqueue_or_leave_to_sweeper
+from proposals.acceptance.selectors import (
+    acceptance_data,
+    certificate_context,
+    choice_printed,
+    offer_state,
+    revision_shared,
+)
+from proposals.acceptance.signature import (
+    TYPED_SIGNATURE_MAX,
+    credit_code_checked,
+    po_number_checked,
+    signature_from_data_url,
+    signature_typed_png,
+)
+from proposals.conf import proposals_setting
+from proposals.documents.claims import claim_abandoned, claimant, seconds_until_abandoned
+from proposals.documents.pdf import (
+    FetchRefused,
+    certificate_pdf,
+    signed_copy_assemble,
+)
+from proposals.documents.selectors import document_is_sent, document_ready_for
+from proposals.documents.services import RenderBusy, RenderRetry, _readable, proposal_request
+from proposals.events import quote_event
+from proposals.models import (
+    Acceptance,
+    DocumentStatus,
+    ProposalDocument,
+    ShareLink,
+    SignatureKind,
+)
+from quoting.errors import (
+    IllegalTransition,
+    InvalidValue,
+    QuoteError,
+    QuoteExpired,
+    StaleVersion,
+)
+from quoting.quotes.models import (
+    Quote,
+    QuoteEvent,
+    QuoteEventVerb,
+    QuoteRevision,
+    QuoteStatus,
+)
+from quoting.quotes.selectors import OfferChoice, offer_choice
+from quoting.quotes.services.quotes import (
+    quote_mark_accepted,
+    quote_mark_declined,
+    quote_sent_revision_reinstate,
+)
+from quoting.quotes.signals import quote_announced
+
+logger = logging.getLogger(__name__)
+
+
+class OfferSuperseded(QuoteError):
+    status_code = 409
+
+
+def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevision]:
+    """The quote, locked until the answer is recorded, and the revision the customer read, if
+    they can still answer it.
+
+    The latest *sent* revision stays answerable until a newer one is sent: sales drafting the
+    next revision does not take the offer away (the answer reinstates the sent revision). Call
+    inside a transaction: the row lock holds off a re-send between this check and the answer,
+    and the answer's version check refuses one that got in anyway. Messages are in the reader's
+    language (the share routes run in it).
+    """
+    quote = Quote.objects.select_for_update().get(pk=link.quote_id)
+    revision = revision_shared(link=link)
+    state = offer_state(quote=quote, revision=revision)
+    if state == QuoteStatus.ACCEPTED:
+        raise IllegalTransition(_("This offer has already been accepted."), field="status")
+    if state == QuoteStatus.DECLINED:
+        raise IllegalTransition(_("This offer was declined; ask us for a new one."), field="status")
+    if state == QuoteStatus.EXPIRED:
+        raise QuoteExpired(
+            _(
+                "This offer was valid until %(date)s and can no longer be accepted; ask us for a "
+                "new revision."
+            )
+            % {"date": quote.valid_until.isoformat()},
+            field="status",
+        )
+    if state != "open" or revision.number != revision_number:
+        raise OfferSuperseded(
+            _(
+                "This revision has been replaced by a newer one, so it can no longer be "
+                "answered. Reload the page to read the current offer."
+            ),
+            field="revision",
+        )
+    return quote_sent_revision_reinstate(quote=quote, revision=revision), revision
+
+
+def _answer(service, quote: Quote, **details) -> Quote:
+    """Record the answer on the very version of the quote that was checked."""
+    try:
+        return service(quote=quote, actor=None, expected_version=quote.version, **details)
+    except (IllegalTransition, StaleVersion):
+        # The quote changed since the customer's page was checked (a re-send, an edit, the
+        # expiry job): the answer would land on an offer they never read.
+        raise OfferSuperseded(
+            _(
+                "This offer changed while you were answering, so your answer was not recorded. "
+                "Reload the page to read the current offer."
+            ),
+            field="revision",
+        ) from None
+
+
+def share_accept(
+    *,
+    link: ShareLink,
+    revision_number: int,
+    name: str,
+    title: str,
+    agreed: bool,
+    user_agent: str = "",
+    language: str = "",
+    alternative: str = "",
+    optional: Sequence[str] = (),
+    company: str = "",
+    signature_kind: str = SignatureKind.TYPED,
+    signature_text: str = "",
+    signature_data: str = "",
+    signer_timezone: str = "",
+    po_number: str = "",
+    invoice_company: str = "",
+    invoice_tax_id: str = "",
+    invoice_address_phone: str = "",
+    invoice_bank_account: str = "",
+) -> Quote:
+    """The customer's yes through a link: the quote is marked accepted and an Acceptance row
+    records who signed, from what, for which revision and which exact PDF, what they chose, in
+    the same transaction; the signed copy is made by a worker after the commit.
+
+    Every input is checked before anything is written: a bad signature, PO number or credit
+    code, or a choice the revision does not offer (`alternative`: an alternative's name,
+    `optional`: optional lines' keys; offer_choice refuses anything else) records nothing. A
+    typed signature left empty is the signer's name typed (as Odoo's "auto" signature); a drawn
+    one must have ink.
+    """
+    name, title = (name or "").strip(), (title or "").strip()
+    if not name or len(name) > 100:
+        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
+    if len(title) > 100:
+        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
+    if not agreed:
+        raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
+    signed = _signer_details(
+        name=name,
+        company=company,
+        signature_kind=signature_kind,
+        signature_text=signature_text,
+        signature_data=signature_data,
+        signer_timezone=signer_timezone,
+    )
+    purchase = _purchase_details(
+        po_number=po_number,
+        invoice_company=invoice_company,
+        invoice_tax_id=invoice_tax_id,
+        invoice_address_phone=invoice_address_phone,
+        invoice_bank_account=invoice_bank_account,
+    )
+    with transaction.atomic():
+        quote, revision = _answerable(link, revision_number)
+        choice = offer_choice(revision=revision, alternative=alternative, optional_keys=optional)
+        browser, system, mobile = client_from_user_agent(user_agent or "")
+        language = language if language in dict(settings.LANGUAGES) else quote.customer.language
+        # The exact PDF they could download in the language they read. Not made yet (no one
+        # opened the link since the send, or its render is under way): bound by the worker
+        # that makes the signed copy, to the PDF of the same frozen revision, once it is ready.
+        document = document_ready_for(revision=revision, language=language)
+        acceptance = Acceptance(
+            revision=revision,
+            link=link,
+            signer_name=name,
+            signer_title=title,
+            language=language,
+            browser=browser,
+            os=system,
+            is_mobile=mobile,
+            user_agent=(user_agent or "")[:400],
+            document=document,
+            document_sha256=document.sha256 if document else "",
+            signed_updated_at=timezone.now(),
+            **signed,
+            **purchase,
+            **_acceptance_choice(choice),
+        )
+        quote = _answer(
+            quote_mark_accepted,
+            quote,
+            name=name,
+            title=title,
+            revision_label=revision.label,
+            via="share link",
+            link=link.pk,
+            **choice_printed(choice),
+            webhook_data=acceptance_data(acceptance, signed_pdf_url=None),
+        )
+        acceptance.save()
+        if document is None:
+            proposal_request(revision=revision, user=None, language=language)
+        transaction.on_commit(
+            lambda: enqueue_or_leave_to_sweeper(
+                "proposals.signed_copy", acceptance.pk, queue=proposals_setting("PROPOSALS_QUEUE")
+            )
+        )
+        quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
+    return quote
+
+
+def _acceptance_choice(choice: OfferChoice) -> dict:
+    """The Acceptance fields of the customer's choice and its totals."""
+    totals = choice.totals
+    return {
+        "chosen_alternative": choice.alternative,
+        "chosen_optional": choice.optional_keys,
+        "subtotal": totals.subtotal,
+        "discount_amount": totals.discount,
+        "net": totals.net,
+        "tax_amount": totals.tax,
+        "total": totals.total,
+    }
+
+
+def _signer_details(
+    *,
+    name: str,
+    company: str,
+    signature_kind: str,
+    signature_text: str,
+    signature_data: str,
+    signer_timezone: str,
+) -> dict:
+    company = (company or "").strip()
+    if len(company) > 200:
+        raise InvalidValue(_("Use at most 200 characters for your company."), field="company")
+    if signature_kind == SignatureKind.DRAWN:
+        png, text = signature_from_data_url(signature_data), ""
+    elif signature_kind in (SignatureKind.TYPED, "", None):
+        text = " ".join((signature_text or "").split()) or name
+        if len(text) > TYPED_SIGNATURE_MAX:
+            raise InvalidValue(
+                _("Use at most 100 characters for your typed signature."), field="signature"
+            )
+        png, signature_kind = signature_typed_png(text), SignatureKind.TYPED
+    else:
+        raise InvalidValue(
+            _("Draw your signature in the box, or choose to type it."), field="signature"
+        )
+    return {
+        "signer_company": company,
+        "signature_kind": signature_kind,
+        "signature_text": text,
+        "signature_png": png,
+        "signer_timezone": _timezone_name(signer_timezone),
+    }
+
+
+def _timezone_name(name: str) -> str:
+    """The browser's IANA zone if it is one we know, else nothing (a hint, never refused)."""
+    import zoneinfo
+
+    name = (name or "").strip()
+    if not name or len(name) > 64:
+        return ""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return ""
+    return name
+
+
+def _purchase_details(
+    *,
+    po_number: str,
+    invoice_company: str,
+    invoice_tax_id: str,
+    invoice_address_phone: str,
+    invoice_bank_account: str,
+) -> dict:
+    details = {
+        "po_number": po_number_checked(po_number),
+        "invoice_tax_id": credit_code_checked(invoice_tax_id),
+    }
+    limits = {
+        "invoice_company": (invoice_company, 200),
+        "invoice_address_phone": (invoice_address_phone, 300),
+        "invoice_bank_account": (invoice_bank_account, 300),
+    }
+    for field, (value, longest) in limits.items():
+        value = " ".join((value or "").split())
+        if len(value) > longest:
+            raise InvalidValue(
+                _("Use at most %(count)s characters here.") % {"count": longest}, field=field
+            )
+        details[field] = value
+    return details
+
+
+# --- the signed copy -----------------------------------------------------------------------------
+
+
+def _enqueue_signed_copy(acceptance_id: int) -> None:
+    enqueue("proposals.signed_copy", acceptance_id, queue=proposals_setting("PROPOSALS_QUEUE"))
+
+
+def _bind_document(acceptance: Acceptance) -> ProposalDocument | None:
+    """The accepted PDF: bound at acceptance, or now, once the frozen revision's is ready.
+
+    Only the sent PDF is certified: a bound document that is not (a draft's preview, bound
+    before releases that told them apart) is replaced by the sent one, and the change is kept
+    in the quote's history."""
+    revision = acceptance.revision
+    if acceptance.document_id is not None:
+        bound = ProposalDocument.objects.get(pk=acceptance.document_id)
+        if document_is_sent(bound, revision=revision):
+            return bound
+        logger.error(
+            "acceptance %s: bound document %s is not the sent PDF; binding the sent one",
+            acceptance.pk,
+            bound.pk,
+        )
+        QuoteEvent.objects.create(
+            quote_id=revision.quote_id,
+            actor=None,
+            verb=QuoteEventVerb.ACCEPTED_DOCUMENT_REPLACED,
+            details={
+                "revision": revision.label,
+                "document": bound.pk,
+                "sha256": bound.sha256,
+                "reason": "not the sent PDF",
+            },
+        )
+        Acceptance.objects.filter(pk=acceptance.pk).update(document=None, document_sha256="")
+        acceptance.document, acceptance.document_sha256 = None, ""
+    document = document_ready_for(revision=revision, language=acceptance.language)
+    if document is None:
+        documents = ProposalDocument.objects.filter(
+            revision=acceptance.revision, language=acceptance.language
+        ).defer("pdf")
+        failed = documents.filter(status=DocumentStatus.FAILED).order_by("-pk").first()
+        if (
+            failed is not None
+            and not documents.filter(
+                status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING)
+            ).exists()
+        ):
+            # Not asked again by every sweep: a PDF that cannot be made would loop for ever.
+            Acceptance.objects.filter(
+                pk=acceptance.pk, signed_status=DocumentStatus.PENDING
+            ).update(
+                signed_status=DocumentStatus.FAILED,
+                signed_updated_at=timezone.now(),
+                signed_error=f"The accepted PDF could not be made: {failed.error}"[:500],
+            )
+            return None
+        # Its message may have been lost: asking again is idempotent.
+        proposal_request(revision=acceptance.revision, user=None, language=acceptance.language)
+        return None
+    Acceptance.objects.filter(pk=acceptance.pk, document__isnull=True).update(
+        document=document, document_sha256=document.sha256
+    )
+    acceptance.document, acceptance.document_sha256 = document, document.sha256
+    return document
+
+
+def signed_copy_make(*, acceptance_id: int) -> str | None:
+    """Make the signed copy of one acceptance; returns its status, None when not ours to make,
+    "waiting" when the accepted PDF is not ready yet (its render enqueues us again).
+
+    Claimed like a proposal render (pending → rendering, one UPDATE, counted as an attempt;
+    taken over at once from a maker whose process is gone, proposals.documents.claims), retried with
+    backoff, swept when its worker dies. On success quote.signed_copy_ready carries the
+    acceptance's fields, signed_pdf_url and signed_sha256 filled.
+    """
+    acceptance = (
+        Acceptance.objects.select_related("revision__quote__customer", "link")
+        .defer("signed_pdf")
+        .filter(
+            pk=acceptance_id, signed_status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING)
+        )
+        .first()
+    )
+    if acceptance is None:
+        return None
+    now = timezone.now()
+    held = {
+        "pk": acceptance_id,
+        "signed_status": acceptance.signed_status,
+        "signed_claim": acceptance.signed_claim,
+    }
+    if acceptance.signed_status == DocumentStatus.RENDERING:
+        if not claim_abandoned(
+            claimed_by=acceptance.signed_claimed_by,
+            started_at=acceptance.signed_started_at,
+            now=now,
+        ):
+            raise RenderBusy(
+                seconds_until_abandoned(started_at=acceptance.signed_started_at, now=now)
+            )
+        if acceptance.signed_attempts >= proposals_setting("PROPOSALS_MAX_ATTEMPTS"):
+            Acceptance.objects.filter(**held).update(
+                signed_status=DocumentStatus.FAILED,
+                signed_updated_at=now,
+                signed_error=f"The maker stopped {acceptance.signed_attempts} times on this "
+                f"signed copy.",
+            )
+            return None
+        # Its maker is gone: back to pending, then on as any pending copy.
+        if not Acceptance.objects.filter(**held).update(signed_status=DocumentStatus.PENDING):
+            return None
+        held.update(signed_status=DocumentStatus.PENDING)
+    document = _bind_document(acceptance)
+    if document is None:
+        return "waiting"  # or failed with the PDF, see _bind_document
+    claim = uuid.uuid4().hex
+    claimed = Acceptance.objects.filter(**held).update(
+        signed_status=DocumentStatus.RENDERING,
+        signed_claim=claim,
+        signed_claimed_by=claimant(),
+        signed_attempts=F("signed_attempts") + 1,
+        signed_started_at=now,
+        signed_updated_at=now,
+    )
+    if not claimed:
+        return None
+    acceptance.refresh_from_db(fields=["signed_attempts"])
+    mine = Acceptance.objects.filter(
+        pk=acceptance_id, signed_status=DocumentStatus.RENDERING, signed_claim=claim
+    )
+    try:
+        certificate = certificate_pdf(
+            context=certificate_context(acceptance, document=document),
+            language=acceptance.language or acceptance.revision.quote.customer.language,
+        )
+        signed = signed_copy_assemble(original=bytes(document.pdf), certificate=certificate)
+    except Exception as exc:
+        logger.exception("acceptance %s: signed copy failed", acceptance_id)
+        reason = _readable(exc)
+        if isinstance(exc, FetchRefused) or acceptance.signed_attempts >= proposals_setting(
+            "PROPOSALS_MAX_ATTEMPTS"
+        ):
+            mine.update(
+                signed_status=DocumentStatus.FAILED,
+                signed_error=f"{reason} ({acceptance.signed_attempts} attempt(s).)"[:500],
+                signed_updated_at=timezone.now(),
+            )
+            return DocumentStatus.FAILED
+        mine.update(
+            signed_status=DocumentStatus.PENDING,
+            signed_error=reason[:500],
+            signed_updated_at=timezone.now(),
+        )
+        raise RenderRetry(reason) from exc
+    sha256 = hashlib.sha256(signed).hexdigest()
+    with transaction.atomic():  # ready and its webhook deliveries commit together
+        done = mine.update(
+            signed_status=DocumentStatus.READY,
+            signed_pdf=signed,
+            signed_sha256=sha256,
+            signed_error="",
+            signed_ready_at=timezone.now(),
+            signed_updated_at=timezone.now(),
+        )
+        if not done:  # the sweeper gave our claim to another maker: its copy stands
+            return None
+        acceptance.refresh_from_db()
+        quote = acceptance.revision.quote
+        quote_announced.send(
+            sender=Quote,
+            event_type="quote.signed_copy_ready",
+            customer_id=quote.customer_id,
+            data={
+                "quote_id": quote.pk,
+                "number": quote.number,
+                **acceptance_data(acceptance, signed_pdf_url=signed_pdf_url(quote)),
+            },
+        )
+    return DocumentStatus.READY
+
+
+def signed_pdf_url(quote: Quote) -> str:
+    """Where a CRM downloads the signed copy (the API, with its token)."""
+    return settings.PORTAL_URL + reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk])
+
+
+def signed_copies_waiting_for(document: ProposalDocument) -> None:
+    """The accepted PDF is ready: the signed copies waiting for it are made now."""
+    waiting = Acceptance.objects.filter(
+        revision_id=document.revision_id,
+        language=document.language,
+        document__isnull=True,
+        signed_status=DocumentStatus.PENDING,
+    ).values_list("pk", flat=True)
+    for pk in list(waiting):
+        transaction.on_commit(
+            lambda pk=pk: enqueue_or_leave_to_sweeper(
+                "proposals.signed_copy", pk, queue=proposals_setting("PROPOSALS_QUEUE")
+            )
+        )
+
+
+def signed_copies_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:
+    """As proposals_requeue_stuck, for signed copies: a copy `rendering` too long lost its
+    worker (back to pending, or failed after its attempts); one `pending` too long lost its
+    message (sent again)."""
+    older_than = (
+        older_than if older_than is not None else proposals_setting("PROPOSALS_STUCK_AFTER")
+    )
+    cutoff, now = timezone.now() - older_than, timezone.now()
+    limit = proposals_setting("PROPOSALS_MAX_ATTEMPTS")
+    stuck = Acceptance.objects.filter(
+        signed_status=DocumentStatus.RENDERING, signed_started_at__lt=cutoff
+    ).only("pk", "signed_claim", "signed_attempts")
+    for acceptance in stuck:
+        same_claim = Acceptance.objects.filter(
+            pk=acceptance.pk,
+            signed_status=DocumentStatus.RENDERING,
+            signed_claim=acceptance.signed_claim,
+        )
+        if acceptance.signed_attempts >= limit:
+            same_claim.update(
+                signed_status=DocumentStatus.FAILED,
+                signed_updated_at=now,
+                signed_error=f"The maker stopped {acceptance.signed_attempts} times on this "
+                f"signed copy.",
+            )
+        else:
+            same_claim.update(signed_status=DocumentStatus.PENDING, signed_updated_at=cutoff)
+    requeued = 0
+    waiting = Acceptance.objects.filter(
+        signed_status=DocumentStatus.PENDING, signed_updated_at__lte=cutoff
+    )
+    for pk in list(waiting.values_list("pk", flat=True)):
+        Acceptance.objects.filter(pk=pk, signed_status=DocumentStatus.PENDING).update(
+            signed_updated_at=now
+        )
+        _enqueue_signed_copy(pk)
+        requeued += 1
+    return requeued
+
+
+def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quote:
+    reason = (reason or "").strip()
+    if len(reason) > 2000:
+        raise InvalidValue(_("Use at most 2,000 characters."), field="reason")
+    with transaction.atomic():
+        quote, revision = _answerable(link, revision_number)
+        quote = _answer(quote_mark_declined, quote, reason=reason)
+        quote_event(quote, "quote.declined", revision=revision.label, reason=reason)
+    return quote

@@ -1,0 +1,21 @@
+"""The PROPOSALS_* settings and their defaults, read in one place (proposals_setting)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+
+# Defaults of the PROPOSALS_* settings; a project setting of the same name replaces one.
+PROPOSALS_DEFAULTS: dict[str, object] = {
+    "PROPOSALS_MAX_ATTEMPTS": 3,  # renders of one document before it is failed (poison job)
+    # Older than the render task's hard time limit: a row rendering this long lost its worker.
+    "PROPOSALS_STUCK_AFTER": dt.timedelta(minutes=5),
+    "PROPOSALS_QUEUE": None,  # None: Celery's default queue
+    "PROPOSALS_LINK_DAYS": 30,
+    "PROPOSALS_LINK_MAX_DAYS": 365,
+}
+
+
+def proposals_setting(name: str):
+    return getattr(settings, name, PROPOSALS_DEFAULTS[name])

@@ -1,0 +1,335 @@
+"""Reads of proposal documents: what a proposal says (the PDF and the customer's page share it),
+who prints it as the seller, and which document is a frozen revision's sent PDF.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.db.models import (
+    Case,
+    F,
+    Prefetch,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.utils import timezone
+
+from portal.models import CompanyProfile, User
+from proposals.models import (
+    DocumentStatus,
+    ProposalDocument,
+)
+from quoting.designs.services.tco import tco_presented
+from quoting.designs.svg.fabric import drawing_in
+from quoting.designs.svg.tco import chart_in
+from quoting.quotes import content_hash
+from quoting.quotes.models import (
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
+from quoting.quotes.selectors import (
+    ROUNDING_RULE,
+    AlternativeDelta,
+    Totals,
+    line_amount,
+    quotes_visible_to,
+    revision_alternatives,
+    revision_totals,
+)
+from quoting.quotes.services.snapshots import revision_snapshot_current
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    line: QuoteLine
+    amount: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class Seller:
+    """Who makes the offer, in the reader's language: every field may be empty (no profile set),
+    and the template prints only what there is."""
+
+    legal_name: str = ""
+    address: str = ""
+    phone: str = ""
+    email: str = ""
+    website: str = ""
+    tax_number: str = ""
+    bank_name: str = ""
+    bank_account: str = ""
+    logo_uri: str = ""  # data: URI of the uploaded logo
+    contact_name: str = ""  # the quote's owner, the sales engineer the customer talks to
+    contact_email: str = ""
+    contact_phone: str = ""
+
+    @property
+    def has_company(self) -> bool:
+        return bool(self.legal_name)
+
+    @property
+    def has_contact(self) -> bool:
+        return bool(self.contact_name or self.contact_email or self.contact_phone)
+
+
+def seller_for(*, owner: User | None, language: str) -> Seller:
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    contact = {}
+    if owner is not None:
+        contact = {
+            "contact_name": owner.get_full_name() or owner.get_username(),
+            "contact_email": owner.email,
+            "contact_phone": owner.phone,
+        }
+    if profile is None:
+        return Seller(**contact)
+    logo_uri = ""
+    if profile.logo and profile.logo_type:
+        encoded = base64.b64encode(bytes(profile.logo)).decode()
+        logo_uri = f"data:{profile.logo_type};base64,{encoded}"
+    return Seller(
+        legal_name=profile.legal_name_for(language),
+        address=profile.address_for(language),
+        phone=profile.phone,
+        email=profile.email,
+        website=profile.website,
+        tax_number=profile.tax_number,
+        bank_name=profile.bank_name,
+        bank_account=profile.bank_account,
+        logo_uri=logo_uri,
+        **contact,
+    )
+
+
+SELLER_PRINTED = ("first_name", "last_name", "username", "email", "phone")
+
+
+def seller_printed(*, owner_id: int | None) -> str:
+    """What changes the seller block of a proposal: the profile's last edit and the owner's
+    contact, read in one query."""
+    profile_edited = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).values(
+        "updated_at"
+    )[:1]
+    owner = (
+        User.objects.filter(pk=owner_id)
+        .annotate(profile_edited=Subquery(profile_edited))
+        .values_list(*SELLER_PRINTED, "profile_edited")
+        .first()
+    )
+    if owner is None:
+        return str(
+            CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK)
+            .values_list("updated_at", flat=True)
+            .first()
+        )
+    return "|".join(str(part) for part in owner)
+
+
+@dataclass(frozen=True)
+class ProposalContent:
+    revision: QuoteRevision
+    issued: object  # date
+    sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in the order of Section
+    support_promises: list[tuple[str, str]]  # (support line, what it promises), customer's language
+    totals: Totals
+    alternatives: list[AlternativeDelta]
+    design: dict | None
+    drawing_uri: str | None
+    tco: dict | None
+    tco_charts: list[str] = field(default_factory=list)  # data: URIs
+    seller: Seller = field(default_factory=Seller)
+    rounding_rule: str = ROUNDING_RULE
+    # The comparison as printed: network capex apart from servers, each option's pricing named.
+    tco_view: dict | None = None
+    # The appendix (PDF only): the design's racks and power table, and its elevations in the
+    # reader's language, (data: URI, racks' names, how many racks); see quoting.designs.svg.racks.
+    racks: dict | None = None
+    rack_figures: list[tuple[str, str, int]] = field(default_factory=list)
+    # The fingerprint of the revision and lines read here (quoting.quotes.content_hash), in the
+    # version of the one stored at the send: what a rendered PDF records it was made from.
+    content_sha256: str = ""
+
+    @property
+    def quote(self):
+        return self.revision.quote
+
+
+def svg_data_uri(svg: str) -> str:
+    """Drawings travel as data: images: the PDF fetcher allows them, and the customer page's CSP
+    needs no inline styles for the drawing's own <style>."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalContent:
+    """What the proposal says, read from the revision's frozen snapshots: nothing is designed or
+    computed again (a revision made before snapshots gets its drawing and charts once, here)."""
+    revision = (
+        QuoteRevision.objects.select_related(
+            "quote__customer", "quote__project", "quote__owner", "design"
+        )
+        .prefetch_related(
+            Prefetch(
+                "lines", queryset=QuoteLine.objects.select_related("product").order_by("position")
+            )
+        )
+        .get(pk=revision.pk)
+    )
+    revision = revision_snapshot_current(revision=revision)
+    lines = list(revision.lines.all())
+    sections: dict[str, list[Row]] = {s: [] for s in Section.values}
+    # A line of nothing (a design's unused role, a line zeroed while editing) adds nothing to the
+    # totals and means nothing to the customer: it is not printed.
+    for line in (ln for ln in lines if ln.quantity):
+        amount = line_amount(
+            quantity=line.quantity,
+            unit_price=line.unit_price,
+            discount_percent=line.discount_percent,
+        )
+        sections[line.section].append(Row(line, amount))
+    chinese = language.startswith("zh")
+    promises = [
+        (
+            (ln.product.name_zh if chinese else "") or ln.description,
+            (ln.product.description_zh if chinese else "") or ln.product.description_en,
+        )
+        for ln in lines
+        if ln.section == Section.SUPPORT and ln.product is not None and ln.quantity
+    ]
+    drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
+    return ProposalContent(
+        revision=revision,
+        issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
+        sections=[(s, Section(s).label, rows) for s, rows in sections.items() if rows],
+        support_promises=[(name, promise) for name, promise in promises if promise],
+        totals=revision_totals(revision=revision, lines=lines),
+        alternatives=revision_alternatives(revision=revision, lines=lines),
+        design=revision.design_snapshot or None,
+        drawing_uri=svg_data_uri(drawing) if drawing else None,
+        tco=revision.tco_snapshot or None,
+        tco_charts=[svg_data_uri(chart_in(chart, language)) for chart in revision.tco_charts or []],
+        seller=seller_for(owner=revision.quote.owner, language=language),
+        tco_view=tco_presented(revision.tco_snapshot),
+        racks=revision.design_racks or None,
+        rack_figures=_rack_figures(revision.design_racks, language),
+        content_sha256=content_hash.content_sha256(
+            revision,
+            lines,
+            quote_number=revision.quote.number,
+            currency=revision.quote.currency,
+            version=content_hash.content_version(revision.content_sha256),
+        ),
+    )
+
+
+def _rack_figures(racks: dict | None, language: str) -> list[tuple[str, str, int]]:
+    """The elevations kept in the reader's language (else the first kept), with their racks."""
+    kept = (racks or {}).get("elevations")
+    if not kept:
+        return []
+    svgs = kept.get(language) or next(iter(kept.values()))
+    return [
+        (svg_data_uri(svg), figure["racks"], figure["count"])
+        for svg, figure in zip(svgs, racks["figures"], strict=True)
+    ]
+
+
+# --- documents -----------------------------------------------------------------------------------
+
+
+def _sent_candidates(
+    *, revision: QuoteRevision, language: str | None
+) -> QuerySet[ProposalDocument]:
+    """Documents that may be the sent PDF of a frozen revision: requested after it was frozen,
+    not draft previews (none at all for a revision still being edited)."""
+    if revision.frozen_at is None or not revision.content_sha256:
+        return ProposalDocument.objects.none()
+    documents = ProposalDocument.objects.filter(
+        revision=revision, is_draft=False, created_at__gte=revision.frozen_at
+    )
+    return documents if language is None else documents.filter(language=language)
+
+
+def _sent_ready(revision: QuoteRevision) -> Q:
+    """Ready, rendered after the freeze, from exactly the content that was frozen."""
+    return Q(
+        status=DocumentStatus.READY,
+        started_at__gte=revision.frozen_at,
+        content_sha256=revision.content_sha256,
+    )
+
+
+def document_is_sent(document: ProposalDocument, *, revision: QuoteRevision) -> bool:
+    """The same rule as document_ready_for, for one document in hand (an acceptance's)."""
+    return (
+        revision.frozen_at is not None
+        and bool(revision.content_sha256)
+        and document.revision_id == revision.pk
+        and not document.is_draft
+        and document.status == DocumentStatus.READY
+        and document.started_at is not None
+        and document.started_at >= revision.frozen_at
+        and document.content_sha256 == revision.content_sha256
+    )
+
+
+def documents_sent(
+    *, revision: QuoteRevision, language: str | None = None
+) -> QuerySet[ProposalDocument]:
+    """The sent PDFs of a frozen revision, ready or on their way (pending or rendering); none
+    for a draft. Without the bytes."""
+    return (
+        _sent_candidates(revision=revision, language=language)
+        .filter(
+            _sent_ready(revision) | Q(status__in=(DocumentStatus.PENDING, DocumentStatus.RENDERING))
+        )
+        .defer("pdf")
+    )
+
+
+def document_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
+    """The sent document a view of a frozen revision shows: the first ready one, else the first
+    on its way (pending or rendering), else None (then proposal_request() makes one)."""
+    documents = documents_sent(revision=revision, language=language)
+    ready_first = Case(When(status=DocumentStatus.READY, then=Value(0)), default=Value(1))
+    # Not the PDF's bytes: the page asks only whether it is ready (the download reads them).
+    return documents.order_by(ready_first, "pk").first()
+
+
+def document_ready_for(*, revision: QuoteRevision, language: str) -> ProposalDocument | None:
+    """The first sent PDF of a frozen revision: the very bytes the customer was sent. Never a
+    draft's preview, never one rendered before the freeze or from other content."""
+    return (
+        _sent_candidates(revision=revision, language=language)
+        .filter(_sent_ready(revision))
+        .order_by("pk")
+        .first()
+    )
+
+
+def documents_astray() -> QuerySet[ProposalDocument]:
+    """Ready documents that pass for a sent PDF (no draft preview) but are not their revision as
+    sent: of a revision never frozen, requested or rendered before its freeze, or of other
+    content. The integrity check (manage.py check_sent_pdfs) expects none."""
+    return (
+        ProposalDocument.objects.filter(status=DocumentStatus.READY, is_draft=False)
+        .filter(
+            Q(revision__frozen_at__isnull=True)
+            | ~Q(content_sha256=F("revision__content_sha256"))
+            | Q(created_at__lt=F("revision__frozen_at"))
+            | Q(started_at__lt=F("revision__frozen_at"))
+        )
+        .defer("pdf")
+    )
+
+
+def documents_visible_to(*, user: User) -> QuerySet[ProposalDocument]:
+    return ProposalDocument.objects.filter(
+        revision__quote__in=quotes_visible_to(user=user).values("pk")
+    ).select_related("revision__quote")

@@ -1,0 +1,230 @@
+"""POST /api/v1/designs/: compute a fabric design without saving it (saving belongs to projects)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from portal.api.exceptions import validation_error
+from quoting.designs.api.contract import serializer_fields
+from quoting.designs.services.designs import (
+    design_compute,
+    design_install_layout,
+    design_server_defaults,
+    site_from_json,
+)
+from quoting.designs.svg.fabric import fabric_svg
+from quoting.engine.contract import specs
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
+from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.install import SITE_FIELDS, SiteInputs
+from quoting.engine.install.pack import pack_zip_chunks
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
+
+
+def workload_field(**kwargs) -> serializers.ChoiceField:
+    """The job a TCO comparison assumes: one of the TCO engine's workload presets."""
+    return serializers.ChoiceField(
+        choices=[(key, preset.label) for key, preset in WORKLOAD_PRESETS.items()],
+        help_text="The workload preset the TCO comparison assumes: "
+        + ", ".join(WORKLOAD_PRESETS)
+        + f". Default {DEFAULT_WORKLOAD}.",
+        **kwargs,
+    )
+
+
+_RequirementFields = type(
+    "_RequirementFields", (serializers.Serializer,), serializer_fields(FabricRequirements)
+)
+_PART_FIELDS = tuple(name for name, s in specs(FabricRequirements).items() if s.kind == "part")
+
+
+class DesignRequestSerializer(_RequirementFields):
+    """FabricRequirements' fields, built from its specs; the engine's check has the last word."""
+
+    def validate(self, attrs):
+        unknown = set(self.initial_data) - set(self.fields)
+        if unknown:
+            raise serializers.ValidationError(
+                {name: ["Unknown field."] for name in sorted(unknown)}
+            )
+        for name in _PART_FIELDS:  # empty, as on the page: let the engine choose
+            if attrs.get(name) == "":
+                attrs[name] = None
+        if attrs.get("server_part_number"):
+            defaults = design_server_defaults(
+                part_number=attrs["server_part_number"], family=attrs["family"]
+            )
+            attrs |= {k: v for k, v in defaults.items() if k not in self.initial_data}
+        try:
+            check_requirements(FabricRequirements(**self._requirement_values(attrs)))
+        except InvalidInput as error:
+            raise validation_error(error) from error
+        return attrs
+
+    @staticmethod
+    def _requirement_values(attrs) -> dict:
+        return {k: v for k, v in attrs.items() if k in FabricRequirements.__dataclass_fields__}
+
+    def requirements(self) -> FabricRequirements:
+        return FabricRequirements(**self._requirement_values(self.validated_data))
+
+
+_SiteFields = type("_SiteFields", (DesignRequestSerializer,), serializer_fields(SiteInputs))
+
+
+class DesignOnSiteSerializer(_SiteFields):
+    """The design request's fields and the site's (SiteInputs' specs; the defaults for what it
+    leaves out): the design's cables are measured on the site's rack layout. The layout checks
+    the rules across them (a rack too small for one server, a design too large for the site)."""
+
+    def site(self) -> SiteInputs:
+        return site_from_json({k: v for k, v in self.validated_data.items() if k in SITE_FIELDS})
+
+
+class InstallPackRequestSerializer(DesignOnSiteSerializer):
+    """The design and the site it is laid out on, for its installation pack."""
+
+
+class BomLineSerializer(serializers.Serializer):
+    sku = serializers.CharField()
+    category = serializers.CharField()
+    quantity = serializers.IntegerField()
+    role = serializers.CharField()
+    name = serializers.CharField()
+
+
+class PortsSerializer(serializers.Serializer):
+    used = serializers.IntegerField()
+    free = serializers.IntegerField()
+
+
+class PowerSerializer(serializers.Serializer):
+    typical = serializers.IntegerField()
+    max = serializers.IntegerField()
+
+
+class DesignSerializer(serializers.Serializer):
+    """The design contract: these keys always exist; more are added freely."""
+
+    tiers = serializers.IntegerField()
+    gpu_count = serializers.IntegerField()
+    node_count = serializers.IntegerField()
+    endpoint_ports = serializers.IntegerField()
+    switch_sku = serializers.CharField()
+    nic_sku = serializers.CharField()
+    server_sku = serializers.CharField(
+        allow_null=True, help_text="The chosen server whose cages decide the host optics, or null."
+    )
+    leaf_count = serializers.IntegerField()
+    spine_count = serializers.IntegerField()
+    core_count = serializers.IntegerField()
+    ports = PortsSerializer()
+    ports_by_tier = serializers.DictField(child=PortsSerializer())
+    links = serializers.DictField(child=serializers.IntegerField())
+    links_per_leaf_per_spine = serializers.IntegerField()
+    oversubscription = serializers.FloatField()
+    bom = BomLineSerializer(many=True)
+    power_w = PowerSerializer()
+    rack_units = serializers.IntegerField()
+    injection_gbps = serializers.IntegerField()
+    bisection_gbps = serializers.IntegerField()
+    max_hops = serializers.IntegerField()
+    subnet_manager = serializers.CharField()
+    ufm_appliances = serializers.JSONField(
+        allow_null=True,
+        help_text="UFM appliances cabled into leaf ports (links are in links['ufm-leaf'] and the "
+        "BOM's 'ufm-leaf' lines), or null.",
+    )
+    headroom = serializers.DictField(child=serializers.IntegerField())
+    pre_provisioned = serializers.JSONField(allow_null=True)
+    next_step = serializers.JSONField(allow_null=True)
+    media = serializers.JSONField()
+    management = serializers.DictField(child=serializers.IntegerField())
+    storage = serializers.JSONField(
+        allow_null=True,
+        help_text="The separate storage fabric (its parts are in bom with roles 'storage ...'), "
+        "or null.",
+    )
+    site = serializers.JSONField(
+        allow_null=True,
+        help_text="The site inputs the cables were measured on (every field, defaults filled "
+        "in); media with measured=true buy each cable for its own run there.",
+    )
+    warnings = serializers.ListField(child=serializers.CharField())
+    advice = serializers.ListField(child=serializers.CharField())
+
+
+class DesignViewSet(viewsets.ViewSet):
+    """Fabric designs computed from the catalog, never stored here."""
+
+    def _design(self, request):
+        serializer = DesignOnSiteSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            return design_compute(requirements=serializer.requirements(), site=serializer.site())
+        except InvalidInput as error:
+            raise validation_error(error) from error
+
+    @extend_schema(
+        request=DesignOnSiteSerializer,
+        responses={
+            200: DesignSerializer,
+            400: OpenApiResponse(description="Field errors: {field: [message, ...]}"),
+        },
+        summary="Design a fabric (not saved)",
+    )
+    def create(self, request):
+        return Response(self._design(request).as_dict(), status=status.HTTP_200_OK)
+
+    @extend_schema(
+        request=DesignOnSiteSerializer,
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+        summary="The design's cable schedule as CSV",
+    )
+    @action(detail=False, methods=["post"], url_path="cable-schedule")
+    def cable_schedule(self, request):
+        design = self._design(request)
+        response = StreamingHttpResponse(
+            cable_schedule_csv_lines(design), content_type="text/csv; charset=utf-8"
+        )
+        response["Content-Disposition"] = 'attachment; filename="cable-schedule.csv"'
+        return response
+
+    @extend_schema(
+        request=InstallPackRequestSerializer,
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            400: OpenApiResponse(description="Field errors: {field: [message, ...]}"),
+        },
+        summary="The design's installation pack (zip): racks, labelled cables, "
+        "elevations, Slurm, ibdiagnet, UFM NDT and NetBox files",
+    )
+    @action(detail=False, methods=["post"], url_path="install-pack")
+    def install_pack(self, request):
+        serializer = InstallPackRequestSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        try:
+            design = design_compute(requirements=serializer.requirements(), site=serializer.site())
+            layout = design_install_layout(design=design, site=serializer.site(), interactive=True)
+        except InvalidInput as error:
+            raise validation_error(error) from error
+        response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+        response["Content-Disposition"] = (
+            f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"'
+        )
+        return response
+
+    @extend_schema(
+        request=DesignOnSiteSerializer,
+        responses={(200, "image/svg+xml"): OpenApiTypes.STR},
+        summary="The design's drawing as SVG",
+    )
+    @action(detail=False, methods=["post"])
+    def drawing(self, request):
+        return HttpResponse(fabric_svg(self._design(request)), content_type="image/svg+xml")

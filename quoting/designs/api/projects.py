@@ -1,0 +1,233 @@
+"""Projects and their saved designs: /api/v1/projects/, /api/v1/projects/{id}/designs/."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from portal.api.base import (
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_ERRORS,
+    LIST_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ServiceViewSetMixin,
+    errors,
+)
+from portal.api.idempotency import idempotent
+from quoting.customers.filters import ProjectFilter
+from quoting.customers.models import Customer, Project
+from quoting.customers.selectors import customers_visible_to, projects_visible_to
+from quoting.customers.services import project_create, project_delete, project_update
+from quoting.designs.api.designs import DesignOnSiteSerializer, workload_field
+from quoting.designs.models import SavedDesign
+from quoting.designs.services.saved import design_save
+from quoting.designs.services.snapshots import design_snapshot_current
+from quoting.engine.fabric import FabricRequirements
+from quoting.engine.install import SITE_FIELDS
+from quoting.engine.tco.presets import DEFAULT_WORKLOAD
+
+
+class ProjectInputSerializer(serializers.Serializer):
+    customer = serializers.PrimaryKeyRelatedField(
+        queryset=Customer.objects.none(),
+        help_text="A customer you may see. Fixed once the project has quotes (changing it is a "
+        "400); before that, only another customer of the same team.",
+    )
+    name = serializers.CharField(max_length=200)
+    notes = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "request" not in self.context:  # the schema generator
+            return
+        self.fields["customer"].queryset = customers_visible_to(user=self.context["request"].user)
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username", read_only=True)
+
+    class Meta:
+        model = Project
+        fields = [
+            "id",
+            "customer",
+            "name",
+            "notes",
+            "requirements",
+            "owner",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class SavedDesignInputSerializer(DesignOnSiteSerializer):
+    """The body of POST /api/v1/designs/ (requirements and site) plus the name to keep it under
+    and the workload its TCO comparison assumes."""
+
+    name = serializers.CharField(max_length=200)
+    workload = workload_field(required=False, default=DEFAULT_WORKLOAD)
+
+    def requirements(self) -> FabricRequirements:
+        values = {
+            name: value
+            for name, value in self.validated_data.items()
+            if name in FabricRequirements.__dataclass_fields__
+        }
+        return FabricRequirements(**values)
+
+    def site_values(self) -> dict:
+        return {k: v for k, v in self.validated_data.items() if k in SITE_FIELDS and v is not None}
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": True,
+        "description": "The design as computed then (the keys of POST /designs/; "
+        "a snapshot older than a key lacks it).",
+    }
+)
+class DesignSnapshotField(serializers.JSONField):
+    """Returned as stored: a snapshot never changes after it is saved."""
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "additionalProperties": True,
+        "description": "The bill of materials priced in the customer's currency "
+        "when the design was saved: lines, totals, price sources.",
+    }
+)
+class PricedBomField(serializers.JSONField):
+    """The snapshot's priced BOM, as stored."""
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "additionalProperties": True,
+        "description": "The TCO comparison computed with the design: its "
+        "currency, request (the inputs) and result (as POST /tco/ answers).",
+    }
+)
+class TcoSnapshotField(serializers.Field):
+    """The snapshot's TCO comparison without its drawn charts (pages draw them)."""
+
+    def to_representation(self, tco):
+        return {key: tco[key] for key in ("currency", "request", "result") if key in tco}
+
+    def get_attribute(self, design):
+        return design.tco or None  # an empty snapshot prints null
+
+
+class SavedDesignSerializer(serializers.ModelSerializer):
+    created_by = serializers.CharField(source="created_by.username", read_only=True)
+    result = DesignSnapshotField(read_only=True)
+    priced_bom = PricedBomField(read_only=True)
+    tco = TcoSnapshotField(read_only=True, allow_null=True)
+
+    class Meta:
+        model = SavedDesign
+        fields = [
+            "id",
+            "project",
+            "name",
+            "requirements",
+            "workload",
+            "result",
+            "priced_bom",
+            "tco",
+            "created_by",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List projects you may see",
+        responses={200: ProjectSerializer(many=True), **errors(*LIST_ERRORS)},
+    ),
+    retrieve=extend_schema(
+        summary="One project", responses={200: ProjectSerializer, **errors(*READ_ERRORS)}
+    ),
+    destroy=extend_schema(
+        summary="Delete a project without quotes", responses={204: None, **errors(*WRITE_ERRORS)}
+    ),
+    create=extend_schema(
+        summary="Create a project",
+        request=ProjectInputSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: ProjectSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    ),
+    partial_update=extend_schema(
+        summary="Rename a project or change its notes",
+        description="The customer may change only while the project has no quotes, and only "
+        "to a customer of the same team: otherwise 400 naming `customer`.",
+        request=ProjectInputSerializer,
+        responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)},
+    ),
+)
+class ProjectViewSet(
+    ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+):
+    serializer_class = ProjectSerializer
+    input_serializer_class = ProjectInputSerializer
+    filterset_class = ProjectFilter
+    ordering_fields = ["name", "created_at", "updated_at"]
+    ordering = ["customer", "name"]
+
+    def get_queryset(self):
+        return projects_visible_to(user=self.request.user)
+
+    def create_service(self, data):
+        return project_create(owner=self.request.user, **data)
+
+    def update_service(self, project, data):
+        return project_update(project=project, **data)
+
+    def destroy_service(self, project):
+        project_delete(project=project)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="The project's saved designs",
+        responses={200: SavedDesignSerializer(many=True), **errors(*LIST_ERRORS)},
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Design a fabric and save it in the project",
+        request=SavedDesignInputSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: SavedDesignSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    )
+    @action(detail=True, methods=["get", "post"], filter_backends=[], pagination_class=None)
+    def designs(self, request, pk=None):
+        project = self.get_object()
+        if request.method == "GET":
+            designs = project.designs.select_related("created_by", "project__customer")
+            # Rows saved before the current snapshot are computed once here (lazy migration).
+            designs = [design_snapshot_current(design=d) for d in designs.order_by("-created_at")]
+            return Response(SavedDesignSerializer(designs, many=True).data)
+        return self._design_save(request, project)
+
+    @idempotent
+    def _design_save(self, request, project):
+        data = SavedDesignInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        design = design_save(
+            project=project,
+            name=data.validated_data["name"],
+            requirements=data.requirements(),
+            user=request.user,
+            workload=data.validated_data["workload"],
+            site=data.site_values(),
+        )
+        return Response(SavedDesignSerializer(design).data, status=status.HTTP_201_CREATED)

@@ -1,0 +1,228 @@
+"""Fabric designs: the catalog, turned into engine specs, fed to the pure-Python engine."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from catalog.models import Category, Product
+from catalog.selectors import product_specs
+from quoting.designs.selectors import PricedBom, bom_priced
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import (
+    FabricDesign,
+    FabricRequirements,
+    designable_generations,
+)
+from quoting.engine.fabric.requirements import (  # noqa: F401 - the designs' names for them
+    NIC_GENERATIONS,
+    REQUIREMENT_FIELDS,
+    requirements_from_json,
+)
+from quoting.engine.install import (
+    SITE_FIELDS,
+    InstallLayout,
+    SiteInputs,
+    design_on_site,
+    plan_layout,
+)
+from quoting.engine.messages import Message, gettext_noop, message
+
+
+def design_compute(
+    *, requirements: FabricRequirements, site: SiteInputs | None = None
+) -> FabricDesign:
+    """Design a fabric from the current catalog, laid out on `site` (the default site when not
+    given): the runs measured there pick the media and the cable lengths of the BOM. Raises
+    InvalidInput naming the bad requirement or site field."""
+    return design_on_site(requirements, product_specs(), site or SiteInputs())
+
+
+def design_site(design: FabricDesign) -> SiteInputs:
+    """The site a design was measured on (the default site for a design that was not)."""
+    return SiteInputs(**design.lengths.site) if design.lengths else SiteInputs()
+
+
+def design_nic_generations() -> list[tuple[str, str]]:
+    """The NIC generations (value, label) the current catalog can design: the design and project
+    forms offer only these, so no choice on the page is bound to fail."""
+    designable = set(designable_generations(product_specs(), dict(NIC_GENERATIONS)))
+    return [(value, label) for value, label in NIC_GENERATIONS if value in designable]
+
+
+def design_server_defaults(*, part_number: str, family: str) -> dict:
+    """What a catalog server says about fields a request leaves out: its GPUs per server and
+    its NIC generation (on Ethernet, the Ethernet generation of the same speed). Empty for a
+    part that is not a catalog server: the engine refuses it on its field."""
+    server = Product.objects.filter(part_number=part_number, category=Category.SERVER).first()
+    if server is None:
+        return {}
+    defaults = {}
+    if server.gpu_count:
+        defaults["gpus_per_server"] = server.gpu_count
+    if server.generation:
+        if family == "infiniband":
+            defaults["nic_generation"] = server.generation
+        elif server.generation in TWO_PLANE_ETHERNET:
+            # An 800G ConnectX-8 cage runs Spectrum-X as 2 x 400GbE, one port on each plane.
+            defaults["nic_generation"], defaults["planes"] = TWO_PLANE_ETHERNET[server.generation]
+        else:
+            defaults["nic_generation"] = ALTERNATIVE_GENERATION.get(
+                server.generation, server.generation
+            )
+    return defaults
+
+
+def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
+    """The design's BOM at list prices in one currency (bom_priced: the one pricing rule)."""
+    return bom_priced(bom=design.bom, currency=currency)
+
+
+# The other fabric family's NIC generation at the same per-port speed.
+ALTERNATIVE_GENERATION = {
+    "NDR": "400GbE",
+    "XDR": "800GbE",
+    "HDR": "200GbE",
+    "400GbE": "NDR",
+    "800GbE": "XDR",
+    "200GbE": "HDR",
+}
+# XDR hosts on Ethernet: NVIDIA's B300 Spectrum-X build splits each 800G cage over two 400GbE
+# planes (no 800GbE switch is in the catalog).
+TWO_PLANE_ETHERNET = {"XDR": ("400GbE", 2)}
+
+
+def design_servers_per_leaf(design: FabricDesign) -> int:
+    """Servers a job can span without crossing the spine layer (the TCO's cross-leaf share)."""
+    t = design.topology
+    if t.tiers == 1:
+        return t.servers  # one switch per plane: no spine to cross
+    if t.rail_optimized:
+        return t.leaf_capacity  # a rail group: each server has one port on each rail's leaf
+    return max(1, t.leaf_capacity // t.rails)  # a server's ports all on one leaf
+
+
+def design_other_family(design: FabricDesign) -> FabricDesign | None:
+    """The same cluster on the other fabric family (InfiniBand <-> RoCE) at the same port speed,
+    for the TCO comparison; None when the catalog cannot build it."""
+    req = design.requirements
+    other_family = "ethernet" if req.family == "infiniband" else "infiniband"
+    other_generation, planes = ALTERNATIVE_GENERATION.get(req.nic_generation), 1
+    if other_family == "ethernet" and req.nic_generation in TWO_PLANE_ETHERNET:
+        other_generation, planes = TWO_PLANE_ETHERNET[req.nic_generation]
+    elif design.server is not None and design.server.generation in TWO_PLANE_ETHERNET:
+        other_generation = design.server.generation  # the server's own cages, one plane
+    if not other_generation:
+        return None
+    try:
+        return design_compute(
+            requirements=replace(
+                req,
+                family=other_family,
+                nic_generation=other_generation,
+                planes=planes,
+                switch_part_number=None,
+                nic_part_number=None,
+                subnet_manager="auto",
+            ),
+            site=design_site(design),
+        )
+    except InvalidInput:
+        return None  # the catalog cannot build it: compare with what it can
+
+
+# What the TCO model reads of a design: kept in the saved design's snapshot, so its comparison
+# can be priced in another currency without designing again.
+TCO_FACTS = (
+    "endpoint_ports",
+    "node_count",
+    "subnet_manager",
+    "injection_gbps",
+    "power_w",
+    "oversubscription",
+    "bom",
+)
+
+
+def design_tco_facts(design: FabricDesign, summary: dict | None = None) -> dict:
+    summary = summary if summary is not None else design.as_dict()
+    return {key: summary[key] for key in TCO_FACTS} | {
+        "family": design.switch.family,
+        "servers_per_leaf": design_servers_per_leaf(design),
+    }
+
+
+def design_tco_inputs(design: FabricDesign, summary: dict | None = None, gpu: str = "H100") -> dict:
+    """Everything the design's TCO comparison needs except prices: this design and the other
+    family's (the engine runs here, once), with the GPUs and servers it is for."""
+    req = design.requirements
+    if design.server is not None and design.server.gpu_model:
+        gpu = design.server.gpu_model  # the chosen server's GPUs and price, not the cheapest
+    designs = [design_tco_facts(design, summary)]
+    other = design_other_family(design)
+    if other is not None:
+        designs.append(design_tco_facts(other))
+    return {
+        "gpu": gpu,
+        "gpus_per_server": req.gpus_per_server,
+        "server_part_number": req.server_part_number,
+        "family": req.family,
+        "designs": designs,
+    }
+
+
+# --- messages in a snapshot ---------------------------------------------------------------------
+
+
+def message_json(message: Message) -> dict:
+    """An engine Message as a snapshot keeps it, so a page can still translate it."""
+    return message.as_json()
+
+
+def message_from_json(data) -> Message | str:
+    return Message.from_json(data)
+
+
+def design_messages_json(design: FabricDesign) -> dict:
+    return {
+        "warnings": [message_json(m) for m in design.warning_messages],
+        "advice": [message_json(m) for m in design.advice_messages],
+    }
+
+
+def design_site_inputs(design) -> dict:
+    """The site a saved design is measured on: the one its snapshot was computed for (a snapshot
+    from before sites changed the BOM has none: the defaults)."""
+    return dict((design.result or {}).get("site") or {})
+
+
+def site_from_json(data: dict) -> SiteInputs:
+    """SiteInputs from posted or typed values; unknown keys are refused, not ignored. The
+    engine checks bounds and the rules across fields when it plans the layout."""
+    unknown = sorted(set(data) - set(SITE_FIELDS))
+    if unknown:
+        raise InvalidInput({key: ["is not a site input."] for key in unknown})
+    return SiteInputs(**data)
+
+
+# A pack built while a request waits (design API, design page): about 100,000 cable legs and
+# ten seconds of CPU at most; a larger one is built by the worker for a quote revision.
+INSTALL_PACK_INTERACTIVE_MAX_GPUS = 32_768
+
+
+def design_install_layout(
+    *, design: FabricDesign, site: SiteInputs, interactive: bool = False
+) -> InstallLayout:
+    """Racks, placed devices and labelled cables of a design on a site (the installation pack's
+    source). Raises InvalidInput naming the site field at fault."""
+    if interactive and design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
+        raise InvalidInput.field(
+            "gpu_count",
+            message(
+                gettext_noop(
+                    "an installation pack of more than {gpus} GPUs is built by a worker: "
+                    "save the design, quote it and ask for the revision's pack."
+                ),
+                gpus=f"{INSTALL_PACK_INTERACTIVE_MAX_GPUS:,}",
+            ),
+        )
+    return plan_layout(design, site, product_specs())

@@ -1,0 +1,357 @@
+"""TCO: the catalog's GPU figures fed to the pure-Python TCO engine, and a design's comparison."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from django.conf import settings
+from django.utils import translation
+
+from catalog.models import Category, Lifecycle, Product
+from catalog.selectors import gpu_peak_tflops, price_lookup
+from quoting.designs.selectors import bom_priced
+from quoting.designs.services.designs import design_tco_inputs
+from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricDesign
+from quoting.engine.money import round_money
+from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
+from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
+from quoting.engine.tco.names import COMMODITY, OTHER_FAMILY, THIS_DESIGN, UNTUNED
+from quoting.engine.tco.presets import (
+    DEFAULT_WORKLOAD,
+    MAX_OVERSUBSCRIPTION,
+    MAX_SERVERS_PER_LEAF,
+    WORKLOAD_PRESETS,
+)
+
+# How an option's network is priced in a comparison, as the proposal labels it.
+PRICED_QUOTED = "quoted"  # the quote's own lines, after line and quote discounts
+PRICED_LIST_LESS_DISCOUNT = "list_less_discount"  # list price less the quote's overall discount
+PRICED_LIST = "list"  # list price
+NOT_PRICED = "not_priced"  # no design, so no price (the commodity build)
+# The cheap build the seed's claim is about: two 100G ports per 8-GPU node, commodity Ethernet.
+COMMODITY_OPTION = {"name": COMMODITY, "transport": "roce", "nics_per_node": 2, "nic_gbps": 100}
+
+
+def tco_compute(*, data: Any) -> TcoResult:
+    """Compute the TCO of a JSON-style body; raises InvalidInput with dotted field names.
+
+    `gpu` is a model name looked up in the catalog's servers (or the body gives `peak_tflops`).
+    """
+    return compute_tco(TcoRequest.from_dict(data, gpu_catalog=gpu_peak_tflops()))
+
+
+def tco_option_from_design(
+    *,
+    name: str,
+    design_dict: dict,
+    network_capex: Any,
+    transport: str | None = None,
+    network_opex_per_year: Any = 0,
+    servers_per_leaf: int | None = None,
+) -> dict:
+    """A `fabrics` entry of the TCO body from a fabric design's `as_dict()` and its quoted price.
+
+    Per-node bandwidth is what the model needs, so every endpoint port of a node (over all
+    planes) counts as one NIC at the design's port speed. Only InfiniBand designs run a subnet
+    manager, which tells the transport when the caller does not; Ethernet is taken as tuned RoCE,
+    since that is what we design and quote. The leaf's achieved oversubscription comes with it
+    (a leaf cabled with spare uplinks counts as non-blocking); `network_opex_per_year` is the
+    part of the price sold per year, `servers_per_leaf` what one leaf or rail group serves.
+    """
+    ports_per_node = design_dict["endpoint_ports"] // design_dict["node_count"]
+    option = {
+        "name": name,
+        "transport": transport or ("infiniband" if design_dict["subnet_manager"] else "roce"),
+        "nics_per_node": ports_per_node,
+        "nic_gbps": design_dict["injection_gbps"] / design_dict["endpoint_ports"],
+        "network_capex": str(network_capex),
+        "network_power_w": design_dict["power_w"]["typical"],
+        "oversubscription": min(
+            MAX_OVERSUBSCRIPTION, max(1.0, float(design_dict["oversubscription"]))
+        ),
+    }
+    if network_opex_per_year:
+        option["network_opex_per_year"] = str(network_opex_per_year)
+    if servers_per_leaf is not None:
+        option["servers_per_leaf"] = min(servers_per_leaf, MAX_SERVERS_PER_LEAF)
+    return option
+
+
+def workload_check(workload: str) -> str:
+    """The workload preset's key; InvalidInput naming `workload` for anything else."""
+    if not isinstance(workload, str) or workload not in WORKLOAD_PRESETS:
+        raise InvalidInput.field("workload", "choose one of: " + ", ".join(WORKLOAD_PRESETS) + ".")
+    return workload
+
+
+def workload_described(workload: str) -> dict:
+    """What the proposal prints about the workload: its key, name and note (English; the page
+    translates them)."""
+    preset = WORKLOAD_PRESETS[workload]
+    return {"key": workload, "label": preset.label, "note": preset.note}
+
+
+def tco_body_for_design(
+    *,
+    inputs: dict,
+    currency: str,
+    this_price: tuple[Decimal, Decimal] | None = None,
+    workload: str = DEFAULT_WORKLOAD,
+    other_factor: Decimal | None = None,
+) -> dict:
+    """A TCO request comparing a design with the other fabric family and a commodity build.
+
+    `inputs` is design_tco_inputs(): no engine runs here, only prices. Each designed option
+    carries its own list-priced network capex (bom_priced, the one pricing rule) and power, so
+    the payback of the premium is real; lines sold per year (UFM per-endpoint licences) are
+    yearly opex. The commodity build has no design and no capex (the model says so).
+    `this_price` (total, yearly part) replaces the first design's own pricing when given (a
+    quote's prices after discount); `other_factor` then prices the other designs the same way,
+    their list price times the quote's net over its list value, so the comparison stays fair.
+    """
+    fabrics = []
+    factor = Decimal(1) if other_factor is None else other_factor
+    for i, facts in enumerate(inputs["designs"]):
+        if i == 0 and this_price is not None:
+            total, yearly = this_price
+        else:
+            priced = bom_priced(bom=facts["bom"], currency=currency)
+            total, yearly = (
+                round_money(priced.total * factor),
+                round_money(priced.yearly_total * factor),
+            )
+        if i == 0:
+            name = THIS_DESIGN.format(family=facts["family"])
+        else:
+            label = "InfiniBand" if facts["subnet_manager"] else "RoCE"
+            name = OTHER_FAMILY.format(transport=label, family=facts["family"])
+        fabrics.append(
+            tco_option_from_design(
+                name=name,
+                design_dict=facts,
+                network_capex=total - yearly,
+                network_opex_per_year=yearly,
+                servers_per_leaf=facts["servers_per_leaf"],
+            )
+        )
+        if i > 0 and not facts["subnet_manager"]:
+            fabrics.append(
+                {**fabrics[-1], "name": UNTUNED.format(name=name), "transport": "roce_untuned"}
+            )
+    fabrics.append(dict(COMMODITY_OPTION))
+    nodes = inputs["designs"][0]["node_count"]
+    costs = {"currency": currency}
+    # The servers dominate the cost of compute: without them a cheap network looks cheap.
+    server_price = _server_price(
+        gpu=inputs["gpu"],
+        gpus_per_server=inputs["gpus_per_server"],
+        currency=currency,
+        part_number=inputs["server_part_number"],
+    )
+    if server_price is not None:
+        costs["server_capex"] = str(server_price * nodes)
+    return {
+        "gpu": inputs["gpu"],
+        "nodes": nodes,
+        "gpus_per_node": inputs["gpus_per_server"],
+        "workload": dict(WORKLOAD_PRESETS[workload].workload),
+        "fabrics": fabrics,
+        "costs": costs,
+    }
+
+
+def design_tco_body(
+    *,
+    design: FabricDesign,
+    bom_total: Decimal,
+    currency: str,
+    gpu: str = "H100",
+    yearly_total: Decimal = Decimal(0),
+    workload: str = DEFAULT_WORKLOAD,
+) -> dict:
+    """The comparison's request for a design computed just now (the design page's query);
+    `yearly_total` is the part of `bom_total` sold per year."""
+    return tco_body_for_design(
+        inputs=design_tco_inputs(design, gpu=gpu),
+        currency=currency,
+        this_price=(bom_total, yearly_total),
+        workload=workload,
+    )
+
+
+def _server_price(
+    *, gpu: str, gpus_per_server: int, currency: str, part_number: str | None = None
+) -> Decimal | None:
+    """List price of the chosen server, else of the catalog's cheapest server with these GPUs,
+    or None."""
+    servers = Product.objects.filter(category=Category.SERVER)
+    if part_number:
+        servers = servers.filter(part_number=part_number)
+    else:
+        servers = servers.filter(gpu_model=gpu, gpu_count=gpus_per_server)
+    part_numbers = servers.exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
+    prices = price_lookup(part_numbers=list(part_numbers), currency=currency)
+    return min((p.list_price for p in prices.values()), default=None)
+
+
+def tco_charts(result: TcoResult) -> list[dict[str, str]]:
+    """The comparison's charts as SVG, drawn once from the result in every language of the
+    portal (a snapshot keeps them; a proposal prints them in its own language, see chart_in)."""
+    charts = []
+    for language, _name in settings.LANGUAGES:
+        with translation.override(language):
+            drawn = [
+                cost_per_hour_chart(result, translation.gettext),
+                cost_breakdown_chart(result, translation.gettext),
+            ]
+            if result.efficiency_curve:
+                drawn.insert(0, efficiency_chart(result, translation.gettext))
+        charts = charts or [{} for _ in drawn]
+        for chart, svg in zip(charts, drawn, strict=True):
+            chart[language] = svg
+    return charts
+
+
+def tco_comparison(
+    *,
+    inputs: dict,
+    currency: str,
+    workload: str = DEFAULT_WORKLOAD,
+    this_price: tuple[Decimal, Decimal] | None = None,
+    other_factor: Decimal | None = None,
+) -> dict:
+    """The design's "what the network is worth" comparison as a snapshot keeps it: the request,
+    the result and its charts, or the reason it could not be computed.
+
+    The result carries what the proposal prints beside it: the workload, and per option its
+    server and network capex apart and how each was priced (`pricing`). Without `this_price`
+    every design is at list price; with it (a quote) this design is at the quote's prices after
+    discount and the others at list less the same overall discount."""
+    body = tco_body_for_design(
+        inputs=inputs,
+        currency=currency,
+        workload=workload,
+        this_price=this_price,
+        other_factor=other_factor,
+    )
+    try:
+        result = tco_compute(data=body)
+    except InvalidInput as error:  # e.g. no server in the catalog to take the TFLOPS from
+        return {
+            "currency": currency,
+            "request": body,
+            "result": None,
+            "charts": [],
+            "error": str(error),
+            "workload": workload,
+        }
+    return {
+        "currency": currency,
+        "request": body,
+        "result": tco_result_described(
+            result.as_dict(),
+            body,
+            workload=workload,
+            quoted=this_price is not None,
+            other_factor=other_factor,
+        ),
+        "charts": tco_charts(result),
+        "error": "",
+        "workload": workload,
+    }
+
+
+def tco_result_described(
+    result: dict, body: dict, *, workload: str, quoted: bool, other_factor: Decimal | None
+) -> dict:
+    """The engine's result with the labels a customer needs: server and network capex apart
+    per option, how each network was priced, and the workload it was computed for."""
+    server_capex = body["costs"].get("server_capex")
+    pricing = []
+    for i, (option, fabric) in enumerate(zip(result["options"], body["fabrics"], strict=True)):
+        if "network_capex" not in fabric:
+            how = NOT_PRICED
+        elif i == 0 and quoted:
+            how = PRICED_QUOTED
+        elif quoted and other_factor is not None and other_factor != 1:
+            how = PRICED_LIST_LESS_DISCOUNT
+        else:
+            how = PRICED_LIST
+        option |= {
+            "server_capex": server_capex,
+            "network_capex": fabric.get("network_capex"),
+            "network_opex_per_year": fabric.get("network_opex_per_year", "0"),
+            "pricing": how,
+        }
+        pricing.append(option)
+    # A reference build has no design: what the engine reads as the design's is its default.
+    undesigned = tuple(f"fabric.{o['name']}." for o in pricing if o["pricing"] == NOT_PRICED)
+    assumptions = (
+        [
+            a | {"basis": BASIS_MODEL}
+            if a["key"].startswith(undesigned) and a.get("basis") == BASIS_DESIGN
+            else a
+            for a in result["assumptions"]
+        ]
+        if undesigned
+        else result["assumptions"]
+    )
+    discount = None
+    if other_factor is not None and other_factor != 1:
+        discount = str(round_money((1 - other_factor) * 100, 1))
+    return result | {
+        "options": pricing,
+        "assumptions": assumptions,
+        "workload": workload_described(workload),
+        "servers_priced": PRICED_LIST if server_capex is not None else NOT_PRICED,
+        "overall_discount_percent": discount,
+    }
+
+
+def _amount(value) -> Decimal | None:
+    return None if value in (None, "") else Decimal(str(value))
+
+
+def tco_presented(snapshot: dict | None) -> dict | None:
+    """A stored comparison as the proposal and the quote page print it: per option its network
+    capex apart from the servers, and which options were priced how, so every figure says what
+    it holds. `described` is False for a comparison stored before options carried their pricing
+    (its capex is servers and network together, at list price)."""
+    if not snapshot or not snapshot.get("options"):
+        return None
+    options, groups = (
+        [],
+        {PRICED_QUOTED: [], PRICED_LIST_LESS_DISCOUNT: [], PRICED_LIST: [], NOT_PRICED: []},
+    )
+    described = all("pricing" in o for o in snapshot["options"])
+    for option in snapshot["options"]:
+        row = dict(option)
+        if described:
+            row["network_capex"] = _amount(option.get("network_capex")) or Decimal(0)
+            row["network_opex_per_year"] = _amount(option.get("network_opex_per_year"))
+            groups[option["pricing"]].append(row)
+        options.append(row)
+    quoted = groups[PRICED_QUOTED][0] if groups[PRICED_QUOTED] else None
+    server_capex = None
+    if described:
+        server_capex = _amount(snapshot["options"][0].get("server_capex"))
+    return {
+        "described": described,
+        "currency": snapshot.get("currency"),
+        "life_years": snapshot.get("life_years"),
+        "workload": snapshot.get("workload"),
+        "options": options,
+        "server_capex": server_capex,
+        "quoted": quoted,
+        "quoted_total": (quoted["network_capex"] + (quoted["network_opex_per_year"] or 0))
+        if quoted
+        else None,
+        "list_less_discount": [o["name"] for o in groups[PRICED_LIST_LESS_DISCOUNT]],
+        "listed": [o["name"] for o in groups[PRICED_LIST]],
+        "not_priced": [o["name"] for o in groups[NOT_PRICED]],
+        "discount_percent": snapshot.get("overall_discount_percent"),
+        "assumptions": snapshot.get("assumptions", []),
+    }

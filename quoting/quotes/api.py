@@ -1,0 +1,982 @@
+"""Quotes through the API: /api/v1/quotes/ with revisions, lines, approvals and audit events.
+
+Every write to a quote takes its version: responses carry `ETag: "<version>"`, writes need
+`If-Match` (missing: 428; stale: 412 from the services' expected_version check, race-free).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    extend_schema_view,
+)
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import APIException, NotFound
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.renderers import JSONRenderer
+from rest_framework.response import Response
+
+from portal.api.base import (
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_ERRORS,
+    IF_MATCH,
+    LIST_ERRORS,
+    QUOTE_WRITE_ERRORS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    ApiViewSetMixin,
+    ServiceCreateMixin,
+    ServiceUpdateMixin,
+    errors,
+    etag,
+    if_match_version,
+)
+from portal.api.exceptions import validation_error
+from portal.api.pagination import list_count_key
+from portal.header_counts import quotes_counted
+from quoting.customers.selectors import projects_visible_to
+from quoting.designs.api.contract import serializer_fields
+from quoting.designs.api.designs import workload_field
+from quoting.designs.models import SavedDesign
+from quoting.engine.errors import InvalidInput
+from quoting.engine.install import SiteInputs
+from quoting.engine.money import MONEY_DIGITS, MONEY_MAX
+from quoting.quotes.filters import QuoteFilter
+from quoting.quotes.models import (
+    Approval,
+    InstallPack,
+    InstallPackStatus,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
+from quoting.quotes.selectors import (
+    CURRENT_REVISION_SNAPSHOTS,
+    line_amount,
+    quote_audit_trail,
+    quotes_visible_to,
+    revision_diff,
+    revision_totals,
+)
+from quoting.quotes.services import quotes as services
+from quoting.quotes.services.install import install_pack_latest, install_pack_request
+
+
+def _percent(**kwargs) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=5, decimal_places=2, min_value=Decimal(0), max_value=Decimal(100), **kwargs
+    )
+
+
+def _amount(**kwargs) -> serializers.DecimalField:
+    # Output only. The services keep new amounts within NUMERIC(18, 2) (AMOUNT_MAX); no digit
+    # limit here, so a quote stored before that check still reads instead of failing.
+    return serializers.DecimalField(max_digits=None, decimal_places=2, **kwargs)
+
+
+# --- output ---------------------------------------------------------------------------------------
+
+
+class TotalsSerializer(serializers.Serializer):
+    subtotal = _amount()
+    discount = _amount()
+    net = _amount()
+    tax = _amount()
+    total = _amount()
+
+
+class QuoteSerializer(serializers.ModelSerializer):
+    owner = serializers.CharField(source="owner.username")
+    revision = serializers.IntegerField(source="current_revision.number")
+
+    class Meta:
+        model = Quote
+        fields = [
+            "id",
+            "number",
+            "status",
+            "customer",
+            "project",
+            "owner",
+            "currency",
+            "valid_until",
+            "version",
+            "revision",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+# The list prints QuoteSerializer's JSON from plain rows: building model instances and running
+# the serializer's fields for fifty quotes was most of a list call. The DRF fields format the
+# dates exactly as the serializer does; a test holds the two outputs equal.
+_DATE = serializers.DateField()
+
+
+def _datetime(value, zone) -> str:
+    """serializers.DateTimeField().to_representation(value) for an aware datetime and the
+    request's time zone, without its per-call setting lookups (two per listed quote)."""
+    text = value.astimezone(zone).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+LISTED_VALUES = (
+    "id",
+    "number",
+    "status",
+    "customer_id",
+    "project_id",
+    "owner__username",
+    "currency",
+    "valid_until",
+    "version",
+    "current_revision__number",
+    "created_at",
+    "updated_at",
+)
+
+
+class ListedRows:
+    """A page's rows for the paginator, as LISTED_VALUES rows. The total is counted on the quotes
+    alone (no joins) and kept between calls until a quote changes (quotes_counted): with 100,000
+    quotes a COUNT on every call was most of it."""
+
+    def __init__(self, quotes, *, key: str):
+        self.quotes = quotes
+        self.ordered = quotes.ordered
+        self.key = key
+
+    def count(self) -> int:
+        return quotes_counted(self.quotes, key=self.key)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, index):
+        return self.quotes.values_list(*LISTED_VALUES)[index]
+
+
+def quote_listed(row: tuple, zone=None) -> dict:
+    """QuoteSerializer(quote).data, from a row of `.values_list(*LISTED_VALUES)`; `zone` is
+    the current time zone (looked up once per page by the caller, else here)."""
+    zone = zone or timezone.get_current_timezone()
+    (
+        pk,
+        number,
+        status_,
+        customer,
+        project,
+        owner,
+        currency,
+        valid_until,
+        version,
+        revision,
+        created_at,
+        updated_at,
+    ) = row
+    return {
+        "id": pk,
+        "number": number,
+        "status": status_,
+        "customer": customer,
+        "project": project,
+        "owner": owner,
+        "currency": currency,
+        "valid_until": None if valid_until is None else _DATE.to_representation(valid_until),
+        "version": version,
+        "revision": revision,
+        "created_at": _datetime(created_at, zone),
+        "updated_at": _datetime(updated_at, zone),
+    }
+
+
+class QuoteDetailSerializer(QuoteSerializer):
+    tax_percent = _percent(source="current_revision.tax_percent")
+    discount_percent = _percent(source="current_revision.discount_percent")
+    workload = serializers.CharField(
+        source="current_revision.workload",
+        help_text="The workload preset the current revision's TCO assumes; empty for a TCO "
+        "scenario chosen by hand.",
+    )
+    totals = serializers.SerializerMethodField()
+
+    class Meta(QuoteSerializer.Meta):
+        fields = [
+            *QuoteSerializer.Meta.fields,
+            "tax_percent",
+            "discount_percent",
+            "workload",
+            "totals",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(TotalsSerializer)
+    def get_totals(self, quote):
+        return TotalsSerializer(revision_totals(revision=quote.current_revision)).data
+
+
+# One quote's JSON (QuoteDetailSerializer's, a test holds them equal) without building the
+# serializer's fields on every call; and the columns it reads.
+_AMOUNT = _amount()
+_PERCENT = _percent()
+DETAILED_COLUMNS = (
+    "number",
+    "status",
+    "customer",
+    "project",
+    "owner__username",
+    "currency",
+    "valid_until",
+    "version",
+    "created_at",
+    "updated_at",
+    *(
+        f"current_revision__{name}"
+        for name in (
+            "number",
+            "tax_percent",
+            "discount_percent",
+            "frozen_at",
+            "subtotal",
+            "discount_amount",
+            "net",
+            "tax_amount",
+            "total",
+            "workload",
+        )
+    ),
+)
+
+
+def _decimal(field: serializers.DecimalField, value) -> str | None:
+    return None if value is None else field.to_representation(value)
+
+
+def totals_printed(totals) -> dict:
+    """TotalsSerializer(totals).data."""
+    return {
+        name: _decimal(_AMOUNT, getattr(totals, name))
+        for name in ("subtotal", "discount", "net", "tax", "total")
+    }
+
+
+def quote_detailed(quote: Quote) -> dict:
+    """QuoteDetailSerializer(quote).data, for a quote read with its owner and current revision."""
+    revision = quote.current_revision
+    return {
+        **quote_listed(
+            (
+                quote.pk,
+                quote.number,
+                quote.status,
+                quote.customer_id,
+                quote.project_id,
+                quote.owner.username,
+                quote.currency,
+                quote.valid_until,
+                quote.version,
+                revision.number,
+                quote.created_at,
+                quote.updated_at,
+            )
+        ),
+        "tax_percent": _decimal(_PERCENT, revision.tax_percent),
+        "discount_percent": _decimal(_PERCENT, revision.discount_percent),
+        "workload": revision.workload,
+        "totals": totals_printed(revision_totals(revision=revision)),
+    }
+
+
+class LineSerializer(serializers.ModelSerializer):
+    amount = serializers.SerializerMethodField()
+    optional = serializers.SerializerMethodField(
+        help_text="Offered, outside the totals; the customer may include it on the share "
+        'link. The same as section == "optional" (one source of truth: the section).'
+    )
+
+    class Meta:
+        model = QuoteLine
+        fields = [
+            "id",
+            "key",
+            "position",
+            "section",
+            "optional",
+            "alternative_group",
+            "kind",
+            "sku",
+            "description",
+            "quantity",
+            "unit_price",
+            "discount_percent",
+            "amount",
+            "role",
+            "price_source",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_optional(self, line) -> bool:
+        return line.section == Section.OPTIONAL
+
+    @extend_schema_field(_amount())
+    def get_amount(self, line) -> str:
+        return str(
+            line_amount(
+                quantity=line.quantity,
+                unit_price=line.unit_price,
+                discount_percent=line.discount_percent,
+            )
+        )
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    label = serializers.CharField()
+    created_by = serializers.CharField(source="created_by.username")
+    totals = serializers.SerializerMethodField()
+
+    class Meta:
+        model = QuoteRevision
+        fields = [
+            "number",
+            "label",
+            "created_by",
+            "created_at",
+            "frozen_at",
+            "sent_at",
+            "fx_source_currency",
+            "fx_rate",
+            "fx_rate_date",
+            "tax_percent",
+            "discount_percent",
+            "workload",
+            "totals",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(TotalsSerializer)
+    def get_totals(self, revision):
+        return TotalsSerializer(revision_totals(revision=revision)).data
+
+
+class RevisionDetailSerializer(RevisionSerializer):
+    lines = LineSerializer(many=True)
+
+    class Meta(RevisionSerializer.Meta):
+        fields = [*RevisionSerializer.Meta.fields, "lines"]
+        read_only_fields = fields
+
+
+class LineChangeSerializer(serializers.Serializer):
+    key = serializers.UUIDField(source="new.key")
+    sku = serializers.CharField(source="new.sku")
+    description = serializers.CharField(source="new.description")
+    changes = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2),
+        help_text="field: [before, after]",
+    )
+
+
+class RevisionDiffSerializer(serializers.Serializer):
+    added = LineSerializer(many=True)
+    removed = LineSerializer(many=True)
+    changed = LineChangeSerializer(many=True)
+    terms = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField(), min_length=2, max_length=2)
+    )
+    totals_before = TotalsSerializer()
+    totals_after = TotalsSerializer()
+
+
+class EventSerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.username", allow_null=True, default=None)
+    revision = serializers.IntegerField(source="revision.number", allow_null=True, default=None)
+
+    class Meta:
+        model = QuoteEvent
+        fields = ["id", "verb", "actor", "revision", "details", "at"]
+        read_only_fields = fields
+
+
+class ApprovalSerializer(serializers.ModelSerializer):
+    quote = serializers.IntegerField(source="revision.quote_id")
+    quote_number = serializers.CharField(source="revision.quote.number")
+    revision = serializers.IntegerField(source="revision.number")
+    requested_by = serializers.CharField(source="requested_by.username")
+    decided_by = serializers.CharField(source="decided_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = Approval
+        fields = [
+            "id",
+            "quote",
+            "quote_number",
+            "revision",
+            "requested_by",
+            "requested_at",
+            "discount_percent",
+            "request_note",
+            "decision",
+            "decided_by",
+            "decided_at",
+            "reason",
+        ]
+        read_only_fields = fields
+
+
+# --- input ----------------------------------------------------------------------------------------
+
+
+class QuoteCreateSerializer(serializers.Serializer):
+    design = serializers.PrimaryKeyRelatedField(
+        queryset=SavedDesign.objects.none(), help_text="A saved design (projects/{id}/designs)."
+    )
+    currency = serializers.RegexField(
+        r"^[A-Za-z]{3}$", required=False, help_text="Defaults to the customer's currency."
+    )
+    workload = workload_field(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "request" not in self.context:  # the schema generator
+            return
+        self.fields["design"].queryset = SavedDesign.objects.filter(
+            project__in=projects_visible_to(user=self.context["request"].user).values("pk")
+        ).select_related("project")
+
+
+class QuoteTermsSerializer(serializers.Serializer):
+    valid_until = serializers.DateField(required=False)
+    tax_percent = _percent(required=False)
+    discount_percent = _percent(required=False, help_text="The quote-level discount.")
+    workload = workload_field(required=False)
+
+
+class LineAddSerializer(serializers.Serializer):
+    """A catalog product (`sku`) priced from the price lists, or a free-text line with its own
+    `description` and `unit_price`."""
+
+    sku = serializers.CharField(max_length=64, required=False)
+    description = serializers.CharField(max_length=500, required=False)
+    unit_price = serializers.DecimalField(
+        max_digits=MONEY_DIGITS,
+        decimal_places=2,
+        min_value=Decimal(0),
+        max_value=MONEY_MAX,
+        required=False,
+    )
+    quantity = serializers.IntegerField(min_value=0, max_value=services.MAX_QUANTITY)
+    section = serializers.ChoiceField(
+        choices=[section for section in Section.values if section != Section.ALTERNATIVES],
+        required=False,
+    )
+    discount_percent = _percent(required=False)
+    optional = serializers.BooleanField(
+        required=False,
+        help_text="true puts the line in the optional section (offered, "
+        "outside the totals, the customer may include it); the same as section=optional.",
+    )
+
+    def validate(self, attrs):
+        optional = attrs.pop("optional", None)
+        if optional is not None:
+            section = attrs.get("section")
+            if optional and section not in (None, Section.OPTIONAL):
+                raise serializers.ValidationError(
+                    {
+                        "optional": [
+                            "An optional line is in the optional section: leave out "
+                            "section, or give section=optional."
+                        ]
+                    }
+                )
+            if not optional and section == Section.OPTIONAL:
+                raise serializers.ValidationError(
+                    {
+                        "optional": [
+                            "section=optional is an optional line: optional=false contradicts it."
+                        ]
+                    }
+                )
+            if optional:
+                attrs["section"] = Section.OPTIONAL
+        if "sku" in attrs and ("description" in attrs or "unit_price" in attrs):
+            raise serializers.ValidationError(
+                {"sku": ["Give a sku, or a description and unit_price, not both."]}
+            )
+        if "sku" not in attrs and not ("description" in attrs and "unit_price" in attrs):
+            raise serializers.ValidationError(
+                {"sku": ["Give a sku, or a description and unit_price for a free-text line."]}
+            )
+        return attrs
+
+
+class LineUpdateSerializer(serializers.Serializer):
+    quantity = serializers.IntegerField(
+        min_value=0, max_value=services.MAX_QUANTITY, required=False
+    )
+    discount_percent = _percent(required=False)
+    unit_price = serializers.DecimalField(
+        max_digits=MONEY_DIGITS,
+        decimal_places=2,
+        min_value=Decimal(0),
+        max_value=MONEY_MAX,
+        required=False,
+    )
+    optional = serializers.BooleanField(
+        required=False,
+        help_text="true moves the line to the optional section; false back to "
+        "the section its product belongs to (a free-text line: services).",
+    )
+
+
+class NoteSerializer(serializers.Serializer):
+    note = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+
+class ReasonSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True)
+
+
+class RejectSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+
+
+class EmptySerializer(serializers.Serializer):
+    pass
+
+
+# --- views ----------------------------------------------------------------------------------------
+
+NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="The revision number (1 for R1)."
+)
+LINE_ID = OpenApiParameter("line_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+DIFF = [
+    OpenApiParameter(name, OpenApiTypes.INT, required=True, description=description)
+    for name, description in (
+        ("a", "The older revision number."),
+        ("b", "The newer revision number."),
+    )
+]
+
+
+def _valid(serializer_class, request, **kwargs) -> dict:
+    serializer = serializer_class(data=request.data, context={"request": request}, **kwargs)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def _quote_response(
+    quote: Quote, status_code: int = status.HTTP_200_OK, *, fresh: bool = False
+) -> Response:
+    """`fresh`: `quote` was just read with its owner and current revision (no write since)."""
+    if not fresh:
+        quote = (
+            Quote.objects.select_related("owner", "current_revision")
+            .defer(*CURRENT_REVISION_SNAPSHOTS)
+            .get(pk=quote.pk)
+        )
+    return Response(
+        quote_detailed(quote), status=status_code, headers={"ETag": etag(quote.version)}
+    )
+
+
+class InstallPackStateSerializer(serializers.ModelSerializer):
+    # Text, not an enum: the proposal documents' status enum has other values.
+    status = serializers.CharField(read_only=True, help_text="pending, building, ready or failed")
+
+    class Meta:
+        model = InstallPack
+        fields = ["id", "status", "error", "sha256", "size", "site", "created_at", "finished_at"]
+
+
+RevisionInstallPackSerializer = type(
+    "RevisionInstallPackSerializer", (serializers.Serializer,), serializer_fields(SiteInputs)
+)
+
+
+class PackNotReady(APIException):
+    status_code = 409
+    default_code = "not_ready"
+
+
+class _JsonForErrors(BaseContentNegotiation):
+    """The pack view answers zip bytes itself; its errors are JSON whatever Accept says."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+def _write_schema(
+    summary: str, request=EmptySerializer, response=QuoteDetailSerializer, ok: int = 200
+):
+    return extend_schema(
+        summary=summary,
+        request=request,
+        parameters=[IF_MATCH],
+        responses={ok: response, **errors(*QUOTE_WRITE_ERRORS)},
+    )
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List quotes you may see",
+        responses={200: QuoteSerializer(many=True), **errors(*LIST_ERRORS)},
+    ),
+    create=extend_schema(
+        summary="Create a draft quote from a saved design",
+        request=QuoteCreateSerializer,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    ),
+    partial_update=_write_schema(
+        "Change the validity date, VAT or quote discount", request=QuoteTermsSerializer
+    ),
+)
+class QuoteViewSet(
+    ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin, viewsets.GenericViewSet
+):
+    serializer_class = QuoteSerializer
+    filterset_class = QuoteFilter
+    ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
+    ordering = ["-year", "-seq"]
+    if_match = True
+
+    def get_queryset(self):
+        quotes = quotes_visible_to(user=self.request.user)
+        if self.action == "list":  # list() reads LISTED_VALUES only
+            return quotes.select_related(None)
+        if self.action == "retrieve":  # only what quote_detailed() prints
+            return (
+                quotes.select_related(None)
+                .select_related("owner", "current_revision")
+                .only(*DETAILED_COLUMNS)
+            )
+        return quotes
+
+    def list(self, request, *args, **kwargs):
+        quotes = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(ListedRows(quotes, key=list_count_key(request, scope="api")))
+        zone = timezone.get_current_timezone()
+        return self.get_paginated_response([quote_listed(row, zone) for row in page])
+
+    def get_input_serializer_class(self):
+        return QuoteCreateSerializer if self.action == "create" else QuoteTermsSerializer
+
+    def written(self, quote, status_code=status.HTTP_200_OK):
+        return _quote_response(quote, status_code)
+
+    def create_service(self, data):
+        design = data["design"]
+        return services.quote_create_from_design(
+            project=design.project,
+            design=design,
+            user=self.request.user,
+            currency=data.get("currency"),
+            workload=data.get("workload"),
+        )
+
+    def update_service(self, quote, data):
+        return services.quote_update_terms(quote=quote, user=self.request.user, **data)
+
+    def _revision(self, quote: Quote, number) -> QuoteRevision:
+        return get_object_or_404(
+            QuoteRevision.objects.select_related("created_by"), quote=quote, number=number
+        )
+
+    @extend_schema(
+        summary="One quote with its current totals; ETag is its version",
+        responses={200: QuoteDetailSerializer, **errors(*READ_ERRORS)},
+    )
+    def retrieve(self, request, pk=None):
+        # The list's filters have no say over one quote: building them cost a fifth of the call.
+        quote = get_object_or_404(self.get_queryset(), pk=pk)
+        self.check_object_permissions(request, quote)
+        return _quote_response(quote, fresh=True)
+
+    # --- revisions, events ---
+
+    @extend_schema(
+        summary="The quote's revisions",
+        filters=False,
+        responses={200: RevisionSerializer(many=True), **errors(*LIST_ERRORS)},
+    )
+    @action(detail=True, methods=["get"], filter_backends=[], pagination_class=None)
+    def revisions(self, request, pk=None):
+        quote = self.get_object()
+        revisions = quote.revisions.select_related("created_by").order_by("number")
+        return Response(RevisionSerializer(revisions, many=True).data)
+
+    @extend_schema(
+        summary="One revision with its lines",
+        parameters=[NUMBER],
+        responses={200: RevisionDetailSerializer, **errors(*READ_ERRORS)},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"revisions/(?P<number>[0-9]{1,5})",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def revision(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        return Response(RevisionDetailSerializer(revision).data)
+
+    @extend_schema(
+        summary="The revision's latest installation pack (zip), once a worker has built it",
+        parameters=[NUMBER],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The zip, as stored."
+            ),
+            **errors(*READ_ERRORS, 409),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"revisions/(?P<number>[0-9]{1,5})/install-pack",
+        filter_backends=[],
+        pagination_class=None,
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=_JsonForErrors,
+    )
+    def install_pack(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        pack = install_pack_latest(revision=revision)
+        if pack is None:
+            raise NotFound(
+                "No installation pack has been asked for this revision; POST to this URL first."
+            )
+        if pack.status != InstallPackStatus.READY:
+            raise PackNotReady(f"The installation pack is {pack.status}. {pack.error}".strip())
+        response = HttpResponse(bytes(pack.archive), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{pack.filename}"'
+        response["Digest"] = f"sha-256={pack.sha256}"
+        return response
+
+    @extend_schema(
+        summary="Ask for the revision's installation pack on a site (built by a worker; a sent "
+        "revision keeps one pack per site; fields left out are the saved design's site)",
+        parameters=[NUMBER],
+        request=RevisionInstallPackSerializer,
+        responses={202: InstallPackStateSerializer, **errors(*WRITE_ERRORS)},
+    )
+    @install_pack.mapping.post
+    def install_pack_create(self, request, pk=None, number=None):
+        revision = self._revision(self.get_object(), number)
+        site = RevisionInstallPackSerializer(data=request.data)
+        site.is_valid(raise_exception=True)
+        # Only the fields sent: the others are the saved design's site, the one it was
+        # measured on, so the pack buys what the quote does.
+        given = {k: v for k, v in site.validated_data.items() if k in request.data}
+        try:
+            pack = install_pack_request(revision=revision, user=request.user, site=given)
+        except InvalidInput as error:
+            raise validation_error(error) from error
+        pack.refresh_from_db()  # built already when Celery runs eagerly
+        return Response(InstallPackStateSerializer(pack).data, status=status.HTTP_202_ACCEPTED)
+
+    @extend_schema(
+        summary="What changed between two revisions",
+        parameters=DIFF,
+        responses={200: RevisionDiffSerializer, **errors(400, *READ_ERRORS)},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path="revisions/diff",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def revisions_diff(self, request, pk=None):
+        quote = self.get_object()
+        numbers = {}
+        for name in ("a", "b"):
+            value = request.query_params.get(name, "")
+            if not value.isdigit() or len(value) > 5:
+                raise serializers.ValidationError({name: ["Give a revision number."]})
+            numbers[name] = int(value)
+        diff = revision_diff(
+            old=self._revision(quote, numbers["a"]), new=self._revision(quote, numbers["b"])
+        )
+        return Response(RevisionDiffSerializer(diff).data)
+
+    @extend_schema(
+        summary="The quote's audit trail, oldest first",
+        responses={200: EventSerializer(many=True), **errors(*LIST_ERRORS)},
+    )
+    @action(detail=True, methods=["get"], filter_backends=[])
+    def events(self, request, pk=None):
+        page = self.paginate_queryset(quote_audit_trail(quote=self.get_object()))
+        return self.get_paginated_response(EventSerializer(page, many=True).data)
+
+    # --- lines ---
+
+    @extend_schema(
+        methods=["GET"],
+        summary="Lines of the current revision",
+        responses={200: LineSerializer(many=True), **errors(*LIST_ERRORS)},
+    )
+    @extend_schema(
+        methods=["POST"],
+        summary="Add a product or a free-text line",
+        request=LineAddSerializer,
+        parameters=[IF_MATCH],
+        responses={201: LineSerializer, **errors(*QUOTE_WRITE_ERRORS)},
+    )
+    @action(detail=True, methods=["get", "post"], filter_backends=[], pagination_class=None)
+    def lines(self, request, pk=None):
+        quote = self.get_object()
+        if request.method == "GET":
+            lines = QuoteLine.objects.filter(revision_id=quote.current_revision_id)
+            return Response(
+                LineSerializer(lines.order_by("position"), many=True).data,
+                headers={"ETag": etag(quote.version)},
+            )
+        version = if_match_version(request)
+        data = _valid(LineAddSerializer, request)
+        common = {
+            "quote": quote,
+            "user": request.user,
+            "expected_version": version,
+            "quantity": data["quantity"],
+            "discount_percent": data.get("discount_percent", 0),
+        }
+        if "sku" in data:
+            line = services.quote_add_product(
+                sku=data["sku"], section=data.get("section"), **common
+            )
+        else:
+            line = services.quote_add_free_text(
+                description=data["description"],
+                unit_price=data["unit_price"],
+                section=data.get("section", Section.SERVICES),
+                **common,
+            )
+        return Response(
+            LineSerializer(line).data,
+            status=status.HTTP_201_CREATED,
+            headers={"ETag": etag(quote.version)},
+        )
+
+    @extend_schema(
+        methods=["PATCH"],
+        summary="Change a line's quantity, discount or price",
+        request=LineUpdateSerializer,
+        parameters=[LINE_ID, IF_MATCH],
+        responses={200: LineSerializer, **errors(*QUOTE_WRITE_ERRORS)},
+    )
+    @extend_schema(
+        methods=["DELETE"],
+        summary="Remove a line",
+        parameters=[LINE_ID, IF_MATCH],
+        responses={204: None, **errors(*QUOTE_WRITE_ERRORS)},
+    )
+    @action(
+        detail=True,
+        methods=["patch", "delete"],
+        url_path=r"lines/(?P<line_id>[0-9]{1,18})",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def line(self, request, pk=None, line_id=None):
+        quote = self.get_object()
+        line = get_object_or_404(QuoteLine, pk=line_id, revision__quote=quote)
+        version = if_match_version(request)
+        if request.method == "DELETE":
+            services.quote_remove_line(
+                quote=quote, line=line, user=request.user, expected_version=version
+            )
+            return Response(
+                status=status.HTTP_204_NO_CONTENT, headers={"ETag": etag(quote.version)}
+            )
+        data = _valid(LineUpdateSerializer, request)
+        line = services.quote_update_line(
+            quote=quote, line=line, user=request.user, expected_version=version, **data
+        )
+        return Response(LineSerializer(line).data, headers={"ETag": etag(quote.version)})
+
+    # --- the lifecycle ---
+
+    @_write_schema("Ask a manager to approve the discount", request=NoteSerializer)
+    @action(detail=True, methods=["post"], url_path="request-approval")
+    def request_approval(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(NoteSerializer, request)
+        services.quote_request_approval(
+            quote=quote, user=request.user, expected_version=version, note=data.get("note", "")
+        )
+        return _quote_response(quote)
+
+    @_write_schema("Approve the pending discount (sales managers)", request=ReasonSerializer)
+    @action(detail=True, methods=["post"])
+    def approve(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(ReasonSerializer, request)
+        services.quote_approve(
+            quote=quote, user=request.user, expected_version=version, reason=data.get("reason", "")
+        )
+        return _quote_response(quote)
+
+    @_write_schema(
+        "Reject the pending discount, saying why (sales managers)", request=RejectSerializer
+    )
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        data = _valid(RejectSerializer, request)
+        services.quote_reject(
+            quote=quote, user=request.user, expected_version=version, reason=data["reason"]
+        )
+        return _quote_response(quote)
+
+    @_write_schema("Freeze the current revision and mark the quote sent")
+    @action(detail=True, methods=["post"])
+    def send(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        services.quote_send(quote=quote, user=request.user, expected_version=version)
+        return _quote_response(quote)
+
+    @_write_schema("Open the quote for editing (the next revision once sent)")
+    @action(detail=True, methods=["post"])
+    def revise(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        services.quote_revise(quote=quote, user=request.user, expected_version=version)
+        return _quote_response(quote)
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="Discount approvals of the quotes you may see",
+        responses={200: ApprovalSerializer(many=True), **errors(*LIST_ERRORS)},
+    ),
+)
+class ApprovalViewSet(ApiViewSetMixin, mixins.ListModelMixin, viewsets.GenericViewSet):
+    serializer_class = ApprovalSerializer
+    filterset_fields = ["decision"]
+    ordering_fields = ["requested_at", "decided_at", "discount_percent"]
+    ordering = ["-requested_at", "-pk"]
+
+    def get_queryset(self):
+        return Approval.objects.filter(
+            revision__quote__in=quotes_visible_to(user=self.request.user).values("pk")
+        ).select_related("revision__quote", "requested_by", "decided_by")

@@ -1,0 +1,128 @@
+"""The fingerprint of what a revision offers: every figure and word a proposal prints from it.
+
+A revision's fingerprint is stored when it is frozen (quote_send), and every proposal document
+records the fingerprint of the revision as its renderer read it. The PDF a customer reads,
+accepts and signs must carry the fingerprint of the revision that was sent: a document
+rendered from a draft (or from anything else) never passes for it.
+
+The fields are listed per version, not discovered: a field added to a revision or a line later
+must not change the fingerprint of a revision frozen before it existed (its documents would
+then never pass). A new printed field means a new version here; a stored fingerprint names the
+version it was made with (`"1:<sha256>"`) and is checked with that version's fields.
+tests/quoting/quotes/test_content_hash.py fails until a new field is listed as hashed or as not
+printed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from collections.abc import Iterable
+from decimal import Decimal
+
+CURRENT_VERSION = 1
+
+# version -> (revision fields, line fields). The quote's own number and currency are part of
+# every version.
+FIELDS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    1: (
+        (
+            "number",
+            "tax_percent",
+            "discount_percent",
+            "fx_source_currency",
+            "fx_rate",
+            "fx_rate_date",
+            "design_snapshot",
+            "tco_snapshot",
+            "workload",
+            "subtotal",
+            "discount_amount",
+            "net",
+            "tax_amount",
+            "total",
+        ),
+        (
+            "key",
+            "position",
+            "section",
+            "alternative_group",
+            "kind",
+            "product_id",
+            "sku",
+            "description",
+            "quantity",
+            "unit_price",
+            "discount_percent",
+            "role",
+        ),
+    ),
+}
+
+# Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots
+# above (a later release may draw them differently; the figures stay the same).
+NOT_HASHED = {
+    "revision": (
+        "id",
+        "quote",
+        "created_by",
+        "created_at",
+        "frozen_at",
+        "sent_at",
+        "content_sha256",
+        "design",
+        "tco",  # the snapshots are what prints, not the live objects
+        "design_drawing",
+        "design_drawings",
+        "tco_charts",
+        "design_racks",
+        "snapshot_version",
+        "design_list_value",  # the approval gate's measure, never printed
+    ),
+    "line": (
+        "id",
+        "revision",
+        "list_price",
+        "price_source",  # what the price was checked against, never printed
+    ),
+}
+
+
+def _plain(value):
+    """One spelling per value, whatever the database or the code made of it."""
+    if isinstance(value, Decimal):
+        return format(value.normalize(), "f") if value == value else str(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return value.isoformat()
+    if value is None or isinstance(value, bool | int | float | str | dict | list):
+        return value
+    return str(value)  # UUIDs
+
+
+def content_sha256(
+    revision, lines: Iterable, *, quote_number: str, currency: str, version: int = CURRENT_VERSION
+) -> str:
+    """`"<version>:<sha256>"` of the revision's printed content and all its lines.
+
+    `revision` and `lines` are model instances as read from the database (historical models in a
+    migration will do): the fingerprint of what was stored, not of values in flight."""
+    revision_fields, line_fields = FIELDS[version]
+    content = {
+        "quote": [quote_number, currency],
+        "revision": {name: _plain(getattr(revision, name)) for name in revision_fields},
+        "lines": sorted(
+            ([_plain(getattr(line, name)) for name in line_fields] for line in lines),
+            key=lambda row: (row[1], str(row[0])),  # position, then key
+        ),
+    }
+    text = json.dumps(
+        content, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str
+    )
+    return f"{version}:{hashlib.sha256(text.encode()).hexdigest()}"
+
+
+def content_version(stored: str) -> int:
+    """The version a stored fingerprint was made with (the current one for none yet)."""
+    head, _, _ = (stored or "").partition(":")
+    return int(head) if head.isdigit() and int(head) in FIELDS else CURRENT_VERSION

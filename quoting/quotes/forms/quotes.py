@@ -1,0 +1,75 @@
+"""Forms of the quote builder. They check the shape of the input (a number is a number); the
+services check the rules (a quantity from 0 to 1,000,000, a discount from 0 to 100 %)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from portal.widgets import IsoDateInput
+from quoting.engine.tco.presets import WORKLOAD_PRESETS
+from quoting.quotes.models import Section
+
+EDITABLE_SECTIONS = [(s.value, s.label) for s in Section if s != Section.ALTERNATIVES]
+
+
+class VersionForm(forms.Form):
+    """Every edit says which version of the quote the user was looking at."""
+
+    expected_version = forms.IntegerField(min_value=1, widget=forms.HiddenInput)
+
+
+class LineForm(VersionForm):
+    quantity = forms.IntegerField(label=_("Quantity"))
+    discount_percent = forms.DecimalField(label=_("Discount %"), required=False)
+    # The line's optional flag, i.e. whether it sits in the optional section. A checkbox sends
+    # nothing when unticked: `optional_shown` says the row's form had the box at all.
+    optional = forms.BooleanField(label=_("Optional"), required=False)
+    optional_shown = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+class TermsForm(VersionForm):
+    discount_percent = forms.DecimalField(label=_("Quote discount %"))
+    tax_percent = forms.DecimalField(label=_("VAT %"))
+    valid_until = forms.DateField(label=_("Valid until"), widget=IsoDateInput)
+
+
+class AddProductForm(VersionForm):
+    sku = forms.CharField(label=_("Part number"), max_length=64)
+    quantity = forms.IntegerField(label=_("Quantity"), initial=1)
+
+
+class FreeTextForm(VersionForm):
+    description = forms.CharField(label=_("Description"), max_length=500)
+    quantity = forms.IntegerField(label=_("Quantity"), initial=1)
+    unit_price = forms.DecimalField(label=_("Unit price"))
+    section = forms.ChoiceField(
+        label=_("Section"), choices=EDITABLE_SECTIONS, initial=Section.SERVICES
+    )
+
+
+class AlternativeForm(VersionForm):
+    """Another saved design of the project, offered as a good / better / best option."""
+
+    design = forms.ModelChoiceField(label=_("Design"), queryset=None)
+    label = forms.CharField(
+        label=_("Label"), max_length=100, help_text=_("For example “Better: 2:1 on Spectrum-4”.")
+    )
+
+    def __init__(self, *args, designs, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["design"].queryset = designs
+
+
+class ActionForm(VersionForm):
+    # The approval note, the manager's reason, or the customer's answer taken by phone.
+    note = forms.CharField(label=_("Note"), max_length=2000, required=False)
+
+
+class WorkloadForm(VersionForm):
+    """The job the quote's TCO comparison assumes: one of the TCO engine's presets."""
+
+    workload = forms.ChoiceField(
+        label=_("TCO workload"),
+        choices=[(key, _(preset.label)) for key, preset in WORKLOAD_PRESETS.items()],
+    )

@@ -1,0 +1,58 @@
+"""Quotes, their revisions, lines and approvals, the audit trail, notifications and
+installation packs (one per sent revision); import them from here."""
+
+from quoting.quotes.models.audit import (
+    DETAIL_LABELS,
+    DETAIL_VALUES,
+    QuoteEvent,
+    QuoteEventVerb,
+)
+from quoting.quotes.models.install import (
+    InstallPack,
+    InstallPackStatus,
+)
+from quoting.quotes.models.notifications import (
+    Notification,
+    NotificationEmailOptOut,
+    NotificationKind,
+)
+from quoting.quotes.models.quotes import (
+    ANSWERABLE_WHILE_DRAFTING,
+    PERCENT_VALIDATORS,
+    TOTALLED_SECTIONS,
+    TRANSITIONS,
+    Approval,
+    ApprovalDecision,
+    LineKind,
+    Quote,
+    QuoteCounter,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    Section,
+)
+
+__all__ = [
+    "ANSWERABLE_WHILE_DRAFTING",
+    "Approval",
+    "ApprovalDecision",
+    "DETAIL_LABELS",
+    "DETAIL_VALUES",
+    "InstallPack",
+    "InstallPackStatus",
+    "LineKind",
+    "Notification",
+    "NotificationEmailOptOut",
+    "NotificationKind",
+    "PERCENT_VALIDATORS",
+    "Quote",
+    "QuoteCounter",
+    "QuoteEvent",
+    "QuoteEventVerb",
+    "QuoteLine",
+    "QuoteRevision",
+    "QuoteStatus",
+    "Section",
+    "TOTALLED_SECTIONS",
+    "TRANSITIONS",
+]

@@ -1,0 +1,103 @@
+"""The audit trail of a quote: every state change and every price, quantity or discount change."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from quoting.quotes.models.quotes import Quote, QuoteRevision
+
+
+class QuoteEventVerb(models.TextChoices):
+    """What happened. The value is stable (the API and stored rows use it); pages show the label."""
+
+    CREATED = "created", _("Created")
+    LINES_FROM_DESIGN = "lines_from_design", _("Lines from the design")
+    LINE_ADDED = "line_added", _("Line added")
+    LINE_CHANGED = "line_changed", _("Line changed")
+    LINE_REMOVED = "line_removed", _("Line removed")
+    DISCOUNT_CHANGED = "discount_changed", _("Quote discount changed")
+    VALIDITY_CHANGED = "validity_changed", _("Validity changed")
+    TAX_CHANGED = "tax_changed", _("VAT changed")
+    WORKLOAD_CHANGED = "workload_changed", _("TCO workload changed")
+    STATUS_CHANGED = "status_changed", _("Status changed")
+    APPROVAL_REQUESTED = "approval_requested", _("Approval requested")
+    APPROVED = "approved", _("Discount approved")
+    REJECTED = "rejected", _("Discount rejected")
+    REVISION_CREATED = "revision_created", _("New revision")
+    ALTERNATIVE_ADDED = "alternative_added", _("Alternative added")
+    SHARE_LINK_CREATED = "share_link_created", _("Share link created")
+    SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
+    # The signed copy certifies the sent PDF: an acceptance bound to another one is rebound.
+    ACCEPTED_DOCUMENT_REPLACED = (
+        "accepted_document_replaced",
+        _("Accepted PDF replaced by the sent one"),
+    )
+
+
+# What each key of an event's details means, for the audit trail (the keys are stable data).
+DETAIL_LABELS = {
+    "number": _("quote number"),
+    "currency": _("currency"),
+    "valid_until": _("valid until"),
+    "tax_percent": _("VAT %"),
+    "design": _("design"),
+    "lines": _("lines"),
+    "fx_rate": _("exchange rate"),
+    "fx_source_currency": _("exchange from"),
+    "sku": _("SKU"),
+    "description": _("description"),
+    "quantity": _("quantity"),
+    "unit_price": _("unit price"),
+    "discount_percent": _("discount %"),
+    "section": _("section"),
+    "line": _("line"),
+    "before": _("before"),
+    "after": _("after"),
+    "source": _("from"),
+    "created": _("created"),
+    "label": _("label"),
+    "note": _("note"),
+    "reason": _("reason"),
+    "revision_label": _("revision"),
+    "total": _("total"),
+    "link": _("share link"),
+    "recipient": _("recipient"),
+    "days": _("days"),
+    "name": _("name"),
+    "title": _("title"),
+    "via": _("via"),
+    "decision": _("decision"),
+    "request_note": _("request note"),
+    "document": _("document"),
+    "sha256": _("SHA-256"),
+}
+DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
+
+
+class QuoteEvent(models.Model):
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="events")
+    revision = models.ForeignKey(
+        QuoteRevision, on_delete=models.CASCADE, null=True, blank=True, related_name="events"
+    )
+    # Null for the system (the expiry job) and for customers acting through a share link.
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("actor"),
+    )
+    verb = models.CharField(_("what"), max_length=40, choices=QuoteEventVerb.choices)
+    details = models.JSONField(_("details"), default=dict, blank=True)
+    at = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["quote", "at", "pk"]
+        verbose_name = _("quote event")
+        verbose_name_plural = _("quote events")
+
+    def __str__(self) -> str:
+        return f"{self.quote} {self.verb}"

@@ -1,0 +1,407 @@
+"""Quotes: a human number, revisions R1, R2... under it, their lines and approvals.
+
+Money columns are NUMERIC (DecimalField) with two places; percentages keep two places too.
+The pricing rules (rounding, totals, thresholds) live in quoting.quotes.selectors and
+quoting.quotes.services.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from catalog.models import CURRENCY_VALIDATOR, Product
+from quoting.customers.models import Customer, Project
+from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
+from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
+
+PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
+
+
+def _money(verbose: str, **kwargs) -> models.DecimalField:
+    return models.DecimalField(
+        verbose, max_digits=MONEY_DIGITS, decimal_places=MONEY_PLACES, **kwargs
+    )
+
+
+def _total(verbose: str) -> models.DecimalField:
+    # Totals of many lines need more digits than one unit price; null until frozen.
+    return models.DecimalField(
+        verbose, max_digits=TOTAL_DIGITS, decimal_places=MONEY_PLACES, null=True, blank=True
+    )
+
+
+def _percent(verbose: str) -> models.DecimalField:
+    return models.DecimalField(
+        verbose, max_digits=5, decimal_places=2, default=0, validators=PERCENT_VALIDATORS
+    )
+
+
+class QuoteStatus(models.TextChoices):
+    DRAFT = "draft", _("Draft")
+    AWAITING_APPROVAL = "awaiting_approval", _("Awaiting approval")
+    APPROVED = "approved", _("Approved")
+    SENT = "sent", _("Sent")
+    ACCEPTED = "accepted", _("Accepted")
+    DECLINED = "declined", _("Declined")
+    EXPIRED = "expired", _("Expired")
+
+
+# The lifecycle, in one place. Services change a status only through their _transition(), which
+# refuses anything else. Back to DRAFT means "being edited again": from awaiting approval or
+# approved an edit voids the approval; from sent, declined or expired an edit opens the next
+# revision. Accepted is final.
+TRANSITIONS: dict[str, frozenset[str]] = {
+    QuoteStatus.DRAFT: frozenset({QuoteStatus.AWAITING_APPROVAL, QuoteStatus.SENT}),
+    QuoteStatus.AWAITING_APPROVAL: frozenset({QuoteStatus.APPROVED, QuoteStatus.DRAFT}),
+    QuoteStatus.APPROVED: frozenset({QuoteStatus.SENT, QuoteStatus.DRAFT}),
+    QuoteStatus.SENT: frozenset(
+        {QuoteStatus.ACCEPTED, QuoteStatus.DECLINED, QuoteStatus.EXPIRED, QuoteStatus.DRAFT}
+    ),
+    QuoteStatus.DECLINED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.EXPIRED: frozenset({QuoteStatus.DRAFT}),
+    QuoteStatus.ACCEPTED: frozenset(),
+}
+
+# While sales draft the next revision, the customer can still answer the latest sent one (the
+# answer reinstates it): the offer stands until a newer revision is sent.
+ANSWERABLE_WHILE_DRAFTING = (QuoteStatus.DRAFT, QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED)
+
+
+class Section(models.TextChoices):
+    NETWORK = "network", _("Network")
+    SERVICES = "services", _("Services")
+    SUPPORT = "support", _("Support")
+    OPTIONAL = "optional", _("Optional items")
+    ALTERNATIVES = "alternatives", _("Alternatives")
+
+
+# Optional items and alternatives are offered, not ordered: they stay out of the totals.
+TOTALLED_SECTIONS = (Section.NETWORK, Section.SERVICES, Section.SUPPORT)
+
+
+class LineKind(models.TextChoices):
+    PRODUCT = "product", _("Product")
+    SERVICE = "service", _("Service")
+    FREE_TEXT = "free-text", _("Free text")
+
+
+class QuoteCounter(models.Model):
+    """The last number used per series and year; locked while a quote takes the next one."""
+
+    series = models.CharField(max_length=8)
+    year = models.PositiveSmallIntegerField()
+    last = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["series", "year"], name="one_counter_per_series_year"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.series}-{self.year}: {self.last}"
+
+
+class Quote(models.Model):
+    number = models.CharField(_("number"), max_length=20, unique=True, editable=False)
+    series = models.CharField(_("series"), max_length=8, editable=False)
+    year = models.PositiveSmallIntegerField(_("year"), editable=False)
+    seq = models.PositiveIntegerField(_("sequence"), editable=False)
+    customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="quotes")
+    project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="quotes")
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="owned_quotes",
+        verbose_name=_("owner"),
+    )
+    currency = models.CharField(_("currency"), max_length=3, validators=[CURRENCY_VALIDATOR])
+    status = models.CharField(
+        _("status"),
+        max_length=20,
+        choices=QuoteStatus.choices,
+        default=QuoteStatus.DRAFT,
+        db_index=True,
+    )
+    valid_until = models.DateField(_("valid until"))
+    # Optimistic concurrency: every write bumps it with UPDATE ... WHERE version = expected.
+    version = models.PositiveIntegerField(_("version"), default=1)
+    current_revision = models.ForeignKey(
+        "QuoteRevision",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("current revision"),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-year", "-seq"]
+        verbose_name = _("quote")
+        verbose_name_plural = _("quotes")
+        constraints = [
+            models.UniqueConstraint(fields=["series", "year", "seq"], name="one_quote_per_seq"),
+        ]
+        # The list's default order and each of its filters (status, customer, owner, dates) read
+        # one index and stop after a page, however many quotes there are (bench_quote_list.py).
+        # The customer index carries the owner so the owner filter's choices need no table read.
+        indexes = [
+            models.Index(fields=["status", "valid_until"]),
+            models.Index(fields=["-year", "-seq"], name="quote_list_order_idx"),
+            models.Index(fields=["status", "-year", "-seq"], name="quote_list_status_idx"),
+            models.Index(
+                fields=["customer", "-year", "-seq"],
+                include=["owner"],
+                name="quote_list_customer_idx",
+            ),
+            models.Index(fields=["owner", "-year", "-seq"], name="quote_list_owner_idx"),
+            models.Index(fields=["created_at"], name="quote_list_created_idx"),
+            models.Index(fields=["updated_at"], name="quote_list_updated_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+    def get_status_display(self) -> str:
+        # Django's own builds a dict of every choice, hashing each lazy label, on every call:
+        # a list page of 25 quotes paid for it 25 times.
+        return _STATUS_LABELS.get(self.status, self.status)
+
+
+_STATUS_LABELS = dict(QuoteStatus.choices)
+
+
+class QuoteRevision(models.Model):
+    """One version of the offer. Frozen (lines, prices, rate, tax, snapshots) once sent.
+
+    Totals are computed from the lines while a draft (they can never be stale) and stored when
+    the revision is frozen, so a sent document keeps its figures even if a later release
+    changed how totals are computed.
+    """
+
+    quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="revisions")
+    number = models.PositiveSmallIntegerField(_("revision"))
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("created by"),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    frozen_at = models.DateTimeField(_("frozen"), null=True, blank=True)
+    sent_at = models.DateTimeField(_("sent"), null=True, blank=True)
+    # The fingerprint of what was frozen (quoting.quotes.content_hash), stored with frozen_at: the
+    # proposal PDF a customer reads, accepts and signs must have been rendered from exactly it.
+    content_sha256 = models.CharField(
+        _("content fingerprint"), max_length=80, blank=True, editable=False
+    )
+
+    # At most one conversion rate per revision, locked when first needed.
+    fx_source_currency = models.CharField(_("converted from"), max_length=3, blank=True)
+    fx_rate = models.DecimalField(
+        _("exchange rate"), max_digits=14, decimal_places=6, null=True, blank=True
+    )
+    fx_rate_date = models.DateField(_("rate date"), null=True, blank=True)
+
+    tax_percent = _percent(_("VAT %"))
+    discount_percent = _percent(_("quote discount %"))
+
+    design = models.ForeignKey(
+        SavedDesign,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("chosen design"),
+    )
+    design_snapshot = models.JSONField(_("design snapshot"), null=True, blank=True)
+    tco = models.ForeignKey(
+        TcoScenario,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("TCO scenario"),
+    )
+    tco_snapshot = models.JSONField(_("TCO snapshot"), null=True, blank=True)
+    # The job the TCO comparison assumes (a workload preset's key); empty when the comparison is
+    # a TCO scenario chosen by hand, or was made before workloads could be chosen.
+    workload = models.CharField(_("workload"), max_length=WORKLOAD_MAX_LENGTH, blank=True)
+    # Renderings of the snapshots above, made once (quoting.quotes.services.snapshots): the design's
+    # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
+    # snapshot_version marks a revision made before they existed: filled on its first read.
+    design_drawing = models.TextField(_("design drawing"), blank=True)
+    design_drawings = models.JSONField(_("design drawing in each language"), null=True, blank=True)
+    tco_charts = models.JSONField(_("TCO charts"), null=True, blank=True)
+    # The proposal's appendix: the design's racks on the default site, their power table and
+    # elevations in each language (quoting.designs.svg.racks.rack_appendix); null without a design.
+    design_racks = models.JSONField(_("racks and power of the design"), null=True, blank=True)
+    snapshot_version = models.PositiveSmallIntegerField(
+        _("snapshot version"), null=True, blank=True
+    )
+    # What the design's bill of materials was worth at list prices when the quote was made from
+    # it: the approval gate measures the whole quote against it, so lines of the design removed
+    # or replaced by cheap free-text lines still count.
+    design_list_value = _total(_("design list value"))
+
+    subtotal = _total(_("subtotal"))
+    discount_amount = _total(_("discount"))
+    net = _total(_("net"))
+    tax_amount = _total(_("VAT"))
+    total = _total(_("total"))
+
+    class Meta:
+        ordering = ["quote", "number"]
+        verbose_name = _("quote revision")
+        verbose_name_plural = _("quote revisions")
+        constraints = [
+            models.UniqueConstraint(fields=["quote", "number"], name="one_revision_number"),
+            models.CheckConstraint(
+                condition=Q(tax_percent__gte=0, tax_percent__lte=100),
+                name="revision_tax_percent_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(discount_percent__gte=0, discount_percent__lte=100),
+                name="revision_discount_percent_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quote.number} {self.label}"
+
+    @property
+    def label(self) -> str:
+        return f"R{self.number}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.frozen_at is not None
+
+
+class QuoteLine(models.Model):
+    revision = models.ForeignKey(QuoteRevision, on_delete=models.CASCADE, related_name="lines")
+    # Stable across revisions (copied with the line), so a diff can pair old and new lines.
+    key = models.UUIDField(default=uuid.uuid4, editable=False)
+    position = models.PositiveIntegerField(_("position"))
+    section = models.CharField(
+        _("section"), max_length=16, choices=Section.choices, default=Section.NETWORK
+    )
+    alternative_group = models.CharField(
+        _("alternative"),
+        max_length=100,
+        blank=True,
+        help_text=_("Alternatives only: the option this line belongs to, e.g. 'Better'."),
+    )
+    kind = models.CharField(
+        _("kind"), max_length=10, choices=LineKind.choices, default=LineKind.PRODUCT
+    )
+    # SET_NULL: the sku and description keep the line readable if the product is ever deleted.
+    product = models.ForeignKey(
+        Product, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    sku = models.CharField(_("SKU"), max_length=64, blank=True)
+    description = models.CharField(_("description"), max_length=500)
+    quantity = models.PositiveIntegerField(_("quantity"))
+    unit_price = _money(_("unit price"), validators=[MinValueValidator(0)])
+    # The catalog's price when the line was priced; kept when the unit price is set by hand, so
+    # the approval gate sees what the customer pays against it. None on free-text lines.
+    list_price = _money(_("list price"), null=True, blank=True, editable=False)
+    discount_percent = _percent(_("discount %"))
+    role = models.CharField(
+        _("role"),
+        max_length=40,
+        blank=True,
+        help_text=_("From the design's bill of materials: leaf, spine..."),
+    )
+    price_source = models.CharField(_("price source"), max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["revision", "position"]
+        verbose_name = _("quote line")
+        verbose_name_plural = _("quote lines")
+        constraints = [
+            models.UniqueConstraint(fields=["revision", "key"], name="one_line_key_per_revision"),
+            models.CheckConstraint(condition=Q(unit_price__gte=0), name="line_price_not_negative"),
+            models.CheckConstraint(
+                condition=Q(discount_percent__gte=0, discount_percent__lte=100),
+                name="line_discount_percent_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(section="alternatives") | Q(alternative_group=""),
+                name="only_alternatives_have_a_group",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sku or self.description} x {self.quantity}"
+
+    @property
+    def description_shown(self) -> str:
+        """The description in the active language: a catalog line's product has a Chinese name
+        (the line keeps the English one it was made with); other lines read as they were typed."""
+        from django.utils.translation import get_language
+
+        if self.product_id and (get_language() or "").startswith("zh") and self.product.name_zh:
+            return self.product.name_zh
+        return self.description
+
+
+class ApprovalDecision(models.TextChoices):
+    PENDING = "pending", _("Pending")
+    APPROVED = "approved", _("Approved")
+    REJECTED = "rejected", _("Rejected")
+    WITHDRAWN = "withdrawn", _("Withdrawn (the quote was edited)")
+
+
+class Approval(models.Model):
+    """A request to send a revision whose discount is above the sender's threshold."""
+
+    revision = models.ForeignKey(QuoteRevision, on_delete=models.CASCADE, related_name="approvals")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    requested_at = models.DateTimeField(_("requested"), auto_now_add=True)
+    # The largest discount asked for: what the manager actually approves.
+    discount_percent = _percent(_("largest discount %"))
+    request_note = models.TextField(_("request note"), max_length=2000, blank=True)
+    decision = models.CharField(
+        _("decision"),
+        max_length=10,
+        choices=ApprovalDecision.choices,
+        default=ApprovalDecision.PENDING,
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("decided by"),
+    )
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    reason = models.TextField(_("reason"), max_length=2000, blank=True)
+
+    class Meta:
+        ordering = ["revision", "requested_at", "pk"]
+        verbose_name = _("approval")
+        verbose_name_plural = _("approvals")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["revision"],
+                condition=Q(decision="pending"),
+                name="one_pending_approval_per_revision",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.revision} {self.decision}"

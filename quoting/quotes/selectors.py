@@ -1,0 +1,694 @@
+"""Reads of quotes: who sees which, totals and the rounding rule, approvals, the revision page,
+the customer's choice, diffs, the audit trail, notifications and the quote list.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from django.core.cache import cache as shared_cache
+from django.db.models import (
+    BooleanField,
+    Exists,
+    ExpressionWrapper,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    prefetch_related_objects,
+)
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
+
+from portal.models import User
+from quoting.conf import quoting_setting
+from quoting.customers.selectors import customers_visible_to
+from quoting.engine.money import round_money
+from quoting.errors import InvalidValue
+from quoting.quotes import content_hash
+from quoting.quotes.models import (
+    TOTALLED_SECTIONS,
+    Approval,
+    InstallPack,
+    Notification,
+    NotificationEmailOptOut,
+    NotificationKind,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
+
+# A revision's frozen design and TCO copies and their drawings: large, and read only where the
+# design or the proposal is shown; lists and API answers defer them.
+REVISION_SNAPSHOTS = (
+    "design_snapshot",
+    "tco_snapshot",
+    "design_drawing",
+    "design_drawings",
+    "tco_charts",
+    "design_racks",
+)
+CURRENT_REVISION_SNAPSHOTS = tuple(f"current_revision__{name}" for name in REVISION_SNAPSHOTS)
+
+
+def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
+    quotes = Quote.objects.select_related("customer", "project", "owner", "current_revision")
+    customers = customers_visible_to(user=user)
+    if not customers.query.has_filters():
+        return quotes  # sees every customer: no join, so the list's count reads one index
+    return quotes.filter(customer__in=customers.values("pk"))
+
+
+# --- money: the rounding rule and totals --------------------------------------------------------
+
+# Printed on every quote; the two functions below are its only implementation.
+# Marked for extraction only: pages and proposals translate it where they print it.
+ROUNDING_RULE = gettext_noop(
+    "Each line is rounded to 0.01 (half up) after its discount; the subtotal is the sum of "
+    "rounded lines; the quote discount and tax are each rounded to 0.01 (half up)."
+)
+HUNDRED = Decimal(100)
+
+
+def line_amount(*, quantity: int, unit_price: Decimal, discount_percent: Decimal) -> Decimal:
+    return round_money(Decimal(quantity) * unit_price * (HUNDRED - discount_percent) / HUNDRED)
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    subtotal: Decimal
+    discount: Decimal
+    net: Decimal
+    tax: Decimal
+    total: Decimal
+
+
+def totals_compute(
+    *, line_amounts: Iterable[Decimal], discount_percent: Decimal, tax_percent: Decimal
+) -> Totals:
+    subtotal = sum(line_amounts, Decimal("0.00"))
+    discount = round_money(subtotal * discount_percent / HUNDRED)
+    net = subtotal - discount
+    tax = round_money(net * tax_percent / HUNDRED)
+    return Totals(subtotal, discount, net, tax, net + tax)
+
+
+def _amount(line: QuoteLine) -> Decimal:
+    return line_amount(
+        quantity=line.quantity, unit_price=line.unit_price, discount_percent=line.discount_percent
+    )
+
+
+def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None) -> Totals:
+    """Stored totals of a frozen revision; computed from the lines of a draft."""
+    if revision.is_frozen and revision.total is not None:
+        return Totals(
+            revision.subtotal,
+            revision.discount_amount,
+            revision.net,
+            revision.tax_amount,
+            revision.total,
+        )
+    lines = revision.lines.all() if lines is None else lines
+    return totals_compute(
+        line_amounts=(_amount(line) for line in lines if line.section in TOTALLED_SECTIONS),
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    )
+
+
+def revision_content_fingerprint(*, revision: QuoteRevision, version: int | None = None) -> str:
+    """The content fingerprint (quoting.quotes.content_hash) of the revision as the database
+    holds it now: its fields and every line, read afresh (two queries)."""
+    fresh = (
+        QuoteRevision.objects.select_related("quote")
+        .only(
+            *content_hash.FIELDS[version or content_hash.CURRENT_VERSION][0],
+            "quote__number",
+            "quote__currency",
+        )
+        .get(pk=revision.pk)
+    )
+    return content_hash.content_sha256(
+        fresh,
+        QuoteLine.objects.filter(revision_id=revision.pk),
+        quote_number=fresh.quote.number,
+        currency=fresh.quote.currency,
+        version=version or content_hash.CURRENT_VERSION,
+    )
+
+
+# --- approvals -----------------------------------------------------------------------------------
+
+
+def discount_threshold(*, user: User) -> Decimal | None:
+    """The largest discount (%) this user may send alone; None means no limit."""
+    if user.is_superuser:
+        return None
+    thresholds = quoting_setting("QUOTING_DISCOUNT_APPROVAL_THRESHOLDS")
+    mine = [Decimal(limit) for role, limit in thresholds.items() if user.has_role(role)]
+    return max(mine, default=Decimal(0))
+
+
+def _percent_below(charged: Decimal, listed: Decimal) -> Decimal:
+    """How far below `listed` the customer pays, in % to 0.01 (0 when they pay list or more)."""
+    if listed <= 0 or charged >= listed:
+        return Decimal("0.00")
+    return round_money((listed - charged) * HUNDRED / listed)
+
+
+def _list_unit_price(line: QuoteLine) -> Decimal:
+    # A free-text line has no list price: what it is charged before its discount stands in.
+    return line.unit_price if line.list_price is None else line.list_price
+
+
+def revision_largest_discount(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> Decimal:
+    """How far below list the customer pays (%), measured where it is largest.
+
+    Measured on prices, not on the discount fields, so a unit price set by hand below list
+    counts, and a line discount and the quote discount compound (10 % and 10 % are 19 %):
+    - per line: its unit price after its discount and the quote discount, against its list price;
+    - for the whole quote: the net (before VAT) against the list value of its lines, or of the
+      design's bill of materials it was made from when that is worth more, so lines of the
+      design that were removed or replaced by cheap free-text lines still count. A free-text
+      line counts at its own price: it may stand in for removed lines, never for more than it
+      charges.
+    """
+    lines = list(revision.lines.all() if lines is None else lines)
+    largest = Decimal("0.00")
+    for line in lines:
+        quote_discount = revision.discount_percent if line.section in TOTALLED_SECTIONS else 0
+        charged = (
+            line.unit_price
+            * (HUNDRED - line.discount_percent)
+            * (HUNDRED - quote_discount)
+            / (HUNDRED * HUNDRED)
+        )
+        largest = max(largest, _percent_below(charged, _list_unit_price(line)))
+    totalled = [line for line in lines if line.section in TOTALLED_SECTIONS]
+    listed = sum((line.quantity * _list_unit_price(line) for line in totalled), Decimal("0.00"))
+    listed = max(listed, revision.design_list_value or Decimal("0.00"))
+    net = totals_compute(
+        line_amounts=(_amount(line) for line in totalled),
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    ).net
+    return max(largest, _percent_below(net, listed))
+
+
+def revision_needs_approval(
+    *,
+    revision: QuoteRevision,
+    user: User,
+    lines: Iterable[QuoteLine] | None = None,
+    largest_discount: Decimal | None = None,
+) -> bool:
+    """`largest_discount`, when the caller has it (a page's display), spares measuring again."""
+    limit = discount_threshold(user=user)
+    if limit is None:
+        return False
+    if largest_discount is None:
+        largest_discount = revision_largest_discount(revision=revision, lines=lines)
+    return largest_discount > limit
+
+
+# --- the revision page ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class LineView:
+    line: QuoteLine
+    amount: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class AlternativeDelta:
+    group: str
+    subtotal: Decimal  # the alternative's lines, each rounded
+    delta_subtotal: Decimal  # against the chosen design's network section
+    total_if_chosen: Decimal  # the quote total with this option instead of the network section
+    delta_total: Decimal
+
+
+@dataclass(frozen=True, slots=True)
+class FrozenFigures:
+    """What a frozen revision's page needs from its lines besides the rows themselves; they
+    never change, so they are computed once and kept in the cache."""
+
+    alternatives: list[AlternativeDelta]
+    largest_discount: Decimal
+
+
+FROZEN_FIGURES_SECONDS = 7 * 24 * 3600  # kept a week after the last computation
+
+
+def frozen_revision_key(revision: QuoteRevision) -> str:
+    """A frozen revision in cache keys: its freezing time too, so a key never outlives its row
+    (a database restored or made again reuses primary keys)."""
+    return f"{revision.pk}:{revision.frozen_at.timestamp()}"
+
+
+def _frozen_figures_key(revision: QuoteRevision) -> str:
+    return f"quoting:frozen-figures:v1:{frozen_revision_key(revision)}"
+
+
+@dataclass
+class RevisionDisplay:
+    revision: QuoteRevision
+    # None until something reads .sections: a frozen revision's page takes its line table from
+    # the cache (quoting.quotes.views.quotes) and then loads no line at all.
+    _sections: dict[str, list[LineView]] | None
+    totals: Totals
+    alternatives: list[AlternativeDelta]
+    largest_discount: Decimal  # revision_largest_discount(), computed with the lines
+    rounding_rule: str = ROUNDING_RULE
+    revisions: list[str] = field(default_factory=list)
+    kept: dict[str, object] = field(default_factory=dict)  # what kept_with() found in the cache
+
+    @property
+    def quote(self) -> Quote:
+        return self.revision.quote
+
+    @property
+    def sections(self) -> dict[str, list[LineView]]:
+        if self._sections is None:
+            self._sections = _sections_of(_revision_lines(self.revision))
+        return self._sections
+
+
+def _revision_lines(revision: QuoteRevision) -> list[QuoteLine]:
+    return list(revision.lines.select_related("product").order_by("position"))
+
+
+def _sections_of(lines: Iterable[QuoteLine]) -> dict[str, list[LineView]]:
+    sections: dict[str, list[LineView]] = {s: [] for s in Section.values}
+    for line in lines:
+        sections[line.section].append(LineView(line, _amount(line)))
+    return {s: rows for s, rows in sections.items() if rows}
+
+
+def revision_alternatives(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> list[AlternativeDelta]:
+    """Each good / better / best option priced as a delta against the chosen design."""
+    lines = list(revision.lines.all() if lines is None else lines)
+    amounts = {line.pk: _amount(line) for line in lines}
+    network = sum(
+        (amounts[ln.pk] for ln in lines if ln.section == Section.NETWORK), Decimal("0.00")
+    )
+    others = [
+        amounts[ln.pk]
+        for ln in lines
+        if ln.section in TOTALLED_SECTIONS and ln.section != Section.NETWORK
+    ]
+    groups: dict[str, list[Decimal]] = defaultdict(list)
+    for line in lines:
+        if line.section == Section.ALTERNATIVES:
+            groups[line.alternative_group].append(amounts[line.pk])
+    current = totals_compute(
+        line_amounts=[network, *others],
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    )
+    result = []
+    for group, group_amounts in groups.items():
+        subtotal = sum(group_amounts, Decimal("0.00"))
+        chosen = totals_compute(
+            line_amounts=[subtotal, *others],
+            discount_percent=revision.discount_percent,
+            tax_percent=revision.tax_percent,
+        )
+        result.append(
+            AlternativeDelta(
+                group, subtotal, subtotal - network, chosen.total, chosen.total - current.total
+            )
+        )
+    return result
+
+
+def revision_for_display(
+    *,
+    user: User,
+    quote_id: int,
+    number: int | None = None,
+    kept_with: Callable[[QuoteRevision], list[str]] | None = None,
+) -> RevisionDisplay:
+    """One revision (the current one unless `number` is given) with its lines, totals and
+    alternatives, in a constant number of queries however many lines it has. A frozen
+    revision's figures come from the cache after its first view, and its lines are only loaded
+    when display.sections is read.
+
+    `kept_with(revision)`: more cache keys of a frozen revision, read in the same round trip as
+    its figures (display.kept); the page keeps its line table so.
+
+    Raises QuoteRevision.DoesNotExist when the user may not see it (a 404 for views).
+    """
+    # One statement: whether the user may see the quote, the revision (the current one unless
+    # `number`) with its quote, customer and project (the design's figures, not its TCO
+    # copies), how many revisions there are, and whether it has approvals or installation packs
+    # (most have none: then they are not asked for).
+    quote_revisions = QuoteRevision.objects.filter(quote=OuterRef("quote_id")).order_by()
+    visible = quotes_visible_to(user=user)
+    revisions = QuoteRevision.objects.filter(quote_id=quote_id)
+    if visible.query.has_filters():  # else the user sees every quote
+        revisions = revisions.filter(quote__in=visible.values("pk"))
+    shown = (
+        revisions.select_related("quote__customer", "quote__project")
+        .defer(*(name for name in REVISION_SNAPSHOTS if name != "design_snapshot"))
+        .annotate(
+            revision_count=Subquery(
+                quote_revisions.annotate(n=Func(F("pk"), function="COUNT")).values("n")
+            ),
+            last_number=Subquery(
+                quote_revisions.annotate(n=Func(F("number"), function="MAX")).values("n")
+            ),
+            has_approvals=Exists(Approval.objects.filter(revision=OuterRef("pk"))),
+            has_install_packs=Exists(InstallPack.objects.filter(revision=OuterRef("pk"))),
+        )
+    )
+    if number is None:
+        revision = shown.get(pk=F("quote__current_revision_id"))
+    else:
+        revision = shown.get(number=number)
+    if revision.revision_count == revision.last_number:  # R1 to Rn, none missing: as always
+        labels = [f"R{n}" for n in range(1, revision.last_number + 1)]
+    else:
+        labels = [
+            f"R{n}"
+            for n in QuoteRevision.objects.filter(quote_id=quote_id)
+            .order_by("number")
+            .values_list("number", flat=True)
+        ]
+    kept, figures = {}, None
+    if revision.is_frozen:
+        figures_key = _frozen_figures_key(revision)
+        kept = shared_cache.get_many([figures_key, *(kept_with(revision) if kept_with else ())])
+        figures = kept.pop(figures_key, None)
+    lines = None
+    if figures is None:
+        lines = _revision_lines(revision)
+        figures = FrozenFigures(
+            alternatives=revision_alternatives(revision=revision, lines=lines),
+            largest_discount=revision_largest_discount(revision=revision, lines=lines),
+        )
+        if revision.is_frozen:
+            shared_cache.set(_frozen_figures_key(revision), figures, FROZEN_FIGURES_SECONDS)
+    return RevisionDisplay(
+        revision=revision,
+        _sections=None if lines is None else _sections_of(lines),
+        totals=revision_totals(revision=revision, lines=lines),
+        alternatives=figures.alternatives,
+        largest_discount=figures.largest_discount,
+        revisions=labels,
+        kept=kept,
+    )
+
+
+# --- the customer's choice: an alternative and optional items ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OfferChoice:
+    """What the customer chose of what the revision offers, priced as the quote prices itself.
+
+    `alternative` is a line group of the alternatives section ("" = the offer as quoted): it
+    takes the place of the network section, as revision_alternatives() prices it. `optional` are
+    the optional lines included, in the quote's order; each adds its amount (after its own
+    discount) before the quote discount and VAT.
+    """
+
+    alternative: str
+    optional: tuple[QuoteLine, ...]
+    lines: tuple[QuoteLine, ...]  # every line in the totals of this choice
+    totals: Totals
+
+    @property
+    def optional_keys(self) -> list[str]:
+        return [str(line.key) for line in self.optional]
+
+    @property
+    def is_as_quoted(self) -> bool:
+        return not self.alternative and not self.optional
+
+
+@dataclass(frozen=True, slots=True)
+class OfferOptions:
+    """What a revision lets the customer choose: its alternatives and its optional lines."""
+
+    alternatives: list[AlternativeDelta]
+    optional: list[LineView]
+    lines: list[QuoteLine]  # all the revision's lines, read once: offer_choice(lines=) takes them
+
+    def __bool__(self) -> bool:
+        return bool(self.alternatives or self.optional)
+
+
+def offer_options(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> OfferOptions:
+    lines = _revision_lines(revision) if lines is None else list(lines)
+    return OfferOptions(
+        alternatives=revision_alternatives(revision=revision, lines=lines),
+        optional=[LineView(ln, _amount(ln)) for ln in lines if ln.section == Section.OPTIONAL],
+        lines=lines,
+    )
+
+
+def offer_choice(
+    *,
+    revision: QuoteRevision,
+    alternative: str = "",
+    optional_keys: Iterable[str] = (),
+    lines: Iterable[QuoteLine] | None = None,
+) -> OfferChoice:
+    """The one pricing of a customer's choice (the share page's figures, the accept, the
+    acceptance's totals). Only what the revision offers can be chosen; anything else raises
+    InvalidValue with a message for the customer, in the active language.
+
+    As quoted (no alternative, no optional line) the totals are the revision's own
+    (revision_totals: stored once it is sent), so the page never shows a second figure for it.
+    """
+    lines = _revision_lines(revision) if lines is None else sorted(lines, key=_position)
+    alternative = alternative or ""
+    groups = {ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES}
+    if alternative and alternative not in groups:
+        raise InvalidValue(
+            _("This offer has no alternative called “%(name)s”: choose one of those listed.")
+            % {"name": alternative[:100]},
+            field="alternative",
+        )
+    keys = [str(key) for key in optional_keys]
+    if len(set(keys)) != len(keys):
+        raise InvalidValue(_("An optional item was chosen twice."), field="optional")
+    offered = {str(ln.key): ln for ln in lines if ln.section == Section.OPTIONAL}
+    if any(key not in offered for key in keys):
+        raise InvalidValue(
+            _("This offer has no such optional item: choose among the optional items listed."),
+            field="optional",
+        )
+    chosen = tuple(ln for ln in lines if str(ln.key) in set(keys))
+    totalled = (
+        tuple(
+            ln
+            for ln in lines
+            if (
+                ln.section in TOTALLED_SECTIONS
+                and not (alternative and ln.section == Section.NETWORK)
+            )
+            or (
+                alternative
+                and ln.section == Section.ALTERNATIVES
+                and ln.alternative_group == alternative
+            )
+        )
+        + chosen
+    )
+    if not alternative and not chosen:
+        totals = revision_totals(revision=revision, lines=lines)
+    else:
+        totals = totals_compute(
+            line_amounts=(_amount(ln) for ln in totalled),
+            discount_percent=revision.discount_percent,
+            tax_percent=revision.tax_percent,
+        )
+    return OfferChoice(
+        alternative=alternative,
+        optional=chosen,
+        lines=tuple(sorted(totalled, key=_position)),
+        totals=totals,
+    )
+
+
+def _position(line: QuoteLine) -> int:
+    return line.position
+
+
+# --- revision diff -------------------------------------------------------------------------------
+
+DIFF_FIELDS = ("quantity", "unit_price", "discount_percent")
+
+
+@dataclass(frozen=True, slots=True)
+class LineChange:
+    old: QuoteLine
+    new: QuoteLine
+    changes: dict[str, tuple]  # field -> (before, after)
+
+
+@dataclass(frozen=True)
+class RevisionDiff:
+    added: list[QuoteLine]
+    removed: list[QuoteLine]
+    changed: list[LineChange]
+    terms: dict[str, tuple]  # quote discount and VAT, when they changed
+    totals_before: Totals
+    totals_after: Totals
+
+    @property
+    def is_empty(self) -> bool:
+        return not (self.added or self.removed or self.changed or self.terms)
+
+
+def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
+    """Line by line, paired by the key each line keeps when a revision is copied."""
+    old_lines = {ln.key: ln for ln in old.lines.order_by("position")}
+    new_lines = {ln.key: ln for ln in new.lines.order_by("position")}
+    changed = []
+    for key, new_line in new_lines.items():
+        old_line = old_lines.get(key)
+        if old_line is None:
+            continue
+        changes = {
+            f: (getattr(old_line, f), getattr(new_line, f))
+            for f in DIFF_FIELDS
+            if getattr(old_line, f) != getattr(new_line, f)
+        }
+        if changes:
+            changed.append(LineChange(old_line, new_line, changes))
+    terms = {
+        f: (getattr(old, f), getattr(new, f))
+        for f in ("discount_percent", "tax_percent")
+        if getattr(old, f) != getattr(new, f)
+    }
+    return RevisionDiff(
+        added=[ln for k, ln in new_lines.items() if k not in old_lines],
+        removed=[ln for k, ln in old_lines.items() if k not in new_lines],
+        changed=changed,
+        terms=terms,
+        totals_before=revision_totals(revision=old, lines=old_lines.values()),
+        totals_after=revision_totals(revision=new, lines=new_lines.values()),
+    )
+
+
+# --- audit ---------------------------------------------------------------------------------------
+
+
+def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
+    """Everything that happened to the quote, oldest first."""
+    # Of the actor and the revision, only what is shown (their name, its number): cheaper to
+    # build and read than whole rows with their snapshots left out.
+    return (
+        QuoteEvent.objects.filter(quote=quote)
+        .select_related("actor", "revision")
+        .only(
+            "quote_id",
+            "revision_id",
+            "actor_id",
+            "verb",
+            "details",
+            "at",
+            "actor__username",
+            "revision__number",
+        )
+        .order_by("at", "pk")
+    )
+
+
+# --- notifications -------------------------------------------------------------------------------
+
+
+def notifications_for(*, user: User) -> QuerySet[Notification]:
+    """`user`'s own inbox, unread first, newest first within each; nobody sees another's."""
+    unread = ExpressionWrapper(Q(read_at__isnull=True), output_field=BooleanField())
+    return (
+        Notification.objects.filter(recipient_id=user.pk)
+        .select_related("quote")
+        .only("kind", "params", "created_at", "read_at", "quote_id", "quote__number")
+        .order_by(unread.desc(), "-created_at", "-pk")
+    )
+
+
+def notifications_unread_count(*, user: User) -> int:
+    """The header's badge: one COUNT on the partial index of unread rows."""
+    return Notification.objects.filter(recipient_id=user.pk, read_at__isnull=True).count()
+
+
+def notification_email_kinds(*, user: User) -> list[str]:
+    """The kinds `user` gets by e-mail: every kind but those they turned off."""
+    off = set(NotificationEmailOptOut.objects.filter(user=user).values_list("kind", flat=True))
+    return [kind for kind in NotificationKind.values if kind not in off]
+
+
+# --- the quote list -------------------------------------------------------------------------------
+
+# What a row of the list shows (_quote_table.html) and quote_list_rows() reads: whole customers,
+# projects (their requirements), owners and revisions were most of each row's cost.
+LIST_PAGE_COLUMNS = (
+    "number",
+    "status",
+    "currency",
+    "valid_until",
+    "customer_id",
+    "project_id",
+    "owner_id",
+    "current_revision_id",
+    "customer__company",
+    "project__name",
+    "owner__username",
+    "owner__first_name",
+    "owner__last_name",
+    "current_revision__number",
+    "current_revision__frozen_at",
+    "current_revision__subtotal",
+    "current_revision__discount_amount",
+    "current_revision__net",
+    "current_revision__tax_amount",
+    "current_revision__total",
+    "current_revision__discount_percent",
+    "current_revision__tax_percent",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class QuoteListRow:
+    """A row of the quote list: the quote (its LIST_PAGE_COLUMNS) and its current total."""
+
+    quote: Quote
+    total: Decimal | None
+
+
+def quote_list_rows(*, quotes: list[Quote]) -> list[QuoteListRow]:
+    """Each quote's current total: stored on frozen revisions, computed for drafts from their
+    lines, fetched for the whole page in one query."""
+    revisions = [quote.current_revision for quote in quotes if quote.current_revision_id]
+    prefetch_related_objects(
+        [revision for revision in revisions if not revision.is_frozen], "lines"
+    )
+    return [
+        QuoteListRow(
+            quote=quote,
+            total=revision_totals(revision=quote.current_revision).total
+            if quote.current_revision_id
+            else None,
+        )
+        for quote in quotes
+    ]

@@ -1,0 +1,122 @@
+"""Installation packs of quote revisions: asked for now, built by a worker after commit.
+
+A frozen (sent) revision keeps one pack per site for good: asking again returns it (or the
+build on its way), so the customer's installer gets the very bytes that went with the offer.
+Idempotent through the row: only a pending pack is claimed (pending -> building, one UPDATE).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+
+from django.db import transaction
+from django.utils import timezone
+
+from portal.queueing import enqueue_or_leave_to_sweeper
+from quoting.designs.services.designs import (
+    design_compute,
+    design_install_layout,
+    design_site_inputs,
+    site_from_json,
+)
+from quoting.engine.contract import field_errors
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric.requirements import requirements_from_json
+from quoting.engine.install.pack import pack_zip_chunks
+from quoting.quotes.models import InstallPack, InstallPackStatus, QuoteRevision
+
+logger = logging.getLogger(__name__)
+
+
+def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> InstallPack:
+    """A pending pack row now (the build after commit). Raises InvalidInput on a site field,
+    or on "design" when the revision has no design to lay out."""
+    errors = field_errors(site_from_json(site))
+    if errors:
+        raise InvalidInput(errors)
+    with transaction.atomic():
+        # Lock the revision row only: its design (nullable) is read alongside.
+        locked = (
+            QuoteRevision.objects.select_for_update(of=("self",))
+            .select_related("design")
+            .get(pk=revision.pk)
+        )
+        same = (
+            InstallPack.objects.filter(revision=locked, site=site)
+            .exclude(status=InstallPackStatus.FAILED)
+            .order_by("pk")
+        )
+        existing = (
+            same.first()
+            if locked.is_frozen
+            else same.filter(
+                status__in=(InstallPackStatus.PENDING, InstallPackStatus.BUILDING)
+            ).first()
+        )
+        if existing is not None:
+            if existing.status == InstallPackStatus.PENDING:  # its first send may have failed
+                transaction.on_commit(
+                    lambda: enqueue_or_leave_to_sweeper("quoting.install_pack_build", existing.pk)
+                )
+            return existing
+        if locked.design is None or not locked.design.requirements:
+            raise InvalidInput.field("design", "this revision has no fabric design to lay out.")
+        pack = InstallPack.objects.create(
+            revision=locked, requirements=locked.design.requirements, site=site, requested_by=user
+        )
+        transaction.on_commit(
+            lambda: enqueue_or_leave_to_sweeper("quoting.install_pack_build", pack.pk)
+        )
+    return pack
+
+
+def install_pack_build(*, pack_id: int) -> str | None:
+    """Build one pack; returns its status, or None when it was not ours to build."""
+    claimed = InstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.PENDING).update(
+        status=InstallPackStatus.BUILDING
+    )
+    if not claimed:
+        return None
+    pack = InstallPack.objects.select_related("revision__quote", "revision__design").get(pk=pack_id)
+    started = time.monotonic()
+    try:
+        # The quoted design's site, changed where the pack asks: the design is measured on the
+        # site it is laid out on, so the pack buys what its own cable schedule needs.
+        saved = pack.revision.design
+        site = site_from_json({**(design_site_inputs(saved) if saved else {}), **pack.site})
+        design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
+        layout = design_install_layout(design=design, site=site)
+        archive = b"".join(pack_zip_chunks(layout, revision=str(pack.revision)))
+    except InvalidInput as error:
+        return _failed(pack_id, f"The design or site is not buildable: {error}")
+    except Exception:
+        logger.exception("install pack %s: build failed", pack_id)
+        return _failed(
+            pack_id,
+            "The pack could not be built (an internal error; the team can see the details).",
+        )
+    InstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
+        status=InstallPackStatus.READY,
+        archive=archive,
+        sha256=hashlib.sha256(archive).hexdigest(),
+        size=len(archive),
+        build_ms=round((time.monotonic() - started) * 1000),
+        error="",
+        finished_at=timezone.now(),
+    )
+    return InstallPackStatus.READY
+
+
+def _failed(pack_id: int, reason: str) -> str:
+    InstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
+        status=InstallPackStatus.FAILED, error=reason[:500], finished_at=timezone.now()
+    )
+    return InstallPackStatus.FAILED
+
+
+def install_pack_latest(*, revision: QuoteRevision, archive: bool = True) -> InstallPack | None:
+    """The revision's latest pack; without its zip unless `archive` (a page shows its status)."""
+    packs = InstallPack.objects.filter(revision=revision).order_by("-created_at", "-pk")
+    return (packs if archive else packs.defer("archive")).first()

@@ -1,0 +1,1171 @@
+"""Writes to quotes: numbering, pricing, revisions, approvals and the lifecycle.
+
+Rules every function here keeps:
+- Each edit takes `expected_version` and claims the quote with UPDATE ... WHERE version = it,
+  so two people editing the same draft cannot silently overwrite each other (StaleVersion).
+- A sent revision is frozen. Editing a sent (declined, expired) quote opens the next revision,
+  a copy of the last one; lines of an older revision are refused with RevisionFrozen.
+- Every state change and every price, quantity or discount change writes a QuoteEvent.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+from collections.abc import Callable
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+from django.db.models import F, Max
+from django.utils import timezone
+
+from catalog.models import Category, Product
+from portal.header_counts import work_counts_changed
+from portal.models import User
+from quoting.conf import quoting_setting
+from quoting.customers.models import Project
+from quoting.designs.models import SavedDesign, TcoScenario
+from quoting.designs.selectors import FxLock, PricedBom, bom_priced
+from quoting.designs.services.snapshots import design_snapshot_current
+from quoting.designs.services.tco import workload_check as tco_workload_check
+from quoting.engine.errors import InvalidInput
+from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
+from quoting.errors import (
+    IllegalTransition,
+    InvalidValue,
+    MissingPrices,
+    NotAllowed,
+    QuoteExpired,
+    RevisionFrozen,
+    StaleVersion,
+)
+from quoting.quotes.models import (
+    ANSWERABLE_WHILE_DRAFTING,
+    TOTALLED_SECTIONS,
+    TRANSITIONS,
+    Approval,
+    ApprovalDecision,
+    LineKind,
+    NotificationKind,
+    Quote,
+    QuoteCounter,
+    QuoteEvent,
+    QuoteEventVerb,
+    QuoteLine,
+    QuoteRevision,
+    QuoteStatus,
+    Section,
+)
+from quoting.quotes.permissions import approval_decide_check, may_decide_approvals, quote_send_check
+from quoting.quotes.selectors import (
+    line_amount,
+    revision_content_fingerprint,
+    revision_largest_discount,
+    revision_needs_approval,
+    revision_totals,
+)
+from quoting.quotes.services.notifications import notify, person_name, sales_managers
+from quoting.quotes.services.snapshots import revision_snapshot_from_design, revision_tco_refresh
+from quoting.quotes.signals import quote_announced, revision_frozen
+
+MAX_QUANTITY = 1_000_000
+MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
+
+
+# --- small helpers -------------------------------------------------------------------------------
+
+
+def _plain(value):
+    """JSON-safe audit details: Decimal and dates as text, exactly as they were."""
+    if isinstance(value, Decimal | dt.date):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _event(
+    quote: Quote,
+    verb: QuoteEventVerb,
+    *,
+    actor: User | None,
+    revision: QuoteRevision | None = None,
+    **details,
+) -> None:
+    QuoteEvent.objects.create(
+        quote=quote,
+        revision=revision or quote.current_revision,
+        actor=actor,
+        verb=verb,
+        details=_plain(details),
+    )
+
+
+def _announce(*, event_type: str, customer_id: int, data: dict) -> None:
+    """Tell the apps above quoting (webhooks) what happened, inside the caller's transaction."""
+    quote_announced.send(sender=Quote, event_type=event_type, customer_id=customer_id, data=data)
+
+
+def _percent(value, field: str) -> Decimal:
+    try:
+        percent = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise InvalidValue("Enter a percentage such as 5 or 12.5.", field=field) from None
+    if not percent.is_finite() or not Decimal(0) <= percent <= Decimal(100):
+        raise InvalidValue("A percentage must be between 0 and 100.", field=field)
+    if percent != percent.quantize(Decimal("0.01")):
+        raise InvalidValue("Use at most two decimal places for a percentage.", field=field)
+    return percent.quantize(Decimal("0.01"))  # as the NUMERIC(5, 2) column gives it back
+
+
+def _workload(value) -> str:
+    try:
+        return tco_workload_check(value)
+    except InvalidInput as error:
+        raise InvalidValue(error.errors["workload"][0], field="workload") from None
+
+
+def _tco_follows(revision: QuoteRevision, *, user: User) -> None:
+    """The draft's TCO follows its prices: computed again after every change to them."""
+    revision_tco_refresh(revision=revision, user=user)
+
+
+def _quantity(value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_QUANTITY:
+        raise InvalidValue(
+            f"The quantity must be a whole number from 0 to {MAX_QUANTITY:,}.", field="quantity"
+        )
+    return value
+
+
+def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
+    """Every line amount and the quote's totals fit their columns.
+
+    Each quantity and price may be within its own limits and their product still not fit
+    (10,000 x 999,999,999,999.99): refused at the edit, with the field to fix, rather than
+    failing when the revision is read or frozen. Callers run it inside the edit's transaction,
+    so the refused change is rolled back.
+    """
+    limit = f"{TOTAL_MAX:,}"
+    lines = list(revision.lines.all())
+    for line in lines:
+        amount = line_amount(
+            quantity=line.quantity,
+            unit_price=line.unit_price,
+            discount_percent=line.discount_percent,
+        )
+        if amount > TOTAL_MAX:
+            raise InvalidValue(
+                f"This line would come to {amount:,}, more than a quote can hold ({limit}); "
+                f"lower its quantity or its price.",
+                field=field,
+            )
+    totals = revision_totals(revision=revision, lines=lines)
+    if max(totals.subtotal, totals.total) > TOTAL_MAX:
+        raise InvalidValue(
+            f"The quote would total {max(totals.subtotal, totals.total):,}, more than a quote "
+            f"can hold ({limit}); lower a quantity or a price.",
+            field=field,
+        )
+
+
+def _money(value, field: str) -> Decimal:
+    try:
+        amount = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise InvalidValue("Enter an amount such as 1200.00.", field=field) from None
+    if not amount.is_finite() or amount < 0 or amount > MONEY_MAX:
+        raise InvalidValue(f"The amount must be between 0 and {MONEY_MAX:,}.", field=field)
+    if amount != round_money(amount):
+        raise InvalidValue("Use at most two decimal places for an amount.", field=field)
+    return round_money(amount)
+
+
+# --- concurrency and the state machine ----------------------------------------------------------
+
+
+def _claim(quote: Quote, *, expected_version: int | None) -> Quote:
+    """Bump the version (locking the row until commit) and reload the quote.
+
+    With an expected version the UPDATE only matches that version: a race-safe check, with no
+    window between reading and writing. Without one (the expiry job, the customer's link) the
+    row is still locked so two transitions cannot interleave.
+    """
+    rows = Quote.objects.filter(pk=quote.pk)
+    if expected_version is not None:
+        rows = rows.filter(version=expected_version)
+    if not rows.update(version=F("version") + 1, updated_at=timezone.now()):
+        current = Quote.objects.filter(pk=quote.pk).values_list("version", flat=True).first()
+        raise StaleVersion(expected=expected_version, current=current)
+    # Every write to a quote passes here (status, validity, approvals, the revision sent): the
+    # headers' work-queue counts are counted again.
+    work_counts_changed()
+    quote.refresh_from_db()
+    return quote
+
+
+def _edits_quote(service: Callable) -> Callable:
+    """Run a service on a private copy of `quote`, in one transaction.
+
+    The caller's object takes the new state (version, status, current revision) only when the
+    service succeeds, so a refused edit leaves it as it was and a retry sends the right version.
+    """
+
+    @functools.wraps(service)
+    def run(*, quote: Quote, **kwargs):
+        with transaction.atomic():
+            working = Quote.objects.get(pk=quote.pk)
+            result = service(quote=working, **kwargs)
+        for f in Quote._meta.concrete_fields:
+            setattr(quote, f.attname, getattr(working, f.attname))
+        quote._state.fields_cache.pop("current_revision", None)
+        return result
+
+    return run
+
+
+def _transition(quote: Quote, to: str, *, actor: User | None, **details) -> None:
+    if to not in TRANSITIONS[quote.status]:
+        raise IllegalTransition(
+            f"A quote that is {quote.get_status_display().lower()} cannot become "
+            f"{QuoteStatus(to).label.lower()}.",
+            field="status",
+        )
+    before = quote.status
+    quote.status = to
+    quote.save(update_fields=["status", "updated_at"])
+    _event(quote, QuoteEventVerb.STATUS_CHANGED, actor=actor, before=before, after=to, **details)
+
+
+def _assert_not_frozen(revision: QuoteRevision) -> None:
+    # The last defence: whatever path a write takes, a sent revision never changes.
+    if revision.is_frozen:
+        raise RevisionFrozen(
+            f"{revision.label} of {revision.quote.number} was sent and can no longer change; "
+            f"edit the quote to open the next revision."
+        )
+
+
+def _current(quote: Quote) -> QuoteRevision:
+    return QuoteRevision.objects.select_related("quote").get(pk=quote.current_revision_id)
+
+
+def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
+    """A draft copy of the current revision: same lines (keys kept for the diff), prices, rate,
+    tax, discount and snapshots. Prices are not looked up again: what was offered stays offered.
+    """
+    old = _current(quote)
+    set_aside = QuoteRevision.objects.filter(
+        quote=quote, number=old.number + 1, sent_at__isnull=True
+    ).first()
+    if set_aside is not None:
+        # The draft set aside when the customer declined the sent revision: the work resumes.
+        quote.current_revision = set_aside
+        quote.save(update_fields=["current_revision", "updated_at"])
+        return set_aside
+    new = QuoteRevision.objects.create(
+        quote=quote,
+        number=old.number + 1,
+        created_by=user,
+        fx_source_currency=old.fx_source_currency,
+        fx_rate=old.fx_rate,
+        fx_rate_date=old.fx_rate_date,
+        tax_percent=old.tax_percent,
+        discount_percent=old.discount_percent,
+        design=old.design,
+        design_snapshot=old.design_snapshot,
+        tco=old.tco,
+        tco_snapshot=old.tco_snapshot,
+        workload=old.workload,
+        design_drawing=old.design_drawing,
+        design_drawings=old.design_drawings,
+        tco_charts=old.tco_charts,
+        snapshot_version=old.snapshot_version,
+        design_list_value=old.design_list_value,
+    )
+    copies = list(old.lines.all())
+    for line in copies:
+        line.pk = None
+        line.revision = new
+    QuoteLine.objects.bulk_create(copies)
+    quote.current_revision = new
+    quote.save(update_fields=["current_revision", "updated_at"])
+    _event(
+        quote, QuoteEventVerb.REVISION_CREATED, actor=user, revision=new,
+        source=old.label, created=new.label,
+    )  # fmt: skip
+    return new
+
+
+def quote_sent_revision_reinstate(*, quote: Quote, revision: QuoteRevision) -> Quote:
+    """The customer answers the sent `revision` while the next one is still a draft: the offer
+    they answer is the one they read, so it is current (and the quote sent) again.
+
+    The draft is kept, unsent, and resumed by the next edit (after a decline); its pending
+    approvals are withdrawn. Call inside the answer's transaction, the quote's row locked.
+    """
+    if quote.current_revision_id == revision.pk or quote.status not in ANSWERABLE_WHILE_DRAFTING:
+        return quote
+    draft = _current(quote)
+    if draft.is_frozen or draft.number != revision.number + 1 or not revision.is_frozen:
+        raise IllegalTransition("This revision can no longer be answered.", field="revision")
+    _claim(quote, expected_version=quote.version)
+    draft.approvals.filter(decision=ApprovalDecision.PENDING).update(
+        decision=ApprovalDecision.WITHDRAWN, decided_at=timezone.now()
+    )
+    before = quote.status
+    quote.current_revision, quote.status = revision, QuoteStatus.SENT
+    quote.save(update_fields=["current_revision", "status", "updated_at"])
+    _event(
+        quote, QuoteEventVerb.STATUS_CHANGED, actor=None, revision=revision, before=before,
+        after=QuoteStatus.SENT, reason="answered by the customer while the next revision was a "
+        "draft", set_aside=draft.label,
+    )  # fmt: skip
+    return quote
+
+
+def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:
+    """The revision an edit goes to, after making the quote a draft again if it has to be."""
+    if quote.status == QuoteStatus.ACCEPTED:
+        raise IllegalTransition(
+            "The customer accepted this quote; it can no longer change.", field="status"
+        )
+    revision = _current(quote)
+    if revision.is_frozen:
+        revision = _revision_next(quote, user=user)
+        _transition(quote, QuoteStatus.DRAFT, actor=user, reason="edited after it was sent")
+    elif quote.status in (QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED):
+        # The approval was for the lines as they were; a change needs a new look.
+        revision.approvals.filter(decision=ApprovalDecision.PENDING).update(
+            decision=ApprovalDecision.WITHDRAWN, decided_at=timezone.now()
+        )
+        _transition(
+            quote, QuoteStatus.DRAFT, actor=user, reason="edited; the approval no longer applies"
+        )
+    _assert_not_frozen(revision)
+    return revision
+
+
+def _line_in(revision: QuoteRevision, line: QuoteLine, *, looked_at: int) -> QuoteLine:
+    """The line of `revision` that `line` stands for.
+
+    `looked_at` is the revision that was current before this edit: when the edit just opened
+    the next revision, its lines are copies with the same keys. A line of any older revision
+    is frozen history.
+    """
+    if line.revision_id == revision.pk:
+        return QuoteLine.objects.get(pk=line.pk)
+    if line.revision_id != looked_at:
+        if not revision.quote.revisions.filter(pk=line.revision_id).exists():
+            raise InvalidValue("This line is not on this quote.", field="line")
+        raise RevisionFrozen(
+            f"This line belongs to an older revision than {revision.label}, and a sent "
+            f"revision never changes; edit the current revision instead.",
+            field="line",
+        )
+    try:
+        return revision.lines.get(key=line.key)
+    except QuoteLine.DoesNotExist:
+        raise InvalidValue("This line is not on the quote any more.", field="line") from None
+
+
+# --- numbering -----------------------------------------------------------------------------------
+
+
+def _quote_number_take(*, series: str, year: int) -> int:
+    """The next number of the series, gapless: the counter row is locked until the creating
+    transaction ends, and rolls back with it if the quote is never created."""
+    QuoteCounter.objects.get_or_create(series=series, year=year)
+    counter = QuoteCounter.objects.select_for_update().get(series=series, year=year)
+    counter.last += 1
+    counter.save(update_fields=["last"])
+    return counter.last
+
+
+# --- pricing -------------------------------------------------------------------------------------
+
+
+def _lock_fx(revision: QuoteRevision, fx: FxLock | None) -> None:
+    if fx and not revision.fx_rate:
+        revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date = (
+            fx.source,
+            fx.rate,
+            fx.as_of,
+        )
+        revision.save(update_fields=["fx_source_currency", "fx_rate", "fx_rate_date"])
+
+
+def _revision_fx(revision: QuoteRevision) -> FxLock | None:
+    if not revision.fx_rate:
+        return None
+    return FxLock(revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date)
+
+
+SECTION_OF_CATEGORY = {Category.SERVICE: Section.SERVICES, Category.SUPPORT: Section.SUPPORT}
+
+
+def _section_of(line: QuoteLine) -> str:
+    """Where a line belongs when it is not optional: its product's section, or services."""
+    if line.product_id is None:
+        return Section.SERVICES
+    return SECTION_OF_CATEGORY.get(line.product.category, Section.NETWORK)
+
+
+def _kind_of(product: Product | None) -> str:
+    if product is None:
+        return LineKind.FREE_TEXT
+    return LineKind.SERVICE if product.category == Category.SERVICE else LineKind.PRODUCT
+
+
+def _priced(revision: QuoteRevision, bom: list[dict], currency: str) -> PricedBom:
+    """The rows priced now by the one pricing rule (bom_priced), at the revision's locked rate
+    if it has one; the rate used is locked on the revision. Raises MissingPrices naming every
+    SKU left without a price."""
+    priced = bom_priced(bom=bom, currency=currency, fx=_revision_fx(revision))
+    if priced.missing:
+        raise MissingPrices(list(priced.missing), currency)
+    _lock_fx(revision, priced.fx)
+    return priced
+
+
+def _bom_lines(
+    *,
+    revision: QuoteRevision,
+    priced: PricedBom,
+    start: int,
+    section: str | None = None,
+    group: str = "",
+) -> list[QuoteLine]:
+    """Unsaved lines for a design's priced bill of materials."""
+    products = Product.objects.in_bulk({ln.sku for ln in priced.lines}, field_name="part_number")
+    lines = []
+    for position, row in enumerate(priced.lines, start=start):
+        product = products.get(row.sku)
+        lines.append(
+            QuoteLine(
+                revision=revision,
+                position=position,
+                section=section or SECTION_OF_CATEGORY.get(row.category, Section.NETWORK),
+                alternative_group=group,
+                kind=_kind_of(product),
+                product=product,
+                sku=row.sku,
+                description=(row.name or (product.name if product else row.sku))[:500],
+                quantity=_quantity(row.quantity),
+                unit_price=row.unit_price,
+                list_price=row.unit_price,
+                role=row.role[:40],
+                price_source=row.source[:300],
+            )
+        )
+    return lines
+
+
+def _next_position(revision: QuoteRevision) -> int:
+    count = revision.lines.count()
+    if count >= MAX_LINES_PER_REVISION:
+        raise InvalidValue(f"A quote holds at most {MAX_LINES_PER_REVISION} lines.", field="lines")
+    return (revision.lines.aggregate(m=Max("position"))["m"] or 0) + 1
+
+
+# --- creating quotes -----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def quote_create(
+    *, project: Project, user: User, currency: str | None = None, valid_until: dt.date | None = None
+) -> Quote:
+    """An empty draft quote, R1, numbered `<series>-<year>-<00042>`."""
+    # Locked so that the project cannot change customer under the new quote (project_update).
+    project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
+    customer = project.customer
+    currency = (currency or customer.default_currency).upper()
+    if len(currency) != 3 or not currency.isalpha():
+        raise InvalidValue("Use a three-letter currency code such as CNY.", field="currency")
+    today = timezone.localdate()
+    valid_until = valid_until or today + dt.timedelta(days=quoting_setting("QUOTING_VALIDITY_DAYS"))
+    if valid_until < today:
+        raise InvalidValue("The validity date is in the past.", field="valid_until")
+    series, year = quoting_setting("QUOTING_NUMBER_SERIES"), today.year
+    seq = _quote_number_take(series=series, year=year)
+    quote = Quote.objects.create(
+        number=f"{series}-{year}-{seq:05d}",
+        series=series,
+        year=year,
+        seq=seq,
+        customer=customer,
+        project=project,
+        owner=user,
+        currency=currency,
+        valid_until=valid_until,
+    )
+    vat = quoting_setting("QUOTING_VAT_PERCENT").get(customer.vat_zone, Decimal(0))
+    revision = QuoteRevision.objects.create(
+        quote=quote, number=1, created_by=user, tax_percent=Decimal(vat)
+    )
+    quote.current_revision = revision
+    quote.save(update_fields=["current_revision"])
+    work_counts_changed()  # a new draft may already be expiring within the week
+    _event(
+        quote,
+        QuoteEventVerb.CREATED,
+        actor=user,
+        number=quote.number,
+        currency=currency,
+        valid_until=valid_until,
+        tax_percent=revision.tax_percent,
+    )
+    return quote
+
+
+@transaction.atomic
+def quote_create_from_design(
+    *,
+    project: Project,
+    design: SavedDesign,
+    user: User,
+    currency: str | None = None,
+    tco: TcoScenario | None = None,
+    workload: str | None = None,
+) -> Quote:
+    """A draft whose lines are the design's bill of materials, priced in the quote currency.
+
+    Without a TCO scenario the quote gets the design's own comparison (this fabric against the
+    other family and a commodity build) for `workload` (default: the design's), so the
+    proposal can show what the network is worth.
+    """
+    if workload is not None:
+        _workload(workload)
+    if design.project_id != project.pk:
+        raise InvalidValue("This design belongs to another project.", field="design")
+    if tco is not None and tco.project_id != project.pk:
+        raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
+    quote = quote_create(project=project, user=user, currency=currency)
+    design = design_snapshot_current(design=design)
+    revision = quote.current_revision
+    # A missing price raises here and rolls the whole quote back, number included.
+    priced = _priced(revision, design.bom, quote.currency)
+    # The design's snapshot, frozen on the revision; its TCO priced as these lines are.
+    revision_snapshot_from_design(
+        revision=revision, design=design, priced=priced, user=user, tco=tco, workload=workload
+    )
+    lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
+    # What the customer was shown, at list: the approval gate measures the quote against it.
+    revision.design_list_value = sum(
+        (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
+        Decimal("0.00"),
+    )
+    revision.save(update_fields=["design_list_value"])
+    _assert_fits(revision, field="design")
+    _event(
+        quote,
+        QuoteEventVerb.LINES_FROM_DESIGN,
+        actor=user,
+        design=design.name,
+        lines=len(lines),
+        fx_rate=revision.fx_rate,
+        fx_source_currency=revision.fx_source_currency,
+    )
+    return quote
+
+
+# --- editing -------------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_revise(*, quote: Quote, user: User, expected_version: int) -> QuoteRevision:
+    """Open the quote for editing: the next revision if the current one was sent."""
+    _claim(quote, expected_version=expected_version)
+    return _editable_revision(quote, user=user)
+
+
+@_edits_quote
+def quote_add_product(
+    *,
+    quote: Quote,
+    sku: str,
+    quantity: int,
+    user: User,
+    expected_version: int,
+    section: str | None = None,
+    discount_percent: Decimal | int | str = 0,
+) -> QuoteLine:
+    """A catalog product (hardware, service or support tier) priced from the price lists."""
+    quantity, discount = _quantity(quantity), _percent(discount_percent, "discount_percent")
+    product = Product.objects.filter(part_number=sku).first()
+    if product is None:
+        raise InvalidValue(f"There is no product {sku} in the catalog.", field="sku")
+    if section is not None and section not in Section.values:
+        raise InvalidValue("Unknown section.", field="section")
+    if section == Section.ALTERNATIVES:
+        raise InvalidValue("Alternatives come from a saved design.", field="section")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    price = _priced(revision, [{"sku": sku, "quantity": quantity}], quote.currency).lines[0]
+    line = QuoteLine.objects.create(
+        revision=revision,
+        position=_next_position(revision),
+        section=section or SECTION_OF_CATEGORY.get(product.category, Section.NETWORK),
+        kind=_kind_of(product),
+        product=product,
+        sku=sku,
+        description=product.name[:500],
+        quantity=quantity,
+        unit_price=price.unit_price,
+        list_price=price.unit_price,
+        discount_percent=discount,
+        price_source=price.source[:300],
+    )
+    _assert_fits(revision, field="quantity")
+    _tco_follows(revision, user=user)
+    _event(
+        quote,
+        QuoteEventVerb.LINE_ADDED,
+        actor=user,
+        revision=revision,
+        sku=sku,
+        quantity=quantity,
+        unit_price=line.unit_price,
+        discount_percent=discount,
+        section=line.section,
+    )
+    return line
+
+
+@_edits_quote
+def quote_add_free_text(
+    *,
+    quote: Quote,
+    description: str,
+    quantity: int,
+    unit_price,
+    user: User,
+    expected_version: int,
+    section: str = Section.SERVICES,
+    discount_percent: Decimal | int | str = 0,
+) -> QuoteLine:
+    """A line the catalog does not have (a site survey, freight), priced by hand."""
+    description = (description or "").strip()
+    if not description or len(description) > 500:
+        raise InvalidValue("Describe the line in 1 to 500 characters.", field="description")
+    if section not in Section.values or section == Section.ALTERNATIVES:
+        raise InvalidValue("Unknown section.", field="section")
+    quantity, price = _quantity(quantity), _money(unit_price, "unit_price")
+    discount = _percent(discount_percent, "discount_percent")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    line = QuoteLine.objects.create(
+        revision=revision,
+        position=_next_position(revision),
+        section=section,
+        kind=LineKind.FREE_TEXT,
+        description=description,
+        quantity=quantity,
+        unit_price=price,
+        discount_percent=discount,
+        price_source="entered by hand",
+    )
+    _assert_fits(revision, field="unit_price")
+    _tco_follows(revision, user=user)
+    _event(
+        quote,
+        QuoteEventVerb.LINE_ADDED,
+        actor=user,
+        revision=revision,
+        description=description,
+        quantity=quantity,
+        unit_price=price,
+        discount_percent=discount,
+        section=section,
+    )
+    return line
+
+
+@_edits_quote
+def quote_update_line(
+    *,
+    quote: Quote,
+    line: QuoteLine,
+    user: User,
+    expected_version: int,
+    quantity: int | None = None,
+    discount_percent=None,
+    unit_price=None,
+    optional: bool | None = None,
+) -> QuoteLine:
+    """Change a line's quantity, discount or (by hand) unit price, or whether it is optional.
+
+    "Optional" is not a field of its own: it is the optional section (offered, outside the
+    totals, the customer may include it on the link; offer_choice prices it). Turned off, the
+    line goes back to the section its product belongs to (a free-text line to services)."""
+    changes = {}
+    if quantity is not None:
+        changes["quantity"] = _quantity(quantity)
+    if discount_percent is not None:
+        changes["discount_percent"] = _percent(discount_percent, "discount_percent")
+    if unit_price is not None:
+        changes["unit_price"] = _money(unit_price, "unit_price")
+    _claim(quote, expected_version=expected_version)
+    looked_at = quote.current_revision_id
+    revision = _editable_revision(quote, user=user)
+    target = _line_in(revision, line, looked_at=looked_at)
+    if optional is not None and bool(optional) != (target.section == Section.OPTIONAL):
+        if target.section == Section.ALTERNATIVES:
+            raise InvalidValue("A line of an alternative cannot be optional.", field="optional")
+        changes["section"] = Section.OPTIONAL if optional else _section_of(target)
+    before = {f: getattr(target, f) for f in changes}
+    for name, value in changes.items():
+        setattr(target, name, value)
+    if "unit_price" in changes and changes["unit_price"] != before["unit_price"]:
+        target.price_source = f"set by hand (was {before['unit_price']})"[:300]
+    target.save()
+    _assert_fits(revision, field="unit_price" if "unit_price" in changes else "quantity")
+    _tco_follows(revision, user=user)
+    _event(
+        quote,
+        QuoteEventVerb.LINE_CHANGED,
+        actor=user,
+        revision=revision,
+        line=target.sku or target.description[:60],
+        before=before,
+        after=changes,
+    )
+    return target
+
+
+@_edits_quote
+def quote_remove_line(*, quote: Quote, line: QuoteLine, user: User, expected_version: int) -> None:
+    _claim(quote, expected_version=expected_version)
+    looked_at = quote.current_revision_id
+    revision = _editable_revision(quote, user=user)
+    target = _line_in(revision, line, looked_at=looked_at)
+    target.delete()
+    _tco_follows(revision, user=user)
+    _event(
+        quote,
+        QuoteEventVerb.LINE_REMOVED,
+        actor=user,
+        revision=revision,
+        line=target.sku or target.description[:60],
+        quantity=target.quantity,
+        unit_price=target.unit_price,
+    )
+
+
+@_edits_quote
+def quote_update_terms(
+    *,
+    quote: Quote,
+    user: User,
+    expected_version: int,
+    discount_percent=None,
+    tax_percent=None,
+    valid_until: dt.date | None = None,
+    workload: str | None = None,
+) -> Quote:
+    """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
+    rounded lines), the VAT rate (0 for export), the validity date and the workload its TCO
+    assumes (a preset's key; the TCO is computed again). None leaves a term as it is. One
+    version bump and one event per term that really changed, all or nothing; when nothing
+    changes, nothing is written (an approved quote stays approved)."""
+    discount = None if discount_percent is None else _percent(discount_percent, "discount_percent")
+    tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
+    workload = None if workload is None else _workload(workload)
+    if valid_until is not None and valid_until < timezone.localdate():
+        raise InvalidValue("The validity date is in the past.", field="valid_until")
+    current = _current(quote)
+    if workload is not None and current.design_id is None:
+        raise InvalidValue("This quote has no design to compare fabrics for.", field="workload")
+    if (
+        discount in (None, current.discount_percent)
+        and tax in (None, current.tax_percent)
+        and valid_until in (None, quote.valid_until)
+        and workload in (None, current.workload)
+    ):
+        if quote.version != expected_version:
+            raise StaleVersion(expected=expected_version, current=quote.version)
+        return quote
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    if discount is not None and discount != revision.discount_percent:
+        _event(
+            quote,
+            "discount_changed",
+            actor=user,
+            revision=revision,
+            before=revision.discount_percent,
+            after=discount,
+        )
+        revision.discount_percent = discount
+        revision.save(update_fields=["discount_percent"])
+        _assert_fits(revision, field="discount_percent")
+        _tco_follows(revision, user=user)
+    if workload is not None and workload != revision.workload:
+        _event(
+            quote,
+            QuoteEventVerb.WORKLOAD_CHANGED,
+            actor=user,
+            revision=revision,
+            before=revision.workload,
+            after=workload,
+        )
+        revision_tco_refresh(revision=revision, user=user, workload=workload)
+    if valid_until is not None and valid_until != quote.valid_until:
+        _event(
+            quote, QuoteEventVerb.VALIDITY_CHANGED, actor=user,
+            before=quote.valid_until, after=valid_until,
+        )  # fmt: skip
+        quote.valid_until = valid_until
+        quote.save(update_fields=["valid_until", "updated_at"])
+    if tax is not None and tax != revision.tax_percent:
+        _event(
+            quote, QuoteEventVerb.TAX_CHANGED, actor=user, before=revision.tax_percent, after=tax
+        )
+        revision.tax_percent = tax
+        revision.save(update_fields=["tax_percent"])
+        _assert_fits(revision, field="tax_percent")
+    return quote
+
+
+def quote_set_discount(
+    *, quote: Quote, discount_percent, user: User, expected_version: int
+) -> QuoteRevision:
+    """The quote-level discount alone (quote_update_terms)."""
+    quote_update_terms(
+        quote=quote, user=user, expected_version=expected_version, discount_percent=discount_percent
+    )
+    return _current(quote)
+
+
+def quote_set_terms(
+    *,
+    quote: Quote,
+    user: User,
+    expected_version: int,
+    valid_until: dt.date | None = None,
+    tax_percent=None,
+) -> Quote:
+    """The validity date and the VAT rate (quote_update_terms)."""
+    return quote_update_terms(
+        quote=quote,
+        user=user,
+        expected_version=expected_version,
+        valid_until=valid_until,
+        tax_percent=tax_percent,
+    )
+
+
+@_edits_quote
+def quote_add_alternative(
+    *, quote: Quote, design: SavedDesign, label: str, user: User, expected_version: int
+) -> list[QuoteLine]:
+    """Another fabric option (good / better / best), priced now, offered beside the chosen one.
+
+    Its lines sit in the alternatives section under `label`, outside the totals; the selector
+    revision_alternatives() prices it as a delta against the chosen design.
+    """
+    label = (label or "").strip()
+    if not label or len(label) > 100:
+        raise InvalidValue("Name the alternative in 1 to 100 characters.", field="label")
+    if design.project_id != quote.project_id:
+        raise InvalidValue("This design belongs to another project.", field="design")
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    if revision.lines.filter(alternative_group=label).exists():
+        raise InvalidValue(f"There is already an alternative called {label}.", field="label")
+    lines = QuoteLine.objects.bulk_create(
+        _bom_lines(
+            revision=revision,
+            priced=_priced(revision, design.bom, quote.currency),
+            start=_next_position(revision),
+            section=Section.ALTERNATIVES,
+            group=label,
+        )
+    )
+    _assert_fits(revision, field="design")
+    _event(
+        quote,
+        QuoteEventVerb.ALTERNATIVE_ADDED,
+        actor=user,
+        revision=revision,
+        label=label,
+        design=design.name,
+        lines=len(lines),
+    )
+    return lines
+
+
+# --- approvals -----------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_request_approval(
+    *, quote: Quote, user: User, expected_version: int, note: str = ""
+) -> Approval:
+    _claim(quote, expected_version=expected_version)
+    revision = _current(quote)
+    if not revision_needs_approval(revision=revision, user=user):
+        raise InvalidValue(
+            "No price here is further below list than your limit allows: the quote can be sent.",
+            field="discount_percent",
+        )
+    _transition(quote, QuoteStatus.AWAITING_APPROVAL, actor=user)
+    approval = Approval.objects.create(
+        revision=revision,
+        requested_by=user,
+        request_note=note[:2000],
+        discount_percent=revision_largest_discount(revision=revision),
+    )
+    _event(
+        quote,
+        QuoteEventVerb.APPROVAL_REQUESTED,
+        actor=user,
+        discount_percent=approval.discount_percent,
+        note=note[:2000],
+    )
+    notify(
+        kind=NotificationKind.APPROVAL_REQUESTED,
+        quote=quote,
+        recipients=sales_managers(),
+        actor=user,
+        who=person_name(user),
+        discount=approval.discount_percent,
+        note=note,
+    )
+    return approval
+
+
+def _decide(
+    quote: Quote, *, user: User, approve: bool, reason: str, expected_version: int | None
+) -> Approval:
+    """Managers decide, never on their own request, and only up to their own limit."""
+    if not may_decide_approvals(user=user):  # before the version: a role never has a say
+        raise NotAllowed("Only a sales manager can approve or reject a discount.")
+    _claim(quote, expected_version=expected_version)
+    approval = Approval.objects.filter(
+        revision_id=quote.current_revision_id, decision=ApprovalDecision.PENDING
+    ).first()
+    approval_decide_check(user=user, quote=quote, approval=approval, approve=approve)
+    approval.decision = ApprovalDecision.APPROVED if approve else ApprovalDecision.REJECTED
+    approval.decided_by, approval.decided_at, approval.reason = user, timezone.now(), reason
+    approval.save(update_fields=["decision", "decided_by", "decided_at", "reason"])
+    _transition(quote, QuoteStatus.APPROVED if approve else QuoteStatus.DRAFT, actor=user)
+    _event(
+        quote,
+        QuoteEventVerb.APPROVED if approve else QuoteEventVerb.REJECTED,
+        actor=user,
+        discount_percent=approval.discount_percent,
+        reason=reason,
+    )
+    notify(
+        kind=NotificationKind.APPROVAL_DECIDED,
+        quote=quote,
+        recipients=[quote.owner, approval.requested_by],
+        actor=user,
+        who=person_name(user),
+        approved=approve,
+        discount=approval.discount_percent,
+        note=reason,
+    )
+    return approval
+
+
+@_edits_quote
+def quote_approve(
+    *, quote: Quote, user: User, reason: str = "", expected_version: int | None = None
+) -> Approval:
+    return _decide(
+        quote, user=user, approve=True, reason=reason[:2000], expected_version=expected_version
+    )
+
+
+@_edits_quote
+def quote_reject(
+    *, quote: Quote, user: User, reason: str, expected_version: int | None = None
+) -> Approval:
+    """Back to draft, with the reason the sales engineer will read."""
+    if not (reason or "").strip():
+        raise InvalidValue("Say why, so the sales engineer knows what to change.", field="reason")
+    return _decide(
+        quote, user=user, approve=False, reason=reason[:2000], expected_version=expected_version
+    )
+
+
+# --- the lifecycle -------------------------------------------------------------------------------
+
+
+@_edits_quote
+def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevision:
+    """Freeze the current revision (totals stored) and mark the quote sent."""
+    _claim(quote, expected_version=expected_version)
+    revision = _current(quote)
+    needs_approval = quote.status != QuoteStatus.APPROVED and revision_needs_approval(
+        revision=revision, user=user
+    )
+    quote_send_check(quote=quote, revision=revision, user=user, needs_approval=needs_approval)
+    if quote.valid_until < timezone.localdate():
+        raise QuoteExpired(
+            f"The quote was valid until {quote.valid_until}; set a new validity "
+            f"date before sending it.",
+            field="valid_until",
+        )
+    _assert_not_frozen(revision)
+    if not revision.lines.exists():
+        raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
+    _assert_fits(revision, field="lines")
+    _tco_follows(revision, user=user)  # what is frozen is priced as sent
+    totals = revision_totals(revision=revision)
+    now = timezone.now()
+    revision.subtotal, revision.discount_amount, revision.net = (
+        totals.subtotal,
+        totals.discount,
+        totals.net,
+    )
+    revision.tax_amount, revision.total = totals.tax, totals.total
+    revision.frozen_at = revision.sent_at = now
+    revision.save()
+    # The fingerprint of what the database now holds (not of the values computed above): every
+    # PDF served, bound or signed as this revision must have been rendered from exactly it.
+    revision.content_sha256 = revision_content_fingerprint(revision=revision)
+    revision.save(update_fields=["content_sha256"])
+    revision_frozen.send(sender=QuoteRevision, revision=revision)
+    _transition(
+        quote, QuoteStatus.SENT, actor=user, revision_label=revision.label, total=totals.total
+    )
+    _announce(
+        event_type="quote.sent",
+        customer_id=quote.customer_id,
+        data={
+            "quote_id": quote.pk,
+            "number": quote.number,
+            "status": quote.status,
+            "revision": revision.label,
+            "total": totals.total,
+            "currency": quote.currency,
+        },
+    )
+    return revision
+
+
+def _as_quoted(quote: Quote) -> dict:
+    """The choice fields of quote.accepted when nothing was chosen (an answer taken by staff):
+    the offer as quoted, at its totals. The share link's accept passes the customer's own."""
+    totals = revision_totals(revision=quote.current_revision)
+    return {
+        "chosen_alternative": "",
+        "chosen_optional": [],
+        "accepted_totals": {
+            name: f"{getattr(totals, name):.2f}"
+            for name in ("subtotal", "discount", "net", "tax", "total")
+        },
+    }
+
+
+@_edits_quote
+def quote_mark_accepted(
+    *,
+    quote: Quote,
+    actor: User | None = None,
+    expected_version: int | None = None,
+    webhook_data: dict | None = None,
+    **details,
+) -> Quote:
+    """The customer's yes (`details`: their name and title, from the share link).
+
+    `webhook_data`: more for the quote.accepted payload only (the share link's acceptance:
+    signer, the accepted PDF's SHA-256, purchase details), not written to the audit event."""
+    _claim(quote, expected_version=expected_version)
+    if quote.status == QuoteStatus.EXPIRED or (
+        quote.status == QuoteStatus.SENT and quote.valid_until < timezone.localdate()
+    ):
+        raise QuoteExpired(
+            f"This quote was valid until {quote.valid_until} and can no longer "
+            f"be accepted; ask for a new revision.",
+            field="status",
+        )
+    _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
+    _announce(
+        event_type="quote.accepted",
+        customer_id=quote.customer_id,
+        data={
+            "quote_id": quote.pk,
+            "number": quote.number,
+            "status": quote.status,
+            **_as_quoted(quote),
+            **details,
+            **(webhook_data or {}),
+        },
+    )
+    notify(
+        kind=NotificationKind.QUOTE_ACCEPTED,
+        quote=quote,
+        recipients=[quote.owner],
+        actor=actor,
+        who=str(details.get("name") or ""),
+    )
+    return quote
+
+
+@_edits_quote
+def quote_mark_declined(
+    *,
+    quote: Quote,
+    actor: User | None = None,
+    reason: str = "",
+    expected_version: int | None = None,
+) -> Quote:
+    _claim(quote, expected_version=expected_version)
+    _transition(quote, QuoteStatus.DECLINED, actor=actor, reason=reason[:2000])
+    _announce(
+        event_type="quote.declined",
+        customer_id=quote.customer_id,
+        data={
+            "quote_id": quote.pk,
+            "number": quote.number,
+            "status": quote.status,
+            "reason": reason[:2000],
+        },
+    )
+    notify(
+        kind=NotificationKind.QUOTE_DECLINED,
+        quote=quote,
+        recipients=[quote.owner],
+        actor=actor,
+        note=reason,
+    )
+    return quote
+
+
+def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
+    """Sent quotes past their validity date become expired; returns how many did.
+
+    Idempotent: a second run finds nothing. Each quote is its own transaction, re-checked under
+    its row lock, so a customer accepting at the same moment wins or loses cleanly. Drafts are
+    left alone: quote_send already refuses a draft past its validity.
+    """
+    today = today or timezone.localdate()
+    due = Quote.objects.filter(status=QuoteStatus.SENT, valid_until__lt=today).values_list(
+        "pk", flat=True
+    )
+    expired = 0
+    for pk in list(due):
+        with transaction.atomic():
+            quote = Quote.objects.select_for_update().get(pk=pk)
+            if quote.status != QuoteStatus.SENT or quote.valid_until >= today:
+                continue
+            _claim(quote, expected_version=None)
+            _transition(quote, QuoteStatus.EXPIRED, actor=None, valid_until=quote.valid_until)
+            _announce(
+                event_type="quote.expired",
+                customer_id=quote.customer_id,
+                data={
+                    "quote_id": quote.pk,
+                    "number": quote.number,
+                    "status": quote.status,
+                    "valid_until": quote.valid_until,
+                },
+            )
+            expired += 1
+    return expired

@@ -1,0 +1,47 @@
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+
+
+def test_the_command_prints_the_same_json_as_the_api(seeded, capsys, client, make_user):
+    call_command("fabric_design", "--gpus", "256", "--switch", "MQM9790-NS2F", "--json")
+    printed = json.loads(capsys.readouterr().out)
+    client.force_login(make_user("crm"))
+    api = client.post(
+        "/api/v1/designs/",
+        {"gpu_count": 256, "switch_part_number": "MQM9790-NS2F"},
+        content_type="application/json",
+    )
+    assert printed == api.json()
+
+
+def test_the_command_summarises_and_writes_the_schedule_and_drawing(seeded, capsys, tmp_path):
+    call_command(
+        "fabric_design",
+        "--gpus",
+        "128",
+        "--cable-schedule",
+        str(tmp_path / "c.csv"),
+        "--drawing",
+        str(tmp_path / "d.svg"),
+    )
+    out = capsys.readouterr().out
+    assert "128 GPUs on" in out and "leaves" in out
+    assert len((tmp_path / "c.csv").read_text().splitlines()) > 128
+    assert (tmp_path / "d.svg").read_text().startswith("<svg")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--gpus", "0"], "gpu_count"),
+        (["--gpus", "64", "--growth-gpus", "8"], "growth_gpus"),
+        (["--gpus", "64", "--switch", "NOPE"], "switch_part_number"),
+        (["--gpus", "64", "--generation", "EDR"], "generation"),  # the spec's choices
+        (["--gpus", "64", "--gpus-per-node", "65"], "gpus_per_server"),  # the spec's bound
+    ],
+)
+def test_bad_options_are_a_clear_error_not_a_traceback(seeded, args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("fabric_design", *args)

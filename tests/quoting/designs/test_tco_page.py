@@ -1,0 +1,143 @@
+"""The TCO page: inputs on the left, fabric options compared side by side on the right."""
+
+import re
+
+import pytest
+
+from quoting.designs.forms.tco import TcoForms
+
+URL = "/tco/"
+
+
+@pytest.fixture
+def defaults(h100_catalog):
+    """The page's default inputs as a browser would post them."""
+    return {k: str(v) for k, v in TcoForms.initial_data().items()}
+
+
+def htmx_post(client, data):
+    return client.post(URL, data, HTTP_HX_REQUEST="true").content.decode()
+
+
+def error_beside(body: str, html_name: str) -> str:
+    match = re.search(rf'<div id="err-{re.escape(html_name)}"[^>]*>(.*?)</div>', body, re.S)
+    assert match, f"no error slot for {html_name}"
+    return match.group(1)
+
+
+def test_the_page_needs_a_sign_in(client, h100_catalog):
+    response = client.get(URL)
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_a_first_visit_compares_the_four_default_options(sales_client, h100_catalog):
+    body = sales_client.get(URL).content.decode()
+
+    for name in (
+        "8×400G InfiniBand",
+        "8×400G RoCE (tuned)",
+        "8×400G RoCE (untuned)",
+        "2×100G RoCE",
+    ):
+        assert name in body
+    assert body.count("<svg") == 3 and "Cost per effective GPU-hour" in body
+    assert "the model size cancels" in body and "What moves the cost" in body
+    assert "Shenzhen industrial" in body  # assumptions are printed with their source
+    assert 'value="32"' in body and 'value="131072"' in body  # 32 nodes, the 7B preset
+    assert 'id="tco-presets"' in body  # the preset select fills the workload from these
+
+
+def test_the_default_starved_fabric_shows_the_seed_claims_loss(sales_client, h100_catalog):
+    """The seed's claim on the page's own defaults: 2 x 100G RoCE loses 30-40 % vs 8 x 400G IB."""
+    body = sales_client.get(URL).content.decode()
+    row = re.search(r"Compute lost vs the best option</th>(.*?)</tr>", body, re.S).group(1)
+    losses = [float(x) for x in re.findall(r"([\d.]+) %", row)]
+
+    assert losses[0] == 0.0 and 30 <= losses[3] <= 40
+
+
+def test_an_htmx_change_returns_only_the_results_partial(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"nodes": "64"})
+
+    assert "<html" not in body and "<form" not in body
+    assert body.count("<svg") == 3 and 'hx-swap-oob="true"' in body
+
+
+def test_a_post_without_htmx_renders_the_whole_page(sales_client, defaults):
+    body = sales_client.post(URL, defaults).content.decode()
+    assert "<html" in body and "<form" in body and "<svg" in body
+
+
+def test_a_bad_field_shows_its_error_inline(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"nodes": "0", "fabrics-1-nic_gbps": "fast"})
+
+    assert "greater than or equal to 1" in error_beside(body, "nodes")
+    assert "Enter a number" in error_beside(body, "fabrics-1-nic_gbps")
+    assert "No comparison yet" in body and "<svg" not in body
+
+
+def test_the_error_summary_links_to_each_field_at_fault(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"nodes": "0", "fabrics-1-nic_gbps": "fast"})
+    summary = body.split("data-error-summary")[1].split("</ul>")[0]
+    assert '<a href="#id_nodes" data-focus-field>' in summary
+    assert '<a href="#id_fabrics-1-nic_gbps" data-focus-field>Option 2 · ' in summary
+
+
+def test_an_engine_error_lands_beside_the_row_it_names(sales_client, defaults):
+    """Row 2 is left out, so the engine's fabrics[1] is the page's third row."""
+    data = defaults | {"fabrics-1-name": "", "fabrics-2-name": defaults["fabrics-0-name"]}
+    body = htmx_post(sales_client, data)
+
+    assert "used by another option" in error_beside(body, "fabrics-2-name")
+    assert error_beside(body, "fabrics-1-name") == ""
+
+
+def test_a_currency_other_than_cny_asks_for_its_tariff(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"currency": "USD", "gpu_hour_value": "2.5"})
+    assert "Required when the currency is not CNY" in error_beside(body, "tariff_per_kwh")
+
+
+def test_a_named_option_needs_its_bandwidth(sales_client, defaults):
+    body = htmx_post(sales_client, defaults | {"fabrics-3-nic_gbps": ""})
+    assert "Required for a named option" in error_beside(body, "fabrics-3-nic_gbps")
+
+
+def test_an_option_name_is_escaped_in_the_page_and_in_the_charts(sales_client, defaults):
+    name = "<script>alert(1)</script>"
+    for body in (
+        sales_client.post(URL, defaults | {"fabrics-0-name": name}).content.decode(),
+        htmx_post(sales_client, defaults | {"fabrics-0-name": name}),
+    ):
+        assert name not in body
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in body
+        assert 'data-name="&lt;script&gt;alert(1)&lt;/script&gt;"' in body  # inside the SVG
+
+
+def test_the_nav_links_to_the_tco_page(sales_client, h100_catalog):
+    body = sales_client.get("/").content.decode()
+    assert f'href="{URL}"' in body
+
+
+def test_the_page_renders_in_chinese(sales_client, h100_catalog):
+    sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
+    body = sales_client.get(URL).content.decode()
+    assert '<html lang="zh-hans">' in body and body.count("<svg") == 3
+
+
+@pytest.mark.parametrize("ratio", ["0", "17"])
+def test_an_oversubscription_outside_1_to_16_is_an_inline_error(sales_client, defaults, ratio):
+    body = htmx_post(sales_client, defaults | {"fabrics-0-oversubscription": ratio})
+    assert error_beside(body, "fabrics-0-oversubscription") != ""
+
+
+def test_the_page_compares_an_oversubscribed_row_and_prints_its_assumptions(sales_client, defaults):
+    data = defaults | {
+        "nodes": "128", "tokens_per_node_per_step": "16384", "overlap": "0",
+        "fabrics-1-transport": "infiniband", "fabrics-1-oversubscription": "2",
+        "fabrics-1-servers_per_leaf": "32", "fabrics-1-network_opex_per_year": "150000",
+    }  # fmt: skip
+    body = htmx_post(sales_client, data)
+
+    assert "leaf-to-spine oversubscription" in body and "1/r of the leaf" in body
+    assert "nccl-tests busbw share of line rate" in body
+    assert "licences and subscriptions per year" in body
