@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import APIException
 from rest_framework.filters import OrderingFilter
@@ -179,3 +179,40 @@ class ServiceDestroyMixin(ApiViewSetMixin):
 
 class ServiceViewSetMixin(ServiceCreateMixin, ServiceUpdateMixin, ServiceDestroyMixin):
     pass
+
+
+def service_viewset_schema(
+    *,
+    output: type[serializers.Serializer],
+    input: type[serializers.Serializer],
+    list: str,
+    retrieve: str,
+    destroy: str,
+    create: str,
+    partial_update: str,
+    partial_update_description: str | None = None,
+) -> dict:
+    """The schema of a ServiceViewSetMixin viewset's five actions, given each one's summary, for
+    `@extend_schema_view(**...)`: its output and input serializers, the documented errors, and
+    `Idempotency-Key` on create."""
+    return {
+        "list": extend_schema(
+            summary=list, responses={200: output(many=True), **errors(*LIST_ERRORS)}
+        ),
+        "retrieve": extend_schema(
+            summary=retrieve, responses={200: output, **errors(*READ_ERRORS)}
+        ),
+        "destroy": extend_schema(summary=destroy, responses={204: None, **errors(*WRITE_ERRORS)}),
+        "create": extend_schema(
+            summary=create,
+            request=input,
+            parameters=[IDEMPOTENCY_KEY],
+            responses={201: output, **errors(*IDEMPOTENT_ERRORS)},
+        ),
+        "partial_update": extend_schema(
+            summary=partial_update,
+            description=partial_update_description,
+            request=input,
+            responses={200: output, **errors(*WRITE_ERRORS)},
+        ),
+    }

@@ -3,18 +3,13 @@ teams through customers_visible_to)."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import extend_schema_view
 from rest_framework import mixins, serializers, viewsets
 
 from catalog.models import CURRENCY_VALIDATOR
 from portal.api.base import (
-    IDEMPOTENCY_KEY,
-    IDEMPOTENT_ERRORS,
-    LIST_ERRORS,
-    READ_ERRORS,
-    WRITE_ERRORS,
     ServiceViewSetMixin,
-    errors,
+    service_viewset_schema,
 )
 from quoting.customers.filters import CustomerFilter
 from quoting.customers.models import Contact, Customer, Team, VatZone
@@ -78,27 +73,15 @@ class CustomerSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="List customers you may see",
-        responses={200: CustomerSerializer(many=True), **errors(*LIST_ERRORS)},
-    ),
-    retrieve=extend_schema(
-        summary="One customer", responses={200: CustomerSerializer, **errors(*READ_ERRORS)}
-    ),
-    destroy=extend_schema(
-        summary="Delete a customer without quotes", responses={204: None, **errors(*WRITE_ERRORS)}
-    ),
-    create=extend_schema(
-        summary="Create a customer",
-        request=CustomerInputSerializer,
-        parameters=[IDEMPOTENCY_KEY],
-        responses={201: CustomerSerializer, **errors(*IDEMPOTENT_ERRORS)},
-    ),
-    partial_update=extend_schema(
-        summary="Change a customer",
-        request=CustomerInputSerializer,
-        responses={200: CustomerSerializer, **errors(*WRITE_ERRORS)},
-    ),
+    **service_viewset_schema(
+        output=CustomerSerializer,
+        input=CustomerInputSerializer,
+        list="List customers you may see",
+        retrieve="One customer",
+        destroy="Delete a customer without quotes",
+        create="Create a customer",
+        partial_update="Change a customer",
+    )
 )
 class CustomerViewSet(
     ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
@@ -146,27 +129,15 @@ class ContactSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="List contacts (filter by customer)",
-        responses={200: ContactSerializer(many=True), **errors(*LIST_ERRORS)},
-    ),
-    retrieve=extend_schema(
-        summary="One contact", responses={200: ContactSerializer, **errors(*READ_ERRORS)}
-    ),
-    destroy=extend_schema(
-        summary="Delete a contact", responses={204: None, **errors(*WRITE_ERRORS)}
-    ),
-    create=extend_schema(
-        summary="Add a contact to a customer",
-        request=ContactInputSerializer,
-        parameters=[IDEMPOTENCY_KEY],
-        responses={201: ContactSerializer, **errors(*IDEMPOTENT_ERRORS)},
-    ),
-    partial_update=extend_schema(
-        summary="Change a contact",
-        request=ContactInputSerializer,
-        responses={200: ContactSerializer, **errors(*WRITE_ERRORS)},
-    ),
+    **service_viewset_schema(
+        output=ContactSerializer,
+        input=ContactInputSerializer,
+        list="List contacts (filter by customer)",
+        retrieve="One contact",
+        destroy="Delete a contact",
+        create="Add a contact to a customer",
+        partial_update="Change a contact",
+    )
 )
 class ContactViewSet(
     ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet

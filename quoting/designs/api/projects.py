@@ -11,10 +11,9 @@ from portal.api.base import (
     IDEMPOTENCY_KEY,
     IDEMPOTENT_ERRORS,
     LIST_ERRORS,
-    READ_ERRORS,
-    WRITE_ERRORS,
     ServiceViewSetMixin,
     errors,
+    service_viewset_schema,
 )
 from portal.api.idempotency import idempotent
 from quoting.customers.filters import ProjectFilter
@@ -151,29 +150,17 @@ class SavedDesignSerializer(serializers.ModelSerializer):
 
 
 @extend_schema_view(
-    list=extend_schema(
-        summary="List projects you may see",
-        responses={200: ProjectSerializer(many=True), **errors(*LIST_ERRORS)},
-    ),
-    retrieve=extend_schema(
-        summary="One project", responses={200: ProjectSerializer, **errors(*READ_ERRORS)}
-    ),
-    destroy=extend_schema(
-        summary="Delete a project without quotes", responses={204: None, **errors(*WRITE_ERRORS)}
-    ),
-    create=extend_schema(
-        summary="Create a project",
-        request=ProjectInputSerializer,
-        parameters=[IDEMPOTENCY_KEY],
-        responses={201: ProjectSerializer, **errors(*IDEMPOTENT_ERRORS)},
-    ),
-    partial_update=extend_schema(
-        summary="Rename a project or change its notes",
-        description="The customer may change only while the project has no quotes, and only "
-        "to a customer of the same team: otherwise 400 naming `customer`.",
-        request=ProjectInputSerializer,
-        responses={200: ProjectSerializer, **errors(*WRITE_ERRORS)},
-    ),
+    **service_viewset_schema(
+        output=ProjectSerializer,
+        input=ProjectInputSerializer,
+        list="List projects you may see",
+        retrieve="One project",
+        destroy="Delete a project without quotes",
+        create="Create a project",
+        partial_update="Rename a project or change its notes",
+        partial_update_description="The customer may change only while the project has no "
+        "quotes, and only to a customer of the same team: otherwise 400 naming `customer`.",
+    )
 )
 class ProjectViewSet(
     ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet

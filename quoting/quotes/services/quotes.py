@@ -103,9 +103,13 @@ def _event(
     )
 
 
-def _announce(*, event_type: str, customer_id: int, data: dict) -> None:
-    """Tell the apps above quoting (webhooks) what happened, inside the caller's transaction."""
-    quote_announced.send(sender=Quote, event_type=event_type, customer_id=customer_id, data=data)
+def _announce(quote: Quote, event_type: str, **data) -> None:
+    """Tell the apps above quoting (webhooks) what happened to `quote`, inside the caller's
+    transaction: every payload starts with the quote's id, number and status."""
+    payload = {"quote_id": quote.pk, "number": quote.number, "status": quote.status, **data}
+    quote_announced.send(
+        sender=Quote, event_type=event_type, customer_id=quote.customer_id, data=payload
+    )
 
 
 def _percent(value, field: str) -> Decimal:
@@ -1035,16 +1039,11 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
         quote, QuoteStatus.SENT, actor=user, revision_label=revision.label, total=totals.total
     )
     _announce(
-        event_type="quote.sent",
-        customer_id=quote.customer_id,
-        data={
-            "quote_id": quote.pk,
-            "number": quote.number,
-            "status": quote.status,
-            "revision": revision.label,
-            "total": totals.total,
-            "currency": quote.currency,
-        },
+        quote,
+        "quote.sent",
+        revision=revision.label,
+        total=totals.total,
+        currency=quote.currency,
     )
     return revision
 
@@ -1086,18 +1085,8 @@ def quote_mark_accepted(
             field="status",
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
-    _announce(
-        event_type="quote.accepted",
-        customer_id=quote.customer_id,
-        data={
-            "quote_id": quote.pk,
-            "number": quote.number,
-            "status": quote.status,
-            **_as_quoted(quote),
-            **details,
-            **(webhook_data or {}),
-        },
-    )
+    # The share link's choice (webhook_data) replaces the as-quoted one: one merged payload.
+    _announce(quote, "quote.accepted", **(_as_quoted(quote) | details | (webhook_data or {})))
     notify(
         kind=NotificationKind.QUOTE_ACCEPTED,
         quote=quote,
@@ -1118,16 +1107,7 @@ def quote_mark_declined(
 ) -> Quote:
     _claim(quote, expected_version=expected_version)
     _transition(quote, QuoteStatus.DECLINED, actor=actor, reason=reason[:2000])
-    _announce(
-        event_type="quote.declined",
-        customer_id=quote.customer_id,
-        data={
-            "quote_id": quote.pk,
-            "number": quote.number,
-            "status": quote.status,
-            "reason": reason[:2000],
-        },
-    )
+    _announce(quote, "quote.declined", reason=reason[:2000])
     notify(
         kind=NotificationKind.QUOTE_DECLINED,
         quote=quote,
@@ -1157,15 +1137,6 @@ def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
                 continue
             _claim(quote, expected_version=None)
             _transition(quote, QuoteStatus.EXPIRED, actor=None, valid_until=quote.valid_until)
-            _announce(
-                event_type="quote.expired",
-                customer_id=quote.customer_id,
-                data={
-                    "quote_id": quote.pk,
-                    "number": quote.number,
-                    "status": quote.status,
-                    "valid_until": quote.valid_until,
-                },
-            )
+            _announce(quote, "quote.expired", valid_until=quote.valid_until)
             expired += 1
     return expired
