@@ -14,7 +14,7 @@ class ProposalsConfig(AppConfig):
         from proposals.share.logs import redact_share_tokens
         from quoting.quotes.signals import revision_frozen
 
-        revision_frozen.connect(_retire_drafts, dispatch_uid="proposals.retire_drafts")
+        revision_frozen.connect(_revision_sent, dispatch_uid="proposals.revision_sent")
         document_ready.connect(_pdf_ready_remembered, dispatch_uid="proposals.pdf_ready")
         document_ready.connect(_signed_copies_made, dispatch_uid="proposals.signed_copies")
 
@@ -31,7 +31,7 @@ class ProposalsConfig(AppConfig):
             logging.getLogger(name).addFilter(redact_share_tokens)
 
 
-def _retire_drafts(sender, *, revision, **kwargs) -> None:
+def _revision_sent(sender, *, revision, **kwargs) -> None:
     """A revision was sent: the previews rendered while it was a draft are retired, and its
     sent PDFs are requested in every language (rendered once the send commits)."""
     from proposals.documents.services import proposals_retire_drafts, proposals_sent_request

@@ -217,8 +217,13 @@ def _deliver_one(qw, url, django_capture_on_commit_callbacks):
     WebhookEndpoint.objects.create(
         url=url, secret=webhook_secret_new(), events=["quote.sent"], created_by=qw.world.sales
     )
-    with django_capture_on_commit_callbacks(execute=True):
+    with django_capture_on_commit_callbacks() as callbacks:
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
+    # Only the delivery: the send's PDFs (rendered after the commit too) are not these tests'
+    # business, and their seconds would be counted in the delivery's.
+    for callback in callbacks:
+        if "webhook_emit" in callback.__qualname__:
+            callback()
     return WebhookDelivery.objects.get()
 
 
