@@ -17,7 +17,7 @@ COPY quoting/ quoting/
 RUN pip install --no-cache-dir .
 COPY . .
 RUN SECRET_KEY=build-only-$(python -c 'import secrets;print(secrets.token_hex(32))') \
-    ALLOWED_HOSTS=build python manage.py collectstatic --noinput \
+    ALLOWED_HOSTS=build TRUSTED_PROXY_COUNT=0 python manage.py collectstatic --noinput \
  && useradd --system --uid 1000 fabricquote && mkdir -p /app/var && chown fabricquote /app/var
 USER fabricquote
 EXPOSE 8000

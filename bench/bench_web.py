@@ -409,6 +409,7 @@ def portal_environment(tmp: Path) -> dict[str, str]:
             "DJANGO_SETTINGS_MODULE": "portal.settings.production",
             "SECRET_KEY": secrets.token_urlsafe(64),
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "TRUSTED_PROXY_COUNT": "0",  # wrk connects to gunicorn directly
             "FABRICQUOTE_VAR_DIR": str(tmp / "var"),
             "STATIC_ROOT": str(tmp / "static"),
             "MEDIA_ROOT": str(tmp / "media"),

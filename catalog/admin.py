@@ -43,6 +43,8 @@ class ProductAdmin(admin.ModelAdmin):
                     "protocol",
                     "lifecycle",
                     "unit",
+                    "pricing_basis",
+                    "hardware_percent",
                     "description_en",
                     "description_zh",
                 ]

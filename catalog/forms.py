@@ -17,6 +17,8 @@ PRODUCT_CSV_FIELDS = (
     "protocol",
     "lifecycle",
     "unit",
+    "pricing_basis",
+    "hardware_percent",
     *SPEC_FIELDS,
     "description_en",
     "description_zh",

@@ -8,7 +8,7 @@ crashes on it later.
 from __future__ import annotations
 
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -32,6 +32,26 @@ class Category(models.TextChoices):
     SOFTWARE = "software", _("Software / licence")
     SERVICE = "service", _("Service")
     SUPPORT = "support", _("Support")
+
+
+class TaxCategory(models.TextChoices):
+    """What VAT treats a product as (quoting.customers.models.VatRate holds the rates)."""
+
+    GOODS = "goods", _("Goods")
+    SERVICES = "services", _("Services")
+    SOFTWARE = "software", _("Software")
+
+
+# A product's tax category when it names none: from its catalog category.
+TAX_CATEGORY_OF_CATEGORY = {
+    Category.SERVICE: TaxCategory.SERVICES,
+    Category.SUPPORT: TaxCategory.SERVICES,
+    Category.SOFTWARE: TaxCategory.SOFTWARE,
+}
+
+
+def tax_category_of(*, tax_category: str, category: str) -> str:
+    return tax_category or TAX_CATEGORY_OF_CATEGORY.get(category, TaxCategory.GOODS)
 
 
 class Generation(models.TextChoices):
@@ -72,6 +92,29 @@ def paid_yearly(*, unit: str, category: str) -> bool:
     licences, which are subscriptions (UFM Enterprise: per managed endpoint per year). A TCO pays
     them every year of its horizon, not once."""
     return unit == Unit.YEAR or (unit == Unit.ENDPOINT and category == Category.SOFTWARE)
+
+
+class PricingBasis(models.TextChoices):
+    """How a product sold by the year (a support contract) is priced on a quote."""
+
+    AS_SOLD = "", _("per unit, as sold")
+    PER_DEVICE = "per_device", _("per device on the quote")
+    PERCENT_OF_HARDWARE = "percent_of_hardware", _("share of the quoted hardware")
+
+
+# What support per device counts on a quote: its switches (spares on a shelf are not devices).
+DEVICE_CATEGORIES = frozenset({Category.SWITCH})
+# What support as a share of hardware covers, and the TCO's hardware: goods bought once.
+HARDWARE_CATEGORIES = frozenset(
+    {
+        Category.SWITCH,
+        Category.ADAPTER,
+        Category.DPU,
+        Category.TRANSCEIVER,
+        Category.CABLE,
+        Category.SERVER,
+    }
+)
 
 
 class CageType(models.TextChoices):
@@ -209,6 +252,37 @@ class Product(models.Model):
         _("lifecycle"), max_length=8, choices=Lifecycle.choices, default=Lifecycle.ACTIVE
     )
     unit = models.CharField(_("unit"), max_length=10, choices=Unit.choices, default=Unit.EACH)
+    pricing_basis = models.CharField(
+        _("pricing basis"),
+        max_length=20,
+        choices=PricingBasis.choices,
+        blank=True,
+        default=PricingBasis.AS_SOLD,
+        help_text=_(
+            "Products sold per year: empty, the quantity sold times the price; per device, the "
+            "quote sells one per switch on it; a share of the quoted hardware, the quote prices "
+            "it at that share (the list price is then the least it costs a year)."
+        ),
+    )
+    hardware_percent = models.DecimalField(
+        _("share of hardware (% a year)"),
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text=_("With the pricing basis share of the quoted hardware: 10 = 10 % a year."),
+    )
+    tax_category = models.CharField(
+        _("tax category"),
+        max_length=10,
+        choices=TaxCategory.choices,
+        blank=True,
+        help_text=_(
+            "Empty: from the category (services and support: services; software: "
+            "software; the rest: goods)."
+        ),
+    )
     description_en = models.TextField(_("description (English)"), max_length=2000, blank=True)
     description_zh = models.TextField(_("description (Chinese)"), max_length=2000, blank=True)
 
@@ -333,8 +407,26 @@ class Product(models.Model):
             errors.setdefault("ports_per_module", []).append(
                 _("A transceiver carries one or two ports.")
             )
+        self._clean_pricing_basis(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_pricing_basis(self, errors: dict[str, list[str]]) -> None:
+        """Per device and share of hardware price a product sold per year; a share needs its
+        percentage, and only a share has one."""
+        basis = self.pricing_basis or PricingBasis.AS_SOLD
+        if basis != PricingBasis.AS_SOLD and self.unit != Unit.YEAR:
+            errors.setdefault("pricing_basis", []).append(
+                _("Only a product sold per year is priced per device or as a share of hardware.")
+            )
+        if basis == PricingBasis.PERCENT_OF_HARDWARE and not self.hardware_percent:
+            errors.setdefault("hardware_percent", []).append(
+                _("Give the share of the quoted hardware it costs a year.")
+            )
+        if basis != PricingBasis.PERCENT_OF_HARDWARE and self.hardware_percent is not None:
+            errors.setdefault("hardware_percent", []).append(
+                _("A share of hardware needs the pricing basis share of the quoted hardware.")
+            )
 
     @property
     def display_name(self) -> str:

@@ -11,6 +11,7 @@ from rest_framework import authentication, exceptions, permissions, throttling
 from integrations.models import ApiToken, TokenScope
 from integrations.services import token_hash
 from portal.cache import count_in_window
+from portal.clients import client_network
 from portal.models import User, role_annotations, roles_from_row
 from portal.statements import Statement, columns
 
@@ -118,6 +119,6 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
             ident = request.auth.token_hash[:32]
         elif request.user and request.user.is_authenticated:
             ident = f"user-{request.user.pk}"
-        else:
-            ident = self.get_ident(request)
+        else:  # the client as the share-link limiter and sign-in see it (an IPv6 /64)
+            ident = client_network(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}

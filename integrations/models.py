@@ -82,6 +82,8 @@ class WebhookEvent(models.TextChoices):
     PROPOSAL_READY = "proposal.ready", "proposal.ready"
     # After quote.accepted (signed_* null in it): the same fields with the signed copy's.
     QUOTE_SIGNED_COPY_READY = "quote.signed_copy_ready", "quote.signed_copy_ready"
+    # A booked term (support, licences) is 90, 60 or 30 days from its end (quoting's daily job).
+    RENEWAL_DUE = "renewal.due", "renewal.due"
 
 
 class WebhookEndpoint(models.Model):

@@ -22,4 +22,10 @@ class PortalConfig(AppConfig):
     def ready(self):
         # Permissions exist only after migrate, so the role groups are (re)made then.
         post_migrate.connect(_ensure_roles, sender=self, dispatch_uid="portal.ensure_roles")
+        from django.contrib.auth.signals import user_login_failed
+
         from portal import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        from portal.signin import signin_failed
+
+        # After axes' receiver (axes is ready first): it tells a refused attempt from a failed one.
+        user_login_failed.connect(signin_failed, dispatch_uid="portal.signin_failed")

@@ -1,8 +1,9 @@
 """Who is asking: the client's address, behind as many proxies as the deployment trusts, and
 its browser and system, told apart coarsely from the User-Agent.
 
-Sign-in throttling (django-axes) and the share-link limiter both count per client, so both ask
-here: one rule for which X-Forwarded-For entry is believed.
+Sign-in throttling (django-axes and portal.signin) and the share-link limiter both count per
+client, so both ask here: one rule for which X-Forwarded-For entry is believed, and one for what
+counts as one client (`client_network`: an IPv6 client is its /64).
 """
 
 from __future__ import annotations
@@ -34,6 +35,33 @@ def client_address(request: HttpRequest) -> str:
         return str(ipaddress.ip_address(chain[-proxies]))
     except ValueError:
         return remote
+
+
+# One IPv6 subscriber is routinely given a whole /64 and may use any address in it: counted per
+# address, each guess could come from a fresh one.
+IPV6_CLIENT_PREFIX = 64
+
+
+def address_bucket(address: str) -> str:
+    """What a rate limit counts as one client: an IPv4 address itself, an IPv6 address as its
+    /64 written as the network's first address ("2001:db8:1:2::", still a valid address for
+    django-axes' address column), an IPv4-mapped IPv6 address as the IPv4 one. Anything that is
+    not an address is returned as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        network = ipaddress.IPv6Network((ip.packed, IPV6_CLIENT_PREFIX), strict=False)
+        return str(network.network_address)
+    return str(ip)
+
+
+def client_network(request: HttpRequest) -> str:
+    """client_address() bucketed as address_bucket() says: the key of every per-client limit."""
+    return address_bucket(client_address(request))
 
 
 UNKNOWN_CLIENT = gettext_noop("Other")

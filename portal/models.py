@@ -7,39 +7,68 @@ from django.utils.translation import gettext_lazy as _
 SALES = "sales"
 SALES_MANAGER = "sales-manager"
 CATALOG_MANAGER = "catalog-manager"
-ROLE_GROUPS = (SALES, SALES_MANAGER, CATALOG_MANAGER)
+# Decides approvals beyond a sales manager's rule (quoting.quotes.models.ApprovalRule).
+DIRECTOR = "director"
+ROLE_GROUPS = (SALES, SALES_MANAGER, CATALOG_MANAGER, DIRECTOR)
+
+
+# One more bit after the roles: the user holds `quoting.view_margin` (the reseller's cost and
+# margin), directly or through a group; read with the roles, so asking costs no query.
+MARGIN_BIT = 1 << len(ROLE_GROUPS)
+MARGIN_PERMISSION = ("quoting", "view_margin")
 
 
 def role_annotations() -> dict:
-    """The user's staff roles as one number (bit n: ROLE_GROUPS[n]), for a query that loads
-    users (as itself or with select_related("user")): roles_from_row() reads it, so a request's
-    user costs no second query for its groups.
+    """The user's staff roles as one number (bit n: ROLE_GROUPS[n]; MARGIN_BIT: may see
+    margins), for a query that loads users (as itself or with select_related("user")):
+    roles_from_row() reads it, so a request's user costs no second query for its groups.
 
     Raw SQL on purpose: the same subquery built with Exists() costs more to compile (about
     1.6 ms a request) than the query it saves; this one compiles in a tenth of that.
     """
-    from django.contrib.auth.models import Group
+    from django.contrib.auth.models import Group, Permission
+    from django.contrib.contenttypes.models import ContentType
     from django.db import connection
     from django.db.models.expressions import RawSQL
 
     quote = connection.ops.quote_name
     through = User.groups.through._meta
+    direct = User.user_permissions.through._meta
+    granted = Group.permissions.through._meta
+    user_id = f"{quote(User._meta.db_table)}.{quote('id')}"
     cases = " ".join(f"WHEN %s THEN {1 << n}" for n in range(len(ROLE_GROUPS)))
-    # Only identifiers from the models' metadata are formatted in; the role names are parameters.
+    # The permission's row, by app label and codename (parameters).
+    permission = (
+        f"SELECT p.{quote('id')} FROM {quote(Permission._meta.db_table)} p"  # noqa: S608
+        f" JOIN {quote(ContentType._meta.db_table)} ct"
+        f" ON ct.{quote('id')} = p.{quote('content_type_id')}"
+        f" WHERE ct.{quote('app_label')} = %s AND p.{quote('codename')} = %s"
+    )
+    # Only identifiers from the models' metadata are formatted in; names are parameters.
     sql = (
-        f"(SELECT COALESCE(SUM(CASE g.{quote('name')} {cases} ELSE 0 END), 0)"  # noqa: S608
+        f"((SELECT COALESCE(SUM(CASE g.{quote('name')} {cases} ELSE 0 END), 0)"  # noqa: S608
         f" FROM {quote(through.db_table)} ug JOIN {quote(Group._meta.db_table)} g"
         f" ON g.{quote('id')} = ug.{quote(through.get_field('group').column)}"
-        f" WHERE ug.{quote(through.get_field('user').column)}"
-        f" = {quote(User._meta.db_table)}.{quote('id')})"
+        f" WHERE ug.{quote(through.get_field('user').column)} = {user_id})"
+        f" + CASE WHEN EXISTS (SELECT 1 FROM {quote(direct.db_table)} up"
+        f" WHERE up.{quote(direct.get_field('user').column)} = {user_id}"
+        f" AND up.{quote(direct.get_field('permission').column)} IN ({permission}))"
+        f" OR EXISTS (SELECT 1 FROM {quote(through.db_table)} ug2"
+        f" JOIN {quote(granted.db_table)} gp"
+        f" ON gp.{quote(granted.get_field('group').column)}"
+        f" = ug2.{quote(through.get_field('group').column)}"
+        f" WHERE ug2.{quote(through.get_field('user').column)} = {user_id}"
+        f" AND gp.{quote(granted.get_field('permission').column)} IN ({permission}))"
+        f" THEN {MARGIN_BIT} ELSE 0 END)"
     )
-    return {"_roles": RawSQL(sql, ROLE_GROUPS)}  # noqa: S611
+    return {"_roles": RawSQL(sql, (*ROLE_GROUPS, *MARGIN_PERMISSION, *MARGIN_PERMISSION))}  # noqa: S611
 
 
 def roles_from_row(user: "User", row) -> None:
     """Set the roles role_annotations() read on `row` (the user or a row holding it)."""
     mask = row._roles
     user._role_names = frozenset(n for i, n in enumerate(ROLE_GROUPS) if mask & (1 << i))
+    user._may_view_margin = bool(mask & MARGIN_BIT)
 
 
 class User(AbstractUser):
@@ -71,6 +100,14 @@ class User(AbstractUser):
             names = self._role_names = frozenset(self.groups.values_list("name", flat=True))
             self._all_groups = True
         return group_name in names
+
+    def may_view_margin(self) -> bool:
+        """Holds `quoting.view_margin` (directly or through a group): read with the roles when
+        the query that loaded the user read them (role_annotations), else asked."""
+        if self.is_superuser:
+            return True
+        known = self.__dict__.get("_may_view_margin")
+        return known if known is not None else self.has_perm("quoting.view_margin")
 
 
 LOGO_MAX_BYTES = 512 * 1024

@@ -22,7 +22,11 @@ def enqueue(name: str, *args, queue: str | None = None) -> None:
     if app.conf.task_always_eager:  # every app's tasks module registered its jobs when ready
         app.tasks[name].apply_async(args, queue=queue)
     else:
-        app.send_task(name, args=args, queue=queue)
+        # ignore_result: otherwise send_task first subscribes to the task's result on the result
+        # store, a second Redis conversation with its own retries (4 of the 6 s a publish took
+        # with a Redis that accepts and never answers, ending in a RuntimeError that did not
+        # pause queueing). Our tasks keep their outcome in rows (CELERY_TASK_IGNORE_RESULT).
+        app.send_task(name, args=args, queue=queue, ignore_result=True)
 
 
 def enqueue_or_leave_to_sweeper(name: str, *args, queue: str | None = None) -> bool:
@@ -30,7 +34,7 @@ def enqueue_or_leave_to_sweeper(name: str, *args, queue: str | None = None) -> b
     queued.
 
     The row is committed by then, so nothing may undo or fail the request: with the broker
-    unreachable (a second or two, see the CELERY_BROKER_* settings) the error is logged and the
+    unreachable (about a second, see the CELERY_BROKER_* settings) the error is logged and the
     row stays pending for its sweeper (proposals.requeue_stuck,
     integrations.webhook_deliveries_requeue). For a few seconds after that, requests do not
     try again: an outage where connecting times out costs one request its timeout, not all of

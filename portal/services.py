@@ -6,17 +6,29 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from portal.models import CATALOG_MANAGER, SALES, SALES_MANAGER, CompanyProfile, User
+from portal.models import CATALOG_MANAGER, DIRECTOR, SALES, SALES_MANAGER, CompanyProfile, User
 
 # Model permissions per role, as "app_label.codename". Row-level scoping lives in selectors.
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
     SALES: ("catalog.view_product", "catalog.view_pricelist", "catalog.view_pricelistitem"),
-    SALES_MANAGER: ("catalog.view_product", "catalog.view_pricelist", "catalog.view_pricelistitem"),
+    SALES_MANAGER: (
+        "catalog.view_product",
+        "catalog.view_pricelist",
+        "catalog.view_pricelistitem",
+        "quoting.view_margin",
+    ),
+    DIRECTOR: (
+        "catalog.view_product",
+        "catalog.view_pricelist",
+        "catalog.view_pricelistitem",
+        "quoting.view_margin",
+    ),
     CATALOG_MANAGER: tuple(
         f"catalog.{action}_{model}"
         for model in ("product", "pricelist", "pricelistitem")
         for action in ("add", "change", "delete", "view")
-    ),
+    )
+    + ("quoting.view_margin",),
 }
 
 DEMO_USERS = (
@@ -24,6 +36,7 @@ DEMO_USERS = (
     ("sales", SALES, False, "Demo Sales", "+86 755 8600 0101"),
     ("manager", SALES_MANAGER, False, "Demo Manager", "+86 755 8600 0102"),
     ("catalog", CATALOG_MANAGER, True, "Demo Catalog", ""),
+    ("director", DIRECTOR, False, "Demo Director", "+86 755 8600 0103"),
 )
 
 # A made-up seller (the .invalid domain, a code of the right shape): replace it in the admin.

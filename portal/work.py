@@ -1,13 +1,15 @@
 """What waits for a user: the home page's work queues and the header's counts.
 
-Three queues, each a filter on the quotes the user may see
+Four queues, each a filter on the quotes the user may see
 (quoting.quotes.selectors.quotes_visible_to):
 - approvals: quotes whose discount the user may decide
   (quoting.quotes.permissions.approvals_to_decide);
 - expiring: open quotes whose validity ends within EXPIRING_DAYS (today included);
 - unanswered: sent quotes whose share link was opened after the revision was sent, with no
-  answer yet (a sent quote is one neither accepted nor declined).
-The last two are the user's own quotes; a sales manager also sees those of their teams.
+  answer yet (a sent quote is one neither accepted nor declined);
+- renewals: booked support and licences ending within 90 days, of quotes not being renewed
+  (quoting.quotes.renewals), one entry per quote; listed on the page, not counted in the header.
+The last three are the user's own quotes; a sales manager also sees those of their teams.
 
 Read from the portal shell because they join quoting and proposals (quoting knows nothing of
 proposals). The counts are one query of three scalar counts (plus the user's roles, which the
@@ -25,12 +27,9 @@ from django.utils import timezone
 from portal.models import SALES, SALES_MANAGER, User
 from proposals.models import ShareLink
 from quoting.quotes.models import Approval, ApprovalDecision, Quote, QuoteStatus
-from quoting.quotes.permissions import approvals_to_decide
-from quoting.quotes.selectors import (
-    CURRENT_REVISION_SNAPSHOTS,
-    discount_threshold,
-    quotes_visible_to,
-)
+from quoting.quotes.permissions import approval_beyond, approvals_to_decide
+from quoting.quotes.renewals import RenewalQueue, renewal_queue
+from quoting.quotes.selectors import CURRENT_REVISION_SNAPSHOTS, quotes_visible_to
 
 EXPIRING_DAYS = 7
 QUEUE_LENGTH = 20  # the home page lists this many of each queue; the count says how many in all
@@ -59,11 +58,15 @@ class WorkCounts:
 @dataclass(frozen=True, slots=True)
 class WorkQueues:
     counts: WorkCounts
-    # annotated: requested_by_name, requested_at, requested_discount, beyond_my_limit
+    # annotated: requested_by_name, requested_at, requested_discount, requested_margin,
+    # requested_worst (the worst choice the link offers), requested_role, beyond_my_limit
     approvals: list[Quote]
     expiring: list[Quote]
     unanswered: list[Quote]  # annotated: last_opened
     expiring_days: int = EXPIRING_DAYS
+    # Support and licences ending within 90 days (quoting.quotes.renewals), of the same quotes as
+    # the follow-ups; not counted in the header.
+    renewals: RenewalQueue | None = None
 
 
 NO_WORK = WorkCounts(approvals=None, expiring=0, unanswered=0)
@@ -149,13 +152,16 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
             .annotate(
                 requested_at=Subquery(pending.values("requested_at")[:1]),
                 requested_discount=Subquery(pending.values("discount_percent")[:1]),
+                requested_margin=Subquery(pending.values("margin_percent")[:1]),
+                requested_worst=Subquery(pending.values("worst_choice")[:1]),
+                requested_role=Subquery(pending.values("required_role")[:1]),
                 requested_by_name=Subquery(pending.values("requested_by__username")[:1]),
             )
             .order_by("requested_at", "pk")[:QUEUE_LENGTH]
         )
-        limit = discount_threshold(user=user)
+        beyond = approval_beyond(user=user)
         for quote in approvals:  # they may still reject it, or leave it to a higher approver
-            quote.beyond_my_limit = limit is not None and quote.requested_discount > limit
+            quote.beyond_my_limit = beyond(quote.requested_role)
     expiring = []
     if counts.expiring:
         expiring = list(
@@ -174,4 +180,13 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
             .annotate(last_opened=Subquery(opened.values("last_used_at")[:1]))
             .order_by("valid_until", "pk")[:QUEUE_LENGTH]
         )
-    return WorkQueues(counts=counts, approvals=approvals, expiring=expiring, unanswered=unanswered)
+    renewals = renewal_queue(
+        quotes=quotes_visible_to(user=user).filter(mine), today=today, limit=QUEUE_LENGTH
+    )
+    return WorkQueues(
+        counts=counts,
+        approvals=approvals,
+        expiring=expiring,
+        unanswered=unanswered,
+        renewals=renewals,
+    )

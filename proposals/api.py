@@ -197,6 +197,12 @@ class ShareLinkSerializer(serializers.ModelSerializer):
             "recent_views",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "use_count": {
+                "help_text": "Real opens: views whose page reported two seconds of reading. "
+                "Counted from the customer's browser: anyone holding the link can inflate it."
+            },
+        }
 
     def get_recent_views(self, link) -> list[dict]:
         return LinkViewSerializer(link.views.all()[:RECENT_VIEWS], many=True).data
@@ -464,7 +470,8 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         body = ShareLinkSerializer(link).data
         body["token"] = token
         body["link_url"] = request.build_absolute_uri(reverse("proposals:shared", args=[token]))
-        return Response(body, status=status.HTTP_201_CREATED)
+        # The token is in this answer only: no cache (a proxy, the client's) may keep it.
+        return Response(body, status=status.HTTP_201_CREATED, headers={"Cache-Control": "no-store"})
 
     @extend_schema(
         summary="Revoke a share link (its page then answers 404)",

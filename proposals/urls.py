@@ -27,6 +27,7 @@ urlpatterns = [
     # Customers (the token is the only key; every route checks it the same way: share.guard)
     path("p/<str:token>", shared.shared_page, name="shared"),
     path("p/<str:token>/pdf", shared.shared_pdf, name="shared-pdf"),
+    path("p/<str:token>/xlsx", shared.shared_xlsx, name="shared-xlsx"),
     path("p/<str:token>/drawing", shared.shared_drawing, name="shared-drawing"),
     path("p/<str:token>/drawing.svg", shared.shared_drawing_svg, name="shared-drawing-svg"),
     path("p/<str:token>/accept", shared.shared_accept, name="shared-accept"),

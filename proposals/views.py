@@ -172,9 +172,11 @@ def share_link_new(request: HttpRequest, quote_id: int) -> HttpResponse:
         _, token = share_link_create(quote=quote, user=request.user, **form.cleaned_data)
     except QuoteError as exc:
         return _panel(request, quote, form=form, error=exc.message)
-    # Shown once, now: only the token's hash is stored.
+    # Shown once, now: only the token's hash is stored, and no cache may keep this answer.
     url = request.build_absolute_uri(reverse("proposals:shared", args=[token]))
-    return _panel(request, quote, new_link_url=url)
+    response = _panel(request, quote, new_link_url=url)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @login_required

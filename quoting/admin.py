@@ -4,11 +4,18 @@ does not run the quote rules, so quotes, revisions and lines are read-only here)
 from django import forms
 from django.contrib import admin
 
-from quoting.customers.models import Contact, Customer, Project, Team
+from quoting.customers.models import Contact, Customer, Project, Team, VatRate
 from quoting.customers.services import project_customer_check
 from quoting.designs.models import FxRate, SavedDesign, TcoScenario
 from quoting.errors import InvalidValue
-from quoting.quotes.models import Approval, Quote, QuoteEvent, QuoteLine, QuoteRevision
+from quoting.quotes.models import (
+    Approval,
+    ApprovalRule,
+    Quote,
+    QuoteEvent,
+    QuoteLine,
+    QuoteRevision,
+)
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -97,6 +104,30 @@ class SavedDesignAdmin(ReadOnlyAdmin):
 class TcoScenarioAdmin(ReadOnlyAdmin):
     list_display = ["name", "project", "created_by", "created_at"]
     list_select_related = ["project__customer", "created_by"]
+
+
+@admin.register(VatRate)
+class VatRateAdmin(admin.ModelAdmin):
+    """Rates per country and tax category: a line priced for a customer of that country takes
+    the rate of its product's category; lines with no entry take the revision's VAT %."""
+
+    list_display = ["country", "tax_category", "vat_percent"]
+    list_filter = ["country", "tax_category"]
+
+
+@admin.register(ApprovalRule)
+class ApprovalRuleAdmin(admin.ModelAdmin):
+    """What each role may send without approval; beyond it, the lowest role whose rule covers
+    the quote decides (quoting.quotes.selectors.revision_gate)."""
+
+    list_display = [
+        "role",
+        "level",
+        "max_discount_percent",
+        "min_margin_percent",
+        "max_total",
+        "max_total_currency",
+    ]
 
 
 @admin.register(FxRate)

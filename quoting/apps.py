@@ -7,4 +7,5 @@ class QuotingConfig(AppConfig):
     verbose_name = _("Quoting")
 
     def ready(self) -> None:
+        from quoting.designs import tasks as design_tasks  # noqa: F401 - registers its jobs too
         from quoting.quotes import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)

@@ -4,6 +4,8 @@ from quoting.customers import views as customer_views
 from quoting.designs.views import designs, projects, tco
 from quoting.quotes.views import notifications
 from quoting.quotes.views import quotes as quote_views
+from quoting.quotes.views import renewals as renewal_views
+from quoting.quotes.views import workbook as workbook_views
 
 app_name = "quoting"
 urlpatterns = [
@@ -18,6 +20,21 @@ urlpatterns = [
     ),
     path("designs/drawing.svg", designs.design_drawing_svg, name="design-drawing"),
     path("designs/install-pack.zip", designs.design_install_pack_zip, name="design-install-pack"),
+    path(
+        "designs/install-packs/",
+        designs.design_install_pack_build,
+        name="design-install-pack-build",
+    ),
+    path(
+        "designs/install-packs/<int:pk>/",
+        designs.design_install_pack_state,
+        name="design-install-pack-state",
+    ),
+    path(
+        "designs/install-packs/<int:pk>/install-pack.zip",
+        designs.design_install_pack_download,
+        name="design-install-pack-download",
+    ),
     path("tco/", tco.tco_page, name="tco"),
     path("customers/", customer_views.customer_list, name="customer-list"),
     path("customers/new/", customer_views.customer_new, name="customer-new"),
@@ -40,6 +57,7 @@ urlpatterns = [
     path("quotes/", quote_views.quote_list, name="quote-list"),
     path("quotes/<int:pk>/", quote_views.quote_detail, name="quote-detail"),
     path("quotes/<int:pk>/diff/", quote_views.quote_diff, name="quote-diff"),
+    path("quotes/<int:pk>/xlsx/", workbook_views.quote_xlsx_download, name="quote-xlsx"),
     path(
         "quotes/<int:pk>/install-pack/", quote_views.quote_install_pack, name="quote-install-pack"
     ),
@@ -69,5 +87,12 @@ urlpatterns = [
     path("quotes/<int:pk>/terms/", quote_views.quote_terms, name="quote-terms"),
     path("quotes/<int:pk>/tco/", quote_views.quote_tco, name="quote-tco"),
     path("quotes/<int:pk>/workload/", quote_views.quote_workload, name="quote-workload"),
+    path("quotes/<int:pk>/renewals/", renewal_views.quote_renewals_panel, name="quote-renewals"),
+    path("quotes/<int:pk>/renewal/", renewal_views.quote_renewal_new, name="quote-renewal"),
+    path(
+        "quotes/<int:pk>/terms/<uuid:key>/",
+        renewal_views.quote_term_start,
+        name="quote-term-start",
+    ),
     path("quotes/<int:pk>/<slug:action>/", quote_views.quote_action, name="quote-action"),
 ]

@@ -37,8 +37,9 @@ SECRET_KEY = os.environ.get("SECRET_KEY") or "dev-only-insecure-key-change-me"  
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # Proxies in front of the portal that append to X-Forwarded-For (1 behind one TLS proxy): the
-# client address the share-link limiter counts is taken from there (portal.clients).
-TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT") or 0)
+# client address sign-in throttling and the share-link limiter count is taken from there
+# (portal.clients). production.py refuses to start without it (see there).
+TRUSTED_PROXY_COUNT = int(os.environ.get("TRUSTED_PROXY_COUNT", "").strip() or 0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -112,10 +113,40 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# A statement may run this long (seconds, 0: no limit): a request waiting on a lock or a runaway
+# query is stopped by PostgreSQL and answers 503, well before gunicorn's 30 s timeout kills its
+# worker. Celery workers take DB_WORKER_STATEMENT_TIMEOUT instead (portal/celery.py): a task may
+# run up to its hard time limit. manage.py sets no limit unless DB_STATEMENT_TIMEOUT is set
+# (migrations, imports).
+DB_STATEMENT_TIMEOUT = int(os.environ.get("DB_STATEMENT_TIMEOUT") or 20)
+DB_WORKER_STATEMENT_TIMEOUT = int(os.environ.get("DB_WORKER_STATEMENT_TIMEOUT") or 180)
+
+
+def statement_timeout_option(seconds: int) -> str:
+    """libpq's `options` for a statement timeout; later `-c` settings win over earlier ones."""
+    return f"-c statement_timeout={seconds * 1000}"
+
+
 if DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # A database out of reach answers 503 within seconds (portal.middleware), not a hang.
-    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 5)
+    _options = DATABASES["default"].setdefault("OPTIONS", {})
+    # A database out of reach answers 503 within seconds (portal.middleware), not a hang; libpq
+    # waits at least 2 s, and that long again for each address a host name resolves to.
+    _options.setdefault("connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT") or 2))
+    _options["options"] = " ".join(
+        filter(None, [_options.get("options"), statement_timeout_option(DB_STATEMENT_TIMEOUT)])
+    )
+    # A server that vanished (host down, network cut) is noticed by TCP rather than waited on
+    # until gunicorn's timeout: data it does not acknowledge within DB_TCP_USER_TIMEOUT seconds,
+    # or an idle or waiting connection whose keepalive probes go unanswered (after 5 s, then
+    # every 2 s, twice), drops the connection and the request answers 503. A process that hangs
+    # while its host still acknowledges is not noticed here; /healthz tells the balancer within
+    # 2 s (portal/health.py).
+    _options.setdefault("keepalives", 1)
+    _options.setdefault("keepalives_idle", int(os.environ.get("DB_KEEPALIVES_IDLE") or 5))
+    _options.setdefault("keepalives_interval", 2)
+    _options.setdefault("keepalives_count", 2)
+    _options.setdefault(
+        "tcp_user_timeout", int(float(os.environ.get("DB_TCP_USER_TIMEOUT") or 5) * 1000)
     )
     # QuerySet.iterator() fetches in one go instead of through a server-side cursor (DECLARE,
     # FETCH, FETCH, CLOSE: four round trips). Its only users are the forms' model choice lists
@@ -152,25 +183,39 @@ if REDIS_URL:
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
-# --- Sign-in throttling and Content-Security-Policy (issue 13) ---------------------------------
-# django-axes counts failed sign-ins (the login page, the admin, anything that calls
-# django.contrib.auth.authenticate with the request). After AXES_FAILURE_LIMIT failures for one
-# username, or from one client address, further attempts for it are refused with a 429 page for
-# AXES_COOLOFF_TIME; staff see and clear lockouts in the admin ("Access attempts").
+# --- Sign-in throttling and Content-Security-Policy (issues 13, 23) -----------------------------
+# Three rules (portal/signin.py), none of which lets failures from elsewhere keep a user's right
+# password out: django-axes locks one username from one client after AXES_FAILURE_LIMIT failures
+# for AXES_COOLOFF_TIME (429 there, even with the right password; staff see and clear it in the
+# admin, "Access attempts"); past a soft limit per username or per client, each further failure
+# makes the client that failed wait before its next try at that username (2 s, doubling, up to
+# SIGNIN_MAX_WAIT_SECONDS); past SIGNIN_CLIENT_BUDGET failures from one client, its failures are
+# answered 429 until the window (AXES_COOLOFF_TIME) ends. A client is its address as
+# portal.clients.client_network says: behind TRUSTED_PROXY_COUNT proxies, an IPv6 client per /64.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out attempt before checking
+    "portal.signin.SigninThrottleBackend",  # then a client told to wait, before checking
     "portal.backends.RolesModelBackend",  # ModelBackend, reading the roles with the user
 ]
 AXES_FAILURE_LIMIT = 5
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each counted on its own
-# A success does not wipe the counts: it would also wipe the failures against other usernames
-# from the same address, so one valid account would make guessing free.
-AXES_RESET_ON_SUCCESS = False
+# The pair only: counted per username alone, anyone could lock any known user out; per address
+# alone, one guesser would lock out everyone behind the same address.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+# A success wipes only its own pair's failures (the parameters above), never other usernames'.
+AXES_RESET_ON_SUCCESS = True
+# An attempt refused while locked out (or told to wait) tried no password: it is not counted and
+# does not push the cool-off further (django-axes' default would do both).
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "portal.signin.lockout_response"
 AXES_VERBOSE = False  # log failures and lockouts, not a banner at every start
-# Behind TRUSTED_PROXY_COUNT reverse proxies the client is the address the outermost one saw.
-AXES_CLIENT_IP_CALLABLE = "portal.clients.client_address"
+# Behind TRUSTED_PROXY_COUNT reverse proxies the client is the address the outermost one saw; an
+# IPv6 client is recorded as its /64's first address.
+AXES_CLIENT_IP_CALLABLE = "portal.clients.client_network"
+SIGNIN_USERNAME_SOFT_LIMIT = 5  # failures for one username, from anywhere, before waits
+SIGNIN_CLIENT_SOFT_LIMIT = 20  # failures from one client, any usernames (an office's NAT)
+SIGNIN_MAX_WAIT_SECONDS = 300
+SIGNIN_CLIENT_BUDGET = 100  # failures from one client per window, then its failures get 429
 
 # Staff pages: scripts and styles from our own static files, or inline only with the per-request
 # nonce; no eval (htmx runs with allowEval off). The share page (/p/<token>) sets its own,
@@ -276,16 +321,14 @@ CELERY_TASK_SOFT_TIME_LIMIT = 120
 CELERY_TASK_TIME_LIMIT = 180
 # Above the hard time limit, so a slow task is never delivered twice while still running.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-# A broker outage costs a request a second or two, not Celery's patient defaults (19 s seen):
-# the rows are committed first and the sweepers (beat) send what could not be queued.
-CELERY_BROKER_TRANSPORT_OPTIONS.update(socket_connect_timeout=2, socket_timeout=2)
-CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_TASK_PUBLISH_RETRY_POLICY = {
-    "max_retries": 1,
-    "interval_start": 0,
-    "interval_step": 0.5,
-    "interval_max": 0.5,
-}
+# A broker outage costs a request about a second, not Celery's patient defaults (19 s seen): the
+# rows are committed first and the sweepers (beat) send what could not be queued. A publish is
+# one attempt: connecting and each answer wait 1 s, and it is not retried (a retry doubled the
+# cost of a Redis that accepts and never answers; redis-py itself reconnects a connection that a
+# restarted Redis dropped). The result store is not asked at all (portal.queueing).
+CELERY_BROKER_TRANSPORT_OPTIONS.update(socket_connect_timeout=1, socket_timeout=1)
+CELERY_BROKER_CONNECTION_TIMEOUT = 1
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 0}
 CELERY_REDIS_SOCKET_CONNECT_TIMEOUT = 2
 CELERY_REDIS_SOCKET_TIMEOUT = 2
 CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
@@ -365,6 +408,8 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quoting.quotes_expire_overdue",
         "schedule": crontab(hour=0, minute=10),
     },
+    # Renewal reminders go out in the morning, when the sales engineers read them.
+    "renewals-remind": {"task": "quoting.renewals_remind", "schedule": crontab(hour=7, minute=30)},
     "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
     "snapshots-refresh": {"task": "quoting.snapshots_refresh", "schedule": crontab(minute=25)},
     "notification-emails-requeue": {

@@ -16,6 +16,20 @@ if not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must name the portal's host names in production.")
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Trusting a TLS proxy's header means there is a proxy, and behind it every request comes from the
+# proxy's address: the sign-in throttle and the share-link limiter would count all clients as one
+# (five failures for a username by anyone would lock that user out for everyone). So the number
+# of proxies that append to X-Forwarded-For must be said (portal.clients). An explicit 0 is taken
+# as the operator's word that gunicorn sees each client's own address: it terminates TLS itself,
+# or the balancer keeps the client's address as the connection's source (docs/operations.md).
+if SECURE_PROXY_SSL_HEADER and not os.environ.get("TRUSTED_PROXY_COUNT", "").strip():
+    raise ImproperlyConfigured(
+        "TRUSTED_PROXY_COUNT must be set in production: the number of proxies in front of the "
+        "portal that append to X-Forwarded-For (1 behind one TLS proxy; 0 only when gunicorn "
+        "sees each client's own address)."
+    )
+if TRUSTED_PROXY_COUNT < 0:  # noqa: F405
+    raise ImproperlyConfigured("TRUSTED_PROXY_COUNT must be 0 or more.")
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", str(60 * 60 * 24 * 365)))
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True

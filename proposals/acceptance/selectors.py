@@ -6,6 +6,8 @@ their signed-copy certificate.
 from __future__ import annotations
 
 import base64
+import dataclasses
+import hashlib
 import uuid
 from dataclasses import dataclass
 
@@ -17,6 +19,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from portal.models import User
+from proposals.documents.signed_copy import SignedCopyCheck, signed_copy_verify
 from proposals.models import (
     Acceptance,
     DocumentStatus,
@@ -306,3 +309,49 @@ def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -
             )
         ),
     }
+
+
+def signed_copy_checked(
+    *, original: bytes, signed: bytes, sha256: str = "", signed_sha256: str = ""
+) -> SignedCopyCheck:
+    """signed_copy_verify against what the portal published: `sha256` (the accepted PDF's) and
+    `signed_sha256` (the signed copy's) as given (from the API, a webhook, the Acceptance
+    panel), else as this portal's acceptances recorded them for `original`.
+
+    OK only when both are known and hold: the original's SHA-256 says it is the PDF that was
+    accepted, and the copy's own binds everything the pages cannot, the certificate's claims
+    (who signed, when, what they chose) and any page added after the original's."""
+    sha = (sha256 or "").strip().lower() or hashlib.sha256(original).hexdigest()
+    recorded = [
+        value
+        for value in Acceptance.objects.filter(
+            document_sha256=sha, signed_status=DocumentStatus.READY
+        ).values_list("signed_sha256", flat=True)
+        if value
+    ]
+    own = hashlib.sha256(signed).hexdigest()
+    given = (signed_sha256 or "").strip().lower()
+    problems = []
+    if given and recorded and given not in recorded:
+        problems.append(
+            f"The signed copy's SHA-256 given ({given}) is not the one this portal recorded for "
+            f"this original ({', '.join(recorded)})."
+        )
+    binding = given or (own if own in recorded else (recorded[0] if recorded else ""))
+    published = (sha256 or "").strip().lower() or (sha if recorded else "")
+    check = signed_copy_verify(
+        original=original, signed=signed, sha256=published, signed_sha256=binding
+    )
+    if not published:
+        problems.append(
+            f"No acceptance recorded here bound a PDF with SHA-256 {sha}, and none was given "
+            f"(--sha256): nothing says ORIGINAL is the PDF that was accepted."
+        )
+    if not binding:
+        problems.append(
+            "Nothing binds the certificate (who signed, when, what they chose): no signed copy "
+            "of this PDF is recorded here and none was given. Give the signed copy's SHA-256 "
+            "the portal published (--signed-sha256: the acceptance's signed_sha256 in the API, "
+            "the quote.signed_copy_ready webhook or the quote's Acceptance panel)."
+        )
+    return dataclasses.replace(check, problems=(*check.problems, *problems))

@@ -220,6 +220,9 @@ def share_accept(
             revision_label=revision.label,
             via="share link",
             link=link.pk,
+            revision=revision,
+            alternative=choice.alternative,
+            optional=choice.optional_keys,
             **choice_printed(choice),
             webhook_data=acceptance_data(acceptance, signed_pdf_url=None),
         )

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import io
 import logging
 import re
 import threading
@@ -21,13 +19,16 @@ import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
-from pypdf import PdfReader, PdfWriter
 from weasyprint.css.counters import CounterStyle
 from weasyprint.html import UA as WEASYPRINT_UA
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
 from proposals.documents.selectors import proposal_content
+from proposals.documents.signed_copy import (  # noqa: F401 - known by these names here too
+    signed_copy_assemble,
+    signed_copy_verify,
+)
 from quoting.quotes.models import QuoteRevision
 
 # Its progress messages would fill a worker log at INFO.
@@ -154,8 +155,6 @@ def proposal_pdf(*, revision: QuoteRevision, language: str, draft: bool = False)
 # --- the signed copy -----------------------------------------------------------------------------
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"
-# Written into the signed copy's document information too, for programs that read no text.
-ORIGINAL_SHA256_KEY = "/FabricQuoteOriginalSHA256"
 
 
 def certificate_pdf(*, context: dict, language: str) -> bytes:
@@ -163,64 +162,3 @@ def certificate_pdf(*, context: dict, language: str) -> bytes:
     with translation.override(language):
         html = render_to_string(CERTIFICATE_TEMPLATE, {**context, "language": language})
     return html_to_pdf(html)
-
-
-def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
-    """The original's pages, copied as they are (content streams untouched), then the
-    certificate's."""
-    writer = PdfWriter()
-    writer.append(PdfReader(io.BytesIO(original)))
-    writer.append(PdfReader(io.BytesIO(certificate)))
-    writer.add_metadata({ORIGINAL_SHA256_KEY: hashlib.sha256(original).hexdigest()})
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
-
-
-@dataclasses.dataclass(frozen=True)
-class SignedCopyCheck:
-    original_sha256: str
-    original_pages: int
-    signed_pages: int
-    problems: tuple[str, ...]
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-
-def _page_content(page) -> bytes:
-    contents = page.get_contents()
-    return contents.get_data() if contents is not None else b""
-
-
-def signed_copy_verify(*, original: bytes, signed: bytes) -> SignedCopyCheck:
-    """Does `signed` start with `original`'s pages, unchanged, and does what follows name the
-    original's SHA-256? Anyone can run this with pypdf alone: page count, each page's content
-    stream (decoded bytes) and size, then the certificate's text."""
-    sha256 = hashlib.sha256(original).hexdigest()
-    first, copy = PdfReader(io.BytesIO(original)), PdfReader(io.BytesIO(signed))
-    problems: list[str] = []
-    count = len(first.pages)
-    if len(copy.pages) <= count:
-        problems.append(
-            f"The signed copy has {len(copy.pages)} page(s); the original has {count}, so "
-            f"there is no certificate after them."
-        )
-    for n, page in enumerate(first.pages[: min(count, len(copy.pages))], start=1):
-        theirs = copy.pages[n - 1]
-        if _page_content(page) != _page_content(theirs):
-            problems.append(f"Page {n} differs from the original's page {n}.")
-        elif list(page.mediabox) != list(theirs.mediabox):
-            problems.append(f"Page {n} has another size than the original's page {n}.")
-    certificate = "".join(
-        "".join((page.extract_text() or "").split()) for page in copy.pages[count:]
-    )
-    if sha256 not in certificate:
-        problems.append(f"The certificate does not name the original's SHA-256 ({sha256}).")
-    return SignedCopyCheck(
-        original_sha256=sha256,
-        original_pages=count,
-        signed_pages=len(copy.pages),
-        problems=tuple(problems),
-    )

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
+from portal.json_nesting import TOO_DEEP, json_nesting_exceeds
+
 # The proposal's parts, in page order, as the share page marks them (data-section="…"): the
 # offer card, cover and summary are the cover; services and totals belong to the bill of
 # materials; the signature block to the terms.
@@ -62,11 +64,14 @@ def _no_constants(name: str):
 def beacon_parse(body: bytes) -> Beacon:
     """The beacon in a request body: {"open": "<open id>", "sections": {"cover": 12.5, …}}.
 
-    Refused: larger than BEACON_MAX_BYTES (413), not JSON, not that shape, a section the page
-    does not have, a value that is not a number (400). Negative and absurd numbers are not
-    refused, they are clamped (seconds_clamped)."""
+    Refused: larger than BEACON_MAX_BYTES (413), nested deeper than any beacon (read before it
+    is parsed: `[` a thousand times made json recurse into a 500), not JSON, not that shape, a
+    section the page does not have, a value that is not a number (400). Negative and absurd
+    numbers are not refused, they are clamped (seconds_clamped)."""
     if len(body) > BEACON_MAX_BYTES:
         raise BeaconRefused("too large", status=413)
+    if json_nesting_exceeds(body):
+        raise BeaconRefused(TOO_DEEP)
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_no_constants)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -13,16 +13,27 @@ from django.shortcuts import render
 from django.utils import translation
 
 from portal.cache import count_in_window
-from portal.clients import client_address
+from portal.clients import client_network
 from proposals.share.services import share_link_resolve
 
 GUARD_DEFAULTS = {
-    "PROPOSALS_LINK_MISSES_ALLOWED": 20,  # bad tokens per client address...
+    "PROPOSALS_LINK_MISSES_ALLOWED": 20,  # bad tokens per client address (an IPv6 /64)...
     "PROPOSALS_LINK_MISS_WINDOW": 600,  # ...per this many seconds, then 429 for its misses
     # Bad tokens sharing their first characters, from anyone: someone completing a leaked or
     # half-copied token from many addresses is slowed down all the same.
     "PROPOSALS_LINK_PREFIX_MISSES_ALLOWED": 20,
     "PROPOSALS_LINK_PREFIX_LENGTH": 8,
+    # Work a live link can ask of the server, counted per link from anyone: typed signatures
+    # drawn for the accept form's preview (one already drawn is served from the cache, free)...
+    "PROPOSALS_LINK_PREVIEWS_ALLOWED": 60,
+    # ...and accept attempts (each checks or draws a signature); per this many seconds, then 429.
+    "PROPOSALS_LINK_ACCEPTS_ALLOWED": 20,
+    "PROPOSALS_LINK_WORK_WINDOW": 600,
+}
+# The kinds of work link_work_over counts, and the setting that allows each.
+LINK_WORK = {
+    "preview": "PROPOSALS_LINK_PREVIEWS_ALLOWED",
+    "accept": "PROPOSALS_LINK_ACCEPTS_ALLOWED",
 }
 SHARE_HEADERS = {
     "X-Robots-Tag": "noindex, nofollow",
@@ -50,7 +61,7 @@ def _miss_keys(request: HttpRequest, token: str) -> list[tuple[str, int]]:
     """(counter, how many misses it allows): one per client, one per token prefix."""
     prefix = token[: _setting("PROPOSALS_LINK_PREFIX_LENGTH")]
     return [
-        (_key("client", client_address(request)), _setting("PROPOSALS_LINK_MISSES_ALLOWED")),
+        (_key("client", client_network(request)), _setting("PROPOSALS_LINK_MISSES_ALLOWED")),
         (_key("prefix", prefix), _setting("PROPOSALS_LINK_PREFIX_MISSES_ALLOWED")),
     ]
 
@@ -75,6 +86,26 @@ def _too_many(request: HttpRequest, *, quiet: bool = False) -> HttpResponse:
     else:
         response = render(request, "proposals/shared_429.html", status=429)
     response["Retry-After"] = str(_setting("PROPOSALS_LINK_MISS_WINDOW"))
+    return response
+
+
+def link_work_over(link, work: str) -> bool:
+    """Count one `work` (a LINK_WORK kind) on this live link; True once past what the link is
+    allowed in the window. Fails open as the miss counters do: with Redis down every count is 1.
+    """
+    key = f"proposals:link-work:{work}:{link.pk}"
+    count = count_in_window(cache, key, _setting("PROPOSALS_LINK_WORK_WINDOW"))
+    return count > _setting(LINK_WORK[work])
+
+
+def link_work_refused(request: HttpRequest, message: str, *, quiet: bool = False) -> HttpResponse:
+    """429 with `message` (in the reader's language): as plain text for `quiet` routes (an image
+    the page asks for), else as the share pages' own 429 page."""
+    if quiet:
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    else:
+        response = render(request, "proposals/shared_429.html", {"message": message}, status=429)
+    response["Retry-After"] = str(_setting("PROPOSALS_LINK_WORK_WINDOW"))
     return response
 
 

@@ -179,6 +179,16 @@ def choice_figures(choice: OfferChoice, *, currency: str, language: str) -> dict
         "discount": "−" + money(totals.discount),
         "net": money(totals.net),
         "tax": money(totals.tax),
+        # Goods and services are taxed at different rates: each rate's tax on its net.
+        "tax_rates": " · ".join(
+            _("%(percent)s %% on %(net)s: %(tax)s")
+            % {
+                "percent": floatformat(row.vat_percent, "-2"),
+                "net": money(row.net),
+                "tax": money(row.tax),
+            }
+            for row in totals.tax_breakdown
+        ),
         "total": money(totals.total),
         "in_words": (
             rmb_in_words(totals.total) if language.startswith("zh") and currency == "CNY" else ""

@@ -24,12 +24,16 @@ from proposals.acceptance.selectors import (
     revision_shared,
 )
 from proposals.acceptance.services import share_accept, share_decline
-from proposals.acceptance.signature import TYPED_SIGNATURE_MAX, signature_typed_png
+from proposals.acceptance.signature import (
+    TYPED_SIGNATURE_MAX,
+    signature_typed_kept,
+    signature_typed_png,
+)
 from proposals.documents.selectors import document_for, document_ready_for
 from proposals.forms import AcceptForm, ChoiceForm, DeclineForm
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.share.engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
-from proposals.share.guard import shared_route
+from proposals.share.guard import link_work_over, link_work_refused, shared_route
 from proposals.share.pages import (
     SharedBody,
     choice_figures,
@@ -48,6 +52,7 @@ from quoting.customers.models import VatZone
 from quoting.errors import InvalidValue, QuoteError
 from quoting.quotes.models import QuoteStatus
 from quoting.quotes.selectors import OfferChoice, offer_choice
+from quoting.quotes.workbook import quote_xlsx
 
 logger = logging.getLogger(__name__)
 
@@ -266,7 +271,8 @@ def shared_page(request: HttpRequest, link: ShareLink) -> HttpResponse:
 @shared_route(quiet=True)
 def shared_beacon(request: HttpRequest, link: ShareLink) -> HttpResponse:
     """Reading time from the page's script (proposals.share.engagement): 204 whatever became of it,
-    400 for a malformed beacon, 413 for an oversized one; nothing recorded for either."""
+    400 for a malformed beacon, 413 for an oversized one, with the reason in the API's error
+    shape ({"detail": ...}); nothing recorded for either."""
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
@@ -276,7 +282,7 @@ def shared_beacon(request: HttpRequest, link: ShareLink) -> HttpResponse:
     try:
         beacon = beacon_parse(request.read(BEACON_MAX_BYTES + 1))
     except BeaconRefused as exc:
-        return HttpResponse(status=exc.status)
+        return JsonResponse({"detail": str(exc)}, status=exc.status)
     link_view_beacon(link=link, beacon=beacon)
     return HttpResponse(status=204)
 
@@ -290,6 +296,19 @@ def shared_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
     if document is None:  # requested at the send; rendering, or queued again by the sweeper
         return _not_ready_yet(request, "proposal PDF", revision)
     return _pdf_response(document)
+
+
+@require_GET
+@shared_route
+def shared_xlsx(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The offer as an Excel workbook, built on request: the customer's variant (never cost or
+    margin) of the revision the link shows, or of the booked configuration once accepted."""
+    workbook = quote_xlsx(
+        quote=link.quote, revision=link.revision_shown, language=request.share_language
+    )
+    response = HttpResponse(workbook.content, content_type=workbook.content_type)
+    response["Content-Disposition"] = f'attachment; filename="{workbook.filename}"'
+    return response
 
 
 # How long the wait page waits before it asks again (its meta refresh and Retry-After).
@@ -371,11 +390,27 @@ def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
 def shared_signature_preview(request: HttpRequest, link: ShareLink) -> HttpResponse:
     """GET /p/<token>/signature.png?text=...: a typed signature drawn exactly as the acceptance
     will store and the certificate will print it (signature_typed_png), for the accept form's
-    preview; 400 for no text or more than the form allows. Records nothing."""
+    preview; 400 for no text or more than the form allows. Records nothing.
+
+    A text drawn lately comes from the cache; a new one is drawn (60-130 ms for 100 Chinese
+    characters) only while the link has previews left (PROPOSALS_LINK_PREVIEWS_ALLOWED), then
+    429."""
     text = " ".join(request.GET.get("text", "").split())
     if not text or len(text) > TYPED_SIGNATURE_MAX:
         return HttpResponse(status=400)
-    return HttpResponse(signature_typed_png(text), content_type="image/png")
+    png = signature_typed_kept(text)
+    if png is None:
+        if link_work_over(link, "preview"):
+            return link_work_refused(
+                request,
+                gettext(
+                    "Too many signature previews were drawn for this link; wait a few minutes, "
+                    "or accept with the signature as typed."
+                ),
+                quiet=True,
+            )
+        png = signature_typed_png(text)
+    return HttpResponse(png, content_type="image/png")
 
 
 def _base(request: HttpRequest) -> str:
@@ -410,6 +445,14 @@ def _answer(request, link, form_class, service, fields):
 def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
     if request.POST.get("recalculate"):  # the choice's totals without script: nothing recorded
         return _shared_recalculated(request, link)
+    if link_work_over(link, "accept"):
+        return link_work_refused(
+            request,
+            gettext(
+                "Too many attempts to accept this offer were made on this link; wait a few "
+                "minutes and try again."
+            ),
+        )
     return _answer(
         request,
         link,

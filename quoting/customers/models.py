@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import CURRENCY_VALIDATOR
+from catalog.models import CURRENCY_VALIDATOR, TaxCategory
 
 
 class Team(models.Model):
@@ -24,6 +25,36 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+COUNTRY_VALIDATOR = RegexValidator(r"^[A-Z]{2}$", _("Use a two-letter ISO 3166 code."))
+
+
+class VatRate(models.Model):
+    """The VAT rate per country and tax category, edited in the admin. Seeded for CN (goods
+    13 %, services 6 %, software 13 %) as data to review with the reseller's accountant."""
+
+    country = models.CharField(_("country"), max_length=2, validators=[COUNTRY_VALIDATOR])
+    tax_category = models.CharField(_("tax category"), max_length=10, choices=TaxCategory.choices)
+    vat_percent = models.DecimalField(
+        _("VAT %"),
+        max_digits=5,
+        decimal_places=2,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+    )
+
+    class Meta:
+        ordering = ["country", "tax_category"]
+        verbose_name = _("VAT rate")
+        verbose_name_plural = _("VAT rates")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["country", "tax_category"], name="one_vat_rate_per_country_category"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.country} {self.get_tax_category_display()}: {self.vat_percent} %"
 
 
 class VatZone(models.TextChoices):
@@ -49,6 +80,15 @@ class Customer(models.Model):
     )
     default_currency = models.CharField(
         _("default currency"), max_length=3, default="CNY", validators=[CURRENCY_VALIDATOR]
+    )
+    # ISO 3166 alpha-2: which VAT rates apply (VatRate). Empty: CN for a Mainland China customer
+    # (customer_country()).
+    country = models.CharField(
+        _("country"),
+        max_length=2,
+        blank=True,
+        validators=[COUNTRY_VALIDATOR],
+        help_text=_("ISO 3166 code, e.g. CN; empty means CN for Mainland China customers."),
     )
     # PROTECT: a team's customers move to another team before the team goes.
     team = models.ForeignKey(

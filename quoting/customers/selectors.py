@@ -6,12 +6,14 @@ Every view and API endpoint starts from `customers_visible_to(user=)` or
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django.db.models import (
     QuerySet,
 )
 
 from portal.models import SALES_MANAGER, User
-from quoting.customers.models import Customer, Project
+from quoting.customers.models import Customer, Project, VatRate, VatZone
 
 # --- scoping -------------------------------------------------------------------------------------
 
@@ -50,3 +52,25 @@ def customer_quotes(*, customer: Customer) -> QuerySet:
 
 def project_quotes(*, project: Project) -> QuerySet:
     return project.quotes.select_related(*QUOTE_LIST_RELATED)
+
+
+# --- VAT -----------------------------------------------------------------------------------------
+
+
+def customer_country(customer: Customer) -> str:
+    """The customer's ISO 3166 country: as entered, else CN for a Mainland China customer."""
+    if customer.country:
+        return customer.country
+    return "CN" if customer.vat_zone == VatZone.CHINA else ""
+
+
+def vat_rates_for(customer: Customer) -> dict[str, Decimal]:
+    """The VAT % per tax category for lines sold to this customer (one query): the rate table's
+    rows for their country. An export customer pays no VAT on any line: no rates (their lines
+    take the revision's VAT %, 0 for the export zone)."""
+    if customer.vat_zone == VatZone.EXPORT:
+        return {}
+    country = customer_country(customer)
+    if not country:
+        return {}
+    return dict(VatRate.objects.filter(country=country).values_list("tax_category", "vat_percent"))

@@ -124,3 +124,58 @@ class FxRate(models.Model):
 
     def __str__(self) -> str:
         return f"1 {self.source} = {self.rate} {self.target} ({self.as_of})"
+
+
+class InstallPackStatus(models.TextChoices):
+    PENDING = "pending", _("Waiting for a worker")
+    BUILDING = "building", _("Building")
+    READY = "ready", _("Ready")
+    FAILED = "failed", _("Failed")
+
+
+class DesignInstallPack(models.Model):
+    """The installation pack of an unsaved design (the design page's and the design API's), too
+    large to build while a request waits: built by a worker, kept for whoever asked (a few per
+    person, quoting.designs.services.packs.DESIGN_PACKS_KEPT)."""
+
+    requirements = models.JSONField(_("requirements"))
+    site = models.JSONField(_("site inputs"), default=dict, blank=True)
+    gpu_count = models.PositiveIntegerField(_("GPUs"))
+    status = models.CharField(
+        _("status"),
+        max_length=10,
+        choices=InstallPackStatus.choices,
+        default=InstallPackStatus.PENDING,
+        db_index=True,
+    )
+    error = models.CharField(_("error"), max_length=500, blank=True)
+    archive = models.BinaryField(_("zip"), null=True, blank=True, editable=False)
+    sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
+    size = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
+    build_ms = models.PositiveIntegerField(_("build time (ms)"), null=True, blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("requested by"),
+    )
+    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("design installation pack")
+        verbose_name_plural = _("design installation packs")
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(status="ready") | (Q(archive__isnull=False) & ~Q(sha256="")),
+                name="ready_design_install_pack_has_archive",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.gpu_count}-GPU install pack {self.status}"
+
+    @property
+    def filename(self) -> str:
+        return f"install-pack-{self.gpu_count}-gpus.zip"

@@ -44,6 +44,9 @@ class PricedBomLine:
     is_reference: bool
     paid_yearly: bool = False  # the amount buys one year: a TCO pays it every year
     source: str = ""  # which price list, or which conversion: printed on a quote line
+    # What one unit costs the reseller (the price list's cost, converted like the price); None
+    # when the list gives none. The reseller's own: never in as_json (snapshots, documents).
+    unit_cost: Decimal | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +169,12 @@ def bom_priced(
     rows = [_bom_row(line) for line in bom]
     skus = {row["sku"] for row in rows}
     found = {
-        sku: (p, p.list_price, f"{p.price_list}" + (" (reference)" if p.is_reference else ""))
+        sku: (
+            p,
+            p.list_price,
+            f"{p.price_list}" + (" (reference)" if p.is_reference else ""),
+            p.cost,
+        )
         for sku, p in price_lookup(part_numbers=skus, currency=currency, on=on).items()
     }
     missing = skus - found.keys()
@@ -186,13 +194,14 @@ def bom_priced(
                 p,
                 round_money(p.list_price * lock.rate),
                 f"{p.price_list}: {source} {p.list_price} x {lock.rate} ({lock.as_of})",
+                None if p.cost is None else round_money(p.cost * lock.rate),
             )
         missing -= converted.keys()
         used = lock
         break
     lines = []
     for row in rows:
-        price, unit, source = found.get(row["sku"], (None, None, ""))
+        price, unit, source, cost = found.get(row["sku"], (None, None, "", None))
         lines.append(
             PricedBomLine(
                 sku=row["sku"],
@@ -205,6 +214,7 @@ def bom_priced(
                 is_reference=bool(price and price.is_reference),
                 paid_yearly=bool(price and price.paid_yearly),
                 source=source,
+                unit_cost=cost,
             )
         )
     priced = [ln for ln in lines if ln.amount is not None]

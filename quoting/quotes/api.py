@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from django.conf import settings
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
@@ -21,7 +22,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import APIException, NotFound
+from rest_framework.exceptions import APIException, NotFound, PermissionDenied
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -42,6 +43,7 @@ from portal.api.base import (
     if_match_version,
 )
 from portal.api.exceptions import validation_error
+from portal.api.idempotency import idempotent
 from portal.api.pagination import list_count_key
 from portal.header_counts import quotes_counted
 from quoting.customers.selectors import projects_visible_to
@@ -52,6 +54,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.install import SiteInputs
 from quoting.engine.money import MONEY_DIGITS, MONEY_MAX
 from quoting.quotes.filters import QuoteFilter
+from quoting.quotes.margins import lines_margin, revision_margins
 from quoting.quotes.models import (
     Approval,
     InstallPack,
@@ -62,8 +65,12 @@ from quoting.quotes.models import (
     QuoteRevision,
     Section,
 )
+from quoting.quotes.permissions import may_view_margin
 from quoting.quotes.selectors import (
     CURRENT_REVISION_SNAPSHOTS,
+    REVISION_SNAPSHOTS,
+    booked_choice,
+    booked_data,
     line_amount,
     quote_audit_trail,
     quotes_visible_to,
@@ -72,6 +79,7 @@ from quoting.quotes.selectors import (
 )
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
+from quoting.quotes.workbook import XLSX_CONTENT_TYPE, quote_xlsx
 
 
 def _percent(**kwargs) -> serializers.DecimalField:
@@ -89,12 +97,34 @@ def _amount(**kwargs) -> serializers.DecimalField:
 # --- output ---------------------------------------------------------------------------------------
 
 
+class TaxRowSerializer(serializers.Serializer):
+    vat_percent = serializers.DecimalField(max_digits=5, decimal_places=2)
+    net = _amount()
+    tax = _amount()
+
+
 class TotalsSerializer(serializers.Serializer):
     subtotal = _amount()
     discount = _amount()
     net = _amount()
     tax = _amount()
     total = _amount()
+    tax_breakdown = TaxRowSerializer(
+        many=True,
+        help_text="VAT per rate (goods and services are taxed differently), highest rate first: "
+        "the net after the quote discount and the tax of each rate. Empty where it was not "
+        "kept (a revision sent before rates per line existed).",
+    )
+
+
+class BookedSerializer(TotalsSerializer):
+    revision = serializers.IntegerField(help_text="The accepted revision's number.")
+    alternative = serializers.CharField(
+        help_text="The alternative the customer chose; empty: the offer as quoted."
+    )
+    optional = serializers.ListField(
+        child=serializers.UUIDField(), help_text="The keys of the optional lines included."
+    )
 
 
 class QuoteSerializer(serializers.ModelSerializer):
@@ -212,6 +242,10 @@ class QuoteDetailSerializer(QuoteSerializer):
         "scenario chosen by hand.",
     )
     totals = serializers.SerializerMethodField()
+    booked = serializers.SerializerMethodField(
+        help_text="What the customer accepted and the reseller books: the accepted revision, "
+        "the chosen alternative and optional lines, and their totals. Null until accepted."
+    )
 
     class Meta(QuoteSerializer.Meta):
         fields = [
@@ -220,12 +254,17 @@ class QuoteDetailSerializer(QuoteSerializer):
             "discount_percent",
             "workload",
             "totals",
+            "booked",
         ]
         read_only_fields = fields
 
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, quote):
         return TotalsSerializer(revision_totals(revision=quote.current_revision)).data
+
+    @extend_schema_field(BookedSerializer(allow_null=True))
+    def get_booked(self, quote):
+        return booked_data(quote)
 
 
 # One quote's JSON (QuoteDetailSerializer's, a test holds them equal) without building the
@@ -255,10 +294,19 @@ DETAILED_COLUMNS = (
             "net",
             "tax_amount",
             "total",
+            "tax_breakdown",
             "workload",
         )
     ),
+    *(f"booked_{name}" for name in ("subtotal", "discount", "net", "tax", "total")),
+    "booked_tax_breakdown",
+    "booked_alternative",
+    "booked_optional",
+    "booked_revision__number",
 )
+
+
+BOOKED_REVISION_SNAPSHOTS = tuple(f"booked_revision__{name}" for name in REVISION_SNAPSHOTS)
 
 
 def _decimal(field: serializers.DecimalField, value) -> str | None:
@@ -268,8 +316,11 @@ def _decimal(field: serializers.DecimalField, value) -> str | None:
 def totals_printed(totals) -> dict:
     """TotalsSerializer(totals).data."""
     return {
-        name: _decimal(_AMOUNT, getattr(totals, name))
-        for name in ("subtotal", "discount", "net", "tax", "total")
+        **{
+            name: _decimal(_AMOUNT, getattr(totals, name))
+            for name in ("subtotal", "discount", "net", "tax", "total")
+        },
+        "tax_breakdown": [row.as_json() for row in totals.tax_breakdown],
     }
 
 
@@ -297,6 +348,7 @@ def quote_detailed(quote: Quote) -> dict:
         "discount_percent": _decimal(_PERCENT, revision.discount_percent),
         "workload": revision.workload,
         "totals": totals_printed(revision_totals(revision=revision)),
+        "booked": booked_data(quote),
     }
 
 
@@ -323,10 +375,16 @@ class LineSerializer(serializers.ModelSerializer):
             "unit_price",
             "discount_percent",
             "amount",
+            "vat_percent",
             "role",
             "price_source",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "vat_percent": {
+                "help_text": "This line's VAT %; null: the revision's tax_percent applies."
+            }
+        }
 
     @extend_schema_field(serializers.BooleanField())
     def get_optional(self, line) -> bool:
@@ -372,12 +430,67 @@ class RevisionSerializer(serializers.ModelSerializer):
         return TotalsSerializer(revision_totals(revision=revision)).data
 
 
+class MarginSerializer(serializers.Serializer):
+    cost_total = _amount()
+    margin_amount = _amount()
+    margin_percent = serializers.DecimalField(max_digits=9, decimal_places=2, allow_null=True)
+    lines_without_cost = serializers.IntegerField(
+        help_text="Lines left out of the margin: their cost is unknown."
+    )
+
+
+class LineMarginSerializer(MarginSerializer):
+    key = serializers.UUIDField()
+    unit_cost = _amount(allow_null=True)
+
+
+class RevisionMarginSerializer(serializers.Serializer):
+    """The reseller's cost and margin: only for users who may see margins (the
+    `quoting.view_margin` permission); null for everyone else."""
+
+    total = MarginSerializer(help_text="The offer as quoted (network, services, support).")
+    sections = serializers.DictField(child=MarginSerializer())
+    lines = LineMarginSerializer(many=True)
+    booked = MarginSerializer(
+        allow_null=True, help_text="The booked configuration; null until accepted."
+    )
+
+
 class RevisionDetailSerializer(RevisionSerializer):
     lines = LineSerializer(many=True)
+    margin = serializers.SerializerMethodField()
 
     class Meta(RevisionSerializer.Meta):
-        fields = [*RevisionSerializer.Meta.fields, "lines"]
+        fields = [*RevisionSerializer.Meta.fields, "lines", "margin"]
         read_only_fields = fields
+
+    @extend_schema_field(RevisionMarginSerializer(allow_null=True))
+    def get_margin(self, revision):
+        request = self.context.get("request")
+        if request is None or not may_view_margin(user=request.user):
+            return None
+        lines = list(revision.lines.all())
+        margins = revision_margins(lines, discount_percent=revision.discount_percent)
+        quote = revision.quote
+        booked = None
+        if quote.booked_revision_id == revision.pk:
+            choice = booked_choice(quote=quote, lines=lines)
+            booked = lines_margin(
+                choice.lines, discount_percent=revision.discount_percent
+            ).as_json()
+        return {
+            "total": margins.total.as_json(),
+            "sections": {name: m.as_json() for name, m in margins.sections.items()},
+            "lines": [
+                {
+                    "key": str(line.key),
+                    "unit_cost": None if line.unit_cost is None else f"{line.unit_cost:.2f}",
+                    **margins.lines[line.pk].as_json(),
+                }
+                for line in sorted(lines, key=lambda ln: ln.position)
+            ],
+            "booked": booked,
+        }
 
 
 class LineChangeSerializer(serializers.Serializer):
@@ -428,6 +541,9 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "requested_by",
             "requested_at",
             "discount_percent",
+            "margin_percent",
+            "worst_choice",
+            "required_role",
             "request_note",
             "decision",
             "decided_by",
@@ -435,6 +551,21 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "reason",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "margin_percent": {
+                "help_text": "The lowest margin of any configuration the link offers; null "
+                "without a known cost, or for a user who may not see margins."
+            },
+            "worst_choice": {"help_text": "The configuration furthest beyond the rule."},
+            "required_role": {"help_text": "The role the gate sent the request to."},
+        }
+
+    def to_representation(self, approval):
+        data = super().to_representation(approval)
+        request = self.context.get("request")
+        if request is None or not may_view_margin(user=request.user):
+            data["margin_percent"] = None  # the reseller's own figure
+        return data
 
 
 # --- input ----------------------------------------------------------------------------------------
@@ -463,6 +594,23 @@ class QuoteTermsSerializer(serializers.Serializer):
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
     workload = workload_field(required=False)
+
+
+class AlternativeAddSerializer(serializers.Serializer):
+    """Another saved design of the quote's project, offered beside the chosen one."""
+
+    design = serializers.IntegerField(
+        min_value=1, help_text="A saved design of the quote's project (its id)."
+    )
+    label = serializers.CharField(
+        max_length=100, help_text='The option\'s name on the quote, e.g. "Better: Spectrum-X".'
+    )
+
+
+class AlternativeSerializer(serializers.Serializer):
+    label = serializers.CharField()
+    design = serializers.IntegerField(allow_null=True)
+    lines = LineSerializer(many=True)
 
 
 class LineAddSerializer(serializers.Serializer):
@@ -541,6 +689,20 @@ class LineUpdateSerializer(serializers.Serializer):
         help_text="true moves the line to the optional section; false back to "
         "the section its product belongs to (a free-text line: services).",
     )
+    unit_cost = serializers.DecimalField(
+        max_digits=MONEY_DIGITS,
+        decimal_places=2,
+        min_value=Decimal(0),
+        max_value=MONEY_MAX,
+        required=False,
+        help_text="What one unit costs the reseller (managers and catalog managers only; "
+        "others get 403).",
+    )
+    vat_percent = _percent(
+        required=False,
+        help_text="Override the line's VAT rate (managers only; give vat_reason).",
+    )
+    vat_reason = serializers.CharField(max_length=200, required=False, allow_blank=True)
 
 
 class NoteSerializer(serializers.Serializer):
@@ -586,8 +748,8 @@ def _quote_response(
     """`fresh`: `quote` was just read with its owner and current revision (no write since)."""
     if not fresh:
         quote = (
-            Quote.objects.select_related("owner", "current_revision")
-            .defer(*CURRENT_REVISION_SNAPSHOTS)
+            Quote.objects.select_related("owner", "current_revision", "booked_revision")
+            .defer(*CURRENT_REVISION_SNAPSHOTS, *BOOKED_REVISION_SNAPSHOTS)
             .get(pk=quote.pk)
         )
     return Response(
@@ -622,6 +784,35 @@ class _JsonForErrors(BaseContentNegotiation):
 
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
+
+
+class XlsxQuery(serializers.Serializer):
+    """GET .../xlsx/'s query: `lang` (the share page's name; `language` as on .../proposal/)
+    and `variant`."""
+
+    lang = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+    variant = serializers.ChoiceField(choices=["customer", "internal"], default="customer")
+
+
+XLSX_PARAMETERS = [
+    OpenApiParameter(
+        "lang",
+        OpenApiTypes.STR,
+        OpenApiParameter.QUERY,
+        enum=["en", "zh-hans"],
+        description="The workbook's language (`language` is taken too). Default: the "
+        "customer's language.",
+    ),
+    OpenApiParameter(
+        "variant",
+        OpenApiTypes.STR,
+        OpenApiParameter.QUERY,
+        enum=["customer", "internal"],
+        description="`internal` adds unit cost, cost total, margin and margin % (403 unless "
+        "you may see margins). Default: `customer`, which never holds cost or margin.",
+    ),
+]
 
 
 def _write_schema(
@@ -666,7 +857,7 @@ class QuoteViewSet(
         if self.action == "retrieve":  # only what quote_detailed() prints
             return (
                 quotes.select_related(None)
-                .select_related("owner", "current_revision")
+                .select_related("owner", "current_revision", "booked_revision")
                 .only(*DETAILED_COLUMNS)
             )
         return quotes
@@ -738,7 +929,7 @@ class QuoteViewSet(
     )
     def revision(self, request, pk=None, number=None):
         revision = self._revision(self.get_object(), number)
-        return Response(RevisionDetailSerializer(revision).data)
+        return Response(RevisionDetailSerializer(revision, context={"request": request}).data)
 
     @extend_schema(
         summary="The revision's latest installation pack (zip), once a worker has built it",
@@ -829,6 +1020,46 @@ class QuoteViewSet(
         page = self.paginate_queryset(quote_audit_trail(quote=self.get_object()))
         return self.get_paginated_response(EventSerializer(page, many=True).data)
 
+    @extend_schema(
+        summary="The quote as an Excel workbook (.xlsx): the booked configuration once "
+        "accepted, else the current revision as quoted",
+        description="Sheet `Quote`: seller, customer, dates, currency, the lines by section "
+        "and the totals as formulas following the rounding rule (optional items and "
+        "alternatives apart, outside the totals); sheet `BOM`: part numbers and quantities "
+        "by part number, role and rack. Named `<number>-R<n>.xlsx`.",
+        parameters=XLSX_PARAMETERS,
+        responses={
+            (200, XLSX_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="The workbook."
+            ),
+            **errors(400, *READ_ERRORS),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        filter_backends=[],
+        pagination_class=None,
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=_JsonForErrors,
+    )
+    def xlsx(self, request, pk=None):
+        quote = self.get_object()
+        query = XlsxQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        asked = query.validated_data
+        internal = asked["variant"] == "internal"
+        if internal and not may_view_margin(user=request.user):
+            raise PermissionDenied("Cost and margin are for users who may see margins.")
+        workbook = quote_xlsx(
+            quote=quote,
+            language=asked.get("lang") or asked.get("language") or quote.customer.language,
+            internal=internal,
+        )
+        response = HttpResponse(workbook.content, content_type=workbook.content_type)
+        response["Content-Disposition"] = f'attachment; filename="{workbook.filename}"'
+        return response
+
     # --- lines ---
 
     @extend_schema(
@@ -914,6 +1145,72 @@ class QuoteViewSet(
             quote=quote, line=line, user=request.user, expected_version=version, **data
         )
         return Response(LineSerializer(line).data, headers={"ETag": etag(quote.version)})
+
+    # --- alternatives ---
+
+    @extend_schema(
+        summary="Offer another saved design of the project as an alternative (good / better / "
+        "best): its bill of materials priced now, outside the totals",
+        request=AlternativeAddSerializer,
+        parameters=[IF_MATCH, IDEMPOTENCY_KEY],
+        responses={201: AlternativeSerializer, **errors(*QUOTE_WRITE_ERRORS, 422)},
+    )
+    @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
+    @idempotent
+    def alternatives(self, request, pk=None):
+        quote = self.get_object()
+        version = if_match_version(request)
+        data = _valid(AlternativeAddSerializer, request)
+        design = SavedDesign.objects.filter(
+            pk=data["design"], project__in=projects_visible_to(user=request.user)
+        ).first()
+        if design is None:
+            raise serializers.ValidationError({"design": ["No such saved design."]})
+        lines = services.quote_add_alternative(
+            quote=quote,
+            design=design,
+            label=data["label"],
+            user=request.user,
+            expected_version=version,
+        )
+        body = {
+            "label": data["label"].strip(),
+            "design": design.pk,
+            "lines": LineSerializer(lines, many=True).data,
+        }
+        return Response(body, status=status.HTTP_201_CREATED, headers={"ETag": etag(quote.version)})
+
+    @extend_schema(
+        summary="Withdraw an alternative (all its lines) from the current revision",
+        parameters=[
+            OpenApiParameter(
+                "label",
+                OpenApiTypes.STR,
+                OpenApiParameter.PATH,
+                description="The alternative's label, URL-encoded.",
+            ),
+            IF_MATCH,
+        ],
+        responses={204: None, **errors(*QUOTE_WRITE_ERRORS)},
+    )
+    @action(
+        detail=True,
+        methods=["delete"],
+        url_path=r"alternatives/(?P<label>[^/]{1,300})",
+        filter_backends=[],
+        pagination_class=None,
+    )
+    def alternative(self, request, pk=None, label=None):
+        quote = self.get_object()
+        version = if_match_version(request)
+        if not quote.revisions.filter(
+            pk=quote.current_revision_id, lines__alternative_group=label
+        ).exists():
+            raise NotFound("This quote has no alternative with that label.")
+        services.quote_remove_alternative(
+            quote=quote, label=label, user=request.user, expected_version=version
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT, headers={"ETag": etag(quote.version)})
 
     # --- the lifecycle ---
 

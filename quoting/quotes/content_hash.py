@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 1
+CURRENT_VERSION = 2
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -59,6 +59,11 @@ FIELDS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {
         ),
     ),
 }
+# 2: VAT per line (its rate prints beside the line and in the breakdown by rate).
+FIELDS[2] = (
+    (*FIELDS[1][0], "tax_breakdown"),
+    (*FIELDS[1][1], "vat_percent"),
+)
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots
 # above (a later release may draw them differently; the figures stay the same).
@@ -85,6 +90,12 @@ NOT_HASHED = {
         "revision",
         "list_price",
         "price_source",  # what the price was checked against, never printed
+        "unit_cost",  # the reseller's own, never printed for the customer
+        "design",  # an alternative's saved design: what installs it, not what prints
+        "vat_reason",  # why a manager changed the rate: for the audit trail, never printed
+        "term_months",  # the renewal bookkeeping below: not printed (yet)
+        "starts_on",
+        "renewal_notified",
     ),
 }
 

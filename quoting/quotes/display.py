@@ -65,6 +65,9 @@ DETAIL_LABELS = {
     "discount": _("Discount"),
     "net": _("Net"),
     "tax": _("VAT"),
+    # Renewals (quoting.quotes.services.renewals): what a renewal quote renews, a term's start
+    "renewal_of": _("Renews"),
+    "starts_on": _("Term starts"),
 }
 PERCENT_KEYS = frozenset({"tax_percent", "discount_percent"})
 MONEY_KEYS = frozenset({"unit_price", "total", "subtotal", "discount", "net", "tax"})

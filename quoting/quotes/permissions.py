@@ -10,11 +10,12 @@ quoting.customers.permissions.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, Q
 
-from portal.models import SALES_MANAGER, User
+from portal.models import CATALOG_MANAGER, DIRECTOR, SALES_MANAGER, User
 from quoting.customers.selectors import sees_every_team
 from quoting.errors import (
     ApprovalRequired,
@@ -24,13 +25,21 @@ from quoting.errors import (
 )
 from quoting.quotes.models import TRANSITIONS, Approval, ApprovalDecision, Quote, QuoteRevision
 from quoting.quotes.models import QuoteStatus as Status
-from quoting.quotes.selectors import discount_threshold, revision_largest_discount
+from quoting.quotes.selectors import (
+    GateVerdict,
+    approval_rules,
+    revision_gate,
+    sender_rule,
+)
 
 __all__ = [
     "QuoteActions",
+    "approval_beyond",
     "approval_decide_check",
     "approvals_to_decide",
     "may_decide_approvals",
+    "may_edit_cost",
+    "may_view_margin",
     "quote_actions",
     "quote_send_check",
     "sees_every_team",
@@ -44,7 +53,34 @@ EDITABLE_STATUSES = (Status.DRAFT, Status.AWAITING_APPROVAL, Status.APPROVED)
 
 
 def may_decide_approvals(*, user: User) -> bool:
-    return user.has_role(SALES_MANAGER)
+    return user.has_role(SALES_MANAGER) or user.has_role(DIRECTOR)
+
+
+def may_view_margin(*, user: User) -> bool:
+    """Cost and margin are the reseller's own: the `quoting.view_margin` permission (managers'
+    and directors' roles by default; sales when an admin grants it)."""
+    return user.is_active and user.may_view_margin()
+
+
+def may_edit_cost(*, user: User) -> bool:
+    """A line's unit cost is corrected by those who know it: managers and catalog managers."""
+    return may_view_margin(user=user) and (
+        user.has_role(SALES_MANAGER) or user.has_role(DIRECTOR) or user.has_role(CATALOG_MANAGER)
+    )
+
+
+def approval_beyond(*, user: User) -> Callable[[str], bool]:
+    """Whether an approval the gate sent to a role is above `user`'s own rule: they see it in
+    their queue and may reject it, and leave approving it to that role. An approval requested
+    before the rules existed ("" role) is a sales manager's. One read of the rules per call."""
+    rules = approval_rules()
+    mine = sender_rule(user=user, rules=rules)
+    levels = {rule.role: rule.level for rule in rules}
+
+    def beyond(required_role: str) -> bool:
+        return mine is not None and levels.get(required_role or SALES_MANAGER, 0) > mine.level
+
+    return beyond
 
 
 def _send_refusal(*, quote: Quote, needs_approval: bool) -> str | None:
@@ -59,11 +95,12 @@ def _send_refusal(*, quote: Quote, needs_approval: bool) -> str | None:
 
 
 def quote_send_check(
-    *, quote: Quote, revision: QuoteRevision, user: User, needs_approval: bool
+    *, quote: Quote, revision: QuoteRevision, user: User, gate: GateVerdict
 ) -> None:
     """Whether `user` may send `quote` as it stands: not while a manager is deciding, only from
-    a state that leads to sent, and a discount beyond the user's limit only once approved.
-    `needs_approval` is revision_needs_approval() of `revision` for `user`."""
+    a state that leads to sent, and beyond the user's approval rule only once approved.
+    `gate` is revision_gate() of `revision` for `user`."""
+    needs_approval = quote.status != Status.APPROVED and gate.needs_approval
     refusal = _send_refusal(quote=quote, needs_approval=needs_approval)
     if refusal == "deciding":
         raise ApprovalRequired("A manager has not decided on the discount yet.")
@@ -72,13 +109,44 @@ def quote_send_check(
             f"A quote that is {quote.get_status_display().lower()} cannot be sent.", field="status"
         )
     if refusal == "discount":
-        raise ApprovalRequired(
-            f"A discount of {revision_largest_discount(revision=revision)} % is above your "
-            f"limit of {discount_threshold(user=user)} % (measured on what the customer pays "
-            f"against list prices, lines and quote discounts together): ask a manager to "
-            f"approve it first.",
-            field="discount_percent",
+        raise ApprovalRequired(_beyond_rule_message(gate), field="discount_percent")
+
+
+def _pct(value) -> str:
+    """10.00 prints as 10, 12.50 as 12.5: limits read as people wrote them."""
+    return f"{value.normalize():f}"
+
+
+def _beyond_rule_message(gate: GateVerdict) -> str:
+    """Why the worst configuration the link offers is beyond the sender's rule, in the rule's
+    own terms: discount below list, margin, total."""
+    worst, rule = gate.worst, gate.limit
+    reasons = []
+    if worst.discount_percent > 0 and worst.below_list * 100 > rule.max_discount_percent:
+        reasons.append(
+            f"A discount of {worst.discount_percent} % is above your limit of "
+            f"{_pct(rule.max_discount_percent)} %"
         )
+    margin = worst.margin_percent
+    if (
+        margin is not None
+        and rule.min_margin_percent is not None
+        and worst.margin * 100 < rule.min_margin_percent
+    ):
+        reasons.append(
+            f"a margin of {margin} % is below your floor of {_pct(rule.min_margin_percent)} %"
+        )
+    if rule.max_total is not None and worst.total > rule.max_total:
+        reasons.append(
+            f"a total of {worst.total} is above your limit of {rule.max_total} "
+            f"{rule.max_total_currency}"
+        )
+    reason = "; ".join(reasons) or "This is beyond your approval rule"
+    return (
+        f"{reason[0].upper()}{reason[1:]} (worst choice: {worst.label()}; measured on what "
+        f"the customer pays against list prices, lines and quote discounts together, in every "
+        f"configuration the link offers): ask a manager to approve it first."
+    )
 
 
 def approvals_to_decide(*, user: User) -> Q | None:
@@ -111,16 +179,24 @@ def _decide_refusal(*, user: User, quote: Quote, approval: Approval | None) -> Q
 def approval_decide_check(
     *, user: User, quote: Quote, approval: Approval | None, approve: bool
 ) -> None:
-    """Managers decide, never on their own request, and approve only up to their own limit."""
+    """Managers decide, never on their own request, and approve only what their own rule
+    covers (every configuration the link offers, measured as the gate measures it)."""
     refusal = _decide_refusal(user=user, quote=quote, approval=approval)
     if refusal is not None:
         raise refusal
-    limit = discount_threshold(user=user)
-    if approve and limit is not None and approval.discount_percent > limit:
-        raise NotAllowed(
-            f"A discount of {approval.discount_percent} % is above your own "
-            f"limit of {limit} %; it needs a higher approver."
-        )
+    if approve:
+        gate = revision_gate(revision=approval.revision, user=user)
+        if gate.needs_approval:
+            raise NotAllowed(
+                f"This is above your own limit ({gate.worst.label()}: "
+                f"{gate.worst.discount_percent} % below list"
+                + (
+                    f", {gate.worst.margin_percent} % margin"
+                    if gate.worst.margin_percent is not None
+                    else ""
+                )
+                + f"); a {gate.required_role} decides it."
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +230,7 @@ def quote_actions(
 ) -> QuoteActions:
     """The same rules as quote_send_check and approval_decide_check, as yes or no.
 
-    `needs_approval` is revision_needs_approval() for this user (the page has computed it);
+    `needs_approval` is revision_gate().needs_approval for this user (the page has computed it);
     `pending` the revision's pending approval, if any.
     """
     is_current = revision.pk == quote.current_revision_id

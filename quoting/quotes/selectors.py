@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from fractions import Fraction
 
 from django.core.cache import cache as shared_cache
 from django.db.models import (
@@ -23,17 +24,19 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop
+from django.utils.translation import gettext_noop, ngettext
 
 from portal.models import User
 from quoting.conf import quoting_setting
 from quoting.customers.selectors import customers_visible_to
-from quoting.engine.money import round_money
+from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
 from quoting.errors import InvalidValue
 from quoting.quotes import content_hash
+from quoting.quotes.margins import RevisionMargins, line_margin, lines_margin, revision_margins
 from quoting.quotes.models import (
     TOTALLED_SECTIONS,
     Approval,
+    ApprovalRule,
     InstallPack,
     Notification,
     NotificationEmailOptOut,
@@ -68,36 +71,14 @@ def quotes_visible_to(*, user: User) -> QuerySet[Quote]:
 
 # --- money: the rounding rule and totals --------------------------------------------------------
 
-# Printed on every quote; the two functions below are its only implementation.
-# Marked for extraction only: pages and proposals translate it where they print it.
+# Printed on every quote; quoting.engine.money's line_amount() and totals_compute() are its only
+# implementation. Marked for extraction only: pages and proposals translate it where they print it.
 ROUNDING_RULE = gettext_noop(
     "Each line is rounded to 0.01 (half up) after its discount; the subtotal is the sum of "
-    "rounded lines; the quote discount and tax are each rounded to 0.01 (half up)."
+    "rounded lines; for each VAT rate, the quote discount and tax are each rounded to 0.01 "
+    "(half up)."
 )
 HUNDRED = Decimal(100)
-
-
-def line_amount(*, quantity: int, unit_price: Decimal, discount_percent: Decimal) -> Decimal:
-    return round_money(Decimal(quantity) * unit_price * (HUNDRED - discount_percent) / HUNDRED)
-
-
-@dataclass(frozen=True, slots=True)
-class Totals:
-    subtotal: Decimal
-    discount: Decimal
-    net: Decimal
-    tax: Decimal
-    total: Decimal
-
-
-def totals_compute(
-    *, line_amounts: Iterable[Decimal], discount_percent: Decimal, tax_percent: Decimal
-) -> Totals:
-    subtotal = sum(line_amounts, Decimal("0.00"))
-    discount = round_money(subtotal * discount_percent / HUNDRED)
-    net = subtotal - discount
-    tax = round_money(net * tax_percent / HUNDRED)
-    return Totals(subtotal, discount, net, tax, net + tax)
 
 
 def _amount(line: QuoteLine) -> Decimal:
@@ -106,21 +87,40 @@ def _amount(line: QuoteLine) -> Decimal:
     )
 
 
+def lines_totals(lines: Iterable[QuoteLine], *, revision: QuoteRevision) -> Totals:
+    """The totals of exactly these lines, each at its VAT rate (the revision's where it has
+    none), with the revision's quote discount: the one pricing of a set of lines."""
+    lines = list(lines)
+    return totals_compute(
+        line_amounts=[_amount(line) for line in lines],
+        line_rates=[line.vat_percent for line in lines],
+        discount_percent=revision.discount_percent,
+        tax_percent=revision.tax_percent,
+    )
+
+
+def stored_breakdown(value) -> tuple[TaxRow, ...]:
+    """A tax breakdown as stored (JSON rows), as TaxRows; () when none was stored."""
+    return tuple(TaxRow.from_json(row) for row in value or ())
+
+
 def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None) -> Totals:
-    """Stored totals of a frozen revision; computed from the lines of a draft."""
+    """Stored totals of a frozen revision; computed from the lines of a draft. A frozen
+    revision's VAT breakdown comes with them unless the query that read it left it out (a
+    list, which shows the total only)."""
     if revision.is_frozen and revision.total is not None:
+        deferred = "tax_breakdown" in revision.get_deferred_fields()
         return Totals(
             revision.subtotal,
             revision.discount_amount,
             revision.net,
             revision.tax_amount,
             revision.total,
+            () if deferred else stored_breakdown(revision.tax_breakdown),
         )
     lines = revision.lines.all() if lines is None else lines
-    return totals_compute(
-        line_amounts=(_amount(line) for line in lines if line.section in TOTALLED_SECTIONS),
-        discount_percent=revision.discount_percent,
-        tax_percent=revision.tax_percent,
+    return lines_totals(
+        (line for line in lines if line.section in TOTALLED_SECTIONS), revision=revision
     )
 
 
@@ -148,20 +148,34 @@ def revision_content_fingerprint(*, revision: QuoteRevision, version: int | None
 # --- approvals -----------------------------------------------------------------------------------
 
 
-def discount_threshold(*, user: User) -> Decimal | None:
-    """The largest discount (%) this user may send alone; None means no limit."""
+def approval_rules() -> list[ApprovalRule]:
+    """The rules edited in the admin, lowest level first (a handful of rows: one query); the
+    QUOTING_DEFAULT_APPROVAL_RULES while none is saved."""
+    rules = list(ApprovalRule.objects.order_by("level"))
+    return rules or [
+        ApprovalRule(
+            role=role, level=level, max_discount_percent=discount, min_margin_percent=margin
+        )
+        for role, level, discount, margin in quoting_setting("QUOTING_DEFAULT_APPROVAL_RULES")
+    ]
+
+
+def sender_rule(*, user: User, rules: list[ApprovalRule]) -> ApprovalRule | None:
+    """The highest rule among the user's roles; None for a superuser, who sends anything.
+    A user with no rule (no sales role) gets one that allows no discount at all."""
     if user.is_superuser:
         return None
-    thresholds = quoting_setting("QUOTING_DISCOUNT_APPROVAL_THRESHOLDS")
-    mine = [Decimal(limit) for role, limit in thresholds.items() if user.has_role(role)]
-    return max(mine, default=Decimal(0))
+    mine = [rule for rule in rules if user.has_role(rule.role)]
+    if mine:
+        return mine[-1]
+    return ApprovalRule(role="", level=0, max_discount_percent=Decimal(0))
 
 
-def _percent_below(charged: Decimal, listed: Decimal) -> Decimal:
-    """How far below `listed` the customer pays, in % to 0.01 (0 when they pay list or more)."""
+def _below(charged: Fraction, listed: Fraction) -> Fraction:
+    """How far below `listed` the customer pays, as an exact fraction (0 at list or above)."""
     if listed <= 0 or charged >= listed:
-        return Decimal("0.00")
-    return round_money((listed - charged) * HUNDRED / listed)
+        return Fraction(0)
+    return (listed - charged) / listed
 
 
 def _list_unit_price(line: QuoteLine) -> Decimal:
@@ -169,56 +183,229 @@ def _list_unit_price(line: QuoteLine) -> Decimal:
     return line.unit_price if line.list_price is None else line.list_price
 
 
-def revision_largest_discount(
-    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
-) -> Decimal:
-    """How far below list the customer pays (%), measured where it is largest.
+def _as_percent(fraction: Fraction) -> Decimal:
+    """An exact fraction as a percentage to 0.01 (half up): for display, never for a compare."""
+    return round_money(Decimal(fraction.numerator) * HUNDRED / Decimal(fraction.denominator))
+
+
+@dataclass(frozen=True, slots=True)
+class ChoiceMeasure:
+    """One configuration the link offers, measured as the approval rules read it."""
+
+    choice: OfferChoice
+    below_list: Fraction  # the deepest discount below list, exact (0.19 = 19 %)
+    margin: Fraction | None  # of the lines with a known cost, exact; None when none has one
+    total: Decimal  # with VAT, as the link prices it
+
+    @property
+    def discount_percent(self) -> Decimal:
+        return _as_percent(self.below_list)
+
+    @property
+    def margin_percent(self) -> Decimal | None:
+        return None if self.margin is None else _as_percent(self.margin)
+
+    def label(self) -> str:
+        parts = []
+        if self.choice.alternative:
+            parts.append(_("alternative “%(name)s”") % {"name": self.choice.alternative})
+        if count := len(self.choice.optional):
+            parts.append(
+                ngettext("%(count)d optional item", "%(count)d optional items", count)
+                % {"count": count}
+            )
+        return " + ".join(parts) or _("as quoted")
+
+
+def choice_measure(
+    *, revision: QuoteRevision, choice: OfferChoice, listed_floor: Decimal | None = None
+) -> ChoiceMeasure:
+    """How far below list, and at what margin, the customer pays for `choice`.
 
     Measured on prices, not on the discount fields, so a unit price set by hand below list
     counts, and a line discount and the quote discount compound (10 % and 10 % are 19 %):
-    - per line: its unit price after its discount and the quote discount, against its list price;
-    - for the whole quote: the net (before VAT) against the list value of its lines, or of the
-      design's bill of materials it was made from when that is worth more, so lines of the
-      design that were removed or replaced by cheap free-text lines still count. A free-text
-      line counts at its own price: it may stand in for removed lines, never for more than it
-      charges.
+    - per line: its unit price after its discount and the quote discount, against its list;
+    - for the whole configuration: its net (before VAT, as the link prices it) against the
+      list value of exactly what it contains, or `listed_floor` when that is worth more (the
+      design's bill of materials the quote was made from, plus the optional items chosen: lines
+      of the design removed or replaced by cheap free-text lines still count). A free-text
+      line counts at its own price: it may stand in for removed lines, never for more.
+    Every compare is on exact fractions; rounding is for display only.
     """
-    lines = list(revision.lines.all() if lines is None else lines)
-    largest = Decimal("0.00")
-    for line in lines:
-        quote_discount = revision.discount_percent if line.section in TOTALLED_SECTIONS else 0
+    quote_discount = Fraction(revision.discount_percent)
+    deepest = Fraction(0)
+    listed = Fraction(0)
+    for line in choice.lines:
         charged = (
-            line.unit_price
-            * (HUNDRED - line.discount_percent)
-            * (HUNDRED - quote_discount)
-            / (HUNDRED * HUNDRED)
+            Fraction(line.unit_price)
+            * (100 - Fraction(line.discount_percent))
+            * (100 - quote_discount)
+            / 10000
         )
-        largest = max(largest, _percent_below(charged, _list_unit_price(line)))
-    totalled = [line for line in lines if line.section in TOTALLED_SECTIONS]
-    listed = sum((line.quantity * _list_unit_price(line) for line in totalled), Decimal("0.00"))
-    listed = max(listed, revision.design_list_value or Decimal("0.00"))
-    net = totals_compute(
-        line_amounts=(_amount(line) for line in totalled),
-        discount_percent=revision.discount_percent,
-        tax_percent=revision.tax_percent,
-    ).net
-    return max(largest, _percent_below(net, listed))
+        deepest = max(deepest, _below(charged, Fraction(_list_unit_price(line))))
+        listed += line.quantity * Fraction(_list_unit_price(line))
+    if listed_floor is not None:
+        listed = max(listed, Fraction(listed_floor))
+    deepest = max(deepest, _below(Fraction(choice.totals.net), listed))
+    margin = lines_margin(choice.lines, discount_percent=revision.discount_percent)
+    return ChoiceMeasure(
+        choice=choice,
+        below_list=deepest,
+        margin=margin.fraction if margin.known else None,
+        total=choice.totals.total,
+    )
 
 
-def revision_needs_approval(
+def _optional_orders(
+    optional: list[QuoteLine], *, revision: QuoteRevision
+) -> list[tuple[QuoteLine, ...]]:
+    """The sets of optional items worth measuring among every subset the link allows: none,
+    and each first-k of them taken deepest discount first or lowest margin first (the worst
+    subset for a ratio of sums is always such a prefix), which includes all of them."""
+    if not optional:
+        return [()]
+
+    def depth(line: QuoteLine) -> Fraction:
+        charged = Fraction(line.unit_price) * (100 - Fraction(line.discount_percent)) / 100
+        return _below(charged, Fraction(_list_unit_price(line)))
+
+    def thinness(line: QuoteLine) -> Fraction:
+        fraction = line_margin(line, discount_percent=revision.discount_percent).fraction
+        return Fraction(2) if fraction is None else fraction
+
+    sets: dict[tuple[int, ...], tuple[QuoteLine, ...]] = {(): ()}
+    for ordered in (
+        sorted(optional, key=depth, reverse=True),
+        sorted(optional, key=thinness),
+    ):
+        for k in range(1, len(ordered) + 1):
+            chosen = tuple(sorted(ordered[:k], key=_position))
+            sets[tuple(line.pk for line in chosen)] = chosen
+    return list(sets.values())
+
+
+def revision_offered_measures(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> list[ChoiceMeasure]:
+    """Every configuration the link offers that could be the worst one, each priced with the
+    link's own function (offer_choice) and measured: the offer as quoted and each alternative,
+    each with the optional items as _optional_orders() picks them."""
+    lines = _revision_lines(revision) if lines is None else sorted(lines, key=_position)
+    alternatives = list(
+        dict.fromkeys(ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES)
+    )
+    optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
+    optional_list = {ln.pk: ln.quantity * _list_unit_price(ln) for ln in optional}
+    measures = []
+    for alternative in ["", *alternatives]:
+        for chosen in _optional_orders(optional, revision=revision):
+            choice = offer_choice(
+                revision=revision,
+                alternative=alternative,
+                optional_keys=[str(ln.key) for ln in chosen],
+                lines=lines,
+            )
+            floor = None
+            if not alternative and revision.design_list_value is not None:
+                floor = revision.design_list_value + sum(
+                    (optional_list[ln.pk] for ln in chosen), Decimal(0)
+                )
+            measures.append(choice_measure(revision=revision, choice=choice, listed_floor=floor))
+    return measures
+
+
+def rule_covers(rule: ApprovalRule, measure: ChoiceMeasure, *, currency: str) -> bool:
+    if measure.below_list > Fraction(rule.max_discount_percent) / 100:
+        return False
+    if (
+        rule.min_margin_percent is not None
+        and measure.margin is not None
+        and measure.margin < Fraction(rule.min_margin_percent) / 100
+    ):
+        return False
+    return not (
+        rule.max_total is not None
+        and rule.max_total_currency == currency
+        and measure.total > rule.max_total
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class GateVerdict:
+    """The approval gate's answer for one sender: whether they may send the revision alone,
+    the configuration furthest beyond their rule (or the deepest one, when within it), and
+    which role decides when they may not."""
+
+    needs_approval: bool
+    worst: ChoiceMeasure
+    lowest_margin: Decimal | None  # of every configuration offered, % to 0.01
+    largest_discount: Decimal  # of every configuration offered, % to 0.01
+    required_role: str  # "" when no approval is needed
+    limit: ApprovalRule | None  # the sender's rule; None for a superuser
+
+
+def _worst(measures: list[ChoiceMeasure], rule: ApprovalRule | None, currency: str):
+    beyond = [
+        m for m in measures if rule is not None and not rule_covers(rule, m, currency=currency)
+    ]
+    pool = beyond or measures
+    return max(
+        pool,
+        key=lambda m: (
+            m.below_list,
+            -(m.margin if m.margin is not None else Fraction(1)),
+            m.total,
+        ),
+    )
+
+
+def revision_gate(
     *,
     revision: QuoteRevision,
     user: User,
     lines: Iterable[QuoteLine] | None = None,
-    largest_discount: Decimal | None = None,
+    measures: list[ChoiceMeasure] | None = None,
+) -> GateVerdict:
+    """Whether `user` needs approval to send `revision`: yes when any configuration the link
+    offers is beyond their rule. `measures`, when the caller has them (a page's figures), spare
+    measuring again."""
+    if measures is None:
+        measures = revision_offered_measures(revision=revision, lines=lines)
+    rules = approval_rules()
+    mine = sender_rule(user=user, rules=rules)
+    currency = revision.quote.currency
+    within = mine is None or all(rule_covers(mine, m, currency=currency) for m in measures)
+    required = ""
+    if not within:
+        above = [rule for rule in rules if rule.level > mine.level]
+        covering = [
+            rule for rule in above if all(rule_covers(rule, m, currency=currency) for m in measures)
+        ]
+        required = (covering or above or rules or [mine])[0 if covering else -1].role
+    margins = [m.margin for m in measures if m.margin is not None]
+    return GateVerdict(
+        needs_approval=not within,
+        worst=_worst(measures, mine, currency),
+        lowest_margin=_as_percent(min(margins)) if margins else None,
+        largest_discount=_as_percent(max(m.below_list for m in measures)),
+        required_role=required,
+        limit=mine,
+    )
+
+
+def revision_largest_discount(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> Decimal:
+    """How far below list (%, to 0.01) the customer can pay, in the deepest configuration the
+    link offers (choice_measure says how it is measured)."""
+    measures = revision_offered_measures(revision=revision, lines=lines)
+    return _as_percent(max(m.below_list for m in measures))
+
+
+def revision_needs_approval(
+    *, revision: QuoteRevision, user: User, lines: Iterable[QuoteLine] | None = None
 ) -> bool:
-    """`largest_discount`, when the caller has it (a page's display), spares measuring again."""
-    limit = discount_threshold(user=user)
-    if limit is None:
-        return False
-    if largest_discount is None:
-        largest_discount = revision_largest_discount(revision=revision, lines=lines)
-    return largest_discount > limit
+    return revision_gate(revision=revision, user=user, lines=lines).needs_approval
 
 
 # --- the revision page ---------------------------------------------------------------------------
@@ -246,6 +433,7 @@ class FrozenFigures:
 
     alternatives: list[AlternativeDelta]
     largest_discount: Decimal
+    margins: RevisionMargins
 
 
 FROZEN_FIGURES_SECONDS = 7 * 24 * 3600  # kept a week after the last computation
@@ -258,7 +446,7 @@ def frozen_revision_key(revision: QuoteRevision) -> str:
 
 
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    return f"quoting:frozen-figures:v1:{frozen_revision_key(revision)}"
+    return f"quoting:frozen-figures:v2:{frozen_revision_key(revision)}"
 
 
 @dataclass
@@ -270,6 +458,10 @@ class RevisionDisplay:
     totals: Totals
     alternatives: list[AlternativeDelta]
     largest_discount: Decimal  # revision_largest_discount(), computed with the lines
+    margins: RevisionMargins  # the reseller's own: shown only where may_view_margin()
+    # Every configuration the link offers, measured (revision_offered_measures); None when the
+    # figures came from the cache (a frozen revision: its gate no longer matters).
+    measures: list[ChoiceMeasure] | None = None
     rounding_rule: str = ROUNDING_RULE
     revisions: list[str] = field(default_factory=list)
     kept: dict[str, object] = field(default_factory=dict)  # what kept_with() found in the cache
@@ -301,32 +493,20 @@ def revision_alternatives(
 ) -> list[AlternativeDelta]:
     """Each good / better / best option priced as a delta against the chosen design."""
     lines = list(revision.lines.all() if lines is None else lines)
-    amounts = {line.pk: _amount(line) for line in lines}
-    network = sum(
-        (amounts[ln.pk] for ln in lines if ln.section == Section.NETWORK), Decimal("0.00")
-    )
+    network_lines = [ln for ln in lines if ln.section == Section.NETWORK]
+    network = sum((_amount(ln) for ln in network_lines), Decimal("0.00"))
     others = [
-        amounts[ln.pk]
-        for ln in lines
-        if ln.section in TOTALLED_SECTIONS and ln.section != Section.NETWORK
+        ln for ln in lines if ln.section in TOTALLED_SECTIONS and ln.section != Section.NETWORK
     ]
-    groups: dict[str, list[Decimal]] = defaultdict(list)
+    groups: dict[str, list[QuoteLine]] = defaultdict(list)
     for line in lines:
         if line.section == Section.ALTERNATIVES:
-            groups[line.alternative_group].append(amounts[line.pk])
-    current = totals_compute(
-        line_amounts=[network, *others],
-        discount_percent=revision.discount_percent,
-        tax_percent=revision.tax_percent,
-    )
+            groups[line.alternative_group].append(line)
+    current = lines_totals([*network_lines, *others], revision=revision)
     result = []
-    for group, group_amounts in groups.items():
-        subtotal = sum(group_amounts, Decimal("0.00"))
-        chosen = totals_compute(
-            line_amounts=[subtotal, *others],
-            discount_percent=revision.discount_percent,
-            tax_percent=revision.tax_percent,
-        )
+    for group, group_lines in groups.items():
+        subtotal = sum((_amount(ln) for ln in group_lines), Decimal("0.00"))
+        chosen = lines_totals([*group_lines, *others], revision=revision)
         result.append(
             AlternativeDelta(
                 group, subtotal, subtotal - network, chosen.total, chosen.total - current.total
@@ -393,12 +573,14 @@ def revision_for_display(
         figures_key = _frozen_figures_key(revision)
         kept = shared_cache.get_many([figures_key, *(kept_with(revision) if kept_with else ())])
         figures = kept.pop(figures_key, None)
-    lines = None
+    lines = measures = None
     if figures is None:
         lines = _revision_lines(revision)
+        measures = revision_offered_measures(revision=revision, lines=lines)
         figures = FrozenFigures(
             alternatives=revision_alternatives(revision=revision, lines=lines),
-            largest_discount=revision_largest_discount(revision=revision, lines=lines),
+            largest_discount=_as_percent(max(m.below_list for m in measures)),
+            margins=revision_margins(lines, discount_percent=revision.discount_percent),
         )
         if revision.is_frozen:
             shared_cache.set(_frozen_figures_key(revision), figures, FROZEN_FIGURES_SECONDS)
@@ -408,9 +590,62 @@ def revision_for_display(
         totals=revision_totals(revision=revision, lines=lines),
         alternatives=figures.alternatives,
         largest_discount=figures.largest_discount,
+        margins=figures.margins,
+        measures=measures,
         revisions=labels,
         kept=kept,
     )
+
+
+# --- the booked configuration --------------------------------------------------------------------
+
+
+def booked_choice(*, quote: Quote, lines: Iterable[QuoteLine] | None = None) -> OfferChoice | None:
+    """What the customer accepted, as the reseller books, invoices and installs it: the booked
+    revision with its chosen alternative and optional items (offer_choice's pricing, so the
+    lines are exactly the ones in its totals), at the totals stored when it was booked. None
+    until the quote is accepted."""
+    if quote.booked_revision_id is None:
+        return None
+    revision = quote.booked_revision
+    lines = _revision_lines(revision) if lines is None else list(lines)
+    offered = {str(ln.key) for ln in lines if ln.section == Section.OPTIONAL}
+    choice = offer_choice(
+        revision=revision,
+        alternative=quote.booked_alternative,
+        optional_keys=[key for key in quote.booked_optional or [] if key in offered],
+        lines=lines,
+    )
+    if quote.booked_total is None:
+        return choice
+    stored = Totals(
+        quote.booked_subtotal,
+        quote.booked_discount,
+        quote.booked_net,
+        quote.booked_tax,
+        quote.booked_total,
+        stored_breakdown(quote.booked_tax_breakdown) or choice.totals.tax_breakdown,
+    )
+    return OfferChoice(choice.alternative, choice.optional, choice.lines, stored)
+
+
+def booked_data(quote: Quote) -> dict | None:
+    """`booked` as the API and the quote.accepted webhook carry it: the totals' shape (amounts
+    as exact text) plus the revision, the alternative ("" = as quoted) and the optional lines'
+    keys. None until accepted."""
+    if quote.booked_revision_id is None:
+        return None
+    return {
+        "subtotal": f"{quote.booked_subtotal:.2f}",
+        "discount": f"{quote.booked_discount:.2f}",
+        "net": f"{quote.booked_net:.2f}",
+        "tax": f"{quote.booked_tax:.2f}",
+        "total": f"{quote.booked_total:.2f}",
+        "tax_breakdown": list(quote.booked_tax_breakdown or []),
+        "revision": quote.booked_revision.number,
+        "alternative": quote.booked_alternative,
+        "optional": list(quote.booked_optional or []),
+    }
 
 
 # --- the customer's choice: an alternative and optional items ---------------------------------
@@ -515,11 +750,7 @@ def offer_choice(
     if not alternative and not chosen:
         totals = revision_totals(revision=revision, lines=lines)
     else:
-        totals = totals_compute(
-            line_amounts=(_amount(ln) for ln in totalled),
-            discount_percent=revision.discount_percent,
-            tax_percent=revision.tax_percent,
-        )
+        totals = lines_totals(totalled, revision=revision)
     return OfferChoice(
         alternative=alternative,
         optional=chosen,
@@ -665,6 +896,7 @@ LIST_PAGE_COLUMNS = (
     "current_revision__total",
     "current_revision__discount_percent",
     "current_revision__tax_percent",
+    "booked_total",
 )
 
 
@@ -677,8 +909,8 @@ class QuoteListRow:
 
 
 def quote_list_rows(*, quotes: list[Quote]) -> list[QuoteListRow]:
-    """Each quote's current total: stored on frozen revisions, computed for drafts from their
-    lines, fetched for the whole page in one query."""
+    """Each quote's current total: booked once accepted, stored on frozen revisions, computed
+    for drafts from their lines, fetched for the whole page in one query."""
     revisions = [quote.current_revision for quote in quotes if quote.current_revision_id]
     prefetch_related_objects(
         [revision for revision in revisions if not revision.is_frozen], "lines"
@@ -686,7 +918,10 @@ def quote_list_rows(*, quotes: list[Quote]) -> list[QuoteListRow]:
     return [
         QuoteListRow(
             quote=quote,
-            total=revision_totals(revision=quote.current_revision).total
+            # An accepted quote shows what was booked: the customer's choice, not the offer.
+            total=quote.booked_total
+            if quote.booked_total is not None
+            else revision_totals(revision=quote.current_revision).total
             if quote.current_revision_id
             else None,
         )

@@ -12,6 +12,7 @@ from quoting.quotes.services.notifications import (
     notification_emails_requeue,
 )
 from quoting.quotes.services.quotes import quotes_expire_overdue
+from quoting.quotes.services.renewals import renewals_remind
 from quoting.quotes.services.snapshots import revisions_snapshot_refresh
 
 
@@ -58,3 +59,10 @@ def snapshots_refresh_task() -> int:
     SNAPSHOT_VERSION that the deploy's `manage.py snapshots_refresh` did not reach (in batches;
     the next run goes on). Reads compute them in memory until then."""
     return designs_snapshot_refresh(limit=200) + revisions_snapshot_refresh(limit=200)
+
+
+@shared_task(name="quoting.renewals_remind", acks_late=True, soft_time_limit=300, time_limit=360)
+def renewals_remind_task() -> int:
+    """Daily (CELERY_BEAT_SCHEDULE): announce renewal.due for the terms that reached 90, 60 or
+    30 days before their end. Idempotent through each line's renewal_notified."""
+    return renewals_remind()

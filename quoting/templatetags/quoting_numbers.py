@@ -113,3 +113,13 @@ def rmb_in_words(value: object) -> str:
         return cn2an.an2cn(f"{amount:f}", "rmb")
     except ValueError:  # beyond its 16 integer digits: the figures stand alone
         return ""
+
+
+@register.filter
+def margin_of(margins: object, key: object) -> object:
+    """`margins|margin_of:line.pk` or `margins|margin_of:section`: one Margin of a
+    quoting.quotes.margins.RevisionMargins (by line pk, or by section name), or None."""
+    if margins is None:
+        return None
+    table = margins.sections if isinstance(key, str) else margins.lines
+    return table.get(key)

@@ -38,7 +38,7 @@ def test_a_switchs_uplinks_are_in_its_specs(api):
             {"MQM9700-NS2F", "MQM9700-NS2R", "MQM9790-NS2F", "MQM9790-NS2R"},
         ),
         ("q=qm87", {"MQM8700-HS2F", "MQM8790-HS2F"}),
-        ("category=support", {"SUP-STD-1Y", "SUP-PREM-1Y"}),
+        ("category=support", {"SUP-STD-1Y", "SUP-PREM-1Y", "SUP-DEV-NBD-1Y", "SUP-HW-PCT-1Y"}),
     ],
 )
 def test_products_filter_by_category_generation_and_text(api, query, expected):

@@ -11,7 +11,11 @@ PROBE = (
     "'EMAIL_PORT', 'EMAIL_HOST_USER', 'EMAIL_HOST_PASSWORD', 'EMAIL_USE_TLS', "
     "'DEFAULT_FROM_EMAIL', 'PORTAL_URL')}))"
 )
-PRODUCTION = {"SECRET_KEY": "x" * 60, "ALLOWED_HOSTS": "quotes.example.com"}
+PRODUCTION = {
+    "SECRET_KEY": "x" * 60,
+    "ALLOWED_HOSTS": "quotes.example.com",
+    "TRUSTED_PROXY_COUNT": "1",
+}
 
 
 def _probe(env, module):

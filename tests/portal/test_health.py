@@ -1,8 +1,13 @@
+import threading
+import time
 from unittest import mock
 
 import pytest
 from django.db import connection
+from django.db.backends.utils import CursorWrapper
 from django.db.utils import OperationalError
+
+from portal import health
 
 
 @pytest.mark.django_db
@@ -38,7 +43,8 @@ def test_healthz_answers_503_when_the_broker_is_down(client, settings):
 @pytest.mark.django_db
 def test_healthz_answers_503_when_the_database_is_down(client, settings):
     settings.REDIS_URL = ""
-    with mock.patch.object(connection, "cursor", side_effect=OperationalError("down")):
+    # On the class: the check runs in a thread of its own, with a connection of its own.
+    with mock.patch.object(CursorWrapper, "execute", side_effect=OperationalError("down")):
         response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["database"] == {
@@ -46,6 +52,35 @@ def test_healthz_answers_503_when_the_database_is_down(client, settings):
         "vendor": connection.vendor,
         "error": "OperationalError",
     }
+
+
+@pytest.mark.django_db
+def test_healthz_answers_503_within_its_own_timeout_when_a_check_never_returns(client, settings):
+    settings.REDIS_URL = ""
+    released, calls = threading.Event(), []
+
+    def stuck() -> dict:
+        calls.append(1)
+        released.wait(30)
+        return {"ok": True, "vendor": "stuck"}
+
+    try:
+        with mock.patch.object(health, "database_health", stuck):
+            started = time.monotonic()
+            response = client.get("/healthz")
+            took = time.monotonic() - started
+            # Asked again while that check is still stuck: it is waited on, not started twice.
+            again = client.get("/healthz")
+    finally:
+        released.set()
+    assert response.status_code == 503
+    assert response.json()["database"] == {
+        "ok": False,
+        "vendor": connection.vendor,
+        "error": "Timeout",
+    }
+    assert health.HEALTH_TIMEOUT_SECONDS - 0.1 < took < health.HEALTH_TIMEOUT_SECONDS + 0.5
+    assert again.status_code == 503 and len(calls) == 1
 
 
 def test_a_path_nothing_answers_under_the_api_is_a_json_404_and_a_page_elsewhere(client):

@@ -109,6 +109,7 @@ def _page_urls(s: Small) -> list[str]:
         "/quotes/",
         f"/quotes/{quote}/",
         f"/quotes/{quote}/proposal-panel/",
+        f"/quotes/{quote}/renewals/",
         f"/quotes/{quote}/products/",
         "/customers/",
         f"/customers/{s.world.customer.pk}/",
@@ -143,6 +144,7 @@ def _api_urls(s: Small) -> list[str]:
         f"/api/v1/quotes/{quote}/revisions/diff/?a={rev}&b={rev}",
         f"/api/v1/quotes/{quote}/share-links/",
         "/api/v1/approvals/",
+        "/api/v1/renewals/",
     ]
 
 

@@ -197,6 +197,17 @@ def test_a_sent_quote_whose_link_was_opened_waits_for_an_answer(client, world):
     assert unopened.number not in waiting and answered.number not in waiting
 
 
+def test_the_queue_of_opened_quotes_says_a_link_holder_can_forge_opens(client, world):
+    """Issue 23, item 5: an open is a beacon from the customer's browser, which anyone holding
+    the link can send."""
+    _opened(_sent(world.sales, world.project), world.sales)
+    waiting = _section(_home(client, world.sales), "waiting")
+    assert "anyone holding the link can inflate them" in waiting
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    assert "持有链接的任何人都能" in _section(_home(client, world.sales), "waiting")
+
+
 def test_the_header_counts_the_sales_engineers_follow_ups(client, world):
     _quote(world.sales, world.project, valid_days=3)
     _opened(_sent(world.sales, world.project), world.sales)

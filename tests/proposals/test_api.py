@@ -156,6 +156,13 @@ def test_the_token_is_returned_once_and_stored_only_as_its_hash(client, world, s
     assert token not in dump.getvalue()
 
 
+def test_the_answer_that_carries_a_new_token_may_not_be_cached(world, sent_quote):
+    api = token_client(world.sales)
+    created = api.post(f"/api/v1/quotes/{sent_quote.pk}/share-links/", {}, format="json")
+    assert created.status_code == 201 and "token" in created.json()
+    assert created["Cache-Control"] == "no-store"
+
+
 def test_a_view_is_counted_listed_and_announced_without_the_token(
     client, world, sent_quote, endpoint
 ):

@@ -1,11 +1,17 @@
 """Deeply nested JSON (issue 13, finding 8): a body nested 1,000 deep made Python's json module
-raise RecursionError, a 500 on every endpoint. Now every endpoint answers 400."""
+raise RecursionError, a 500 on every endpoint. Now every endpoint answers 400, and (issue 23,
+item 1) it does so before parsing: the depth is read from the brackets outside strings."""
 
 from __future__ import annotations
 
+import json
+import time
+from unittest import mock
+
 import pytest
 
-from portal.api.parsers import MAX_JSON_DEPTH, json_deeper_than
+from portal.api.parsers import MAX_JSON_DEPTH
+from portal.json_nesting import json_nesting_exceeds
 
 
 def nested_objects(depth: int) -> str:
@@ -70,11 +76,55 @@ def test_ordinary_bodies_still_work(api, qw):
     assert response.status_code == 201, response.json()
 
 
-def test_the_depth_check_walks_without_recursing():
-    deep: list = []
-    for _ in range(200_000):  # far past the interpreter's recursion limit
-        deep = [deep]
-    assert json_deeper_than(deep, MAX_JSON_DEPTH)
-    assert not json_deeper_than({"a": [1, {"b": [2]}]}, 4)
-    assert json_deeper_than({"a": [1, {"b": [2]}]}, 3)
-    assert not json_deeper_than("text", 0)
+def test_a_body_too_deep_is_refused_before_it_is_parsed(api, qw):
+    with mock.patch("json.load", side_effect=AssertionError("parsed")) as load:
+        response = api.post(
+            "/api/v1/customers/", nested_arrays(1_000), content_type="application/json"
+        )
+    assert response.status_code == 400 and "nest at most 32 levels" in response.json()["detail"]
+    assert not load.called
+
+
+def test_five_megabytes_of_arrays_each_under_the_interpreters_limit_cost_no_parse(api, qw):
+    """Each 500 deep: json would build all 2.6 million lists (2.5 s) before anything looked."""
+    chunk = nested_arrays(500)
+    body = "[" + ",".join([chunk] * (5 * 1024 * 1024 // (len(chunk) + 1) - 1)) + "]"
+    started = time.perf_counter()
+    response = api.post("/api/v1/customers/", body, content_type="application/json")
+    assert response.status_code == 400 and "nest at most" in response.json()["detail"]
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "deeper_than_32"),
+    [
+        (nested_arrays(33), True),
+        (nested_arrays(32), False),
+        ("[{" * 17, True),
+        ('{"a": [1, {"b": [2]}]}', False),
+        # brackets inside strings are text, escaped quotes included
+        (json.dumps({"note": "[" * 100, "also": '\\"' + "{" * 100}), False),
+        ('["\\\\"' + "," + "[" * 33 + "]" * 33 + "]", True),
+        # a string never closed stops the parser there: what follows is not counted
+        ('["' + "[" * 40, False),
+        (b'{"\xe4\xb8\xad": [' + b"[" * 40, True),
+        ("", False),
+    ],
+)
+def test_the_depth_is_read_from_the_brackets_outside_strings(text, deeper_than_32):
+    assert json_nesting_exceeds(text, MAX_JSON_DEPTH) is deeper_than_32
+
+
+def test_the_depth_scan_agrees_with_the_parser_on_valid_json():
+    for value in ([], {"a": {"b": {"c": []}}}, [[1], [[2]], [[[3]]]], {"s": "]]]}}}"}):
+        for limit in range(5):
+            text = json.dumps(value)
+            assert json_nesting_exceeds(text, limit) == _deeper(value, limit), (text, limit)
+
+
+def _deeper(value, limit: int, depth: int = 1) -> bool:
+    if isinstance(value, dict):
+        value = list(value.values())
+    if not isinstance(value, list):
+        return False
+    return depth > limit or any(_deeper(v, limit, depth + 1) for v in value)

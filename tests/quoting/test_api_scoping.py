@@ -10,11 +10,13 @@ from django.utils import timezone
 
 from integrations.models import WebhookEndpoint
 from proposals.models import ProposalDocument, ShareLink
+from quoting.designs.models import DesignInstallPack
 from quoting.quotes.models import Approval
 from tests.quoting.api_world import quote_world_make, token_client
 
 # {q} quote, {c} customer, {p} project, {k} contact, {l} line, {w} webhook endpoint,
-# {d} proposal document, {s} share link
+# {d} proposal document, {s} share link, {i} a design's installation pack (its asker's only),
+# {t} a line's key
 DETAIL_ENDPOINTS = [
     ("get", "/api/v1/customers/{c}/"),
     ("patch", "/api/v1/customers/{c}/"),
@@ -33,6 +35,7 @@ DETAIL_ENDPOINTS = [
     ("get", "/api/v1/quotes/{q}/revisions/1/"),
     ("get", "/api/v1/quotes/{q}/revisions/diff/?a=1&b=1"),
     ("get", "/api/v1/quotes/{q}/events/"),
+    ("get", "/api/v1/quotes/{q}/xlsx/"),
     ("get", "/api/v1/quotes/{q}/lines/"),
     ("post", "/api/v1/quotes/{q}/lines/"),
     ("patch", "/api/v1/quotes/{q}/lines/{l}/"),
@@ -42,6 +45,8 @@ DETAIL_ENDPOINTS = [
     ("post", "/api/v1/quotes/{q}/reject/"),
     ("post", "/api/v1/quotes/{q}/send/"),
     ("post", "/api/v1/quotes/{q}/revise/"),
+    ("post", "/api/v1/quotes/{q}/renewal/"),
+    ("patch", "/api/v1/quotes/{q}/terms/{t}/"),
     ("get", "/api/v1/quotes/{q}/proposal/?revision=1"),  # a draft: named
     ("post", "/api/v1/quotes/{q}/proposal/?revision=1"),
     ("get", "/api/v1/quotes/{q}/share-links/"),
@@ -49,6 +54,8 @@ DETAIL_ENDPOINTS = [
     ("post", "/api/v1/quotes/{q}/share-links/{s}/revoke/"),
     ("get", "/api/v1/proposals/{d}/"),
     ("get", "/api/v1/proposals/{d}/pdf/"),
+    ("get", "/api/v1/install-packs/{i}/"),
+    ("get", "/api/v1/install-packs/{i}/zip/"),
     ("get", "/api/v1/webhook-endpoints/{w}/"),
     ("patch", "/api/v1/webhook-endpoints/{w}/"),
     ("delete", "/api/v1/webhook-endpoints/{w}/"),
@@ -88,6 +95,15 @@ def qw(make_user):
         created_by=qw.world.sales,
         expires_at=timezone.now() + dt.timedelta(days=30),
     )
+    DesignInstallPack.objects.create(
+        requirements={"gpu_count": 4096},
+        gpu_count=4096,
+        status="ready",
+        archive=b"PK\x05\x06" + b"\0" * 18,
+        sha256="0" * 64,
+        size=22,
+        requested_by=qw.world.sales,
+    )
     return qw
 
 
@@ -98,9 +114,11 @@ def _ids(qw) -> dict:
         "p": qw.world.project.pk,
         "k": qw.contact.pk,
         "l": qw.quote.current_revision.lines.first().pk,
+        "t": qw.quote.current_revision.lines.first().key,
         "w": WebhookEndpoint.objects.get().pk,
         "d": ProposalDocument.objects.get().pk,
         "s": ShareLink.objects.get().pk,
+        "i": DesignInstallPack.objects.get().pk,
     }
 
 

@@ -218,6 +218,9 @@ TCO_CASES = [
     ({"fabrics[0].network_capex": "1000000000000"}, {"fabrics[0].network_capex"}),
     ({"fabrics[0].network_capex": "-1"}, {"fabrics[0].network_capex"}),
     ({"fabrics[0].network_opex_per_year": "-1"}, {"fabrics[0].network_opex_per_year"}),
+    # A quote's support lines; the page leaves it to the support percentage.
+    ({"fabrics[0].support_per_year": "43200.00"}, set(), OFF_PAGE),
+    ({"fabrics[0].support_per_year": "-1"}, {"fabrics[0].support_per_year"}, OFF_PAGE),
     ({"fabrics[0].oversubscription": 16}, set()),
     ({"fabrics[0].oversubscription": 0.5}, {"fabrics[0].oversubscription"}),
     ({"fabrics[0].servers_per_leaf": 1}, set()),

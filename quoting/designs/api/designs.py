@@ -11,11 +11,17 @@ from rest_framework.response import Response
 
 from portal.api.exceptions import validation_error
 from quoting.designs.api.contract import serializer_fields
+from quoting.designs.api.packs import DesignInstallPackSerializer, pack_accepted
 from quoting.designs.services.designs import (
     design_compute,
     design_install_layout,
     design_server_defaults,
     site_from_json,
+)
+from quoting.designs.services.packs import (
+    DESIGN_PACK_WAIT_MAX_GPUS,
+    design_pack_request,
+    design_pack_waits,
 )
 from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.contract import specs
@@ -200,6 +206,11 @@ class DesignViewSet(viewsets.ViewSet):
         request=InstallPackRequestSerializer,
         responses={
             (200, "application/zip"): OpenApiTypes.BINARY,
+            202: OpenApiResponse(
+                DesignInstallPackSerializer,
+                description=f"More than {DESIGN_PACK_WAIT_MAX_GPUS:,} GPUs: built by a worker. "
+                "The pack's state, with `Location` (the state to poll) and `Retry-After`.",
+            ),
             400: OpenApiResponse(description="Field errors: {field: [message, ...]}"),
         },
         summary="The design's installation pack (zip): racks, labelled cables, "
@@ -211,6 +222,12 @@ class DesignViewSet(viewsets.ViewSet):
         serializer.is_valid(raise_exception=True)
         try:
             design = design_compute(requirements=serializer.requirements(), site=serializer.site())
+            if not design_pack_waits(design):
+                # Only the site fields sent: the pack's own record of what was asked.
+                site = {k: v for k, v in serializer.validated_data.items() if k in SITE_FIELDS}
+                pack = design_pack_request(user=request.user, design=design, site=site)
+                pack.refresh_from_db(fields=["status", "error", "sha256", "size", "finished_at"])
+                return pack_accepted(request, pack)  # built already when Celery runs eagerly
             layout = design_install_layout(design=design, site=serializer.site(), interactive=True)
         except InvalidInput as error:
             raise validation_error(error) from error

@@ -105,6 +105,7 @@ class TcoAnnualCostSerializer(serializers.Serializer):
     energy = _amount()
     space = _amount()
     licences = _amount()
+    server_support = _amount()
 
 
 class TcoOptionSerializer(serializers.Serializer):

@@ -25,6 +25,7 @@ from quoting.engine.install import (
     design_on_site,
     plan_layout,
 )
+from quoting.engine.install.layout import place_devices
 from quoting.engine.messages import Message, gettext_noop, message
 
 
@@ -204,8 +205,9 @@ def site_from_json(data: dict) -> SiteInputs:
     return SiteInputs(**data)
 
 
-# A pack built while a request waits (design API, design page): about 100,000 cable legs and
-# ten seconds of CPU at most; a larger one is built by the worker for a quote revision.
+# The largest pack of an unsaved design (design API, design page): about 100,000 cable legs,
+# built by a worker past quoting.designs.services.packs.DESIGN_PACK_WAIT_MAX_GPUS; a larger one
+# is built for a quote revision.
 INSTALL_PACK_INTERACTIVE_MAX_GPUS = 32_768
 
 
@@ -214,7 +216,21 @@ def design_install_layout(
 ) -> InstallLayout:
     """Racks, placed devices and labelled cables of a design on a site (the installation pack's
     source). Raises InvalidInput naming the site field at fault."""
-    if interactive and design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
+    if interactive:
+        _interactive_size_check(design)
+    return plan_layout(design, site, product_specs())
+
+
+def design_install_check(*, design: FabricDesign, site: SiteInputs) -> None:
+    """What design_install_layout(interactive=True) would refuse, without routing a cable: the
+    size of the design, and its racks placed on the site (milliseconds for 32,768 GPUs, where
+    the whole layout and its zip take seconds). Raises InvalidInput naming the field."""
+    _interactive_size_check(design)
+    place_devices(design, site, product_specs())
+
+
+def _interactive_size_check(design: FabricDesign) -> None:
+    if design.gpu_count > INSTALL_PACK_INTERACTIVE_MAX_GPUS:
         raise InvalidInput.field(
             "gpu_count",
             message(
@@ -225,4 +241,3 @@ def design_install_layout(
                 gpus=f"{INSTALL_PACK_INTERACTIVE_MAX_GPUS:,}",
             ),
         )
-    return plan_layout(design, site, product_specs())

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from django.utils import translation
 
-from catalog.models import Category, Lifecycle, Product
+from catalog.models import HARDWARE_CATEGORIES, Category, Lifecycle, Product
 from catalog.selectors import gpu_peak_tflops, price_lookup
 from quoting.designs.selectors import bom_priced
 from quoting.designs.services.designs import design_tco_inputs
@@ -16,7 +16,7 @@ from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, e
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign
 from quoting.engine.money import round_money
-from quoting.engine.tco import TcoRequest, TcoResult, compute_tco
+from quoting.engine.tco import Costs, TcoRequest, TcoResult, compute_tco
 from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
 from quoting.engine.tco.names import COMMODITY, OTHER_FAMILY, THIS_DESIGN, UNTUNED
 from quoting.engine.tco.presets import (
@@ -31,8 +31,27 @@ PRICED_QUOTED = "quoted"  # the quote's own lines, after line and quote discount
 PRICED_LIST_LESS_DISCOUNT = "list_less_discount"  # list price less the quote's overall discount
 PRICED_LIST = "list"  # list price
 NOT_PRICED = "not_priced"  # no design, so no price (the commodity build)
+_DEFAULT_SUPPORT_PERCENT = Costs().support_percent
 # The cheap build the seed's claim is about: two 100G ports per 8-GPU node, commodity Ethernet.
 COMMODITY_OPTION = {"name": COMMODITY, "transport": "roce", "nics_per_node": 2, "nic_gbps": 100}
+
+
+class QuotedPrice(NamedTuple):
+    """What an offer charges for its design's fabric (tco_body_for_design's `this_price`)."""
+
+    total: Decimal  # one-time, licences and support together: the quote's net
+    yearly: Decimal  # the part of `total` paid every year: licences and support
+    support: Decimal | None = None  # the part of `yearly` that is support; None: no support line
+    hardware: Decimal = Decimal(0)  # what that support covers: the offer's hardware, net
+
+
+def support_share_percent(price: QuotedPrice) -> Decimal | None:
+    """The offer's support per year as a share of its hardware, in percent rounded to 0.01:
+    the other designs' network support is priced at it (None: no support line, or no hardware
+    to take a share of)."""
+    if price.support is None or price.hardware <= 0:
+        return None
+    return round_money(price.support * 100 / price.hardware)
 
 
 def tco_compute(*, data: Any) -> TcoResult:
@@ -51,6 +70,7 @@ def tco_option_from_design(
     transport: str | None = None,
     network_opex_per_year: Any = 0,
     servers_per_leaf: int | None = None,
+    support_per_year: Any = None,
 ) -> dict:
     """A `fabrics` entry of the TCO body from a fabric design's `as_dict()` and its quoted price.
 
@@ -59,7 +79,9 @@ def tco_option_from_design(
     manager, which tells the transport when the caller does not; Ethernet is taken as tuned RoCE,
     since that is what we design and quote. The leaf's achieved oversubscription comes with it
     (a leaf cabled with spare uplinks counts as non-blocking); `network_opex_per_year` is the
-    part of the price sold per year, `servers_per_leaf` what one leaf or rail group serves.
+    part of the price sold per year (licences), `support_per_year` the network's support as
+    priced (None: the TCO assumes its percentage), `servers_per_leaf` what one leaf or rail
+    group serves.
     """
     ports_per_node = design_dict["endpoint_ports"] // design_dict["node_count"]
     option = {
@@ -75,6 +97,8 @@ def tco_option_from_design(
     }
     if network_opex_per_year:
         option["network_opex_per_year"] = str(network_opex_per_year)
+    if support_per_year is not None:
+        option["support_per_year"] = str(support_per_year)
     if servers_per_leaf is not None:
         option["servers_per_leaf"] = min(servers_per_leaf, MAX_SERVERS_PER_LEAF)
     return option
@@ -98,7 +122,7 @@ def tco_body_for_design(
     *,
     inputs: dict,
     currency: str,
-    this_price: tuple[Decimal, Decimal] | None = None,
+    this_price: QuotedPrice | tuple | None = None,
     workload: str = DEFAULT_WORKLOAD,
     other_factor: Decimal | None = None,
 ) -> dict:
@@ -108,21 +132,30 @@ def tco_body_for_design(
     carries its own list-priced network capex (bom_priced, the one pricing rule) and power, so
     the payback of the premium is real; lines sold per year (UFM per-endpoint licences) are
     yearly opex. The commodity build has no design and no capex (the model says so).
-    `this_price` (total, yearly part) replaces the first design's own pricing when given (a
-    quote's prices after discount); `other_factor` then prices the other designs the same way,
-    their list price times the quote's net over its list value, so the comparison stays fair.
+    `this_price` (a QuotedPrice, or its first fields) replaces the first design's own pricing
+    when given (a quote's prices after discount); `other_factor` then prices the other designs
+    the same way, their list price times the quote's net over its list value, so the comparison
+    stays fair. When the offer has support lines, the first design's network support is theirs
+    and the other designs' is the same share of their hardware (support_share_percent); else
+    the TCO assumes its support percentage for all of them.
     """
     fabrics = []
     factor = Decimal(1) if other_factor is None else other_factor
+    quoted = None if this_price is None else QuotedPrice(*this_price)
+    share = None if quoted is None else support_share_percent(quoted)
     for i, facts in enumerate(inputs["designs"]):
-        if i == 0 and this_price is not None:
-            total, yearly = this_price
+        if i == 0 and quoted is not None:
+            total, yearly, support = quoted.total, quoted.yearly, quoted.support
+            licences = yearly - (support or 0)  # the offer's yearly lines hold its support
         else:
             priced = bom_priced(bom=facts["bom"], currency=currency)
             total, yearly = (
                 round_money(priced.total * factor),
                 round_money(priced.yearly_total * factor),
             )
+            licences, support = yearly, None  # a design's bill of materials sells no support
+            if share is not None:
+                support = round_money(_hardware(priced) * factor * share / 100)
         if i == 0:
             name = THIS_DESIGN.format(family=facts["family"])
         else:
@@ -133,8 +166,9 @@ def tco_body_for_design(
                 name=name,
                 design_dict=facts,
                 network_capex=total - yearly,
-                network_opex_per_year=yearly,
+                network_opex_per_year=licences,
                 servers_per_leaf=facts["servers_per_leaf"],
+                support_per_year=support,
             )
         )
         if i > 0 and not facts["subnet_manager"]:
@@ -161,6 +195,18 @@ def tco_body_for_design(
         "fabrics": fabrics,
         "costs": costs,
     }
+
+
+def _hardware(priced) -> Decimal:
+    """The hardware of a priced bill of materials, at list: what support per year covers."""
+    return sum(
+        (
+            ln.amount
+            for ln in priced.lines
+            if ln.amount is not None and ln.category in HARDWARE_CATEGORIES and not ln.paid_yearly
+        ),
+        Decimal("0.00"),
+    )
 
 
 def design_tco_body(
@@ -220,7 +266,7 @@ def tco_comparison(
     inputs: dict,
     currency: str,
     workload: str = DEFAULT_WORKLOAD,
-    this_price: tuple[Decimal, Decimal] | None = None,
+    this_price: QuotedPrice | tuple | None = None,
     other_factor: Decimal | None = None,
 ) -> dict:
     """The design's "what the network is worth" comparison as a snapshot keeps it: the request,
@@ -257,6 +303,9 @@ def tco_comparison(
             workload=workload,
             quoted=this_price is not None,
             other_factor=other_factor,
+            support_share=None
+            if this_price is None
+            else support_share_percent(QuotedPrice(*this_price)),
         ),
         "charts": tco_charts(result),
         "error": "",
@@ -265,10 +314,18 @@ def tco_comparison(
 
 
 def tco_result_described(
-    result: dict, body: dict, *, workload: str, quoted: bool, other_factor: Decimal | None
+    result: dict,
+    body: dict,
+    *,
+    workload: str,
+    quoted: bool,
+    other_factor: Decimal | None,
+    support_share: Decimal | None = None,
 ) -> dict:
     """The engine's result with the labels a customer needs: server and network capex apart
-    per option, how each network was priced, and the workload it was computed for."""
+    per option, how each network was priced, its network support as priced (None: the
+    assumed percentage), the share of hardware the other designs' support was priced at, and
+    the workload it was computed for."""
     server_capex = body["costs"].get("server_capex")
     pricing = []
     for i, (option, fabric) in enumerate(zip(result["options"], body["fabrics"], strict=True)):
@@ -284,6 +341,7 @@ def tco_result_described(
             "server_capex": server_capex,
             "network_capex": fabric.get("network_capex"),
             "network_opex_per_year": fabric.get("network_opex_per_year", "0"),
+            "support_per_year": fabric.get("support_per_year"),
             "pricing": how,
         }
         pricing.append(option)
@@ -308,6 +366,8 @@ def tco_result_described(
         "workload": workload_described(workload),
         "servers_priced": PRICED_LIST if server_capex is not None else NOT_PRICED,
         "overall_discount_percent": discount,
+        "support_share_percent": None if support_share is None else str(support_share),
+        "support_percent": str(body["costs"].get("support_percent", _DEFAULT_SUPPORT_PERCENT)),
     }
 
 
@@ -332,6 +392,7 @@ def tco_presented(snapshot: dict | None) -> dict | None:
         if described:
             row["network_capex"] = _amount(option.get("network_capex")) or Decimal(0)
             row["network_opex_per_year"] = _amount(option.get("network_opex_per_year"))
+            row["support_per_year"] = _amount(option.get("support_per_year"))
             groups[option["pricing"]].append(row)
         options.append(row)
     quoted = groups[PRICED_QUOTED][0] if groups[PRICED_QUOTED] else None
@@ -346,9 +407,18 @@ def tco_presented(snapshot: dict | None) -> dict | None:
         "options": options,
         "server_capex": server_capex,
         "quoted": quoted,
-        "quoted_total": (quoted["network_capex"] + (quoted["network_opex_per_year"] or 0))
+        "quoted_total": (
+            quoted["network_capex"]
+            + (quoted["network_opex_per_year"] or 0)
+            + (quoted["support_per_year"] or 0)
+        )
         if quoted
         else None,
+        # Support: the offer's own lines per year (the other designs at the same share of their
+        # hardware), or, with none on the offer, the assumed percentage of the hardware.
+        "support_quoted": quoted["support_per_year"] if quoted else None,
+        "support_share_percent": _amount(snapshot.get("support_share_percent")),
+        "support_percent": _amount(snapshot.get("support_percent")),
         "list_less_discount": [o["name"] for o in groups[PRICED_LIST_LESS_DISCOUNT]],
         "listed": [o["name"] for o in groups[PRICED_LIST]],
         "not_priced": [o["name"] for o in groups[NOT_PRICED]],

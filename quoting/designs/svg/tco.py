@@ -31,7 +31,8 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 DASHES = ("", "7 4", "2 3", "10 3 2 3")  # lines of equal fabrics lie on top of each other
 COST_PARTS = (
     ("capital", gettext_noop("Capital (capex x CRF)"), "#0072B2"),
-    ("support", gettext_noop("Support"), "#56B4E9"),
+    ("support", gettext_noop("Network support"), "#56B4E9"),
+    ("server_support", gettext_noop("Server support"), "#CC79A7"),
     ("energy", gettext_noop("Energy"), "#E69F00"),
     ("space", gettext_noop("Space"), "#999999"),
     ("licences", gettext_noop("Licences (per year)"), "#009E73"),
@@ -109,13 +110,13 @@ def cost_breakdown_chart(result: TcoResult, translate: Translate | None = None) 
         currency=result.currency
     )
     parts = _money_axis(top)
-    # Snapshots taken before yearly licences were split out have no such part; a chart without
-    # any licences keeps its four-part legend.
+    # Snapshots taken before yearly licences and server support were split out have no such
+    # parts; a chart without any keeps its four-part legend.
     cost_parts = [
         part
         for part in COST_PARTS
         if any(getattr(o.annual_cost_breakdown, part[0], 0) for o in result.options)
-        or part[0] != "licences"
+        or part[0] not in ("licences", "server_support")
     ]
     for i, option in enumerate(result.options):
         x = _bar_x(i, len(result.options), width)

@@ -12,8 +12,8 @@ import hashlib
 
 from csp.decorators import csp_update
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse, QueryDict, StreamingHttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.http import Http404, HttpResponse, QueryDict, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
@@ -29,7 +29,7 @@ from quoting.designs.forms.designs import (
     design_form_data,
 )
 from quoting.designs.forms.tco import tco_page_query
-from quoting.designs.models import SavedDesign
+from quoting.designs.models import InstallPackStatus, SavedDesign
 from quoting.designs.services.designs import (
     design_bom_priced,
     design_compute,
@@ -37,6 +37,12 @@ from quoting.designs.services.designs import (
     design_site_inputs,
     message_from_json,
     site_from_json,
+)
+from quoting.designs.services.packs import (
+    DESIGN_PACK_WAIT_MAX_GPUS,
+    design_pack_of,
+    design_pack_request,
+    design_pack_waits,
 )
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import (
@@ -409,28 +415,99 @@ def design_cable_schedule_csv(request):
     return response
 
 
+def _pack_inputs(request, params):
+    """(site form, design, None) of the design and site in `params`, or (.., .., a 400)."""
+    form, design = _design_from_query(request, params=params)
+    site_form = form.site_form
+    if site_form.is_bound and not site_form.is_valid():
+        refused = HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+        return site_form, None, refused
+    if design is None:
+        return (
+            site_form,
+            None,
+            HttpResponse(form.errors.as_text(), status=400, content_type="text/plain"),
+        )
+    return site_form, design, None
+
+
+def _site_refused(site_form: SiteForm, error: InvalidInput) -> HttpResponse:
+    add_engine_errors(site_form, error.messages)
+    return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+
+
 @login_required
 @require_GET
 def design_install_pack_zip(request):
     """The installation pack of the design in the query, on the site in the query (defaults
-    for what it leaves out)."""
-    form, design = _design_from_query(request)
-    site_form = form.site_form
-    if site_form.is_bound and not site_form.is_valid():
-        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
-    if design is None:
-        return HttpResponse(form.errors.as_text(), status=400, content_type="text/plain")
+    for what it leaves out). Past DESIGN_PACK_WAIT_MAX_GPUS it is built by a worker: 202 with
+    the button that asks for it (a POST: a link in another site's page must not start one)."""
+    site_form, design, refused = _pack_inputs(request, request.GET)
+    if refused is not None:
+        return refused
+    if not design_pack_waits(design):
+        context = {
+            "gpus": design.gpu_count,
+            "limit": DESIGN_PACK_WAIT_MAX_GPUS,
+            "query": request.GET.urlencode(),
+        }
+        return render(request, "quoting/design_pack.html", context, status=202)
     try:
         layout = design_install_layout(
             design=design, interactive=True, site=site_from_json(_site_values(site_form))
         )
     except InvalidInput as error:
-        add_engine_errors(site_form, error.messages)
-        return HttpResponse(site_form.errors.as_text(), status=400, content_type="text/plain")
+        return _site_refused(site_form, error)
     response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
     response["Content-Disposition"] = (
         f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"'
     )
+    return response
+
+
+@login_required
+@require_POST
+def design_install_pack_build(request):
+    """Ask a worker for the pack of the design in `query` (the pack link's query); on to the
+    pack's page."""
+    site_form, design, refused = _pack_inputs(request, QueryDict(request.POST.get("query", "")))
+    if refused is not None:
+        return refused
+    try:
+        pack = design_pack_request(user=request.user, design=design, site=_site_values(site_form))
+    except InvalidInput as error:
+        return _site_refused(site_form, error)
+    return redirect("quoting:design-install-pack-state", pk=pack.pk)
+
+
+# How long the pack's page waits before it asks again (its meta refresh and Retry-After).
+PACK_WAIT_SECONDS = 5
+
+
+@login_required
+@require_GET
+def design_install_pack_state(request, pk: int):
+    """The pack's page: 202, reloading by itself, until the worker is done; then its link (or
+    why it failed). Only the user who asked sees it."""
+    pack = design_pack_of(user=request.user, pack_id=pk)
+    if pack is None:
+        raise Http404
+    waiting = pack.status in (InstallPackStatus.PENDING, InstallPackStatus.BUILDING)
+    context = {"pack": pack, "gpus": pack.gpu_count, "wait_seconds": PACK_WAIT_SECONDS * waiting}
+    response = render(request, "quoting/design_pack.html", context, status=202 if waiting else 200)
+    if waiting:
+        response["Retry-After"] = str(PACK_WAIT_SECONDS)
+    return response
+
+
+@login_required
+@require_GET
+def design_install_pack_download(request, pk: int):
+    pack = design_pack_of(user=request.user, pack_id=pk, archive=True)
+    if pack is None or pack.status != InstallPackStatus.READY:
+        raise Http404
+    response = HttpResponse(bytes(pack.archive), content_type="application/zip")
+    response["Content-Disposition"] = f'attachment; filename="{pack.filename}"'
     return response
 
 

@@ -271,6 +271,22 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                     ),
                 )
             )
+    for f in request.fabrics:
+        if f.support_per_year is not None:
+            rows.append(
+                Assumption(
+                    f"fabric.{f.name}.support_per_year",
+                    message(_("{fabric}: network support per year, as priced"), fabric=f.name),
+                    f.support_per_year,
+                    money,
+                    message(
+                        _(
+                            "priced for this comparison: a quote's support lines, or their share "
+                            "of the hardware (tco-model §6)"
+                        )
+                    ),
+                )
+            )
     rows += [
         Assumption(
             "costs.server_capex",
@@ -318,15 +334,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "",
             message(_("cost of capital for the capital recovery factor and NPV")),
         ),
-        Assumption(
-            "costs.support_percent",
-            message(_("Support per year")),
-            costs.support_percent,
-            # xgettext:no-python-format
-            _unit(_("% of hardware")),
-            # xgettext:no-python-format
-            message(_("~20 % for a DGX-class contract")),
-        ),
+        _support_row(request),
         Assumption(
             "costs.space_per_year",
             message(_("Space per year")),
@@ -359,6 +367,31 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
     return tuple(replace(row, basis=_basis(row)) for row in rows)
 
 
+def _support_row(request: TcoRequest) -> Assumption:
+    """The support percentage, labelled as the assumption it is and by what it applies to: the
+    servers always, and the network of each option that does not state its support as priced
+    (tco-model §3)."""
+    stated = [f for f in request.fabrics if f.support_per_year is not None]
+    assumed = [f for f in request.fabrics if f.support_per_year is None and f.network_capex]
+    # xgettext:no-python-format
+    unit = _("% of hardware")
+    if not stated:
+        label = _("Support per year, assumed")
+    elif assumed:
+        label = _("Support per year where none is priced, assumed")
+    else:
+        # xgettext:no-python-format
+        label, unit = _("Server support per year, assumed"), _("% of server capex")
+    return Assumption(
+        "costs.support_percent",
+        message(label),
+        request.costs.support_percent,
+        _unit(unit),
+        # xgettext:no-python-format
+        message(_("~20 % for a DGX-class contract")),
+    )
+
+
 # Rows the caller states (QUOTE) say so by their key; the rest come from evidence or defaults.
 _STATED_BASIS = (
     ("cluster.", BASIS_CLUSTER),
@@ -386,7 +419,7 @@ _DEFAULT_BASIS = (
 def _basis(row: Assumption) -> str:
     """The customer-facing basis of a row: never an internal note."""
     source = str(row.source)  # the English text of a Message
-    if row.key.endswith(".network_opex_per_year"):
+    if row.key.endswith((".network_opex_per_year", ".support_per_year")):
         return BASIS_PRICES
     if row.key.endswith(".oversubscription"):
         return BASIS_DESIGN

@@ -171,13 +171,24 @@ class FabricOption:
     network_power_w: Decimal = field(
         default=Decimal(0), metadata=_money("Network power (W)", high=Decimal(10**9))
     )
-    # Sold per year (UFM per-endpoint licences, support contracts): paid every year of the life.
+    # Sold per year (UFM per-endpoint licences, subscriptions): paid every year of the life.
+    # Support contracts are support_per_year.
     network_opex_per_year: Decimal = field(
         default=Decimal(0),
         metadata=_money(
             _("Network licences per year"),
             step=MONEY_STEP,
             help=_("Sold per year, such as UFM per-endpoint licences: paid every year."),
+        ),
+    )
+    # Support contracts priced for this option's network, per year (a quote's support lines);
+    # None: the costs' support percentage of its network capex, an assumption (tco-model §3).
+    support_per_year: Decimal | None = field(
+        default=None,
+        metadata=_money(
+            _("Network support per year"),
+            step=MONEY_STEP,
+            help=_("As priced, such as a quote's support lines; empty: the support percentage."),
         ),
     )
     # r in r:1 between leaf and spine; 1 is non-blocking
@@ -252,7 +263,7 @@ class Costs:
             _("Discount rate"), high=Decimal(1), help=_("0.08 = 8 % a year."), step="0.0001"
         ),
     )
-    # of hardware capex, per year
+    # per year, of the server capex and of each option's network capex unless it states its own
     support_percent: Decimal = field(
         default=Decimal("20"),
         metadata=_money(_("Support (% a year)"), high=Decimal(100), step="0.01"),

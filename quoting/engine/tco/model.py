@@ -204,10 +204,11 @@ def capital_recovery_factor(rate: Decimal, years: int) -> Decimal:
 @dataclass(frozen=True, slots=True)
 class AnnualCost:
     capital: Decimal  # capex x capital recovery factor
-    support: Decimal
+    support: Decimal  # of the network: as priced (support_per_year), else the support percentage
     energy: Decimal
     space: Decimal
     licences: Decimal = Decimal(0)  # network lines sold per year, paid every year of the life
+    server_support: Decimal = Decimal(0)  # the support percentage of the server capex
 
     @property
     def total(self) -> Decimal:
@@ -215,24 +216,32 @@ class AnnualCost:
 
     @property
     def operating(self) -> Decimal:
-        return self.support + self.energy + self.space + self.licences
+        return self.support + self.server_support + self.energy + self.space + self.licences
 
 
 def option_capex(costs: Costs, fabric: FabricOption) -> Decimal:
     return costs.server_capex + costs.services_capex + fabric.network_capex
 
 
+def network_support(costs: Costs, fabric: FabricOption) -> Decimal:
+    """The option's network support per year: as priced when it states it (a quote's support
+    lines), else the support percentage of its network capex (tco-model §3)."""
+    if fabric.support_per_year is not None:
+        return fabric.support_per_year
+    return fabric.network_capex * costs.support_percent / 100
+
+
 def annual_cost(request: TcoRequest, fabric: FabricOption) -> AnnualCost:
     costs = request.costs
-    hardware = costs.server_capex + fabric.network_capex  # support contracts cover hardware
     it_kw = request.nodes * costs.server_power_kw + fabric.network_power_w / 1000
     return AnnualCost(
         capital=option_capex(costs, fabric)
         * capital_recovery_factor(costs.discount_rate, costs.life_years),
-        support=hardware * costs.support_percent / 100,
+        support=network_support(costs, fabric),
         energy=it_kw * costs.pue * HOURS_PER_YEAR * costs.tariff_per_kwh,
         space=costs.space_per_year,
         licences=fabric.network_opex_per_year,
+        server_support=costs.server_capex * costs.support_percent / 100,
     )
 
 

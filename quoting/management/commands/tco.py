@@ -5,6 +5,7 @@ import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
+from portal.json_nesting import TOO_DEEP, json_nesting_exceeds
 from quoting.designs.services.tco import tco_compute
 from quoting.engine.errors import InvalidInput
 
@@ -36,6 +37,8 @@ class Command(BaseCommand):
                     text = handle.read()
         except (OSError, UnicodeDecodeError) as error:
             raise CommandError(f"Cannot read {input_path}: {error}") from error
+        if json_nesting_exceeds(text):  # read before parsing, as the API does
+            raise CommandError(f"{input_path} is not valid JSON: {TOO_DEEP}")
         try:
             data = json.loads(text, parse_constant=_refuse_constant)
         except ValueError as error:  # JSONDecodeError, NaN, a 5,000-digit integer

@@ -27,6 +27,7 @@ class QuoteEventVerb(models.TextChoices):
     REJECTED = "rejected", _("Discount rejected")
     REVISION_CREATED = "revision_created", _("New revision")
     ALTERNATIVE_ADDED = "alternative_added", _("Alternative added")
+    ALTERNATIVE_REMOVED = "alternative_removed", _("Alternative removed")
     SHARE_LINK_CREATED = "share_link_created", _("Share link created")
     SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
     # The signed copy certifies the sent PDF: an acceptance bound to another one is rebound.

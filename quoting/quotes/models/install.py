@@ -8,14 +8,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from quoting.designs.models import InstallPackStatus
 from quoting.quotes.models.quotes import QuoteRevision
-
-
-class InstallPackStatus(models.TextChoices):
-    PENDING = "pending", _("Waiting for a worker")
-    BUILDING = "building", _("Building")
-    READY = "ready", _("Ready")
-    FAILED = "failed", _("Failed")
 
 
 class InstallPack(models.Model):

@@ -19,6 +19,7 @@ class NotificationKind(models.TextChoices):
     QUOTE_DECLINED = "quote_declined", _("The customer declines a quote")
     APPROVAL_REQUESTED = "approval_requested", _("A discount approval is requested")
     APPROVAL_DECIDED = "approval_decided", _("A discount approval is decided")
+    RENEWAL_DUE = "renewal_due", _("Support or licences come up for renewal")
 
 
 class Notification(models.Model):
@@ -79,6 +80,8 @@ class Notification(models.Model):
             return gettext("%(number)s declined") % p
         if kind == NotificationKind.APPROVAL_REQUESTED:
             return gettext("%(number)s: approval requested") % p
+        if kind == NotificationKind.RENEWAL_DUE:
+            return gettext("%(number)s: renewal due") % p
         if p.get("approved"):
             return gettext("%(number)s: discount approved") % p
         return gettext("%(number)s: discount rejected") % p
@@ -99,8 +102,12 @@ class Notification(models.Model):
             )
         if kind == NotificationKind.QUOTE_ACCEPTED:
             if p.get("who"):
-                return gettext("%(who)s of %(customer)s accepted %(number)s.") % p
-            return gettext("%(customer)s accepted %(number)s.") % p
+                said = gettext("%(who)s of %(customer)s accepted %(number)s.") % p
+            else:
+                said = gettext("%(customer)s accepted %(number)s.") % p
+            if p.get("booked"):  # the booked configuration's total (after 22: always)
+                said += " " + gettext("Booked: %(booked)s %(currency)s.") % p
+            return said
         if kind == NotificationKind.QUOTE_DECLINED:
             return gettext("%(customer)s declined %(number)s.") % p
         if kind == NotificationKind.APPROVAL_REQUESTED:
@@ -108,6 +115,14 @@ class Notification(models.Model):
                 gettext(
                     "%(who)s asks for approval of a %(discount)s %% discount on %(number)s "
                     "(%(customer)s)."
+                )
+                % p
+            )
+        if kind == NotificationKind.RENEWAL_DUE:
+            return (
+                gettext(
+                    "Support or licences of %(number)s (%(customer)s) end on %(ends_on)s, "
+                    "in %(days)s days: create the renewal quote."
                 )
                 % p
             )

@@ -142,10 +142,46 @@ class Quote(models.Model):
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
+    # The booked configuration: what the customer accepted (the revision, its chosen alternative
+    # and optional items, and their totals), set once with the acceptance and never changed. It
+    # is what the reseller orders, invoices and installs: the list, the pages, the exports and
+    # the installation pack follow it (quoting.quotes.selectors.booked_choice). Null until
+    # accepted; an acceptance recorded by staff books the revision as quoted.
+    booked_revision = models.ForeignKey(
+        "QuoteRevision",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("booked revision"),
+    )
+    booked_alternative = models.CharField(_("booked alternative"), max_length=100, blank=True)
+    booked_optional = models.JSONField(_("booked optional items"), default=list, blank=True)
+    booked_at = models.DateTimeField(_("booked"), null=True, blank=True)
+    booked_subtotal = _total(_("booked subtotal"))
+    booked_discount = _total(_("booked discount"))
+    booked_net = _total(_("booked net"))
+    booked_tax = _total(_("booked VAT"))
+    booked_total = _total(_("booked total"))
+    booked_tax_breakdown = models.JSONField(_("booked VAT by rate"), null=True, blank=True)
+    # A renewal quote points at the quote whose support and licences it renews.
+    renewal_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="renewals",
+        verbose_name=_("renews"),
+    )
+
     class Meta:
         ordering = ["-year", "-seq"]
         verbose_name = _("quote")
         verbose_name_plural = _("quotes")
+        # Cost and margin are the reseller's own: who sees them is a permission, granted to the
+        # sales managers' and directors' roles (portal.services.ROLE_PERMISSIONS) and to anyone
+        # else an admin chooses.
+        permissions = [("view_margin", _("Can see cost and margin"))]
         constraints = [
             models.UniqueConstraint(fields=["series", "year", "seq"], name="one_quote_per_seq"),
         ]
@@ -256,6 +292,8 @@ class QuoteRevision(models.Model):
     net = _total(_("net"))
     tax_amount = _total(_("VAT"))
     total = _total(_("total"))
+    # The VAT per rate ([{vat_percent, net, tax}], highest rate first), stored with the totals.
+    tax_breakdown = models.JSONField(_("VAT by rate"), null=True, blank=True)
 
     class Meta:
         ordering = ["quote", "number"]
@@ -314,6 +352,10 @@ class QuoteLine(models.Model):
     # the approval gate sees what the customer pays against it. None on free-text lines.
     list_price = _money(_("list price"), null=True, blank=True, editable=False)
     discount_percent = _percent(_("discount %"))
+    # What one unit costs the reseller, in the quote's currency: the price list's cost when the
+    # line was priced (converted at the revision's locked rate), or set by a manager. None when
+    # unknown (free text, a product with no cost): margins then leave the line out and say so.
+    unit_cost = _money(_("unit cost"), null=True, blank=True, validators=[MinValueValidator(0)])
     role = models.CharField(
         _("role"),
         max_length=40,
@@ -321,6 +363,37 @@ class QuoteLine(models.Model):
         help_text=_("From the design's bill of materials: leaf, spine..."),
     )
     price_source = models.CharField(_("price source"), max_length=300, blank=True)
+    # The VAT rate of this line (Chinese invoices charge 13 % on goods, 6 % on services): from
+    # the rate table (quoting.customers.models.VatRate) for the customer's country and the
+    # product's tax category when priced; a manager may override it, with a reason. None: the
+    # revision's tax_percent applies (no table entry).
+    vat_percent = models.DecimalField(
+        _("VAT %"),
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=PERCENT_VALIDATORS,
+    )
+    vat_reason = models.CharField(_("reason for the VAT rate"), max_length=200, blank=True)
+    # Support and licences are sold for a term: they start on the acceptance date (editable)
+    # and come up for renewal at its end (quoting.quotes.services.renewals).
+    term_months = models.PositiveSmallIntegerField(
+        _("term (months)"), null=True, blank=True, validators=[MaxValueValidator(120)]
+    )
+    starts_on = models.DateField(_("term starts"), null=True, blank=True)
+    # The last renewal reminder sent for this line (days before the end: 90, 60, 30).
+    renewal_notified = models.PositiveSmallIntegerField(null=True, blank=True, editable=False)
+    # Alternatives only: the saved design the alternative was priced from, so a booked
+    # alternative's installation pack lays out that design, not the quote's own.
+    design = models.ForeignKey(
+        SavedDesign,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("design of the alternative"),
+    )
 
     class Meta:
         ordering = ["revision", "position"]
@@ -361,7 +434,7 @@ class ApprovalDecision(models.TextChoices):
 
 
 class Approval(models.Model):
-    """A request to send a revision whose discount is above the sender's threshold."""
+    """A request to send a revision beyond the sender's approval rule (ApprovalRule)."""
 
     revision = models.ForeignKey(QuoteRevision, on_delete=models.CASCADE, related_name="approvals")
     requested_by = models.ForeignKey(
@@ -373,6 +446,13 @@ class Approval(models.Model):
     requested_at = models.DateTimeField(_("requested"), auto_now_add=True)
     # The largest discount asked for: what the manager actually approves.
     discount_percent = _percent(_("largest discount %"))
+    # The lowest margin of any configuration the link offers (None: no cost known), the
+    # configuration that is furthest beyond the sender's rule, and the role that decides.
+    margin_percent = models.DecimalField(
+        _("lowest margin %"), max_digits=7, decimal_places=2, null=True, blank=True
+    )
+    worst_choice = models.CharField(_("worst choice"), max_length=200, blank=True)
+    required_role = models.CharField(_("decided by role"), max_length=40, blank=True)
     request_note = models.TextField(_("request note"), max_length=2000, blank=True)
     decision = models.CharField(
         _("decision"),
@@ -405,3 +485,65 @@ class Approval(models.Model):
 
     def __str__(self) -> str:
         return f"{self.revision} {self.decision}"
+
+
+ROLE_CHOICES = [
+    ("sales", _("Sales")),
+    ("sales-manager", _("Sales manager")),
+    ("director", _("Director")),
+]
+
+
+class ApprovalRule(models.Model):
+    """What a role may send without approval, edited in the admin.
+
+    A revision is within a rule when every configuration its link offers is no deeper below
+    list than `max_discount_percent`, has a margin of at least `min_margin_percent` (when set
+    and a cost is known) and, when `max_total` is set, totals no more than it in
+    `max_total_currency`. A revision beyond its sender's rule goes to the lowest `level` whose
+    rule covers it; beyond every rule, to the highest.
+    """
+
+    role = models.CharField(_("role"), max_length=40, choices=ROLE_CHOICES, unique=True)
+    level = models.PositiveSmallIntegerField(
+        _("level"), unique=True, help_text=_("Approvals go up: sales 1, manager 2, director 3.")
+    )
+    max_discount_percent = models.DecimalField(
+        _("deepest discount below list %"),
+        max_digits=5,
+        decimal_places=2,
+        validators=PERCENT_VALIDATORS,
+    )
+    min_margin_percent = models.DecimalField(
+        _("lowest margin %"),
+        max_digits=5,
+        decimal_places=2,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(-100), MaxValueValidator(100)],
+        help_text=_("Leave empty for no margin limit."),
+    )
+    max_total = models.DecimalField(
+        _("largest total"),
+        max_digits=TOTAL_DIGITS,
+        decimal_places=MONEY_PLACES,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(0)],
+        help_text=_("Above this total (with VAT) a higher role decides; empty for no limit."),
+    )
+    max_total_currency = models.CharField(
+        _("currency of the largest total"),
+        max_length=3,
+        blank=True,
+        validators=[CURRENCY_VALIDATOR],
+        help_text=_("Quotes in another currency are not limited by the total."),
+    )
+
+    class Meta:
+        ordering = ["level"]
+        verbose_name = _("approval rule")
+        verbose_name_plural = _("approval rules")
+
+    def __str__(self) -> str:
+        return f"{self.get_role_display()}: {self.max_discount_percent} %"

@@ -1,7 +1,8 @@
 """Installation packs of quote revisions: asked for now, built by a worker after commit.
 
-A frozen (sent) revision keeps one pack per site for good: asking again returns it (or the
-build on its way), so the customer's installer gets the very bytes that went with the offer.
+A frozen (sent) revision keeps one pack per site: asking again returns it (or the build on its
+way), so the customer's installer gets the very bytes that went with the offer. A revision keeps
+its INSTALL_PACKS_KEPT newest packs; asking for another deletes the older ones.
 Idempotent through the row: only a pending pack is claimed (pending -> building, one UPDATE).
 """
 
@@ -15,6 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from portal.queueing import enqueue_or_leave_to_sweeper
+from quoting.designs.models import SavedDesign
 from quoting.designs.services.designs import (
     design_compute,
     design_install_layout,
@@ -25,9 +27,42 @@ from quoting.engine.contract import field_errors
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.install.pack import pack_zip_chunks
-from quoting.quotes.models import InstallPack, InstallPackStatus, QuoteRevision
+from quoting.quotes.models import (
+    InstallPack,
+    InstallPackStatus,
+    Quote,
+    QuoteLine,
+    QuoteRevision,
+    Section,
+)
 
 logger = logging.getLogger(__name__)
+
+# Packs kept per revision (a zip of 32,768 GPUs is 10 MB): asking for another deletes the older
+# ones, sent or not. Asking a sent revision again for a site whose pack was deleted builds it
+# again, from the requirements of the revision's design.
+INSTALL_PACKS_KEPT = 3
+
+
+def design_to_install(revision: QuoteRevision) -> SavedDesign | None:
+    """The saved design a revision's pack lays out: the one the customer booked. When they
+    chose an alternative on this revision, the design that alternative was priced from; else
+    the revision's own design."""
+    quote = Quote.objects.only("booked_revision", "booked_alternative").get(pk=revision.quote_id)
+    if quote.booked_revision_id == revision.pk and quote.booked_alternative:
+        line = (
+            QuoteLine.objects.filter(
+                revision=revision,
+                section=Section.ALTERNATIVES,
+                alternative_group=quote.booked_alternative,
+                design__isnull=False,
+            )
+            .select_related("design")
+            .first()
+        )
+        if line is not None:
+            return line.design
+    return revision.design
 
 
 def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> InstallPack:
@@ -43,11 +78,16 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
             .select_related("design")
             .get(pk=revision.pk)
         )
+        design = design_to_install(locked)
         same = (
             InstallPack.objects.filter(revision=locked, site=site)
             .exclude(status=InstallPackStatus.FAILED)
             .order_by("pk")
         )
+        if design is not None and design.pk != locked.design_id:
+            # The customer booked an alternative: the quote's own design's packs are no longer
+            # the ones asked for; only a pack of the alternative's design is.
+            same = same.filter(requirements=design.requirements)
         existing = (
             same.first()
             if locked.is_frozen
@@ -61,11 +101,15 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
                     lambda: enqueue_or_leave_to_sweeper("quoting.install_pack_build", existing.pk)
                 )
             return existing
-        if locked.design is None or not locked.design.requirements:
+        if design is None or not design.requirements:
             raise InvalidInput.field("design", "this revision has no fabric design to lay out.")
         pack = InstallPack.objects.create(
-            revision=locked, requirements=locked.design.requirements, site=site, requested_by=user
+            revision=locked, requirements=design.requirements, site=site, requested_by=user
         )
+        newest_first = InstallPack.objects.filter(revision=locked).order_by("-created_at", "-pk")
+        InstallPack.objects.filter(
+            pk__in=list(newest_first.values_list("pk", flat=True)[INSTALL_PACKS_KEPT:])
+        ).delete()
         transaction.on_commit(
             lambda: enqueue_or_leave_to_sweeper("quoting.install_pack_build", pack.pk)
         )
@@ -84,7 +128,7 @@ def install_pack_build(*, pack_id: int) -> str | None:
     try:
         # The quoted design's site, changed where the pack asks: the design is measured on the
         # site it is laid out on, so the pack buys what its own cable schedule needs.
-        saved = pack.revision.design
+        saved = design_to_install(pack.revision)
         site = site_from_json({**(design_site_inputs(saved) if saved else {}), **pack.site})
         design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
         layout = design_install_layout(design=design, site=site)

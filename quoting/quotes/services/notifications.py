@@ -21,7 +21,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from portal.header_counts import inbox_changed
-from portal.models import SALES_MANAGER, User
+from portal.models import DIRECTOR, SALES_MANAGER, User
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.errors import InvalidValue
 from quoting.quotes.models import Notification, NotificationEmailOptOut, NotificationKind, Quote
@@ -41,9 +41,17 @@ def person_name(user: User | None) -> str:
     return user.get_full_name() or user.username
 
 
-def sales_managers() -> list[User]:
-    """Who is asked to decide on a discount: the active members of the sales-manager role."""
-    return list(User.objects.filter(is_active=True, groups__name=SALES_MANAGER).distinct())
+def approvers(*, role: str) -> list[User]:
+    """Who is asked to decide an approval: the active members of the role the gate chose (a
+    sales manager's when none was recorded), or of the roles above it when it has none."""
+    roles = [role or SALES_MANAGER]
+    if role != DIRECTOR:
+        roles.append(DIRECTOR)
+    for name in roles:
+        found = list(User.objects.filter(is_active=True, groups__name=name).distinct())
+        if found:
+            return found
+    return []
 
 
 def notify(

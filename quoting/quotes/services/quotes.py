@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
 
-from catalog.models import Category, Product
+from catalog.models import Category, Product, TaxCategory, tax_category_of
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.conf import quoting_setting
 from quoting.customers.models import Project
+from quoting.customers.selectors import vat_rates_for
 from quoting.designs.models import SavedDesign, TcoScenario
 from quoting.designs.selectors import FxLock, PricedBom, bom_priced
 from quoting.designs.services.snapshots import design_snapshot_current
@@ -56,19 +57,28 @@ from quoting.quotes.models import (
     QuoteStatus,
     Section,
 )
-from quoting.quotes.permissions import approval_decide_check, may_decide_approvals, quote_send_check
+from quoting.quotes.permissions import (
+    approval_decide_check,
+    may_decide_approvals,
+    may_edit_cost,
+    quote_send_check,
+)
 from quoting.quotes.selectors import (
+    booked_data,
     line_amount,
+    offer_choice,
     revision_content_fingerprint,
-    revision_largest_discount,
-    revision_needs_approval,
+    revision_gate,
     revision_totals,
 )
-from quoting.quotes.services.notifications import notify, person_name, sales_managers
+from quoting.quotes.services.notifications import approvers, notify, person_name
 from quoting.quotes.services.snapshots import revision_snapshot_from_design, revision_tco_refresh
+from quoting.quotes.services.support import revision_support_follow
 from quoting.quotes.signals import quote_announced, revision_frozen
 
 MAX_QUANTITY = 1_000_000
+# A product sold by the year (support, subscription licences) is quoted for a year's term.
+YEAR_TERM_MONTHS = 12
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
 
 
@@ -132,7 +142,9 @@ def _workload(value) -> str:
 
 
 def _tco_follows(revision: QuoteRevision, *, user: User) -> None:
-    """The draft's TCO follows its prices: computed again after every change to them."""
+    """The draft's TCO follows its prices: computed again after every change to them, once
+    the support priced per device or as a share of the hardware has followed the lines."""
+    revision_support_follow(revision=revision, user=user)
     revision_tco_refresh(revision=revision, user=user)
 
 
@@ -441,9 +453,11 @@ def _bom_lines(
     start: int,
     section: str | None = None,
     group: str = "",
+    design: SavedDesign | None = None,
 ) -> list[QuoteLine]:
-    """Unsaved lines for a design's priced bill of materials."""
+    """Unsaved lines for a design's priced bill of materials (`design`: an alternative's)."""
     products = Product.objects.in_bulk({ln.sku for ln in priced.lines}, field_name="part_number")
+    rates = vat_rates_for(revision.quote.customer)
     lines = []
     for position, row in enumerate(priced.lines, start=start):
         product = products.get(row.sku)
@@ -460,8 +474,17 @@ def _bom_lines(
                 quantity=_quantity(row.quantity),
                 unit_price=row.unit_price,
                 list_price=row.unit_price,
+                unit_cost=row.unit_cost,
                 role=row.role[:40],
                 price_source=row.source[:300],
+                design=design,
+                term_months=YEAR_TERM_MONTHS if row.paid_yearly else None,
+                vat_percent=rates.get(
+                    tax_category_of(
+                        tax_category=product.tax_category if product else "",
+                        category=row.category,
+                    )
+                ),
             )
         )
     return lines
@@ -619,11 +642,15 @@ def quote_add_product(
         quantity=quantity,
         unit_price=price.unit_price,
         list_price=price.unit_price,
+        unit_cost=price.unit_cost,
         discount_percent=discount,
         price_source=price.source[:300],
+        term_months=YEAR_TERM_MONTHS if price.paid_yearly else None,
+        vat_percent=vat_rates_for(quote.customer).get(
+            tax_category_of(tax_category=product.tax_category, category=product.category)
+        ),
     )
     _assert_fits(revision, field="quantity")
-    _tco_follows(revision, user=user)
     _event(
         quote,
         QuoteEventVerb.LINE_ADDED,
@@ -635,6 +662,8 @@ def quote_add_product(
         discount_percent=discount,
         section=line.section,
     )
+    _tco_follows(revision, user=user)
+    line.refresh_from_db()  # support per device or as a share of hardware has followed the offer
     return line
 
 
@@ -670,6 +699,12 @@ def quote_add_free_text(
         unit_price=price,
         discount_percent=discount,
         price_source="entered by hand",
+        # A line typed by hand is taxed as what its section sells: work or goods.
+        vat_percent=vat_rates_for(quote.customer).get(
+            TaxCategory.SERVICES
+            if section in (Section.SERVICES, Section.SUPPORT)
+            else TaxCategory.GOODS
+        ),
     )
     _assert_fits(revision, field="unit_price")
     _tco_follows(revision, user=user)
@@ -698,8 +733,13 @@ def quote_update_line(
     discount_percent=None,
     unit_price=None,
     optional: bool | None = None,
+    unit_cost=None,
+    vat_percent=None,
+    vat_reason: str = "",
 ) -> QuoteLine:
-    """Change a line's quantity, discount or (by hand) unit price, or whether it is optional.
+    """Change a line's quantity, discount or (by hand) unit price, or whether it is optional;
+    managers and catalog managers may also correct its unit cost, and managers override its
+    VAT rate, with a reason.
 
     "Optional" is not a field of its own: it is the optional section (offered, outside the
     totals, the customer may include it on the link; offer_choice prices it). Turned off, the
@@ -711,6 +751,21 @@ def quote_update_line(
         changes["discount_percent"] = _percent(discount_percent, "discount_percent")
     if unit_price is not None:
         changes["unit_price"] = _money(unit_price, "unit_price")
+    if unit_cost is not None:
+        if not may_edit_cost(user=user):
+            raise NotAllowed("Only managers and catalog managers can change a unit cost.")
+        changes["unit_cost"] = _money(unit_cost, "unit_cost")
+    if vat_percent is not None:
+        if not may_decide_approvals(user=user):
+            raise NotAllowed("Only a manager can override a line's VAT rate.")
+        reason = (vat_reason or "").strip()
+        if not reason or len(reason) > 200:
+            raise InvalidValue(
+                "Say why this line's VAT rate differs from the table (up to 200 characters).",
+                field="vat_reason",
+            )
+        changes["vat_percent"] = _percent(vat_percent, "vat_percent")
+        changes["vat_reason"] = reason
     _claim(quote, expected_version=expected_version)
     looked_at = quote.current_revision_id
     revision = _editable_revision(quote, user=user)
@@ -886,6 +941,7 @@ def quote_add_alternative(
             start=_next_position(revision),
             section=Section.ALTERNATIVES,
             group=label,
+            design=design,
         )
     )
     _assert_fits(revision, field="design")
@@ -901,6 +957,29 @@ def quote_add_alternative(
     return lines
 
 
+@_edits_quote
+def quote_remove_alternative(*, quote: Quote, label: str, user: User, expected_version: int) -> int:
+    """Withdraw an alternative (all its lines) from the current revision; returns how many
+    lines went. An unknown label is refused on "label" and changes nothing."""
+    _claim(quote, expected_version=expected_version)
+    revision = _editable_revision(quote, user=user)
+    lines = revision.lines.filter(section=Section.ALTERNATIVES, alternative_group=label)
+    count = lines.count()
+    if not count:
+        raise InvalidValue(f"There is no alternative called {label[:100]}.", field="label")
+    lines.delete()
+    _tco_follows(revision, user=user)
+    _event(
+        quote,
+        QuoteEventVerb.ALTERNATIVE_REMOVED,
+        actor=user,
+        revision=revision,
+        label=label,
+        lines=count,
+    )
+    return count
+
+
 # --- approvals -----------------------------------------------------------------------------------
 
 
@@ -910,9 +989,11 @@ def quote_request_approval(
 ) -> Approval:
     _claim(quote, expected_version=expected_version)
     revision = _current(quote)
-    if not revision_needs_approval(revision=revision, user=user):
+    gate = revision_gate(revision=revision, user=user)
+    if not gate.needs_approval:
         raise InvalidValue(
-            "No price here is further below list than your limit allows: the quote can be sent.",
+            "Every configuration the link offers is within your approval rule: the quote can "
+            "be sent.",
             field="discount_percent",
         )
     _transition(quote, QuoteStatus.AWAITING_APPROVAL, actor=user)
@@ -920,7 +1001,10 @@ def quote_request_approval(
         revision=revision,
         requested_by=user,
         request_note=note[:2000],
-        discount_percent=revision_largest_discount(revision=revision),
+        discount_percent=gate.largest_discount,
+        margin_percent=gate.lowest_margin,
+        worst_choice=gate.worst.label()[:200],
+        required_role=gate.required_role,
     )
     _event(
         quote,
@@ -932,7 +1016,7 @@ def quote_request_approval(
     notify(
         kind=NotificationKind.APPROVAL_REQUESTED,
         quote=quote,
-        recipients=sales_managers(),
+        recipients=approvers(role=gate.required_role),
         actor=user,
         who=person_name(user),
         discount=approval.discount_percent,
@@ -1005,10 +1089,8 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     """Freeze the current revision (totals stored) and mark the quote sent."""
     _claim(quote, expected_version=expected_version)
     revision = _current(quote)
-    needs_approval = quote.status != QuoteStatus.APPROVED and revision_needs_approval(
-        revision=revision, user=user
-    )
-    quote_send_check(quote=quote, revision=revision, user=user, needs_approval=needs_approval)
+    gate = revision_gate(revision=revision, user=user)
+    quote_send_check(quote=quote, revision=revision, user=user, gate=gate)
     if quote.valid_until < timezone.localdate():
         raise QuoteExpired(
             f"The quote was valid until {quote.valid_until}; set a new validity "
@@ -1028,6 +1110,7 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
         totals.net,
     )
     revision.tax_amount, revision.total = totals.tax, totals.total
+    revision.tax_breakdown = [row.as_json() for row in totals.tax_breakdown]
     revision.frozen_at = revision.sent_at = now
     revision.save()
     # The fingerprint of what the database now holds (not of the values computed above): every
@@ -1062,6 +1145,46 @@ def _as_quoted(quote: Quote) -> dict:
     }
 
 
+def _book(
+    quote: Quote, *, revision: QuoteRevision | None, alternative: str, optional: Sequence[str]
+) -> None:
+    """Record the booked configuration, priced by the link's own function (offer_choice): what
+    the reseller orders, invoices and installs from now on."""
+    revision = revision or _current(quote)
+    choice = offer_choice(revision=revision, alternative=alternative, optional_keys=optional)
+    totals = choice.totals
+    quote.booked_revision = revision
+    quote.booked_alternative = choice.alternative
+    quote.booked_optional = choice.optional_keys
+    quote.booked_at = timezone.now()
+    quote.booked_subtotal, quote.booked_discount, quote.booked_net = (
+        totals.subtotal,
+        totals.discount,
+        totals.net,
+    )
+    quote.booked_tax, quote.booked_total = totals.tax, totals.total
+    quote.booked_tax_breakdown = [row.as_json() for row in totals.tax_breakdown]
+    quote.save(update_fields=[name for name in BOOKED_FIELDS])
+    # Support and licences run from the acceptance (staff may move the start later).
+    QuoteLine.objects.filter(
+        pk__in=[line.pk for line in choice.lines if line.term_months], starts_on__isnull=True
+    ).update(starts_on=timezone.localdate())
+
+
+BOOKED_FIELDS = (
+    "booked_revision",
+    "booked_alternative",
+    "booked_optional",
+    "booked_at",
+    "booked_subtotal",
+    "booked_discount",
+    "booked_net",
+    "booked_tax",
+    "booked_total",
+    "booked_tax_breakdown",
+)
+
+
 @_edits_quote
 def quote_mark_accepted(
     *,
@@ -1069,9 +1192,14 @@ def quote_mark_accepted(
     actor: User | None = None,
     expected_version: int | None = None,
     webhook_data: dict | None = None,
+    revision: QuoteRevision | None = None,
+    alternative: str = "",
+    optional: Sequence[str] = (),
     **details,
 ) -> Quote:
-    """The customer's yes (`details`: their name and title, from the share link).
+    """The customer's yes (`details`: their name and title, from the share link), booked: the
+    accepted `revision` (the current one unless given) with the `alternative` and `optional`
+    items the customer chose (none: as quoted) becomes the quote's booked configuration.
 
     `webhook_data`: more for the quote.accepted payload only (the share link's acceptance:
     signer, the accepted PDF's SHA-256, purchase details), not written to the audit event."""
@@ -1085,14 +1213,22 @@ def quote_mark_accepted(
             field="status",
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
+    _book(quote, revision=revision, alternative=alternative, optional=optional)
     # The share link's choice (webhook_data) replaces the as-quoted one: one merged payload.
-    _announce(quote, "quote.accepted", **(_as_quoted(quote) | details | (webhook_data or {})))
+    _announce(
+        quote,
+        "quote.accepted",
+        **(_as_quoted(quote) | details | (webhook_data or {})),
+        booked=booked_data(quote),
+    )
     notify(
         kind=NotificationKind.QUOTE_ACCEPTED,
         quote=quote,
         recipients=[quote.owner],
         actor=actor,
         who=str(details.get("name") or ""),
+        booked=f"{quote.booked_total:,.2f}",
+        currency=quote.currency,
     )
     return quote
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.core.serializers.json import DjangoJSONEncoder
 
-from catalog.models import paid_yearly
+from catalog.models import Category, paid_yearly
 from quoting.designs.models import SavedDesign, TcoScenario
 from quoting.designs.selectors import PricedBom
 from quoting.designs.services.designs import design_compute, site_from_json
@@ -26,6 +27,7 @@ from quoting.designs.services.snapshots import (
     racks_appendix,
 )
 from quoting.designs.services.tco import (
+    QuotedPrice,
     tco_body_for_design,
     tco_charts,
     tco_comparison,
@@ -38,6 +40,7 @@ from quoting.engine.money import round_money
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 from quoting.quotes.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision
 from quoting.quotes.selectors import line_amount, revision_totals
+from quoting.quotes.services.support import offer_hardware
 
 
 def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None) -> None:
@@ -54,28 +57,53 @@ def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None)
     revision.save(update_fields=["design_racks"])
 
 
+class OfferPrice(NamedTuple):
+    """What a revision charges for its fabric, after every discount (revision_network_price)."""
+
+    net: Decimal  # the quote's net total before tax: one-time, licences and support
+    yearly: Decimal  # the part of `net` paid every year: licences and support
+    listed: Decimal  # the same lines at list price
+    support: Decimal | None = None  # the part of `yearly` that is support; None: no such line
+    hardware: Decimal = Decimal("0.00")  # the hardware lines, net: what support is a share of
+
+    def quoted(self) -> QuotedPrice:
+        return QuotedPrice(self.net, self.yearly, self.support, self.hardware)
+
+
+def _amount_of(line: QuoteLine) -> Decimal:
+    return line_amount(
+        quantity=line.quantity, unit_price=line.unit_price, discount_percent=line.discount_percent
+    )
+
+
 def revision_network_price(
     *, revision: QuoteRevision, lines: list[QuoteLine] | None = None
-) -> tuple[Decimal, Decimal, Decimal]:
-    """What this revision charges for its fabric: (net, the part of it paid every year, the same
-    lines at list price). `net` is the quote's own net total (lines after their discounts, less
-    the quote discount, before tax), so the TCO's capex is exactly what the customer pays."""
+) -> OfferPrice:
+    """What this revision charges for its fabric: its net, the part of it paid every year, the
+    same lines at list price, the part paid every year for support (its support lines sold by
+    the year; None without one, and the TCO assumes its percentage) and its hardware. `net` is
+    the quote's own net total (lines after their discounts, less the quote discount, before
+    tax), so the TCO's capex is exactly what the customer pays; the yearly parts and the
+    hardware are their lines' amounts less the quote discount, each rounded to the cent."""
     if lines is None:
         lines = list(revision.lines.select_related("product"))
     totalled = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
     net = revision_totals(revision=revision, lines=totalled).net
-    yearly = sum(
-        (
-            line_amount(
-                quantity=ln.quantity, unit_price=ln.unit_price, discount_percent=ln.discount_percent
-            )
-            for ln in totalled
-            if ln.product is not None
-            and paid_yearly(unit=ln.product.unit, category=ln.product.category)
-        ),
-        Decimal("0.00"),
-    )
-    yearly = round_money(yearly * (100 - revision.discount_percent) / 100)
+    yearly_lines = [
+        ln
+        for ln in totalled
+        if ln.product is not None
+        and paid_yearly(unit=ln.product.unit, category=ln.product.category)
+    ]
+    support_lines = [ln for ln in yearly_lines if ln.product.category == Category.SUPPORT]
+
+    def net_of(amount: Decimal) -> Decimal:
+        return round_money(amount * (100 - revision.discount_percent) / 100)
+
+    yearly = net_of(sum((_amount_of(ln) for ln in yearly_lines), Decimal("0.00")))
+    support = None
+    if support_lines:
+        support = net_of(sum((_amount_of(ln) for ln in support_lines), Decimal("0.00")))
     listed = sum(
         (
             round_money(
@@ -85,17 +113,19 @@ def revision_network_price(
         ),
         Decimal("0.00"),
     )
-    return net, yearly, listed
+    return OfferPrice(net, yearly, listed, support, net_of(offer_hardware(totalled)))
 
 
 def _tco_for_quote(
-    design: SavedDesign, *, price: tuple[Decimal, Decimal, Decimal], currency: str, workload: str
+    design: SavedDesign, *, price: OfferPrice, currency: str, workload: str
 ) -> dict | None:
     """The comparison as the quote prices the design: this design at the quote's net, the
-    other designs at list less the same overall discount. The saved design's snapshot when it
-    is the same comparison (same workload, prices and currency), else the TCO engine alone
-    again (the fabric designs are in the snapshot)."""
-    net, yearly, listed = price
+    other designs at list less the same overall discount; the network support the quote's own
+    support lines (the other designs at the same share of their hardware), or the assumed
+    percentage when it has none. The saved design's snapshot when it is the same comparison
+    (same workload, prices and currency, no support line), else the TCO engine alone again (the
+    fabric designs are in the snapshot)."""
+    net, yearly, listed = price.net, price.yearly, price.listed
     factor = (net / listed) if listed else None
     tco = design.tco
     if (
@@ -103,8 +133,10 @@ def _tco_for_quote(
         and tco.get("result")
         and tco["currency"] == currency
         and net == listed
+        and price.support is None
         and tco.get("workload", DEFAULT_WORKLOAD) == workload
         and "pricing" in tco["result"]["options"][0]
+        and "support_percent" in tco["result"]  # says how it counts support (tco-model §6)
     ):
         this = tco["request"]["fabrics"][0]
         if (
@@ -118,7 +150,7 @@ def _tco_for_quote(
         inputs=design.tco_inputs,
         currency=currency,
         workload=workload,
-        this_price=(net, yearly),
+        this_price=price.quoted(),
         other_factor=factor,
     )
     return comparison if comparison.get("result") else None
@@ -160,25 +192,24 @@ def revision_tco_refresh(*, revision: QuoteRevision, user, workload: str | None 
     revision.save(update_fields=["workload", "tco", "tco_snapshot", "tco_charts"])
 
 
-def _comparison_unchanged(
-    revision: QuoteRevision, design: SavedDesign, price: tuple[Decimal, Decimal, Decimal]
-) -> bool:
+def _comparison_unchanged(revision: QuoteRevision, design: SavedDesign, price: OfferPrice) -> bool:
     """Whether the revision's comparison was computed from exactly the request these prices
     make (same design inputs, currency, workload and prices): then the engine and the charts
     would give it again, and nothing is computed."""
     scenario = revision.tco
     if scenario is None or not scenario.result or not design.tco_inputs:
         return False
+    if "support_percent" not in scenario.result:
+        return False  # computed before the TCO said how it counts support (tco-model §6)
     described = scenario.result.get("workload")
     if (described.get("key") if isinstance(described, dict) else described) != revision.workload:
         return False  # the printed workload's label and note must be this workload's
-    net, yearly, listed = price
     body = tco_body_for_design(
         inputs=design.tco_inputs,
         currency=revision.quote.currency,
         workload=revision.workload,
-        this_price=(net, yearly),
-        other_factor=(net / listed) if listed else None,
+        this_price=price.quoted(),
+        other_factor=(price.net / price.listed) if price.listed else None,
     )
     return json.loads(json.dumps(body, cls=DjangoJSONEncoder)) == scenario.request
 
@@ -225,7 +256,7 @@ def revision_snapshot_from_design(
     revision.design_racks = design.racks
     if tco is None:
         revision.workload = workload_check(workload or design.workload)
-        price = (priced.total, priced.yearly_total, priced.total)
+        price = OfferPrice(priced.total, priced.yearly_total, priced.total)
         comparison = _tco_for_quote(
             design, price=price, currency=priced.currency, workload=revision.workload
         )
@@ -261,7 +292,13 @@ def revision_snapshot_from_design(
 
 
 # Keys tco_result_described() adds to an engine option: not part of the engine's figures.
-_DESCRIBED_KEYS = ("server_capex", "network_capex", "network_opex_per_year", "pricing")
+_DESCRIBED_KEYS = (
+    "server_capex",
+    "network_capex",
+    "network_opex_per_year",
+    "support_per_year",
+    "pricing",
+)
 
 
 def _scenario_charts(scenario: TcoScenario, figures: dict) -> list[str]:

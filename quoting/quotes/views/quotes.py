@@ -7,6 +7,7 @@ or project is a 404.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlencode
@@ -41,6 +42,7 @@ from quoting.quotes.forms.quotes import (
     TermsForm,
     WorkloadForm,
 )
+from quoting.quotes.margins import Margin, lines_margin
 from quoting.quotes.models import (
     ApprovalDecision,
     InstallPackStatus,
@@ -49,16 +51,18 @@ from quoting.quotes.models import (
     QuoteRevision,
     Section,
 )
-from quoting.quotes.permissions import quote_actions
+from quoting.quotes.permissions import may_view_margin, quote_actions
 from quoting.quotes.selectors import (
     LIST_PAGE_COLUMNS,
+    OfferChoice,
+    booked_choice,
     frozen_revision_key,
     quote_audit_trail,
     quote_list_rows,
     quotes_visible_to,
     revision_diff,
     revision_for_display,
-    revision_needs_approval,
+    revision_gate,
 )
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
@@ -119,7 +123,9 @@ def _display(request, quote_id: int, number=None):
             user=request.user,
             quote_id=quote_id,
             number=number,
-            kept_with=lambda revision: [_frozen_lines_key(revision)],
+            kept_with=lambda revision: [
+                _frozen_lines_key(revision, show_margin=may_view_margin(user=request.user))
+            ],
         )
     except (ValueError, Quote.DoesNotExist, QuoteRevision.DoesNotExist):
         raise Http404 from None
@@ -135,6 +141,27 @@ def _design_query(revision: QuoteRevision, quote: Quote) -> str | None:
     )
 
 
+@dataclass(frozen=True)
+class BookedView:
+    choice: OfferChoice
+    revision: QuoteRevision
+    margin: Margin | None  # None unless the user may see margins
+
+
+def _booked(quote: Quote, *, show_margin: bool) -> BookedView | None:
+    """The booked configuration, for an accepted quote: what the reseller orders and installs."""
+    if quote.booked_revision_id is None:
+        return None
+    choice = booked_choice(quote=quote)
+    revision = quote.booked_revision
+    margin = (
+        lines_margin(choice.lines, discount_percent=revision.discount_percent)
+        if show_margin
+        else None
+    )
+    return BookedView(choice=choice, revision=revision, margin=margin)
+
+
 def _page_context(request, display, **extra) -> dict:
     revision, quote, user = display.revision, display.quote, request.user
     is_current = revision.pk == quote.current_revision_id
@@ -146,9 +173,13 @@ def _page_context(request, display, **extra) -> dict:
     pending = next(
         (approval for approval in approvals if approval.decision == ApprovalDecision.PENDING), None
     )
-    needs_approval = is_current and revision_needs_approval(
-        revision=revision, user=user, largest_discount=display.largest_discount
+    gate = (
+        revision_gate(revision=revision, user=user, measures=display.measures)
+        if is_current and not revision.is_frozen
+        else None
     )
+    needs_approval = gate is not None and gate.needs_approval
+    show_margin = may_view_margin(user=user)
     allowed = quote_actions(
         user=user, quote=quote, revision=revision, needs_approval=needs_approval, pending=pending
     )
@@ -171,8 +202,13 @@ def _page_context(request, display, **extra) -> dict:
         "approvals": approvals,
         "pending": pending,
         "needs_approval": needs_approval,
-        # What the gate measured, shown with the request: how far below list the customer pays.
+        # What the gate measured, shown with the request: how far below list the customer pays,
+        # in the worst configuration the link offers.
         "below_list": display.largest_discount if actions["request_approval"] else None,
+        "gate": gate,
+        "show_margin": show_margin,
+        "margins": display.margins if show_margin else None,
+        "booked": _booked(quote, show_margin=show_margin),
         "actions": actions,
         "any_action": any(actions.values()),
         "events": events,
@@ -207,10 +243,11 @@ def _lines_template_digest() -> str:
     return hashlib.sha256(source).hexdigest()[:12]
 
 
-def _frozen_lines_key(revision: QuoteRevision) -> str:
+def _frozen_lines_key(revision: QuoteRevision, *, show_margin: bool) -> str:
+    # With margins or without: one user's table never reaches another who may not see them.
     return (
         f"quoting:frozen-lines:{frozen_revision_key(revision)}:{translation.get_language()}:"
-        f"{_lines_template_digest()}"
+        f"{'m' if show_margin else 'c'}:{_lines_template_digest()}"
     )
 
 
@@ -221,7 +258,7 @@ def _frozen_lines_html(request, context: dict) -> str | None:
     revision = context["revision"]
     if not revision.is_frozen or context["editable"]:
         return None
-    key = _frozen_lines_key(revision)
+    key = _frozen_lines_key(revision, show_margin=context["show_margin"])
     kept = context["display"].kept
     html = kept[key] if key in kept else shared_cache.get(key)
     if html is None:

@@ -20,7 +20,11 @@ from proposals.acceptance.services import (
     signed_copies_requeue_stuck,
     signed_copy_make,
 )
-from proposals.acceptance.signature import MAX_SIGNATURE_BYTES, signature_typed_png
+from proposals.acceptance.signature import (
+    MAX_SIGNATURE_BYTES,
+    credit_code_checked,
+    signature_typed_png,
+)
 from proposals.documents.pdf import signed_copy_assemble, signed_copy_verify
 from proposals.documents.selectors import document_for, document_ready_for
 from proposals.documents.services import proposal_render
@@ -110,11 +114,10 @@ def test_a_drawn_signature_and_purchase_details_are_recorded_with_the_pdf_they_b
         invoice_bank_account="招商银行 6225 0000",
     )
     a = Acceptance.objects.get()
-    assert (a.signature_kind, bytes(a.signature_png), a.signer_company) == (
-        "drawn",
-        png,
-        "Fabrikam Labs",
-    )
+    assert (a.signature_kind, a.signer_company) == ("drawn", "Fabrikam Labs")
+    # Stored as a fresh PNG of the drawing's pixels (nothing else of the file sent is kept).
+    stored, sent = Image.open(io.BytesIO(bytes(a.signature_png))), Image.open(io.BytesIO(png))
+    assert stored.convert("RGBA").tobytes() == sent.convert("RGBA").tobytes()
     assert (a.document, a.document_sha256) == (ready_pdf, ready_pdf.sha256)
     assert (a.signer_timezone, a.po_number, a.invoice_tax_id) == (
         "Asia/Shanghai",
@@ -224,6 +227,16 @@ BAD_INPUTS = {
         "invoice_tax_id",
     ),
     "credit code too short": ({"invoice_tax_id": "9111000060003"}, "invoice_tax_id"),
+    # Issue 23, item 4: the check character of these is right.
+    "the all-zero credit code": ({"invoice_tax_id": "0" * 18}, "invoice_tax_id"),
+    "credit code of registration authority 0": (
+        {"invoice_tax_id": "01110000600037341X"},
+        "invoice_tax_id",
+    ),
+    "credit code of organisation type 0": (
+        {"invoice_tax_id": "90110000600037341P"},
+        "invoice_tax_id",
+    ),
 }
 
 
@@ -236,6 +249,34 @@ def test_a_bad_signature_po_number_or_credit_code_records_nothing(
     assert refused.value.field == field and refused.value.message
     assert Acceptance.objects.count() == 0
     assert quote_reload(sent_quote).status == QuoteStatus.SENT
+
+
+def test_the_all_zero_credit_code_is_refused_at_its_field_on_the_page(client, shared):
+    _, token = shared
+    response = client.post(
+        f"/p/{token}/accept?lang=en",
+        {"revision": 1, "name": "Li Wei", "agreed": "on", "signature_kind": "typed"}
+        | {"invoice_tax_id": "000000000000000000"},
+    )
+    page = response.content.decode()
+    assert response.status_code == 400 and Acceptance.objects.count() == 0
+    assert "its first character names no registration authority" in page
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        CREDIT_CODE,  # 9 market regulation, 1 a company
+        "31110000E00017891P",  # 3 justice, 1 a law firm
+        "52100000500021899D",  # 5 civil affairs, 2 a private non-enterprise unit
+        "81110000MC0000000N",  # 8 trade unions
+        "Y1110000MA0000000U",  # Y others (refused by python-stdnum, which wants digits first)
+        "N2440106MF0000000P",  # N agriculture, 2 a village collective
+        "A1110000MB0000000J",  # A the military's establishment office
+    ],
+)
+def test_codes_of_every_registration_authority_are_accepted(code):
+    assert credit_code_checked(code.lower()) == code
 
 
 def test_a_tampered_revision_number_records_nothing(
@@ -390,7 +431,7 @@ def test_verification_refuses_a_copy_of_another_document_or_a_changed_page(
     forged = signed_copy_assemble(original=changed.getvalue(), certificate=kept.getvalue())
     check = signed_copy_verify(original=bytes(ready_pdf.pdf), signed=forged)
     assert [p for p in check.problems if "differs" in p] == [
-        "Page 1 differs from the original's page 1."
+        "Page 1 differs from the original's page 1: its content (at /Contents)."
     ]
 
 
@@ -413,6 +454,92 @@ def test_the_verify_command_says_ok_or_lists_the_problems(
             stderr=io.StringIO(),
         )
     assert failed.value.code == 1
+
+
+def _verify(original: bytes, signed: bytes, tmp_path, *options) -> tuple[int, str]:
+    paths = tmp_path / "original.pdf", tmp_path / "signed.pdf"
+    paths[0].write_bytes(original)
+    paths[1].write_bytes(signed)
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        call_command("verify_signed_copy", *map(str, paths), *options, stdout=out, stderr=err)
+    except SystemExit as exit_:
+        return exit_.code, err.getvalue()
+    return 0, out.getvalue()
+
+
+def test_outside_the_portal_ok_needs_both_published_sha256s(
+    shared, ready_pdf, django_capture_on_commit_callbacks, tmp_path
+):
+    """Without the portal's record, the original's SHA-256 says which PDF was accepted and the
+    copy's own binds its certificate: without either, the check does not say OK."""
+    accept(shared[0], django_capture_on_commit_callbacks)
+    a = Acceptance.objects.get()
+    original, signed = bytes(ready_pdf.pdf), bytes(a.signed_pdf)
+    Acceptance.objects.update(document_sha256="0" * 64)  # as on another portal's database
+
+    code, said = _verify(original, signed, tmp_path)
+    assert code == 1 and "No acceptance recorded here" in said and "Nothing binds" in said
+    code, said = _verify(original, signed, tmp_path, "--sha256", a.document_sha256)
+    assert code == 1 and "Nothing binds the certificate" in said
+    code, said = _verify(
+        original,
+        signed,
+        tmp_path,
+        "--sha256",
+        a.document_sha256,
+        "--signed-sha256",
+        a.signed_sha256,
+    )
+    assert code == 0, said
+    code, said = _verify(
+        original, signed, tmp_path, "--sha256", "1" * 64, "--signed-sha256", a.signed_sha256
+    )
+    assert code == 1 and "not the one the portal published" in said
+
+
+def _old_kind_copy(original: bytes, signed: bytes) -> bytes:
+    """A signed copy as made before copies carried their original: pages appended, no
+    attachment."""
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    writer.append(pdf_reader(original))
+    certificate = pdf_reader(signed)
+    writer.append(certificate, pages=(len(certificate.pages) - 1, len(certificate.pages)))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def test_a_copy_made_before_copies_carried_their_original_verifies_only_as_recorded(
+    shared, ready_pdf, django_capture_on_commit_callbacks, tmp_path
+):
+    accept(shared[0], django_capture_on_commit_callbacks)
+    original = bytes(ready_pdf.pdf)
+    old = _old_kind_copy(original, bytes(Acceptance.objects.get().signed_pdf))
+    Acceptance.objects.update(signed_pdf=old, signed_sha256=hashlib.sha256(old).hexdigest())
+
+    code, said = _verify(original, old, tmp_path)
+    assert code == 0, said
+    assert "made before signed copies carried their original" in said
+    # Offline, with only the original's SHA-256, such a copy proves nothing: refused, saying why.
+    check = signed_copy_verify(original=original, signed=old, sha256=ready_pdf.sha256)
+    assert not check.ok
+    assert any("carries no attached original" in problem for problem in check.problems)
+    # Changed by one byte of a page, it is not the copy recorded any more.
+    from pypdf import PdfWriter
+    from pypdf.generic import ContentStream
+
+    writer = PdfWriter(clone_from=pdf_reader(old))
+    page = writer.pages[0]
+    stream = ContentStream(page.get_contents(), writer)
+    stream.set_data(stream.get_data() + b"\n0 0 m 1 1 l S")
+    page.replace_contents(stream)
+    changed = io.BytesIO()
+    writer.write(changed)
+    code, said = _verify(original, changed.getvalue(), tmp_path)
+    assert code == 1 and "not the signed copy the portal recorded" in said
 
 
 def test_without_a_ready_pdf_the_worker_binds_the_revision_pdf_once_it_is_ready(

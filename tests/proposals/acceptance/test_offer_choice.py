@@ -67,8 +67,10 @@ def test_optional_lines_add_with_their_own_discount_then_the_quote_discount_and_
     totalled = [
         ln for ln in revision.lines.all() if ln.section in (Section.NETWORK, Section.SERVICES)
     ]
+    chosen = [*totalled, optics, training]
     expected = totals_compute(
-        line_amounts=[*(_amount(ln) for ln in totalled), _amount(optics), _amount(training)],
+        line_amounts=[_amount(ln) for ln in chosen],
+        line_rates=[ln.vat_percent for ln in chosen],
         discount_percent=revision.discount_percent,
         tax_percent=revision.tax_percent,
     )
@@ -76,16 +78,27 @@ def test_optional_lines_add_with_their_own_discount_then_the_quote_discount_and_
     # Worked through by hand: the optics line is rounded after its 7.5 % discount...
     assert _amount(optics) == round_money(Decimal(3) * Decimal("999.99") * Decimal("0.925"))
     assert _amount(optics) == Decimal("2774.97")
-    # ...the quote discount and VAT are each rounded to 0.01, half up.
-    subtotal = Decimal("200000.00") + Decimal("12345.67") + Decimal("2774.97") + Decimal("8000")
-    discount = round_money(subtotal * Decimal("3.33") / 100)
-    tax = round_money((subtotal - discount) * Decimal("13") / 100)
+    # ...then per VAT rate (goods 13 %: the switches, the kit, the training day typed as an
+    # optional line; services 6 %: the installation), the quote discount and VAT are each
+    # rounded to 0.01, half up.
+    goods = Decimal("200000.00") + Decimal("2774.97") + Decimal("8000")
+    services = Decimal("12345.67")
+    goods_discount = round_money(goods * Decimal("3.33") / 100)
+    services_discount = round_money(services * Decimal("3.33") / 100)
+    goods_tax = round_money((goods - goods_discount) * Decimal("13") / 100)
+    services_tax = round_money((services - services_discount) * Decimal("6") / 100)
+    assert [(row.vat_percent, row.tax) for row in choice.totals.tax_breakdown] == [
+        (Decimal("13.00"), goods_tax),
+        (Decimal("6.00"), services_tax),
+    ]
     assert (choice.totals.subtotal, choice.totals.discount, choice.totals.tax) == (
-        subtotal,
-        discount,
-        tax,
+        goods + services,
+        goods_discount + services_discount,
+        goods_tax + services_tax,
     )
-    assert choice.totals.total == subtotal - discount + tax
+    assert choice.totals.total == (
+        goods + services - goods_discount - services_discount + goods_tax + services_tax
+    )
 
 
 def test_an_alternative_and_an_optional_item_together(quote):

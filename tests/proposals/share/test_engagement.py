@@ -169,6 +169,8 @@ def test_a_beacon_is_read_with_its_sections():
         (b'{"open": "abc", "sections": {"cover": NaN}}', 400),
         (b'{"open": "abc", "sections": {"cover": Infinity}}', 400),
         (_body({"cover": 1}, open_key="k" * 10) + b" " * BEACON_MAX_BYTES, 413),
+        (b"[" * 1_000, 400),  # json recursed into a RecursionError: a 500
+        (b'{"open": "abc", "sections": {"cover": ' + b"[" * 40, 400),
     ],
 )
 def test_a_malformed_beacon_is_refused(body, status):
@@ -364,6 +366,18 @@ def test_a_malformed_beacon_on_a_live_link_is_400_and_records_nothing(client, sh
     assert LinkView.objects.get(link=link).script_ran is False
 
 
+def test_a_beacon_nested_a_thousand_deep_is_400_before_it_is_parsed(client, shared):
+    link, token = shared
+    page_open(client, token)
+    with mock.patch("json.loads", side_effect=AssertionError("parsed")) as loads:
+        response = beacon_post(client, token, b"[" * 1_000)
+    assert response.status_code == 400 and not loads.called
+    assert response.json() == {
+        "detail": "JSON parse error - objects and arrays may nest at most 32 levels."
+    }
+    assert LinkView.objects.get(link=link).script_ran is False
+
+
 def test_an_oversized_beacon_is_413_unread(client, shared):
     link, token = shared
     _, open_key = page_open(client, token)
@@ -510,6 +524,15 @@ def test_the_panel_shows_readers_and_scanners_apart_with_reading_time_per_sectio
     assert "HEAD request" in row
     last = ShareLink.objects.get(pk=link.pk).last_used_at
     assert timezone.localtime(last).strftime("%Y-%m-%d %H:%M") in row
+
+
+def test_the_panel_says_opens_come_from_the_customers_browser_and_can_be_forged(
+    client, world, shared, sent_quote
+):
+    """Issue 23, item 5: a link holder can send beacons; staff are told what the counts are."""
+    _engaged(Client(), shared[1])
+    assert "anyone holding the link can inflate them" in _panel(client, world, sent_quote, "en")
+    assert "持有链接的任何人都能" in _panel(client, world, sent_quote, "zh-hans")
 
 
 def test_the_panel_reads_in_chinese(client, world, shared, sent_quote):

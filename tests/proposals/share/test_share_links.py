@@ -312,6 +312,15 @@ def test_staff_create_list_and_revoke_links(client, world, sent_quote):
     assert link.revoked_at is not None
 
 
+def test_the_staff_panel_showing_a_new_link_may_not_be_cached(client, world, sent_quote):
+    client.force_login(world.sales)
+    created = client.post(
+        f"/quotes/{sent_quote.pk}/share-links/", {"recipient_name": "Dr Li", "days": 30}
+    )
+    assert created.status_code == 200 and "/p/" in created.content.decode()
+    assert created["Cache-Control"] == "no-store"
+
+
 def test_another_teams_quote_answers_404_on_every_staff_route(client, world, sent_quote):
     document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
     link, _ = share_link_create(quote=sent_quote, user=world.sales)

@@ -57,6 +57,58 @@ def test_no_spelling_of_a_token_reaches_the_logs(client, token, spelling, caplog
     assert token not in text and "a-guessed-token-value" not in text
 
 
+# Issue 23, item 2: spellings that do not serve the page but that a server, a proxy or a reader
+# may take for /p/<token>; each reached the logs with its token.
+ODD_SPELLINGS = (
+    "/p/./{t}",  # a dot segment
+    "/p/%2e/{t}",  # an encoded dot segment
+    "/p;/{t}",  # a ";" parameter
+    "/p\\{t}",  # a backslash
+    "/p%5C{t}",  # an encoded backslash
+    "/p%C0%AF{t}",  # an overlong UTF-8 slash
+    "/\uff50/{t}",  # a fullwidth p
+)
+
+
+@pytest.mark.parametrize("spelling", ODD_SPELLINGS)
+def test_odd_spellings_of_the_prefix_are_not_the_page_and_keep_the_token_out_of_the_logs(
+    client, token, spelling, caplog
+):
+    path = spelling.format(t=token)
+    with caplog.at_level(logging.DEBUG):
+        assert client.get(path).status_code == 404
+        logging.getLogger("django.server").info('"GET %s HTTP/1.1" 404 512', path)
+        logging.getLogger("gunicorn.access").info(
+            '%(h)s "%(r)s" %(s)s', {"h": "127.0.0.1", "r": f"GET {path} HTTP/1.1", "s": "404"}
+        )
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert token not in text
+    assert text.count("/p/[redacted]") >= 3  # Django's 404 line, runserver's, gunicorn's
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("GET /p/./AbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("GET /p/%2e/AbC/pdf HTTP/1.1", "GET /p/[redacted]/pdf HTTP/1.1"),
+        ("GET /p;x=1/AbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("Not Found: /p\\AbC", "Not Found: /p/[redacted]"),
+        ("GET /p%5cAbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("GET /p%C0%AFAbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("GET /p%E0%80%AFAbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("Not Found: /\uff50/AbC", "Not Found: /p/[redacted]"),
+        ("GET /%EF%BD%90/AbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),  # fullwidth, as sent
+        ("GET /\uff30\uff0fAbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),  # fullwidth P and /
+        ("GET /x/../p/AbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("GET /p/AbC/.. HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),  # what ".." takes away too
+        ("GET /p/x/../AbC HTTP/1.1", "GET /p/[redacted] HTTP/1.1"),
+        ("GET /a;b/c\\d/%2e/e HTTP/1.1", "GET /a;b/c\\d/%2e/e HTTP/1.1"),  # no /p/: as it was
+    ],
+)
+def test_every_spelling_of_the_prefix_is_redacted_in_its_normal_form(text, expected):
+    assert redact(text) == expected
+
+
 def test_every_handler_of_the_settings_redacts_too(token):
     """The console handler carries the filter, for loggers that have none of their own."""
     records = []

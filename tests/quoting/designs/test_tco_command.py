@@ -57,7 +57,7 @@ def test_a_gpu_missing_from_the_catalog_is_named(h100_catalog, tmp_path):
         call_command("tco", "--input", str(path))
 
 
-@pytest.mark.parametrize("text", ["{not json", '{"nodes": NaN}', "[1, 2"])
+@pytest.mark.parametrize("text", ["{not json", '{"nodes": NaN}', "[1, 2", "[" * 1_000])
 def test_a_file_that_is_not_json_is_a_command_error(tmp_path, text):
     path = tmp_path / "bad.json"
     path.write_text(text, encoding="utf-8")

@@ -288,7 +288,8 @@ def test_capital_recovery_factor_is_straight_line_at_zero_rate_and_annuity_other
 
 def test_annual_cost_adds_capital_support_energy_and_space():
     """tco-model §3 on one 10 kW node: capital 1,000,000 / 5 = 200,000; support 20 % of
-    hardware = 200,000; energy 10 kW x PUE 1.5 x 8760 h x 1.00 = 131,400; space 5,000."""
+    hardware = 200,000, all of it the servers' (no network capex); energy 10 kW x PUE 1.5 x
+    8760 h x 1.00 = 131,400; space 5,000."""
     costs = {
         "server_capex": 1_000_000,
         "discount_rate": 0,
@@ -302,12 +303,13 @@ def test_annual_cost_adds_capital_support_energy_and_space():
     (option,) = evaluate_options(request(IB_8X400, nodes=1, costs=costs))
 
     breakdown = option.annual_cost_breakdown
-    assert (breakdown.capital, breakdown.support, breakdown.energy, breakdown.space) == (
+    assert (breakdown.capital, breakdown.server_support, breakdown.energy, breakdown.space) == (
         Decimal("200000.00"),
         Decimal("200000.00"),
         Decimal("131400.00"),
         Decimal("5000.00"),
     )
+    assert breakdown.support == 0, "no network capex: no network support"
     assert option.annual_cost == Decimal("536400.00")
     assert option.effective_gpu_hours_per_year == Decimal(8 * 8760)
     assert option.cost_per_effective_gpu_hour == Decimal("7.6541")  # 536,400 / 70,080
@@ -328,7 +330,9 @@ def test_the_infiniband_premium_pays_back_from_the_compute_it_recovers():
     assert best.payback_years == pytest.approx(Decimal(1_200_000) / recovered, abs=Decimal("0.01"))
     assert cheap.payback_years is None  # the cheapest build has no premium to pay back
     yearly_net = best.effective_gpu_hours_per_year * 12 - (
-        best.annual_cost_breakdown.support + best.annual_cost_breakdown.energy
+        best.annual_cost_breakdown.support
+        + best.annual_cost_breakdown.server_support
+        + best.annual_cost_breakdown.energy
     )
     assert best.npv == pytest.approx(5 * yearly_net - best.capex, abs=Decimal(50))
 

@@ -117,4 +117,10 @@ def test_money_is_decimal_and_never_negative(workload, first, second, cost_input
 
 
 def vars_of(breakdown) -> tuple[Decimal, ...]:
-    return (breakdown.capital, breakdown.support, breakdown.energy, breakdown.space)
+    return (
+        breakdown.capital,
+        breakdown.support,
+        breakdown.server_support,
+        breakdown.energy,
+        breakdown.space,
+    )

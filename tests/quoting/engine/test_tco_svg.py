@@ -69,10 +69,12 @@ def test_efficiency_lines_have_a_point_per_cluster_size(result):
     assert all(len(line.get("points").split()) == 11 for line in lines)  # 1 ... 1024 nodes
 
 
-def test_cost_breakdown_stacks_four_components_per_option(result):
+def test_cost_breakdown_stacks_five_components_per_option(result):
+    """Capital, network support, server support (the servers are priced), energy, space."""
     root = parse(cost_breakdown_chart(result))
     for group in root.iter(f"{SVG}g"):
-        assert len(group.findall(f"{SVG}rect")) == 4
+        assert len(group.findall(f"{SVG}rect")) == 5
+    assert "Server support" in cost_breakdown_chart(result)
 
 
 def test_yearly_licences_are_a_fifth_stacked_component_when_an_option_pays_them(result):

@@ -4,12 +4,14 @@ and kept for good once the revision is sent."""
 import hashlib
 import io
 import zipfile
+from unittest import mock
 
 import pytest
 
 from quoting.designs.models import SavedDesign
 from quoting.engine.install.pack import PACK_FILE_NAMES
 from quoting.quotes.models import InstallPack, Quote
+from quoting.quotes.services.install import INSTALL_PACKS_KEPT
 from quoting.quotes.services.quotes import quote_send
 from tests.quoting.api_world import quote_world_make, token_client
 
@@ -72,6 +74,16 @@ def test_a_sent_revision_keeps_its_pack_even_when_the_saved_design_changes(api, 
     assert again.pk == first.pk and again.sha256 == first.sha256 != ""
     assert hashlib.sha256(api.get(url(qw)).content).hexdigest() == first.sha256
     assert InstallPack.objects.count() == 1
+
+
+def test_a_revision_keeps_its_three_newest_packs(api, qw):
+    """Issue 23, item 6: each request on a draft (or each site on a sent one) made a row of up
+    to 10 MB, kept for good."""
+    with mock.patch("quoting.quotes.services.install.enqueue_or_leave_to_sweeper"):
+        asked = [ask(api, qw, {"rack_units": 42 + n}).pk for n in range(5)]
+    kept = InstallPack.objects.filter(revision=qw.quote.current_revision)
+    assert sorted(kept.values_list("pk", flat=True)) == asked[-INSTALL_PACKS_KEPT:]
+    assert INSTALL_PACKS_KEPT == 3
 
 
 def test_a_draft_revision_builds_again_from_the_design_as_it_is_now(api, qw):

@@ -139,7 +139,8 @@ def test_the_customer_accepting_on_the_link_tells_the_owner_who_signed(world, se
     assert _accept(token).status_code == 302
     accepted = Notification.objects.get(kind=Kind.QUOTE_ACCEPTED)
     assert accepted.recipient == world.sales
-    assert accepted.message() == f"Li Wei of Pengcheng University accepted {sent.number}."
+    assert accepted.message().startswith(f"Li Wei of Pengcheng University accepted {sent.number}.")
+    assert accepted.message().endswith(" CNY.")  # "Booked: <its total> CNY."
     assert not Notification.objects.exclude(recipient=world.sales).exists()
 
 

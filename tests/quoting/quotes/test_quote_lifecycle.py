@@ -7,7 +7,6 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
-from django.test import override_settings
 
 from quoting.errors import (
     ApprovalRequired,
@@ -17,8 +16,14 @@ from quoting.errors import (
     QuoteExpired,
     StaleVersion,
 )
-from quoting.quotes.models import TRANSITIONS, Approval, ApprovalDecision, QuoteStatus
-from quoting.quotes.selectors import discount_threshold, quote_audit_trail
+from quoting.quotes.models import (
+    TRANSITIONS,
+    Approval,
+    ApprovalDecision,
+    ApprovalRule,
+    QuoteStatus,
+)
+from quoting.quotes.selectors import approval_rules, quote_audit_trail, sender_rule
 from quoting.quotes.services.quotes import (
     quote_add_product,
     quote_approve,
@@ -63,13 +68,20 @@ def _discount(quote, user, percent):
 # --- approvals -----------------------------------------------------------------------------------
 
 
-def test_thresholds_are_per_role_and_superusers_have_none(world, make_user):
-    assert discount_threshold(user=world.sales) == Decimal(10)
-    assert discount_threshold(user=world.manager) == Decimal(25)
-    assert discount_threshold(user=make_user("nobody", role=None)) == Decimal(0)
-    assert discount_threshold(user=make_user("root", role=None, is_superuser=True)) is None
-    with override_settings(QUOTING_DISCOUNT_APPROVAL_THRESHOLDS={"sales": Decimal(12)}):
-        assert discount_threshold(user=world.sales) == Decimal(12)
+def _limit(user):
+    rule = sender_rule(user=user, rules=approval_rules())
+    return None if rule is None else rule.max_discount_percent
+
+
+def test_rules_are_per_role_and_superusers_have_none(world, make_user):
+    assert _limit(world.sales) == Decimal(10)
+    assert _limit(world.manager) == Decimal(25)
+    assert _limit(make_user("nobody", role=None)) == Decimal(0)
+    assert _limit(make_user("root", role=None, is_superuser=True)) is None
+    ApprovalRule.objects.update_or_create(
+        role="sales", defaults={"level": 1, "max_discount_percent": Decimal(12)}
+    )
+    assert _limit(world.sales) == Decimal(12)
 
 
 def test_sales_can_send_a_discount_up_to_their_threshold_without_approval(world, draft):

@@ -430,11 +430,7 @@ def test_recording_the_customers_answer_by_phone(sales, world, draft):
     )
     assert quote_reload(draft).status == QuoteStatus.ACCEPTED
     page = sales.get(f"/quotes/{draft.pk}/").content.decode()
-    assert (
-        "Accepted" in page
-        and "Mr Chen, by phone" in page
-        and "Accepted: nothing left to do" in page
-    )
+    assert "Accepted" in page and "Mr Chen, by phone" in page and "Accepted and booked" in page
 
 
 # --- query counts --------------------------------------------------------------------------------

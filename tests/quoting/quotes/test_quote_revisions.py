@@ -64,7 +64,8 @@ def test_a_sent_revision_never_changes_when_catalog_prices_do(world, sent_quote)
         == [("SW-1", 2, Decimal("1000.00")), ("Site survey", 1, Decimal("500.00"))]
     )
     assert revision_totals(revision=r1) == before_totals
-    assert r1.total == Decimal("2825.00")  # stored when frozen: 2500.00 + 13 % VAT
+    # Stored when frozen: 2,000.00 of goods at 13 % VAT and a 500.00 survey at 6 %.
+    assert r1.total == Decimal("2790.00")
     # Even the next revision keeps what was offered: copying never re-prices.
     r2 = quote_revise(quote=sent_quote, user=world.sales, expected_version=sent_quote.version)
     assert _lines(r2) == before_lines

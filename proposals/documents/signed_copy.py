@@ -1,0 +1,417 @@
+"""The signed copy: the accepted PDF's pages copied as they are, then the certificate's pages,
+and the accepted PDF itself attached byte for byte (`accepted-original.pdf`). And its check,
+which needs pypdf alone (no WeasyPrint, no database).
+
+The check compares what is rendered, not only each page's content stream (issue 23): each of
+the original's pages against the copy's, with everything reachable from it (content, resources:
+fonts, images, Form XObjects and what they reach, annotations, every box, the rotation, the
+page's actions, inherited attributes included); the document may run nothing (/OpenAction, /AA,
+document scripts) and its catalog may hold nothing the original's does not, besides the
+attachment; the attachment must be the original; the original's SHA-256 must be the one the
+portal published. What only the portal can vouch for, the certificate's own claims (who signed,
+when, what they chose), is bound by the copy's SHA-256 as the portal recorded it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import re
+
+from pypdf import PdfReader, PdfWriter
+from pypdf.errors import PyPdfError
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
+
+# Written into the signed copy's document information too, for programs that read no text.
+ORIGINAL_SHA256_KEY = "/FabricQuoteOriginalSHA256"
+# The accepted PDF, attached to its signed copy byte for byte.
+ACCEPTED_ORIGINAL_NAME = "accepted-original.pdf"
+# Page attributes a page without its own takes from the page tree above it.
+INHERITABLE = ("/Resources", "/MediaBox", "/CropBox", "/Rotate")
+# Objects compared at most per check: a copy built to make the check slow is refused instead.
+MAX_COMPARED = 500_000
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
+    """The original's document cloned as it is (pages, resources, outline: not one object
+    rewritten), the certificate's pages after its own, and the original attached."""
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(original)))
+    for page in PdfReader(io.BytesIO(certificate)).pages:
+        writer.add_page(page)
+    writer.add_attachment(ACCEPTED_ORIGINAL_NAME, original)
+    writer.add_metadata({ORIGINAL_SHA256_KEY: hashlib.sha256(original).hexdigest()})
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+@dataclasses.dataclass(frozen=True)
+class SignedCopyCheck:
+    original_sha256: str
+    original_pages: int
+    signed_pages: int
+    problems: tuple[str, ...]
+    signed_sha256: str = ""  # the copy's own
+    carries_original: bool = False  # False: a copy made before copies carried their original
+    published_sha256: str = ""  # the original's, as the portal published it (if known)
+    recorded_signed_sha256: str = ""  # the copy's, as the portal recorded it (if known)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def certificate_bound(self) -> bool:
+        """The copy is, byte for byte, the one the portal recorded: its certificate too."""
+        return bool(self.recorded_signed_sha256) and self.recorded_signed_sha256 == (
+            self.signed_sha256
+        )
+
+
+def signed_copy_verify(
+    *, original: bytes, signed: bytes, sha256: str = "", signed_sha256: str = ""
+) -> SignedCopyCheck:
+    """Is `signed` the signed copy of `original`, unchanged? `sha256`: the original's SHA-256
+    as the portal published it (the acceptance's document_sha256); `signed_sha256`: the copy's
+    (its signed_sha256), the only thing that binds the certificate's claims. Either may be
+    empty: that part is then not checked and `certificate_bound` stays False (the command,
+    proposals.acceptance.selectors.signed_copy_checked, says OK only with both)."""
+    sha = hashlib.sha256(original).hexdigest()
+    own = hashlib.sha256(signed).hexdigest()
+    published, recorded = (sha256 or "").strip().lower(), (signed_sha256 or "").strip().lower()
+    problems = _published_problems(sha, own, published, recorded)
+    try:
+        first, copy = _read(original, "ORIGINAL"), _read(signed, "SIGNED")
+    except _Unreadable as exc:
+        return SignedCopyCheck(sha, 0, 0, (*problems, str(exc)), own, False, published, recorded)
+    attached = _attachments(copy)
+    count = len(first.pages)
+    if len(copy.pages) <= count:
+        problems.append(
+            f"The signed copy has {len(copy.pages)} page(s); the original has {count}, so "
+            f"there is no certificate after them."
+        )
+    if attached:
+        problems += _attachment_problems(attached, sha)
+        try:
+            problems += _compared(first, copy, count)
+            problems += _document_problems(first, copy)
+            problems += _certificate_page_problems(copy, count)
+        except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(f"The signed copy's pages or catalog cannot be read: {exc}")
+    elif recorded and recorded == own:
+        # Made before copies carried their original: the portal's record vouches for it; its
+        # pages are still checked to belong with this original (content and size).
+        problems += _pages_by_content(first, copy, count)
+    else:
+        problems.append(
+            f"The signed copy carries no attached original ({ACCEPTED_ORIGINAL_NAME}): it was "
+            f"made before signed copies carried theirs, or the attachment was removed. Such a "
+            f"copy is verified only by its own SHA-256 ({own}) as the portal recorded it: run "
+            f"this check inside the portal, or give the recorded one (--signed-sha256)."
+        )
+    certificate = _certificate_text(copy, count)
+    if (published or sha) not in certificate:
+        problems.append(
+            f"The certificate does not name the original's SHA-256 ({published or sha})."
+        )
+    return SignedCopyCheck(
+        original_sha256=sha,
+        original_pages=count,
+        signed_pages=len(copy.pages),
+        problems=tuple(problems),
+        signed_sha256=own,
+        carries_original=bool(attached),
+        published_sha256=published,
+        recorded_signed_sha256=recorded,
+    )
+
+
+def _certificate_text(copy: PdfReader, count: int) -> str:
+    """The certificate's text without white space (a SHA-256 may be broken over lines)."""
+    try:
+        return "".join("".join((page.extract_text() or "").split()) for page in copy.pages[count:])
+    except (PyPdfError, ValueError, KeyError, TypeError, RecursionError):
+        return ""  # unreadable: it names nothing
+
+
+def _published_problems(sha: str, own: str, published: str, recorded: str) -> list[str]:
+    problems = []
+    for given, what in ((published, "--sha256"), (recorded, "--signed-sha256")):
+        if given and not _SHA256.match(given):
+            problems.append(f"The SHA-256 given ({what}) is not 64 hexadecimal digits: {given}.")
+    if published and published != sha:
+        problems.append(
+            f"The original's SHA-256 is {sha}, not the one the portal published ({published}): "
+            f"it is not the PDF that was accepted."
+        )
+    if recorded and recorded != own:
+        problems.append(
+            f"This is not the signed copy the portal recorded: its SHA-256 is {own}, the "
+            f"recorded one {recorded}. Its certificate, its pages or its attachment were "
+            f"changed, or it was made elsewhere."
+        )
+    return problems
+
+
+class _Unreadable(Exception):
+    pass
+
+
+def _read(data: bytes, which: str) -> PdfReader:
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            raise _Unreadable(f"{which} is encrypted; the portal's PDFs are not.")
+        len(reader.pages)  # walks the page tree: a broken one fails here
+    except (PyPdfError, ValueError, KeyError, TypeError, RecursionError) as exc:
+        raise _Unreadable(f"{which} is not a PDF that can be read: {exc}") from None
+    return reader
+
+
+def _attachments(copy: PdfReader) -> dict[str, list[bytes]]:
+    try:
+        return {name: list(data) for name, data in copy.attachments.items()}
+    except (PyPdfError, ValueError, KeyError, TypeError) as exc:
+        return {"(unreadable)": [str(exc).encode()]}
+
+
+def _attachment_problems(attached: dict[str, list[bytes]], sha: str) -> list[str]:
+    problems = []
+    others = sorted(name for name in attached if name != ACCEPTED_ORIGINAL_NAME)
+    if others:
+        problems.append(
+            f"The signed copy carries attachments besides {ACCEPTED_ORIGINAL_NAME}: "
+            f"{', '.join(others)}."
+        )
+    carried = attached.get(ACCEPTED_ORIGINAL_NAME, [])
+    if len(carried) != 1:
+        problems.append(
+            f"The signed copy carries {len(carried)} files named {ACCEPTED_ORIGINAL_NAME}; "
+            f"the portal attaches one."
+        )
+    for data in carried:
+        theirs = hashlib.sha256(data).hexdigest()
+        if theirs != sha:
+            problems.append(
+                f"The attached {ACCEPTED_ORIGINAL_NAME} is not the original: its SHA-256 is "
+                f"{theirs}, the original's {sha}."
+            )
+    return problems
+
+
+# --- the pages, compared deeply ------------------------------------------------------------------
+
+PAGE_PARTS = {
+    "/Contents": "its content",
+    "/Resources": "its resources (fonts, images, drawings)",
+    "/Annots": "its annotations",
+    "/MediaBox": "its /MediaBox (the page's size)",
+    "/CropBox": "its /CropBox (what is shown of the page)",
+    "/BleedBox": "its /BleedBox",
+    "/TrimBox": "its /TrimBox",
+    "/ArtBox": "its /ArtBox",
+    "/Rotate": "its rotation (/Rotate)",
+    "/AA": "its actions (/AA)",
+}
+
+
+class _TooComplex(Exception):
+    pass
+
+
+def _compared(first: PdfReader, copy: PdfReader, count: int) -> list[str]:
+    """Each of the original's pages against the copy's page of the same number, with all that
+    is reachable from it. One budget for the whole document: shared objects (fonts, drawings)
+    are compared once."""
+    problems: list[str] = []
+    compare = _Comparison(first, copy)
+    try:
+        for n, (mine, theirs) in enumerate(
+            zip(first.pages, copy.pages[:count], strict=False), start=1
+        ):
+            path = compare.differs(_page_entries(mine), _page_entries(theirs))
+            if path is not None:
+                problems.append(
+                    f"Page {n} differs from the original's page {n}: {_part(path)} (at {path})."
+                )
+    except _TooComplex:
+        problems.append(
+            f"The signed copy's pages reach more than {MAX_COMPARED} objects: too many to "
+            f"compare, refused."
+        )
+    return problems
+
+
+def _part(path: str) -> str:
+    """What a reader would call the page entry at the start of `path` ("/Resources/Font/F1")."""
+    top = "/" + path.split("/")[1].split("[")[0] if path.startswith("/") else path
+    return PAGE_PARTS.get(top, f"its entry {top}")
+
+
+def _reference(value) -> tuple[int, int] | None:
+    if isinstance(value, IndirectObject):
+        return value.idnum, value.generation
+    reference = getattr(value, "indirect_reference", None)  # a page as pypdf lists it
+    return (reference.idnum, reference.generation) if reference is not None else None
+
+
+def _resolved(value, depth: int = 0):
+    while isinstance(value, IndirectObject):
+        depth += 1
+        if depth > 32:
+            raise _TooComplex
+        value = value.get_object()
+    return value
+
+
+def _page_entries(page) -> dict:
+    """The page's entries as a viewer uses them: its own (but /Parent) and those it inherits
+    from the page tree (/Resources, /MediaBox, /CropBox, /Rotate)."""
+    entries = {key: page.raw_get(key) for key in page if key != "/Parent"}
+    node, depth = page.get("/Parent"), 0
+    while node is not None:
+        node, depth = _resolved(node), depth + 1
+        if depth > 64 or not isinstance(node, DictionaryObject):
+            raise _TooComplex
+        for key in INHERITABLE:
+            if key not in entries and key in node:
+                entries[key] = node.raw_get(key)
+        node = node.get("/Parent")
+    return entries
+
+
+class _Comparison:
+    """Structural equality of two PDF object graphs, following references: dictionaries (a
+    page's /Parent aside: the page trees differ by the certificate), arrays, streams by their
+    raw bytes and filters, everything else by value. A pair met again is taken as equal (the
+    graphs have cycles: an annotation's /P is its page)."""
+
+    def __init__(self, first: PdfReader, copy: PdfReader) -> None:
+        self.seen: set[tuple[int, int]] = set()
+        self.budget = MAX_COMPARED
+        # A reference to a page (a link's destination, an annotation's /P, an outline item)
+        # is compared by the page's number: the pages themselves are compared one by one.
+        self.numbers = tuple(
+            {_reference(page): n for n, page in enumerate(reader.pages)} for reader in (first, copy)
+        )
+
+    def differs(self, mine, theirs) -> str | None:
+        """The path of the first difference, or None."""
+        path = self._differs(mine, theirs)
+        if path is not None:
+            # Pairs met on the way were taken as equal while they were being compared: not all
+            # are, so none is remembered.
+            self.seen.clear()
+        return path
+
+    def _differs(self, mine, theirs) -> str | None:
+        stack = [(mine, theirs, "")]
+        while stack:
+            a, b, path = stack.pop()
+            pages = self.numbers[0].get(_reference(a)), self.numbers[1].get(_reference(b))
+            if pages != (None, None):
+                if pages[0] != pages[1]:
+                    return path
+                continue
+            a, b = _resolved(a), _resolved(b)
+            self.budget -= 1
+            if self.budget < 0:
+                raise _TooComplex
+            # The readers hold their objects for the whole check, so their ids stay theirs.
+            if isinstance(a, (DictionaryObject, ArrayObject)):
+                pair = (id(a), id(b))
+                if pair in self.seen:
+                    continue
+                self.seen.add(pair)
+            if type(a) is not type(b):
+                return path
+            if isinstance(a, StreamObject) and a._data != b._data:  # raw, as stored
+                return path
+            if isinstance(a, dict):
+                page = a.get("/Type") == "/Page"
+                keys = {k for k in a if not (page and k == "/Parent")}
+                other = {k for k in b if not (page and k == "/Parent")}
+                if keys != other:
+                    return path + min(keys ^ other)
+                raw_a = a.raw_get if isinstance(a, DictionaryObject) else a.get
+                raw_b = b.raw_get if isinstance(b, DictionaryObject) else b.get
+                stack += [(raw_a(k), raw_b(k), path + k) for k in sorted(keys, reverse=True)]
+            elif isinstance(a, ArrayObject):
+                if len(a) != len(b):
+                    return path
+                stack += [
+                    (x, y, f"{path}[{i}]")
+                    for i, (x, y) in reversed(list(enumerate(zip(a, b, strict=True))))
+                ]
+            elif a != b:
+                return path
+        return None
+
+
+def _pages_by_content(first: PdfReader, copy: PdfReader, count: int) -> list[str]:
+    """The weaker check of copies made before they carried their original: each page's
+    content stream and size."""
+    problems = []
+    for n, page in enumerate(first.pages[: min(count, len(copy.pages))], start=1):
+        theirs = copy.pages[n - 1]
+        if _page_content(page) != _page_content(theirs):
+            problems.append(f"Page {n} differs from the original's page {n}: its content.")
+        elif list(page.mediabox) != list(theirs.mediabox):
+            problems.append(f"Page {n} differs from the original's page {n}: its size.")
+    return problems
+
+
+def _page_content(page) -> bytes:
+    contents = page.get_contents()
+    return contents.get_data() if contents is not None else b""
+
+
+# --- the document around the pages ---------------------------------------------------------------
+
+
+def _document_problems(first: PdfReader, copy: PdfReader) -> list[str]:
+    """The copy's catalog: no action, no script, nothing the original's has not (its page tree
+    aside, and the attachment in its name tree)."""
+    mine, theirs = first.trailer["/Root"], copy.trailer["/Root"]
+    problems = []
+    if "/OpenAction" in theirs:
+        problems.append("The signed copy runs an action when opened (/OpenAction).")
+    if "/AA" in theirs:
+        problems.append("The signed copy runs actions on document events (/AA in its catalog).")
+    names = _resolved(theirs.get("/Names")) or DictionaryObject()
+    if "/JavaScript" in names:
+        problems.append("The signed copy carries document scripts (/Names /JavaScript).")
+    compare = _Comparison(first, copy)
+    try:
+        for key in sorted(set(theirs) - {"/Type", "/Pages", "/Names", "/OpenAction", "/AA"}):
+            if key not in mine:
+                problems.append(
+                    f"The signed copy's catalog has {key}, which the original's has not."
+                )
+            elif compare.differs(mine.raw_get(key), theirs.raw_get(key)) is not None:
+                problems.append(
+                    f"The signed copy's catalog entry {key} differs from the original's."
+                )
+        own_names = _resolved(mine.get("/Names")) or DictionaryObject()
+        for key in sorted(set(names) - {"/EmbeddedFiles", "/JavaScript"}):
+            if (
+                key not in own_names
+                or compare.differs(own_names.raw_get(key), names.raw_get(key)) is not None
+            ):
+                problems.append(f"The signed copy's name tree {key} is not the original's.")
+    except _TooComplex:
+        problems.append("The signed copy's catalog is too large to compare, refused.")
+    return problems
+
+
+def _certificate_page_problems(copy: PdfReader, count: int) -> list[str]:
+    problems = []
+    for n, page in enumerate(copy.pages[count:], start=count + 1):
+        if _resolved(page.get("/Annots")):
+            problems.append(f"Page {n}, of the certificate, carries annotations.")
+        if "/AA" in page:
+            problems.append(f"Page {n}, of the certificate, carries actions (/AA).")
+    return problems

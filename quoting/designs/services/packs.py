@@ -1,0 +1,137 @@
+"""Installation packs of unsaved designs: the design page's and the design API's.
+
+A pack of up to DESIGN_PACK_WAIT_MAX_GPUS is built while the request waits (half a second). A
+larger one held a web worker for seconds (32,768 GPUs: 9-17 s of CPU, a 10 MB zip), so it is
+asked for here and built by a worker after commit, as a quote revision's pack is
+(quoting.quotes.services.install): the row is the truth, only a pending pack is claimed
+(pending -> building, one UPDATE), the zip is stored with its SHA-256. The site is checked
+before the row is written (the racks placed, milliseconds), so a site that cannot hold the
+design is still a 400 on its field. Each person keeps their DESIGN_PACKS_KEPT newest packs:
+asking for another deletes the older ones, and asking again for the same design on the same
+site returns the pack already made or on its way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import time
+from dataclasses import asdict
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+from django.utils import timezone
+
+from portal.queueing import enqueue_or_leave_to_sweeper
+from quoting.designs.models import DesignInstallPack, InstallPackStatus
+from quoting.designs.services.designs import (
+    design_compute,
+    design_install_check,
+    design_install_layout,
+    site_from_json,
+)
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricDesign
+from quoting.engine.fabric.requirements import requirements_from_json
+from quoting.engine.install.pack import pack_zip_chunks
+
+logger = logging.getLogger(__name__)
+
+DESIGN_PACK_WAIT_MAX_GPUS = 2_048  # about 4,000 cables: 0.4 s for the layout and its zip
+DESIGN_PACKS_KEPT = 3  # per person; the older ones are deleted when a new one is asked for
+BUILD_TASK = "quoting.design_pack_build"
+
+
+def design_pack_waits(design: FabricDesign) -> bool:
+    """Whether this design's pack is built while the request waits (else by a worker)."""
+    return design.gpu_count <= DESIGN_PACK_WAIT_MAX_GPUS
+
+
+def design_pack_request(*, user, design: FabricDesign, site: dict) -> DesignInstallPack:
+    """A pending pack of `design` on `site` (the site fields given; the defaults for the rest),
+    built after commit; or the same one already asked for by this user, unless it failed.
+    Raises InvalidInput on the field at fault (the design's size, a site that cannot hold it)."""
+    design_install_check(design=design, site=site_from_json(site))
+    # As the JSON columns give them back, so that the same request compares equal.
+    requirements, site = _stored(asdict(design.requirements)), _stored(site)
+    with transaction.atomic():
+        kept = list(
+            DesignInstallPack.objects.filter(requested_by=user)
+            .defer("archive")
+            .order_by("-created_at", "-pk")[:DESIGN_PACKS_KEPT]
+        )
+        for pack in kept:
+            same = pack.requirements == requirements and pack.site == site
+            if same and pack.status != InstallPackStatus.FAILED:
+                if pack.status == InstallPackStatus.PENDING:  # its first send may have failed
+                    transaction.on_commit(
+                        lambda pk=pack.pk: enqueue_or_leave_to_sweeper(BUILD_TASK, pk)
+                    )
+                return pack
+        pack = DesignInstallPack.objects.create(
+            requirements=requirements, site=site, gpu_count=design.gpu_count, requested_by=user
+        )
+        older = DesignInstallPack.objects.filter(requested_by=user).order_by("-created_at", "-pk")
+        DesignInstallPack.objects.filter(
+            pk__in=list(older.values_list("pk", flat=True)[DESIGN_PACKS_KEPT:])
+        ).delete()
+        transaction.on_commit(lambda: enqueue_or_leave_to_sweeper(BUILD_TASK, pack.pk))
+    return pack
+
+
+def _stored(value: dict) -> dict:
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
+
+
+def design_pack_build(*, pack_id: int) -> str | None:
+    """Build one pack; returns its status, or None when it was not ours to build (built, taken
+    by another worker, or deleted since)."""
+    claimed = DesignInstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.PENDING).update(
+        status=InstallPackStatus.BUILDING
+    )
+    if not claimed:
+        return None
+    pack = DesignInstallPack.objects.defer("archive").filter(pk=pack_id).first()
+    if pack is None:
+        return None
+    started = time.monotonic()
+    try:
+        site = site_from_json(pack.site)
+        design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
+        layout = design_install_layout(design=design, site=site)
+        archive = b"".join(pack_zip_chunks(layout))
+    except InvalidInput as error:
+        return _failed(pack_id, f"The design or site is not buildable: {error}")
+    except Exception:
+        logger.exception("design install pack %s: build failed", pack_id)
+        return _failed(
+            pack_id,
+            "The pack could not be built (an internal error; the team can see the details).",
+        )
+    DesignInstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
+        status=InstallPackStatus.READY,
+        archive=archive,
+        sha256=hashlib.sha256(archive).hexdigest(),
+        size=len(archive),
+        build_ms=round((time.monotonic() - started) * 1000),
+        error="",
+        finished_at=timezone.now(),
+    )
+    return InstallPackStatus.READY
+
+
+def _failed(pack_id: int, reason: str) -> str:
+    DesignInstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
+        status=InstallPackStatus.FAILED, error=reason[:500], finished_at=timezone.now()
+    )
+    return InstallPackStatus.FAILED
+
+
+def design_pack_of(*, user, pack_id, archive: bool = False) -> DesignInstallPack | None:
+    """One of the user's own packs (another's is None, as is a deleted one); without its zip
+    unless `archive`."""
+    if not 0 < pack_id < 2**63:  # past a bigint: no row, and no query either
+        return None
+    packs = DesignInstallPack.objects.filter(requested_by=user)
+    return (packs if archive else packs.defer("archive")).filter(pk=pack_id).first()
