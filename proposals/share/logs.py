@@ -51,9 +51,11 @@ def _unescaped(found: re.Match) -> str:
     return chr(code) if code <= 0x10FFFF else found.group()
 
 
-def _decoded(text: str) -> str:
+def _decoded(text: str, *, escapes: bool = True) -> str:
     for _ in range(_DECODE_ROUNDS):
-        escaped = _ESCAPED.sub(_unescaped, text).encode("utf-8", errors="surrogatepass")
+        escaped = (_ESCAPED.sub(_unescaped, text) if escapes else text).encode(
+            "utf-8", errors="surrogatepass"
+        )
         raw = _OVERLONG.sub(_overlong, unquote_to_bytes(escaped))
         decoded = unicodedata.normalize("NFKC", raw.decode("utf-8", errors="replace"))
         if decoded == text:
@@ -76,9 +78,12 @@ def _dot_segments(path: str, *, resolve: bool) -> str:
     return "/".join(kept) + mark + query
 
 
-def share_path_normalised(word: str, *, resolve: bool = True) -> str:
-    """A word of a log line read as a path: decoded, NFKC, slashes, no ";" nor dot segments."""
-    text = _PARAMS.sub("", _decoded(word).replace("\\", "/"))
+def share_path_normalised(word: str, *, resolve: bool = True, escapes: bool = True) -> str:
+    """A word of a log line read as a path: decoded, NFKC, slashes, no ";" nor dot segments.
+    `escapes`: read "\\xNN" and "\\uNNNN" as Django's escapes; a raw path can hold the same
+    characters ("/p%5CXe7..." decodes to "/p\\Xe7...", a backslash and a token), so both
+    readings are tried."""
+    text = _PARAMS.sub("", _decoded(word, escapes=escapes).replace("\\", "/"))
     return _dot_segments(text, resolve=resolve)
 
 
@@ -86,11 +91,12 @@ def _word_redacted(found: re.Match) -> str:
     word = found.group()
     if not _MAYBE.search(word):
         return word
-    for resolve in (True, False):
-        normal = share_path_normalised(word, resolve=resolve)
-        redacted = _NORMAL_SHARE_PATH.sub("/p/[redacted]", normal)
-        if redacted != normal:
-            return redacted
+    for escapes in (True, False):
+        for resolve in (True, False):
+            normal = share_path_normalised(word, resolve=resolve, escapes=escapes)
+            redacted = _NORMAL_SHARE_PATH.sub("/p/[redacted]", normal)
+            if redacted != normal:
+                return redacted
     return word
 
 

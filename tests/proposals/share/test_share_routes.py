@@ -143,3 +143,12 @@ def test_every_handler_of_the_settings_redacts_too(token):
 )
 def test_redaction_keeps_the_route_and_drops_the_token(text, expected):
     assert redact(text) == expected
+
+
+@pytest.mark.parametrize("head", ["Xe7", "xff", "u0041", "U0001F600"])
+def test_a_token_that_reads_like_an_escape_is_still_redacted_after_a_backslash(head):
+    """ "/p%5CXe7..." decodes to a backslash then the token: read as Django's "\\xe7" escape it
+    would hide the token from the redaction, so the raw reading is tried too."""
+    token = head + "mEaoGPEfE214fuqMX_HBGTTST86wdOnKirg"
+    for spelling in ("/p%5C{t}", "/p\\{t}", '"GET /p%5c{t} HTTP/1.1" 404'):
+        assert token not in redact(spelling.format(t=token)), spelling

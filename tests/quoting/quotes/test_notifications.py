@@ -445,7 +445,7 @@ def test_every_email_is_on_until_the_user_turns_some_off(world):
     assert response.status_code == 302
     assert set(
         NotificationEmailOptOut.objects.filter(user=world.sales).values_list("kind", flat=True)
-    ) == {Kind.LINK_OPENED, Kind.APPROVAL_REQUESTED, Kind.APPROVAL_DECIDED}
+    ) == {Kind.LINK_OPENED, Kind.APPROVAL_REQUESTED, Kind.APPROVAL_DECIDED, Kind.RENEWAL_DUE}
     page = client.get("/account/notifications/").content.decode()
     assert page.count("checked") == 2
     assert not NotificationEmailOptOut.objects.filter(user=world.manager).exists()
