@@ -240,6 +240,11 @@ class AcceptanceTotalsSerializer(serializers.Serializer):
     total = serializers.DecimalField(max_digits=16, decimal_places=2, allow_null=True)
 
 
+class ChosenOptionalSerializer(serializers.Serializer):
+    key = serializers.CharField(help_text="The optional line's key (a UUID).")
+    description = serializers.CharField()
+
+
 class AcceptanceSerializer(serializers.Serializer):
     """The customer's signed acceptance. The quote.accepted webhook carries the same fields
     (signed_* null: the signed copy is made after the answer), and quote.signed_copy_ready
@@ -275,10 +280,16 @@ class AcceptanceSerializer(serializers.Serializer):
     po_number = serializers.CharField()
     invoice = InvoiceDetailsSerializer(allow_null=True, help_text="Fapiao details, if given.")
     chosen_alternative = serializers.CharField(help_text="Empty: as quoted.")
-    chosen_optional = serializers.ListField(child=serializers.CharField())
-    totals = AcceptanceTotalsSerializer(
-        help_text="The totals of the chosen configuration "
-        "(null when the offer was accepted as quoted)."
+    chosen_optional = ChosenOptionalSerializer(
+        many=True, help_text="The optional lines included, in the quote's order."
+    )
+    accepted_totals = AcceptanceTotalsSerializer(
+        allow_null=True,
+        help_text="The totals of what the customer chose (null for an acceptance recorded "
+        "before choices were kept).",
+    )
+    as_sent_totals = AcceptanceTotalsSerializer(
+        help_text="The accepted revision's totals as sent (no optional item, no alternative)."
     )
 
 

@@ -32,6 +32,7 @@ from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.share.services import share_link_create
 from quoting.errors import InvalidValue
 from quoting.quotes.models import QuoteStatus
+from tests.api_schema import assert_matches_schema
 from tests.proposals.conftest import pdf_reader, sent_pdf
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import quote_reload
@@ -676,6 +677,9 @@ def test_the_api_returns_the_acceptance_and_the_signed_copy(
     assert body["invoice"]["tax_id"] == CREDIT_CODE and body["po_number"] == "PO-9"
     assert body["chosen_alternative"] == "" and body["chosen_optional"] == []
     assert body["accepted_totals"]["total"] == f"{a.revision.total:.2f}"  # as quoted
+    # What generated clients are built from describes this very body (issue 24: it declared a
+    # required `totals` the body never had).
+    assert_matches_schema(body, "/api/v1/quotes/{id}/acceptance/")
     pdf = api.get(body["signed_pdf_url"])
     assert pdf.status_code == 200 and pdf.content == bytes(a.signed_pdf)
     outsider = token_client(make_user("outsider"))

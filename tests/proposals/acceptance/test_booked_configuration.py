@@ -25,6 +25,7 @@ from quoting.quotes.services.quotes import (
     quote_mark_accepted,
     quote_send,
 )
+from tests.api_schema import assert_matches_schema
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.api_world import design_make, token_client
 from tests.quoting.factories import quote_reload
@@ -92,6 +93,7 @@ def test_the_choice_on_the_link_becomes_the_booked_configuration(client, quote, 
         "optional": [str(training.key)],
     }
     assert body["totals"]["total"] == f"{quote.current_revision.total:.2f}"  # as sent, kept
+    assert_matches_schema(body, "/api/v1/quotes/{id}/")
 
     # The webhook carries the same `booked`.
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]

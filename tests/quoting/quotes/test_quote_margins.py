@@ -35,6 +35,7 @@ from quoting.quotes.services.quotes import (
     quote_update_line,
     quote_update_terms,
 )
+from tests.api_schema import assert_matches_schema
 from tests.proposals.conftest import sent_pdf
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
@@ -146,6 +147,7 @@ def test_the_api_gives_margins_to_a_token_whose_user_may_see_them_only(quote, wo
     (line,) = [ln for ln in body["margin"]["lines"] if ln["key"] == str(switch.key)]
     assert line["unit_cost"] == COST
     assert body["margin"]["sections"]["network"]["cost_total"] == "15308.64"
+    assert_matches_schema(body, "/api/v1/quotes/{id}/revisions/{number}/")
     assert "unit_cost" not in json.dumps(token_client(world.sales, scope="read").get(url).json())
 
 
