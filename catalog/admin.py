@@ -43,6 +43,7 @@ class ProductAdmin(admin.ModelAdmin):
                     "protocol",
                     "lifecycle",
                     "unit",
+                    "tax_category",
                     "pricing_basis",
                     "hardware_percent",
                     "description_en",

@@ -17,6 +17,7 @@ PRODUCT_CSV_FIELDS = (
     "protocol",
     "lifecycle",
     "unit",
+    "tax_category",
     "pricing_basis",
     "hardware_percent",
     *SPEC_FIELDS,

@@ -12,7 +12,7 @@ from portal.api.base import (
     service_viewset_schema,
 )
 from quoting.customers.filters import CustomerFilter
-from quoting.customers.models import Contact, Customer, Team, VatZone
+from quoting.customers.models import COUNTRY_VALIDATOR, Contact, Customer, Team, VatZone
 from quoting.customers.permissions import teams_for_filing
 from quoting.customers.selectors import customers_visible_to
 from quoting.customers.services import (
@@ -29,6 +29,15 @@ class CustomerInputSerializer(serializers.Serializer):
     company = serializers.CharField(max_length=200)
     industry = serializers.CharField(max_length=100, required=False, allow_blank=True)
     region = serializers.CharField(max_length=100, required=False, allow_blank=True)
+    country = serializers.CharField(
+        min_length=2,
+        max_length=2,
+        required=False,
+        allow_blank=True,
+        validators=[COUNTRY_VALIDATOR],
+        help_text="ISO 3166 alpha-2 (which VAT rates apply); empty: CN for a Mainland China "
+        "customer.",
+    )
     vat_zone = serializers.ChoiceField(choices=VatZone.choices, required=False)
     language = serializers.ChoiceField(choices=["en", "zh-hans"], required=False)
     default_currency = serializers.CharField(
@@ -59,6 +68,7 @@ class CustomerSerializer(serializers.ModelSerializer):
             "company",
             "industry",
             "region",
+            "country",
             "vat_zone",
             "language",
             "default_currency",

@@ -16,6 +16,7 @@ class CustomerForm(forms.ModelForm):
             "team",
             "industry",
             "region",
+            "country",
             "vat_zone",
             "language",
             "default_currency",

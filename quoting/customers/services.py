@@ -15,7 +15,17 @@ from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.errors import InvalidValue
 
 CUSTOMER_FIELDS = frozenset(
-    {"company", "team", "industry", "region", "vat_zone", "language", "default_currency", "notes"}
+    {
+        "company",
+        "team",
+        "industry",
+        "region",
+        "country",
+        "vat_zone",
+        "language",
+        "default_currency",
+        "notes",
+    }
 )
 CONTACT_FIELDS = ("name", "title", "email", "phone")
 
@@ -64,6 +74,7 @@ def customer_create(
     team: Team | None = None,
     industry: str = "",
     region: str = "",
+    country: str = "",
     vat_zone: str = VatZone.CHINA,
     language: str = "zh-hans",
     default_currency: str = "CNY",
@@ -79,6 +90,7 @@ def customer_create(
         company=_company_check(team=team, company=company),
         industry=industry,
         region=region,
+        country=country.upper(),
         vat_zone=vat_zone,
         language=language,
         default_currency=default_currency.upper(),
@@ -111,6 +123,8 @@ def customer_update(
         )
     if "default_currency" in changes:
         changes["default_currency"] = changes["default_currency"].upper()
+    if "country" in changes:
+        changes["country"] = (changes["country"] or "").upper()
     moved = team.pk != customer.team_id
     for name, value in changes.items():
         setattr(customer, name, value)

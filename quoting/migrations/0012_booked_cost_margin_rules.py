@@ -44,11 +44,9 @@ def accepted_quotes_book(apps, schema_editor):
             continue
         quote.booked_revision = revision
         quote.booked_at = acceptance.signed_at if acceptance else quote.updated_at
-        source, names = (
-            (acceptance, ("subtotal", "discount_amount", "net", "tax_amount", "total"))
-            if acceptance is not None and acceptance.total is not None
-            else (revision, ("subtotal", "discount_amount", "net", "tax_amount", "total"))
-        )
+        # The customer's choice's totals when recorded, else the revision's as sent.
+        source = acceptance if acceptance is not None and acceptance.total is not None else revision
+        names = ("subtotal", "discount_amount", "net", "tax_amount", "total")
         if acceptance is not None:
             quote.booked_alternative = acceptance.chosen_alternative
             quote.booked_optional = list(acceptance.chosen_optional or [])

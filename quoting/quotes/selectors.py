@@ -79,6 +79,7 @@ ROUNDING_RULE = gettext_noop(
     "(half up)."
 )
 HUNDRED = Decimal(100)
+TOTAL_NAMES = ("subtotal", "discount", "net", "tax", "total")  # Totals' amounts, in print order
 
 
 def _amount(line: QuoteLine) -> Decimal:
@@ -618,15 +619,19 @@ def booked_choice(*, quote: Quote, lines: Iterable[QuoteLine] | None = None) -> 
     )
     if quote.booked_total is None:
         return choice
-    stored = Totals(
+    return OfferChoice(choice.alternative, choice.optional, choice.lines, _booked_totals(quote))
+
+
+def _booked_totals(quote: Quote) -> Totals:
+    """The totals stored when the quote was booked (they never change after)."""
+    return Totals(
         quote.booked_subtotal,
         quote.booked_discount,
         quote.booked_net,
         quote.booked_tax,
         quote.booked_total,
-        stored_breakdown(quote.booked_tax_breakdown) or choice.totals.tax_breakdown,
+        stored_breakdown(quote.booked_tax_breakdown),
     )
-    return OfferChoice(choice.alternative, choice.optional, choice.lines, stored)
 
 
 def booked_data(quote: Quote) -> dict | None:
@@ -635,13 +640,10 @@ def booked_data(quote: Quote) -> dict | None:
     keys. None until accepted."""
     if quote.booked_revision_id is None:
         return None
+    totals = _booked_totals(quote)
     return {
-        "subtotal": f"{quote.booked_subtotal:.2f}",
-        "discount": f"{quote.booked_discount:.2f}",
-        "net": f"{quote.booked_net:.2f}",
-        "tax": f"{quote.booked_tax:.2f}",
-        "total": f"{quote.booked_total:.2f}",
-        "tax_breakdown": list(quote.booked_tax_breakdown or []),
+        **{name: f"{getattr(totals, name):.2f}" for name in TOTAL_NAMES},
+        "tax_breakdown": [row.as_json() for row in totals.tax_breakdown],
         "revision": quote.booked_revision.number,
         "alternative": quote.booked_alternative,
         "optional": list(quote.booked_optional or []),

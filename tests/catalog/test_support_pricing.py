@@ -31,12 +31,13 @@ def test_the_seed_says_how_each_support_tier_is_priced(seeded):
 def test_the_export_carries_the_pricing_basis_and_reads_back_the_same(seeded):
     lines = catalog_export_csv().splitlines()
     header = lines[0].split(",")
-    assert header[header.index("unit") + 1 : header.index("unit") + 3] == [
+    assert header[header.index("unit") + 1 : header.index("unit") + 4] == [
+        "tax_category",
         "pricing_basis",
         "hardware_percent",
     ]
     row = next(line for line in lines if line.startswith("SUP-HW-PCT-1Y,"))
-    assert ",year,percent_of_hardware,10.00," in row
+    assert ",year,,percent_of_hardware,10.00," in row  # no tax category: from the category
     result = catalog_import_csv(text="\n".join(lines))
     assert (result.created, result.updated, result.prices_written) == (0, 0, 0)
 
@@ -88,3 +89,12 @@ def test_the_model_refuses_per_device_on_a_product_not_sold_by_the_year():
     with pytest.raises(ValidationError) as refused:
         product.clean()
     assert set(refused.value.message_dict) == {"pricing_basis"}
+
+
+def test_a_tax_category_in_the_csv_is_stored_and_a_wrong_one_reported_by_line(seeded):
+    header = "part_number,name,category,tax_category\n"
+    catalog_import_csv(text=header + "SUP-HW-PCT-1Y,Support,support,software\n")
+    assert Product.objects.get(part_number="SUP-HW-PCT-1Y").tax_category == "software"
+    with pytest.raises(CatalogImportError, match=r"line 2 \[tax_category\]"):
+        catalog_import_csv(text=header + "SUP-HW-PCT-1Y,Support,support,food\n")
+    assert Product.objects.get(part_number="SUP-HW-PCT-1Y").tax_category == "software"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import uuid
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
@@ -547,3 +548,10 @@ class ApprovalRule(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_role_display()}: {self.max_discount_percent} %"
+
+    def clean(self) -> None:
+        # A largest total binds quotes in its currency only: without one it would bind none.
+        if self.max_total is not None and not self.max_total_currency:
+            raise ValidationError(
+                {"max_total_currency": _("Name the currency the largest total is in.")}
+            )

@@ -17,6 +17,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 import pytest
+from django.core.exceptions import ValidationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -358,3 +359,12 @@ def test_the_request_shows_the_manager_discount_margin_and_worst_choice(client, 
     assert row["worst_choice"] == "alternative “Bigger”" and row["required_role"] == "sales-manager"
     sales = token_client(world.sales, scope="read").get("/api/v1/approvals/").json()
     assert sales["results"][0]["margin_percent"] is None
+
+
+def test_a_largest_total_needs_its_currency_in_the_admin():
+    rule = ApprovalRule(
+        role="sales", level=1, max_discount_percent=Decimal("10"), max_total=Decimal("1000")
+    )
+    with pytest.raises(ValidationError) as refused:
+        rule.full_clean(validate_unique=False)
+    assert "max_total_currency" in refused.value.message_dict

@@ -250,3 +250,16 @@ def test_the_links_price_of_a_choice_gives_the_tax_of_each_rate(client, world):
     )
     figures = answer.json()["figures"]
     assert figures["tax_rates"].startswith("13 % on ") and " · 6 % on " in figures["tax_rates"]
+
+
+def test_a_customers_country_is_set_over_the_api_and_a_bad_code_is_a_400(world):
+    api = token_client(world.sales)
+    refused = api.post(
+        "/api/v1/customers/", {"company": "Marina Labs", "country": "Singapore"}, format="json"
+    )
+    assert refused.status_code == 400 and "country" in refused.json()
+    made = api.post(
+        "/api/v1/customers/", {"company": "Marina Labs", "country": "SG"}, format="json"
+    )
+    assert made.status_code == 201, made.json()
+    assert made.json()["country"] == "SG"
