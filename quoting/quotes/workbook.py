@@ -34,6 +34,7 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 from openpyxl import Workbook
+from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 from openpyxl.styles import Alignment, Font, PatternFill
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -196,9 +197,13 @@ class _Sheet:
 
     def put(self, column: str, value, *, fmt: str | None = None, font: Font | None = None):
         cell = self.sheet[f"{column}{self.row}"]
-        cell.value = str(value) if isinstance(value, Formula) else value
         if isinstance(value, str) and not isinstance(value, Formula):
+            # Control characters (a company name pasted with a \x0b) cannot be stored in XLSX:
+            # openpyxl refuses the whole cell. They print nothing, so they are dropped.
+            cell.value = ILLEGAL_CHARACTERS_RE.sub("", value)
             cell.data_type = "s"  # openpyxl would take "=..." for a formula
+        else:
+            cell.value = str(value) if isinstance(value, Formula) else value
         if fmt:
             cell.number_format = fmt
         if font:

@@ -491,3 +491,11 @@ def test_rmb_amounts_in_words_as_invoices_print_them(amount, words):
 
 def test_from_ten_to_the_sixteenth_the_figures_stand_alone():
     assert rmb_in_words(Decimal(10) ** 16) == ""
+
+
+def test_control_characters_in_a_name_are_dropped_not_a_500(api, world, quote):
+    world.customer.company = "Pengcheng\x0b University\x00"
+    world.customer.save()
+    response = _xlsx(api, quote)
+    assert response.status_code == 200
+    assert "Pengcheng University" in texts(workbook(response.content))
