@@ -74,16 +74,31 @@ class IdempotencyRecord(models.Model):
 
 
 class WebhookEvent(models.TextChoices):
+    """The event catalogue (docs/webhooks.md): what an endpoint may subscribe to and what the
+    event feed (/api/v1/events/) lists."""
+
+    QUOTE_CREATED = "quote.created", "quote.created"
+    # A new draft revision of a quote that had been sent.
+    QUOTE_REVISED = "quote.revised", "quote.revised"
     QUOTE_SENT = "quote.sent", "quote.sent"
+    APPROVAL_REQUESTED = "approval.requested", "approval.requested"
+    APPROVAL_DECIDED = "approval.decided", "approval.decided"
+    SHARE_LINK_CREATED = "share_link.created", "share_link.created"
+    # The first real open of a share link (quote.viewed is every real open).
+    SHARE_LINK_OPENED = "share_link.opened", "share_link.opened"
+    QUOTE_VIEWED = "quote.viewed", "quote.viewed"
     QUOTE_ACCEPTED = "quote.accepted", "quote.accepted"
     QUOTE_DECLINED = "quote.declined", "quote.declined"
     QUOTE_EXPIRED = "quote.expired", "quote.expired"
-    QUOTE_VIEWED = "quote.viewed", "quote.viewed"
     PROPOSAL_READY = "proposal.ready", "proposal.ready"
     # After quote.accepted (signed_* null in it): the same fields with the signed copy's.
     QUOTE_SIGNED_COPY_READY = "quote.signed_copy_ready", "quote.signed_copy_ready"
     # A booked term (support, licences) is 90, 60 or 30 days from its end (quoting's daily job).
     RENEWAL_DUE = "renewal.due", "renewal.due"
+
+
+# Sent only by POST /api/v1/webhook-endpoints/{id}/ping/ to that endpoint: not subscribable.
+WEBHOOK_PING = "webhook.ping"
 
 
 class WebhookEndpoint(models.Model):

@@ -101,6 +101,10 @@ class Customer(models.Model):
         verbose_name=_("owner"),
     )
     notes = models.TextField(_("notes"), max_length=5000, blank=True)
+    # The CRM's own id for this record (PUT .../by-external-id/{external_id}/ upserts by it).
+    external_id = models.CharField(
+        _("external ID"), max_length=100, unique=True, null=True, blank=True
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -122,6 +126,11 @@ class Contact(models.Model):
     title = models.CharField(_("title"), max_length=100, blank=True)
     email = models.EmailField(_("e-mail"), blank=True)
     phone = models.CharField(_("phone"), max_length=40, blank=True)
+    # The CRM's own id for this record (PUT .../by-external-id/{external_id}/ upserts by it).
+    external_id = models.CharField(
+        _("external ID"), max_length=100, unique=True, null=True, blank=True
+    )
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["customer", "name"]
@@ -138,6 +147,10 @@ class Project(models.Model):
     # The FabricRequirements fields, as the sales engineer last entered them.
     requirements = models.JSONField(_("cluster requirements"), default=dict, blank=True)
     notes = models.TextField(_("notes"), max_length=5000, blank=True)
+    # The CRM's own id for this record (PUT .../by-external-id/{external_id}/ upserts by it).
+    external_id = models.CharField(
+        _("external ID"), max_length=100, unique=True, null=True, blank=True
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,

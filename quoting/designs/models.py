@@ -58,6 +58,7 @@ class SavedDesign(models.Model):
         verbose_name=_("created by"),
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["project", "-created_at"]
@@ -161,6 +162,7 @@ class DesignInstallPack(models.Model):
     )
     created_at = models.DateTimeField(_("requested"), auto_now_add=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-pk"]

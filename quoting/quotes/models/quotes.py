@@ -17,7 +17,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from catalog.models import CURRENCY_VALIDATOR, Product
-from quoting.customers.models import Customer, Project
+from quoting.customers.models import Contact, Customer, Project
 from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 
@@ -115,6 +115,19 @@ class Quote(models.Model):
     seq = models.PositiveIntegerField(_("sequence"), editable=False)
     customer = models.ForeignKey(Customer, on_delete=models.PROTECT, related_name="quotes")
     project = models.ForeignKey(Project, on_delete=models.PROTECT, related_name="quotes")
+    # The customer's person this quote is for (a contact of its customer), when the CRM says.
+    contact = models.ForeignKey(
+        Contact,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="quotes",
+        verbose_name=_("contact"),
+    )
+    # The CRM's own id for this record (PUT .../by-external-id/{external_id}/ upserts by it).
+    external_id = models.CharField(
+        _("external ID"), max_length=100, unique=True, null=True, blank=True
+    )
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.PROTECT,
@@ -471,6 +484,7 @@ class Approval(models.Model):
     )
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
     reason = models.TextField(_("reason"), max_length=2000, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
         ordering = ["revision", "requested_at", "pk"]
