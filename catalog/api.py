@@ -4,6 +4,7 @@ from rest_framework import serializers, viewsets
 from catalog.filters import ProductFilter
 from catalog.models import Product
 from catalog.selectors import product_list
+from portal.api.base import ApiViewSetMixin
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES
 
 
@@ -73,7 +74,7 @@ class ProductSerializer(serializers.ModelSerializer):
     ),
     retrieve=extend_schema(summary="One product by part number"),
 )
-class ProductViewSet(viewsets.ReadOnlyModelViewSet):
+class ProductViewSet(ApiViewSetMixin, viewsets.ReadOnlyModelViewSet):
     """The NVIDIA networking catalog with typed specs and default list prices (cost is internal)."""
 
     serializer_class = ProductSerializer

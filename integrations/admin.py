@@ -5,7 +5,7 @@ from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.translation import gettext_lazy as _
 
-from integrations.models import ApiToken, WebhookDelivery, WebhookEndpoint
+from integrations.models import ApiToken, Event, WebhookDelivery, WebhookEndpoint
 from integrations.services import api_token_issue, api_token_revoke
 from integrations.targets import WebhookTargetRefused, webhook_target_check
 from integrations.webhooks import webhook_secret_new
@@ -107,10 +107,27 @@ class WebhookEndpointForm(forms.ModelForm):
 @admin.register(WebhookEndpoint)
 class WebhookEndpointAdmin(admin.ModelAdmin):
     form = WebhookEndpointForm
-    list_display = ["url", "created_by", "active", "created"]
-    list_filter = ["active"]
-    fields = ["url", "events", "active", "description", "created_by", "created"]
-    readonly_fields = ["created"]
+    list_display = ["url", "created_by", "active", "created", "disabled_at", "deleted_at"]
+    list_filter = ["active", "disabled_at", "deleted_at"]
+    fields = [
+        "url",
+        "events",
+        "active",
+        "description",
+        "created_by",
+        "created",
+        "disabled_at",
+        "disabled_reason",
+        "deleted_at",
+        "previous_secret_expires_at",
+    ]
+    readonly_fields = [
+        "created",
+        "disabled_at",
+        "disabled_reason",
+        "deleted_at",
+        "previous_secret_expires_at",
+    ]
     inlines = [DeliveryInline]
 
     def save_model(self, request, obj, form, change):
@@ -141,6 +158,20 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_filter = ["status", "event_type"]
     search_fields = ["event_id", "endpoint__url"]
     readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ["event_id", "type", "timestamp", "customer_id"]
+    list_filter = ["type"]
+    search_fields = ["event_id"]
+    readonly_fields = [f.name for f in Event._meta.fields]
 
     def has_add_permission(self, request):
         return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import math
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions, permissions, throttling
@@ -69,8 +70,9 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         return token.user, token
 
     def authenticate_header(self, request):
-        # Only callers that sent a bearer token get 401; anonymous browser calls keep DRF's 403.
-        return 'Bearer realm="api"' if _bearer(request) is not None else None
+        # Every caller without valid credentials gets 401 with this challenge (a session-only
+        # call too): DRF answers 401 only when the first authentication class names one.
+        return 'Bearer realm="api"'
 
 
 class TokenScopePermission(permissions.BasePermission):
@@ -107,6 +109,12 @@ class TokenRateThrottle(throttling.SimpleRateThrottle):
         window = int(now // self.duration)
         self.window_ends = (window + 1) * self.duration
         count = count_in_window(self.cache, f"{self.key}:{window}", self.duration + 1)
+        # Read by portal.api.middleware into RateLimit-Limit / -Remaining / -Reset.
+        request._request.rate_limit = (
+            self.num_requests,
+            max(self.num_requests - count, 0),
+            math.ceil(self.window_ends - now),
+        )
         if count > self.num_requests:
             return self.throttle_failure()
         return True

@@ -1,11 +1,17 @@
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import JsonResponse
+
+from portal.api.exceptions import problem_response
 
 
-def _too_big() -> JsonResponse:
+def _too_big(request):
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return JsonResponse({"detail": f"The request body is larger than {limit} bytes."}, status=413)
+    return problem_response(
+        request,
+        413,
+        f"The request body is larger than {limit} bytes.",
+        code="request_too_large",
+    )
 
 
 class ApiBodyLimitMiddleware:
@@ -25,10 +31,10 @@ class ApiBodyLimitMiddleware:
             except ValueError:
                 length = 0
             if length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
-                return _too_big()
+                return _too_big(request)
         return self.get_response(request)
 
     def process_exception(self, request, exception):
         if isinstance(exception, RequestDataTooBig) and request.path.startswith("/api/"):
-            return _too_big()
+            return _too_big(request)
         return None

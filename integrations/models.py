@@ -101,10 +101,36 @@ class WebhookEvent(models.TextChoices):
 WEBHOOK_PING = "webhook.ping"
 
 
+class Event(models.Model):
+    """One announced event, stored once whether or not an endpoint listens: the event feed
+    (GET /api/v1/events/) a CRM catches up from. Kept WEBHOOKS_RETENTION_DAYS."""
+
+    # The envelope's `id` and every delivery's `webhook-id` header: "msg_<uuid hex>".
+    event_id = models.CharField(_("event id"), max_length=40, unique=True)
+    type = models.CharField(_("type"), max_length=40, db_index=True)
+    timestamp = models.DateTimeField(_("timestamp"), db_index=True)
+    data = models.JSONField(_("data"))
+    # For scoping the feed: only callers who may see this customer see the event.
+    customer_id = models.BigIntegerField(_("customer id"), null=True, blank=True, db_index=True)
+
+    class Meta:
+        ordering = ["pk"]
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.event_id}"
+
+
 class WebhookEndpoint(models.Model):
     url = models.URLField(_("URL"), max_length=500)
     # Standard Webhooks form: "whsec_" + base64 of the key bytes.
     secret = models.CharField(_("signing secret"), max_length=100, editable=False)
+    # After a rotation the old secret also signs until previous_secret_expires_at (overlap).
+    previous_secret = models.CharField(max_length=100, blank=True, editable=False)
+    previous_secret_expires_at = models.DateTimeField(
+        _("previous secret valid until"), null=True, blank=True
+    )
     events = models.JSONField(_("events"), default=list)
     active = models.BooleanField(_("active"), default=True)
     description = models.CharField(_("description"), max_length=200, blank=True)
@@ -115,6 +141,12 @@ class WebhookEndpoint(models.Model):
         verbose_name=_("created by"),
     )
     created = models.DateTimeField(_("created"), auto_now_add=True)
+    # Set when a delivery exhausted its retry schedule with no success since it was created.
+    disabled_at = models.DateTimeField(_("disabled"), null=True, blank=True)
+    disabled_reason = models.CharField(_("why disabled"), max_length=300, blank=True)
+    # Soft delete: the endpoint is gone from the API and hears nothing, its delivery log stays
+    # readable by its owner until the retention purge.
+    deleted_at = models.DateTimeField(_("deleted"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created"]
@@ -138,7 +170,9 @@ class WebhookDelivery(models.Model):
         WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
     )
     event_id = models.CharField(_("event id"), max_length=40, db_index=True)
-    event_type = models.CharField(_("type"), max_length=40)
+    event_type = models.CharField(_("type"), max_length=40, db_index=True)
+    # The envelope {"type", "id", "timestamp", "data"}; a redelivery copies it, so its body
+    # bytes are the original's (integrations.webhooks.webhook_body).
     payload = models.JSONField(_("payload"))
     status = models.CharField(
         _("status"),
@@ -155,10 +189,10 @@ class WebhookDelivery(models.Model):
     attempt_log = models.JSONField(_("attempts log"), default=list, blank=True)
     next_attempt_at = models.DateTimeField(_("next attempt"), null=True, blank=True)
     delivered_at = models.DateTimeField(_("delivered"), null=True, blank=True)
-    created = models.DateTimeField(_("created"), auto_now_add=True)
+    created = models.DateTimeField(_("created"), auto_now_add=True, db_index=True)
 
     class Meta:
-        ordering = ["-created"]
+        ordering = ["-created", "-pk"]
         verbose_name = _("webhook delivery")
         verbose_name_plural = _("webhook deliveries")
 

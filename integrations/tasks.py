@@ -1,4 +1,5 @@
-"""Sending webhooks: one task per delivery row, retried with exponential backoff."""
+"""Sending webhooks: one task per delivery row, retried on the schedule in
+integrations.webhooks.WEBHOOK_RETRY_SCHEDULE (about 3.7 days)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,25 @@ from django.utils import timezone
 
 from integrations.models import DeliveryStatus, WebhookDelivery
 from integrations.targets import WebhookTargetRefused, webhook_post, webhook_target_check
-from integrations.webhooks import webhook_body, webhook_headers, webhook_retry_delay
+from integrations.webhooks import (
+    MAX_ATTEMPTS,
+    webhook_body,
+    webhook_endpoint_disable_if_failing,
+    webhook_endpoint_disabled_mail,
+    webhook_headers,
+    webhook_retry_delay,
+    webhooks_purge,
+)
 
-MAX_ATTEMPTS = 8  # about two hours of backoff in all
+# Longer waits are not left in the broker (Redis gives an unacknowledged delayed task to another
+# worker after its visibility timeout): the row keeps next_attempt_at and the sweeper, every
+# minute, queues it when it is due.
+CELERY_RETRY_MAX_SECONDS = 300
+# A task that starts an attempt moves next_attempt_at this far ahead: a duplicate task (the
+# sweeper's, a broker redelivery) finds the row not due and does nothing.
+CLAIM_SECONDS = 120
+# The sweeper leaves a due row this long to the task Celery is about to run for it.
+SWEEP_GRACE_SECONDS = 60
 
 
 def _post(url: str, body: str, headers: dict[str, str]) -> tuple[int | None, str, str, bool]:
@@ -45,6 +62,7 @@ def _post(url: str, body: str, headers: dict[str, str]) -> tuple[int | None, str
 
 def webhook_attempt(*, delivery_id: int) -> int | None:
     """Try one delivery once and record it; returns seconds until the next try, or None."""
+    now = timezone.now()
     with transaction.atomic():
         delivery = (
             WebhookDelivery.objects.select_for_update()
@@ -54,10 +72,23 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
         )
         if delivery is None:
             return None  # delivered or given up already: a duplicate task does nothing
+        due = delivery.next_attempt_at
+        if due is not None and due > now + dt.timedelta(seconds=1):
+            return None  # another task holds it, or its time has not come (the sweeper's job)
+        endpoint = delivery.endpoint
+        if endpoint.deleted_at is not None or not endpoint.active:
+            # Deleted or disabled endpoints hear nothing more; redeliver once re-enabled.
+            gone = "deleted" if endpoint.deleted_at is not None else "disabled"
+            delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
+            delivery.response_body = f"Not sent: the endpoint is {gone}."
+            delivery.save(update_fields=["status", "next_attempt_at", "response_body"])
+            return None
+        delivery.next_attempt_at = now + dt.timedelta(seconds=CLAIM_SECONDS)
+        delivery.save(update_fields=["next_attempt_at"])
     body = webhook_body(delivery)
     started = time.monotonic()
     code, excerpt, error, retry = _post(
-        delivery.endpoint.url, body, webhook_headers(delivery, body=body, now=timezone.now())
+        endpoint.url, body, webhook_headers(delivery, body=body, now=timezone.now())
     )
     duration_ms = int((time.monotonic() - started) * 1000)
     now = timezone.now()
@@ -68,19 +99,21 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
         *delivery.attempt_log,
         {"at": now.isoformat(), "code": code, "error": error, "duration_ms": duration_ms},
     ]
-    retry_in = None
+    retry_in, exhausted = None, False
     if code is not None and 200 <= code < 300:
         delivery.status, delivery.delivered_at, delivery.next_attempt_at = (
             DeliveryStatus.DELIVERED,
             now,
             None,
         )
-    elif retry and delivery.attempts < MAX_ATTEMPTS:
-        retry_in = webhook_retry_delay(delivery.attempts)
+    elif retry and (retry_in := webhook_retry_delay(delivery.attempts)) is not None:
         delivery.next_attempt_at = now + dt.timedelta(seconds=retry_in)
-    else:  # a 3xx or another 4xx, or a refused target: retrying will not help
+    else:  # a 3xx or another 4xx, a refused target, or the schedule is over
+        exhausted = retry
         delivery.status, delivery.next_attempt_at = DeliveryStatus.FAILED, None
     delivery.save()
+    if exhausted:
+        webhook_endpoint_disable_if_failing(delivery=delivery)
     return retry_in
 
 
@@ -95,22 +128,39 @@ def webhook_attempt(*, delivery_id: int) -> int | None:
 def webhook_deliver(self, delivery_id: int) -> None:
     retry_in = webhook_attempt(delivery_id=delivery_id)
     if retry_in is not None:
-        if self.request.is_eager:
-            # In-process mode (no broker): never sleep in a web request; the row stays pending
-            # with its next_attempt_at for webhook_deliveries_requeue.
+        if self.request.is_eager or retry_in > CELERY_RETRY_MAX_SECONDS:
+            # In-process mode (no broker): never sleep in a web request. Long waits: not in the
+            # broker. Either way the row stays pending with its next_attempt_at for
+            # webhook_deliveries_requeue.
             return
         raise self.retry(countdown=retry_in)
 
 
 @shared_task(name="integrations.webhook_deliveries_requeue", soft_time_limit=120, time_limit=180)
 def webhook_deliveries_requeue() -> int:
-    """Pending deliveries whose task was lost (broker restart) are queued again."""
-    overdue = timezone.now() - dt.timedelta(minutes=10)
+    """Every minute: pending deliveries that are due (a long wait over, or a lost task)."""
+    due = timezone.now() - dt.timedelta(seconds=SWEEP_GRACE_SECONDS)
     ids = list(
-        WebhookDelivery.objects.filter(
-            status=DeliveryStatus.PENDING, next_attempt_at__lt=overdue
-        ).values_list("pk", flat=True)[:1000]
+        WebhookDelivery.objects.filter(status=DeliveryStatus.PENDING, next_attempt_at__lte=due)
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:1000]
     )
     for pk in ids:
         webhook_deliver.delay(pk)
     return len(ids)
+
+
+@shared_task(
+    name="integrations.webhook_endpoint_disabled_mail",
+    acks_late=True,
+    soft_time_limit=60,
+    time_limit=90,
+)
+def webhook_endpoint_disabled_mail_task(endpoint_id: int) -> bool:
+    return webhook_endpoint_disabled_mail(endpoint_id=endpoint_id)
+
+
+@shared_task(name="integrations.webhooks_purge", soft_time_limit=600, time_limit=660)
+def webhooks_purge_task() -> dict[str, int]:
+    """Daily (CELERY_BEAT_SCHEDULE): events and deliveries past WEBHOOKS_RETENTION_DAYS."""
+    return webhooks_purge()

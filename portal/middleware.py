@@ -4,9 +4,11 @@ from dataclasses import asdict
 from csp import middleware as csp_middleware
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
-from django.http import HttpResponse, JsonResponse
+from django.http import HttpResponse
 from django.template.loader import render_to_string
 from django.utils import translation
+
+from portal.api.exceptions import problem_response
 
 logger = logging.getLogger(__name__)
 
@@ -41,12 +43,11 @@ def database_unavailable(request) -> HttpResponse:
     Built without the database (no request context: the user and the session live in it).
     """
     if request.path.startswith(API_PREFIX):
-        response = JsonResponse(
-            {
-                "detail": "The service is temporarily unavailable (its database cannot be "
-                "reached); try again in a minute."
-            },
-            status=503,
+        response = problem_response(
+            request,
+            503,
+            "The service is temporarily unavailable (its database cannot be reached); try "
+            "again in a minute.",
         )
     else:
         response = HttpResponse(render_to_string("503.html"), status=503)

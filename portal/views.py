@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.i18n import set_language
 
 from catalog.selectors import catalog_summary
+from portal.api.exceptions import problem_response
 from portal.health import portal_health
 from portal.middleware import DATABASE_DOWN, database_unavailable
 from portal.work import NO_WORK, work_queues
@@ -70,12 +71,14 @@ def server_error(request: HttpRequest):
     """handler500: the database out of reach is a 503 (see DatabaseUnavailableMiddleware)."""
     if isinstance(sys.exc_info()[1], DATABASE_DOWN):
         return database_unavailable(request)
+    if request.path.startswith("/api/"):
+        return problem_response(request, 500, "Something went wrong on our side.")
     return defaults.server_error(request)
 
 
 def not_found(request: HttpRequest, exception=None):
-    """handler404: under /api/ a path nothing answers is a 404 in the API's JSON shape (a
-    client's parser expects JSON from every /api/ answer); elsewhere Django's page."""
+    """handler404: under /api/ a path nothing answers is a 404 problem (a client's parser
+    expects JSON from every /api/ answer); elsewhere Django's page."""
     if request.path.startswith("/api/"):
-        return JsonResponse({"detail": "Not found."}, status=404)
+        return problem_response(request, 404, "No API resource at this path.")
     return defaults.page_not_found(request, exception)

@@ -38,7 +38,6 @@ from portal.api.base import (
     ErrorSerializer,
     errors,
 )
-from portal.api.idempotency import idempotent
 from proposals.acceptance.selectors import acceptance_data, acceptance_for
 from proposals.documents.selectors import documents_sent, documents_visible_to
 from proposals.documents.services import proposal_request
@@ -63,9 +62,10 @@ class NotReady(APIException):
 
 class ProposalDocumentSerializer(serializers.ModelSerializer):
     quote = serializers.IntegerField(source="revision.quote_id")
-    status = serializers.CharField(
+    status = serializers.ChoiceField(
+        choices=DocumentStatus.choices,
         help_text="pending, rendering, ready, failed (see `error`) or retired (a draft preview "
-        "rendered before the revision was sent; never the offer)."
+        "rendered before the revision was sent; never the offer).",
     )
     language = serializers.CharField(help_text="en or zh-hans.")
     revision = serializers.CharField(source="revision.label")
@@ -271,7 +271,7 @@ class AcceptanceSerializer(serializers.Serializer):
         help_text="SHA-256 of the exact PDF accepted; null until it is bound "
         "(when no PDF was ready at acceptance, the worker binds the revision's PDF once ready).",
     )
-    signed_status = serializers.ChoiceField(choices=DocumentStatus.values)
+    signed_status = serializers.ChoiceField(choices=DocumentStatus.choices)
     signed_pdf_url = serializers.URLField(
         allow_null=True,
         help_text="Once signed_status is ready: the original's pages plus a certificate page.",
@@ -309,11 +309,14 @@ class _JsonForErrors(BaseContentNegotiation):
 LINK_ID = OpenApiParameter("link_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
+# A quote's proposal PDFs and share links (the quote must be one you may see).
+# (A comment, not a docstring: the schema would show it as every operation's description.)
 class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
-    """A quote's proposal PDFs and share links (the quote must be one you may see)."""
-
     filter_backends: list = []
+    extra_query_params = ("revision", "language")  # read by the actions (unknown ones: 400)
     pagination_class = None
+    # A new link's token is shown once and kept only as a hash: its answer is never replayed.
+    idempotency_unstored_actions = ("share_link_new",)
 
     def get_queryset(self):
         return quotes_visible_to(user=self.request.user)
@@ -390,7 +393,6 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         responses={202: ProposalDocumentSerializer, **errors(*IDEMPOTENT_ERRORS)},
     )
     @proposal.mapping.post
-    @idempotent
     def proposal_create(self, request, pk=None):
         quote = self.get_object()
         revision = self._revision_asked(request, quote)
@@ -501,9 +503,9 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         return Response(ShareLinkSerializer(link).data)
 
 
+# A proposal document of a quote you may see: its state, and its PDF once ready.
+# (A comment, not a docstring: the schema would show it as every operation's description.)
 class ProposalDocumentViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
-    """A proposal document of a quote you may see: its state, and its PDF once ready."""
-
     serializer_class = ProposalDocumentSerializer
     filter_backends: list = []
     pagination_class = None

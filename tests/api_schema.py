@@ -49,8 +49,10 @@ def response_schema(path: str, method: str = "get", status: int = 200) -> dict:
     """The JSON Schema of `path`'s (as the schema writes it: /api/v1/quotes/{id}/) answer."""
     document = _document()
     operation = document["paths"][path][method.lower()]
-    content = operation["responses"][str(status)]["content"]["application/json"]
-    return _json_schema(content["schema"], document["components"]["schemas"])
+    content = operation["responses"][str(status)]["content"]
+    # Errors are problem details (application/problem+json), everything else JSON.
+    media = content.get("application/json") or content["application/problem+json"]
+    return _json_schema(media["schema"], document["components"]["schemas"])
 
 
 def assert_matches_schema(body, path: str, method: str = "get", status: int = 200) -> None:

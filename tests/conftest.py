@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from tests import network_guard
+from tests import api_contract, network_guard
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -70,6 +70,7 @@ def _redis_db_per_worker() -> None:
 
 def pytest_configure(config):
     network_guard.install()  # loopback and unix sockets only, for the whole session
+    api_contract.install()  # every /api/v1/ answer a test receives matches the published schema
     _redis_db_per_worker()
 
 

@@ -3,30 +3,63 @@ quote's version as ETag / If-Match, and create / update as one service call each
 
 from __future__ import annotations
 
+import datetime as dt
+import hashlib
+
+from django.http import HttpResponseNotModified
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import APIException
-from rest_framework.filters import OrderingFilter
+from rest_framework.exceptions import APIException, ValidationError
+from rest_framework.filters import BaseFilterBackend, OrderingFilter
 from rest_framework.response import Response
 
 from portal.api.idempotency import HEADER as IDEMPOTENCY_HEADER
-from portal.api.idempotency import idempotent
+from portal.api.idempotency import IdempotentViewMixin
 from portal.api.parsers import DepthLimitedJSONParser
 
 
-class ErrorSerializer(serializers.Serializer):
-    detail = serializers.CharField()
+class ProblemSerializer(serializers.Serializer):
+    """RFC 9457 problem details (application/problem+json); see docs/api.md, "Errors"."""
 
+    type = serializers.CharField(help_text="A stable URI naming the problem (never fetched).")
+    title = serializers.CharField(help_text="The HTTP status phrase.")
+    status = serializers.IntegerField()
+    detail = serializers.CharField(help_text="A sentence for people.")
+    code = serializers.CharField(
+        help_text='Machine-readable: "invalid", "not_found", "not_authenticated", "throttled"...'
+    )
+    request_id = serializers.CharField(required=False, help_text="The answer's X-Request-ID.")
+
+    class Meta:
+        ref_name = "Problem"
+
+
+class ValidationProblemSerializer(ProblemSerializer):
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text='Messages per field; nested fields by dotted path ("lines[0].sku").',
+    )
+
+    class Meta:
+        ref_name = "ValidationProblem"
+
+
+ErrorSerializer = ProblemSerializer  # the name the API modules import
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 ERROR_TEXT = {
-    400: "Field errors: {field: [message, ...]}.",
+    400: "Invalid input: `errors` maps each field to its messages (code `invalid`).",
     401: "Missing, unknown or revoked API token.",
     403: "Not allowed (a read-only token, or a role that may not do this).",
     404: "Not found, or not visible to you.",
     409: "The quote's state does not allow this, or an Idempotency-Key is still in use.",
-    412: 'If-Match is stale: the quote changed; {"version": [message]}.',
+    412: "If-Match is stale: the quote changed (`errors.version`).",
     413: "The request body is too large.",
     422: "This Idempotency-Key was used with a different body.",
     428: "If-Match is required: send the quote's ETag.",
@@ -34,10 +67,10 @@ ERROR_TEXT = {
 
 
 def errors(*codes: int) -> dict:
-    """Documented error responses; 400 is a field map, the others {"detail": ...}."""
+    """Documented error responses, all problem details; 400, 409 and 412 may name fields."""
     return {
-        code: OpenApiResponse(
-            OpenApiTypes.OBJECT if code in (400, 409, 412) else ErrorSerializer,
+        (code, PROBLEM_CONTENT_TYPE): OpenApiResponse(
+            ValidationProblemSerializer if code in (400, 409, 412) else ProblemSerializer,
             description=ERROR_TEXT[code],
         )
         for code in codes
@@ -55,8 +88,9 @@ IDEMPOTENCY_KEY = OpenApiParameter(
     OpenApiTypes.STR,
     OpenApiParameter.HEADER,
     required=False,
-    description="Any unique string (a UUID): a retry with the same key and body gets the first "
-    "response again; with another body 422; while the first still runs 409. Kept 24 h.",
+    description="Any unique string (a UUID): a retry with the same key, method, path and body "
+    "(compared as parsed JSON) gets the first response again; with another body 422; while the "
+    "first still runs 409. Kept 24 h. Every POST, PUT, PATCH and DELETE takes it.",
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
@@ -110,12 +144,112 @@ class AskedFilterBackend(DjangoFilterBackend):
         return super().filter_queryset(request, queryset, view)
 
 
-class ApiViewSetMixin:
-    """JSON bodies only, filters plus `ordering=`, page pagination from the settings."""
+# Every write (POST, PUT, PATCH, DELETE) takes an Idempotency-Key: portal.api.idempotency.
+# No docstring: drf-spectacular would show it as every subclass's description.
+class UpdatedSinceFilter(BaseFilterBackend):
+    """`updated_since=<RFC 3339 date-time>`: the rows changed at or after it (the view's
+    `updated_field`, "updated_at" unless it says otherwise; a date-time without an offset is
+    UTC)."""
 
+    param = "updated_since"
+
+    def filter_queryset(self, request, queryset, view):
+        raw = request.query_params.get(self.param)
+        if raw is None:
+            return queryset
+        since = updated_since_value(raw)
+        return queryset.filter(**{f"{getattr(view, 'updated_field', 'updated_at')}__gte": since})
+
+    def get_schema_operation_parameters(self, view):
+        return [
+            {
+                "name": self.param,
+                "required": False,
+                "in": "query",
+                "description": "Only the rows changed at or after this RFC 3339 date-time "
+                "(e.g. 2026-12-06T10:00:00Z; without an offset, UTC).",
+                "schema": {"type": "string", "format": "date-time"},
+            }
+        ]
+
+
+def updated_since_value(raw: str) -> dt.datetime:
+    try:
+        value = parse_datetime(raw.strip().replace("z", "Z"))
+    except ValueError:
+        value = None
+    if value is None:
+        raise ValidationError(
+            {"updated_since": ["Use an RFC 3339 date-time, e.g. 2026-12-06T10:00:00Z."]}
+        )
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, dt.UTC)
+    return value
+
+
+# Query parameters every view reads (pages, order, format, updated_since); a view adds the
+# names its own actions read as `extra_query_params`.
+COMMON_QUERY_PARAMS = frozenset({"page", "page_size", "ordering", "format", "updated_since"})
+
+
+def body_etag(content: bytes) -> str:
+    return '"' + hashlib.sha256(content).hexdigest()[:32] + '"'
+
+
+def etag_matches(header: str, tag: str) -> bool:
+    if header.strip() == "*":
+        return True
+    bare = tag.removeprefix("W/")
+    return any(part.strip().removeprefix("W/") == bare for part in header.split(","))
+
+
+# On every view: JSON bodies only, filters plus `ordering=` and `updated_since=`, unknown query
+# parameters refused (400) on reads, and an ETag on every detail GET with `If-None-Match` -> 304
+# (a quote keeps its version as ETag). Every write (POST, PUT, PATCH, DELETE) takes an
+# Idempotency-Key: portal.api.idempotency.
+# No docstring: drf-spectacular would show it as every subclass's description.
+class ApiViewSetMixin(IdempotentViewMixin):
     parser_classes = [DepthLimitedJSONParser]
-    filter_backends = [AskedFilterBackend, OrderingFilter]
+    filter_backends = [AskedFilterBackend, OrderingFilter, UpdatedSinceFilter]
     ordering_fields: list[str] = []
+    updated_field = "updated_at"
+    extra_query_params: tuple[str, ...] = ()
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if request.method in ("GET", "HEAD"):
+            self.check_query_params(request)
+
+    def allowed_query_params(self) -> set[str]:
+        allowed = set(COMMON_QUERY_PARAMS) | set(self.extra_query_params)
+        filterset_class = getattr(self, "filterset_class", None)
+        if filterset_class is not None:
+            allowed |= set(filterset_class.base_filters)
+        allowed |= set(getattr(self, "filterset_fields", None) or ())
+        return allowed
+
+    def check_query_params(self, request) -> None:
+        unknown = sorted(set(request.query_params) - self.allowed_query_params())
+        if unknown:
+            raise ValidationError({name: ["Unknown query parameter."] for name in unknown})
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        if (
+            request.method in ("GET", "HEAD")
+            and getattr(self, "detail", False)
+            and response.status_code == 200
+            and isinstance(response, Response)
+        ):
+            if not response.has_header("ETag"):
+                response.render()
+                response["ETag"] = body_etag(response.content)
+            asked = request.headers.get("If-None-Match")
+            if asked and etag_matches(asked, response["ETag"]):
+                not_modified = HttpResponseNotModified()
+                not_modified["ETag"] = response["ETag"]
+                return not_modified
+        return response
 
 
 # Writes as declarations, in the manner of NetBox's model viewsets and DRF's own mixins. A
@@ -147,7 +281,6 @@ class ServiceCreateMixin(ServiceInputMixin):
     def create_service(self, data: dict):
         raise NotImplementedError
 
-    @idempotent
     def create(self, request, *args, **kwargs):
         instance = self.create_service(self.input_data())
         return self.written(instance, status.HTTP_201_CREATED)

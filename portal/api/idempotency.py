@@ -1,24 +1,31 @@
-"""Safe retries for POST: `Idempotency-Key` stores the first response and replays it.
+"""Safe retries: `Idempotency-Key` on every POST, PUT, PATCH and DELETE of the API.
 
-- same key, same body: the stored response again (header `Idempotent-Replayed: true`);
-- same key, another body: 422; the key is spent on the first body;
-- same key while the first request still runs: 409, retry later;
+One code path for every write (IdempotentViewMixin, part of ApiViewSetMixin): the key is claimed
+after authentication, permissions and throttling, the handler runs, and its answer is stored.
+
+- same key, same method, path and body: the first answer again (header `Idempotent-Replayed:
+  true`, with its `ETag` and `Location`); bodies are compared as parsed JSON (a canonical dump
+  of request.data), so key order and whitespace do not matter;
+- same key, another body (or method, or path): 422 `idempotency_key_reused`; the key is spent;
+- same key while the first request still runs: 409 `idempotency_key_in_use`, retry later;
 - keys belong to one token (or one signed-in user) and expire after 24 hours.
 
-A request that ends in an exception (a 4xx raised by validation, or a crash) stores nothing, so
-the client can fix the body or simply retry with the same key.
+A request that ends in an exception (a 4xx raised by validation or a rule, or a crash) or in a
+5xx stores nothing, so the client can fix the body or simply retry with the same key. Only JSON
+answers are stored: a download (CSV, SVG, zip) is computed again on a retry, which is harmless
+because the endpoints that stream files store nothing. An answer holding a secret shown once
+(a new share link's token: `idempotency_unstored_actions`) is not stored either.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import hashlib
 import json
 
 from django.db import IntegrityError, transaction
-from django.http.request import RawPostDataException
 from django.utils import timezone
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
@@ -28,6 +35,25 @@ HEADER = "Idempotency-Key"
 KEY_MAX_LENGTH = 255
 TTL = dt.timedelta(hours=24)
 REPLAYED_HEADERS = ("ETag", "Location")
+METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class IdempotencyKeyReused(APIException):
+    status_code = 422
+    default_detail = "This Idempotency-Key was used with a different request."
+    default_code = "idempotency_key_reused"
+
+
+class IdempotencyKeyInUse(APIException):
+    status_code = 409
+    default_detail = "A request with this Idempotency-Key is still running; retry later."
+    default_code = "idempotency_key_in_use"
+
+
+class _Replay(Exception):  # noqa: N818 - control flow, never shown: carries the stored answer
+    def __init__(self, response: Response):
+        super().__init__()
+        self.response = response
 
 
 def _owner(request) -> str:
@@ -36,78 +62,127 @@ def _owner(request) -> str:
     return f"user:{request.user.pk}"
 
 
-def _fingerprint(request) -> str:
-    try:
-        body = request.body
-    except RawPostDataException:  # already parsed as a stream: hash its canonical JSON
-        body = json.dumps(request.data, sort_keys=True, default=str).encode()
+def fingerprint(method: str, path: str, data) -> str:
+    """The request as compared between retries: method, full path and the parsed body."""
+    body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256()
-    for part in (request.method.encode(), request.get_full_path().encode(), body):
-        digest.update(part + b"\0")
+    for part in (method, path, body):
+        digest.update(part.encode() + b"\0")
     return digest.hexdigest()
 
 
-def _error(status: int, message: str) -> Response:
-    return Response({"detail": message}, status=status)
-
-
-def _claim(request, key: str) -> IdempotencyRecord | Response:
-    """The new in-progress record, or the answer when the key was used before."""
-    owner, fingerprint = _owner(request), _fingerprint(request)
+def _claim(request, key: str) -> IdempotencyRecord:
+    """The new in-progress record; raises _Replay or an error when the key was used before."""
+    owner = _owner(request)
+    expected = fingerprint(request.method, request.get_full_path(), request.data)
     IdempotencyRecord.objects.filter(owner=owner, created__lt=timezone.now() - TTL).delete()
     try:
         with transaction.atomic():
             return IdempotencyRecord.objects.create(
-                owner=owner, user=request.user, key=key, fingerprint=fingerprint
+                owner=owner, user=request.user, key=key, fingerprint=expected
             )
     except IntegrityError:
         pass
     record = IdempotencyRecord.objects.filter(owner=owner, key=key).first()
     if record is None:  # expired and purged between the two statements
-        return _error(409, "This Idempotency-Key is being reused; retry the request.")
-    if record.fingerprint != fingerprint:
-        return _error(422, "This Idempotency-Key was used with a different request body.")
+        raise IdempotencyKeyInUse("This Idempotency-Key is being reused; retry the request.")
+    if record.fingerprint != expected:
+        raise IdempotencyKeyReused()
     if record.status == IdempotencyStatus.IN_PROGRESS:
-        return _error(409, "A request with this Idempotency-Key is still running; retry later.")
+        raise IdempotencyKeyInUse()
     response = Response(
         json.loads(record.response_body) if record.response_body else None,
         status=record.response_status,
         headers=record.response_headers,
     )
     response["Idempotent-Replayed"] = "true"
-    return response
+    raise _Replay(response)
 
 
-def idempotent(handler):
-    """Decorate a viewset's POST handler (create or a POST action)."""
+class IdempotentViewMixin:
+    # Actions whose answer holds a secret shown once (a share link's token): never stored, so a
+    # retry after the first finished runs again (a concurrent one still gets 409).
+    idempotency_unstored_actions: tuple[str, ...] = ()
+    _idempotency_record: IdempotencyRecord | None = None
 
-    @functools.wraps(handler)
-    def run(self, request, *args, **kwargs):
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
         key = request.headers.get(HEADER)
-        if key is None:
-            return handler(self, request, *args, **kwargs)
+        if key is None or request.method not in METHODS:
+            return
         if not key.strip() or len(key) > KEY_MAX_LENGTH:
-            return Response({HEADER: [f"Use 1 to {KEY_MAX_LENGTH} characters."]}, status=400)
-        claimed = _claim(request, key)
-        if isinstance(claimed, Response):
-            return claimed
-        try:
-            response = handler(self, request, *args, **kwargs)
-        except BaseException:
-            claimed.delete()
-            raise
-        if response.status_code >= 500:
-            claimed.delete()
+            raise ValidationError({HEADER: [f"Use 1 to {KEY_MAX_LENGTH} characters."]})
+        self._idempotency_record = _claim(request, key)
+
+    def handle_exception(self, exc):
+        if isinstance(exc, _Replay):
+            return exc.response
+        self._release_idempotency_key()
+        return super().handle_exception(exc)
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        response = super().finalize_response(request, response, *args, **kwargs)
+        record, self._idempotency_record = self._idempotency_record, None
+        if record is None:
             return response
-        claimed.status = IdempotencyStatus.DONE
-        claimed.response_status = response.status_code
-        claimed.response_body = (
+        unstored = getattr(self, "action", None) in self.idempotency_unstored_actions
+        if response.status_code >= 500 or not isinstance(response, Response) or unstored:
+            record.delete()  # a crash, a download or a secret: the retry runs again
+            return response
+        record.status = IdempotencyStatus.DONE
+        record.response_status = response.status_code
+        record.response_body = (
             JSONRenderer().render(response.data).decode() if response.data is not None else ""
         )
-        claimed.response_headers = {h: response[h] for h in REPLAYED_HEADERS if h in response}
-        claimed.save(
+        record.response_headers = {h: response[h] for h in REPLAYED_HEADERS if h in response}
+        record.save(
             update_fields=["status", "response_status", "response_body", "response_headers"]
         )
         return response
 
-    return run
+    def _release_idempotency_key(self) -> None:
+        record, self._idempotency_record = self._idempotency_record, None
+        if record is not None:
+            record.delete()
+
+
+def idempotent(handler):
+    """Kept for old imports: every write of an ApiViewSetMixin viewset is idempotent already."""
+    return handler
+
+
+def document_idempotency_key(result, generator, request, public):
+    """drf-spectacular postprocessing hook: `Idempotency-Key` on every write of /api/, with its
+    409 and 422 answers."""
+    parameter = {
+        "in": "header",
+        "name": HEADER,
+        "required": False,
+        "schema": {"type": "string", "minLength": 1, "maxLength": KEY_MAX_LENGTH},
+        "description": "Any unique string (a UUID): a retry with the same key, method, path and "
+        "body (compared as parsed JSON) gets the first answer again, with "
+        "`Idempotent-Replayed: true`; with another body 422; while the first still runs 409. "
+        "Kept 24 h per token. Answers that are errors or downloads are not stored.",
+    }
+    for path, operations in result.get("paths", {}).items():
+        if not path.startswith("/api/"):
+            continue
+        for method, operation in operations.items():
+            if method.upper() not in METHODS or not isinstance(operation, dict):
+                continue
+            parameters = operation.setdefault("parameters", [])
+            if not any(p.get("in") == "header" and p.get("name") == HEADER for p in parameters):
+                parameters.append(dict(parameter))
+            responses = operation.setdefault("responses", {})
+            error = next(
+                (responses[c] for c in ("409", "404", "403", "401") if c in responses), None
+            )
+            for code, text in (
+                ("409", "A request with this Idempotency-Key is still running; retry later."),
+                ("422", "This Idempotency-Key was used with a different request."),
+            ):
+                if code not in responses:
+                    responses[code] = {"description": text}
+                    if error is not None and "content" in error:
+                        responses[code]["content"] = error["content"]
+    return result

@@ -1,9 +1,11 @@
 """Every REST resource under /api/v1/, one router."""
 
+from django.urls import path
 from rest_framework.routers import DefaultRouter
 
 from catalog.api import ProductViewSet
-from integrations.api import WebhookEndpointViewSet
+from integrations.api import EventViewSet, WebhookEndpointViewSet
+from portal.api.users import MeViewSet, UserViewSet
 from proposals.api import ProposalDocumentViewSet, QuoteProposalViewSet
 from quoting.customers.api import ContactViewSet, CustomerViewSet
 from quoting.designs.api.designs import DesignViewSet
@@ -28,5 +30,10 @@ router.register("proposals", ProposalDocumentViewSet, basename="proposal")
 router.register("approvals", ApprovalViewSet, basename="approval")
 router.register("renewals", RenewalViewSet, basename="renewal")
 router.register("webhook-endpoints", WebhookEndpointViewSet, basename="webhook-endpoint")
+router.register("events", EventViewSet, basename="event")
+router.register("users", UserViewSet, basename="user")
 
-urlpatterns = router.urls
+urlpatterns = [
+    path("me/", MeViewSet.as_view({"get": "retrieve"}, detail=True), name="me"),
+    *router.urls,
+]

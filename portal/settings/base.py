@@ -63,6 +63,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: X-Request-ID on every answer and log record; problem details for /api/ errors.
+    "portal.api.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "portal.middleware.DatabaseUnavailableMiddleware",  # the database down: 503, not 500
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -273,12 +275,9 @@ REST_FRAMEWORK = {
         "integrations.auth.TokenScopePermission",
     ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    # DRF's JSON parser with a nesting limit; form and multipart as DRF's defaults.
-    "DEFAULT_PARSER_CLASSES": [
-        "portal.api.parsers.DepthLimitedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    # JSON bodies only (DRF's parser with a nesting limit): anything else is 415. Forms are for
+    # the pages, which are plain Django views; an API upload would add its parser on its view.
+    "DEFAULT_PARSER_CLASSES": ["portal.api.parsers.DepthLimitedJSONParser"],
     "DEFAULT_PAGINATION_CLASS": "portal.api.pagination.PortalPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -297,15 +296,47 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "COMPONENT_SPLIT_REQUEST": True,
+    # Every status is an enum with a stable name, so generated clients get enum types.
+    "ENUM_NAME_OVERRIDES": {
+        "QuoteStatusEnum": "quoting.quotes.models.QuoteStatus",
+        "LineKindEnum": "quoting.quotes.models.LineKind",
+        "LineSectionEnum": "quoting.quotes.models.Section",
+        "QuoteEventVerbEnum": "quoting.quotes.models.QuoteEventVerb",
+        "ApprovalDecisionEnum": "quoting.quotes.models.ApprovalDecision",
+        "InstallPackStatusEnum": "quoting.designs.models.InstallPackStatus",
+        "DocumentStatusEnum": "proposals.models.DocumentStatus",
+        "SignatureKindEnum": "proposals.models.SignatureKind",
+        "TokenScopeEnum": "integrations.models.TokenScope",
+        "DeliveryStatusEnum": "integrations.models.DeliveryStatus",
+        "WebhookEventEnum": "integrations.models.WebhookEvent",
+        "VatZoneEnum": "quoting.customers.models.VatZone",
+        "UserRoleEnum": "portal.models.ROLE_GROUPS",
+    },
+    # drf-spectacular's enum hook first; each app of the API appends its own.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "portal.api.schema_downloads.declare_downloads_binary",
+        "portal.api.schema_tags.tag_operations_by_resource",
+        "portal.api.idempotency.document_idempotency_key",
+        "portal.api.schema.document_problems_and_headers",
+        "integrations.catalogue.add_event_catalogue",
+    ],
 }
 SPECTACULAR_SETTINGS["DESCRIPTION"] += (
     "\n\nAuthentication: `Authorization: Bearer <token>` (read tokens may only GET), or the "
-    "browser session with CSRF.\n\nErrors have one shape: a 400 is an object of field names "
-    'to lists of messages (`{"company": ["This field is required."]}`); every other error '
-    'is `{"detail": "message"}`, or `{"field": ["message"]}` when a rule names the '
-    "field at fault (a stale `version` for 412). Quote writes need `If-Match` with the quote's "
-    "ETag (428 without, 412 when stale). POSTs accept an `Idempotency-Key`. Bodies over the "
-    "upload limit get 413."
+    "browser session with CSRF; without valid credentials 401 with `WWW-Authenticate`."
+    "\n\nErrors: every 4xx and 5xx under /api/ is an RFC 9457 problem "
+    "(`application/problem+json`): `type`, `title`, `status`, `detail`, a machine-readable "
+    '`code` ("invalid", "not_found", "throttled"...), `request_id`, and for field errors '
+    '`errors` mapping each field (nested ones by dotted path, "lines[0].sku") to its messages '
+    '(`{"errors": {"company": ["This field is required."]}}`). Unknown query parameters are '
+    "a 400. Every answer has `X-Request-ID` (yours echoed when sane); callers with a token or "
+    "a session get `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and 429 "
+    "with `Retry-After` past the budget. Every list takes `updated_since`; every detail GET "
+    "has an `ETag` (`If-None-Match` gives 304). Quote writes need `If-Match` with the quote's "
+    "ETag (428 without, 412 when stale). Every POST, PUT, PATCH and DELETE accepts an "
+    "`Idempotency-Key` (a retry gets the first answer). Bodies are JSON only (else 415); "
+    "bodies over the upload limit get 413."
 )
 
 # Celery: with REDIS_URL, real workers share the broker; without it, tasks run in-process at
@@ -348,15 +379,21 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"}
+    },
     # Share-link tokens never reach a log line, whatever logger wrote it (django.server and
     # gunicorn's loggers, which have handlers of their own, get the filter in ProposalsConfig).
-    "filters": {"share_tokens": {"()": "proposals.share.logs.RedactShareTokens"}},
+    # Each record of a request carries its X-Request-ID (portal.api.request_ids).
+    "filters": {
+        "share_tokens": {"()": "proposals.share.logs.RedactShareTokens"},
+        "request_id": {"()": "portal.api.request_ids.RequestIdFilter"},
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
             "formatter": "plain",
-            "filters": ["share_tokens"],
+            "filters": ["share_tokens", "request_id"],
         }
     },
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
@@ -370,9 +407,12 @@ LOGGING = {
 
 # Webhooks (integrations/targets.py) go only to https URLs whose every address is public, to the
 # address that was checked, without following redirects. WEBHOOKS_ALLOW_HTTP also accepts plain
-# http (development only). WEBHOOKS_ALLOW_LOOPBACK is for the test suite's local receiver.
+# http (development only). WEBHOOKS_ALLOW_LOOPBACK also accepts 127.0.0.0/8 and ::1, for a
+# receiver on your own machine and the test suite's (development only: production refuses it).
 WEBHOOKS_ALLOW_HTTP = env_bool("WEBHOOKS_ALLOW_HTTP", False)
-WEBHOOKS_ALLOW_LOOPBACK = False
+WEBHOOKS_ALLOW_LOOPBACK = env_bool("WEBHOOKS_ALLOW_LOOPBACK", False)
+# Events (the feed) and webhook deliveries are kept this long, then purged daily.
+WEBHOOKS_RETENTION_DAYS = int(os.environ.get("WEBHOOKS_RETENTION_DAYS") or 30)
 WEBHOOKS_TIMEOUT_SECONDS = 5  # connecting, and each read of the answer
 WEBHOOKS_RESPONSE_EXCERPT_BYTES = 1024  # what is kept of the answer
 
@@ -416,8 +456,13 @@ CELERY_BEAT_SCHEDULE = {
         "task": "quoting.notification_emails_requeue",
         "schedule": 300.0,
     },
+    # Every minute: deliveries whose retry is due (waits over 5 min are not left in the broker).
     "webhook-deliveries-requeue": {
         "task": "integrations.webhook_deliveries_requeue",
-        "schedule": crontab(minute="*/15"),
+        "schedule": 60.0,
+    },
+    "webhooks-purge": {
+        "task": "integrations.webhooks_purge",
+        "schedule": crontab(hour=3, minute=40),
     },
 }

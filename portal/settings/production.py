@@ -41,12 +41,23 @@ CSRF_COOKIE_SECURE = True
 SESSION_COOKIE_HTTPONLY = True
 X_FRAME_OPTIONS = "DENY"
 
-# gunicorn serves the static files itself, compressed and cache-busted.
-MIDDLEWARE = [MIDDLEWARE[0], "whitenoise.middleware.WhiteNoiseMiddleware", *MIDDLEWARE[1:]]  # noqa: F405
+# gunicorn serves the static files itself, compressed and cache-busted (WhiteNoise right after
+# SecurityMiddleware, as it asks; the request-id middleware stays first).
+_after_security = MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1  # noqa: F405
+MIDDLEWARE = [
+    *MIDDLEWARE[:_after_security],  # noqa: F405
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    *MIDDLEWARE[_after_security:],  # noqa: F405
+]
 STORAGES = {
     **STORAGES,  # noqa: F405
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+
+# A webhook to the loopback interface would let any user make the worker call the server's own
+# services (integrations/targets.py): development only.
+if WEBHOOKS_ALLOW_LOOPBACK:  # noqa: F405
+    raise ImproperlyConfigured("WEBHOOKS_ALLOW_LOOPBACK is for development only; unset it.")
 
 # E-mail: SMTP when EMAIL_HOST is set (see base); without it, none is sent (the inbox still
 # tells everyone), rather than printed into the server's log.

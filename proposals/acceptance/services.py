@@ -23,6 +23,7 @@ from proposals.acceptance.selectors import (
     acceptance_data,
     certificate_context,
     choice_printed,
+    chosen_configuration,
     offer_state,
     revision_shared,
 )
@@ -50,6 +51,7 @@ from proposals.models import (
     ShareLink,
     SignatureKind,
 )
+from quoting.engine.money import Totals
 from quoting.errors import (
     IllegalTransition,
     InvalidValue,
@@ -57,6 +59,7 @@ from quoting.errors import (
     QuoteExpired,
     StaleVersion,
 )
+from quoting.quotes.events import event_time, event_totals
 from quoting.quotes.models import (
     Quote,
     QuoteEvent,
@@ -70,7 +73,6 @@ from quoting.quotes.services.quotes import (
     quote_mark_declined,
     quote_sent_revision_reinstate,
 )
-from quoting.quotes.signals import quote_announced
 
 logger = logging.getLogger(__name__)
 
@@ -224,7 +226,7 @@ def share_accept(
             alternative=choice.alternative,
             optional=choice.optional_keys,
             **choice_printed(choice),
-            webhook_data=acceptance_data(acceptance, signed_pdf_url=None),
+            webhook_data=acceptance_event_data(acceptance, signed_pdf_url=None),
         )
         acceptance.save()
         if document is None:
@@ -234,7 +236,8 @@ def share_accept(
                 "proposals.signed_copy", acceptance.pk, queue=proposals_setting("PROPOSALS_QUEUE")
             )
         )
-        quote_event(quote, "quote.accepted", revision=revision.label, name=name, title=title)
+        # Logged only: quote_mark_accepted announced it.
+        quote_event(quote, "quote.accepted", revision=revision)
     return quote
 
 
@@ -496,17 +499,52 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             return None
         acceptance.refresh_from_db()
         quote = acceptance.revision.quote
-        quote_announced.send(
-            sender=Quote,
-            event_type="quote.signed_copy_ready",
-            customer_id=quote.customer_id,
-            data={
-                "quote_id": quote.pk,
-                "number": quote.number,
-                **acceptance_data(acceptance, signed_pdf_url=signed_pdf_url(quote)),
-            },
+        # quote.accepted's shape, the signed copy's fields filled.
+        quote_event(
+            quote,
+            "quote.signed_copy_ready",
+            revision=acceptance.revision,
+            totals=_accepted_totals(acceptance),
+            acceptance=acceptance_event_data(acceptance, signed_pdf_url=signed_pdf_url(quote)),
         )
     return DocumentStatus.READY
+
+
+def _accepted_totals(acceptance: Acceptance) -> Totals:
+    return Totals(
+        acceptance.subtotal,
+        acceptance.discount_amount,
+        acceptance.net,
+        acceptance.tax_amount,
+        acceptance.total,
+    )
+
+
+def acceptance_event_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> dict:
+    """`acceptance` of quote.accepted and quote.signed_copy_ready: the API's acceptance fields
+    (acceptance_data) less what the event carries once elsewhere (its revision and accepted
+    totals), the link as one object, timestamps in UTC. An answer staff recorded has the same
+    shape (quoting.quotes.services.quotes._staff_acceptance)."""
+    data = acceptance_data(acceptance, signed_pdf_url=signed_pdf_url)
+    link = acceptance.link if acceptance.link_id else None
+    kept = (
+        "signer", "title", "company", "signer_timezone", "signature_kind", "language",
+        "browser", "system", "is_mobile", "document_sha256", "signed_status", "signed_pdf_url",
+        "signed_sha256", "po_number", "invoice", "chosen_alternative", "chosen_optional",
+    )  # fmt: skip
+    return {
+        "recorded_by": "share_link",
+        "recorded_by_user": None,
+        "note": "",
+        **{name: data[name] for name in kept},
+        "signed_at": event_time(acceptance.signed_at),
+        "share_link": (
+            {"id": link.pk, "recipient_name": link.recipient_name} if link is not None else None
+        ),
+        "as_sent_totals": event_totals(
+            chosen_configuration(acceptance).as_sent, currency=acceptance.revision.quote.currency
+        ),
+    }
 
 
 def signed_pdf_url(quote: Quote) -> str:
@@ -577,5 +615,5 @@ def share_decline(*, link: ShareLink, revision_number: int, reason: str) -> Quot
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
         quote = _answer(quote_mark_declined, quote, reason=reason)
-        quote_event(quote, "quote.declined", revision=revision.label, reason=reason)
+        quote_event(quote, "quote.declined", revision=revision)  # logged: as quote.accepted
     return quote

@@ -28,7 +28,7 @@ from proposals.documents.pdf import (
 )
 from proposals.documents.selectors import document_for
 from proposals.documents.signals import document_ready
-from proposals.events import quote_event
+from proposals.events import proposal_pdf_url, quote_event
 from proposals.models import (
     DocumentStatus,
     ProposalDocument,
@@ -298,12 +298,15 @@ def proposal_render(*, document_id: int) -> str | None:
         quote_event(
             document.revision.quote,
             "proposal.ready",
-            revision=document.revision.label,
-            document_id=document_id,
-            language=document.language,
-            draft=document.is_draft,
-            sha256=sha256,
-            size=len(pdf),
+            revision=document.revision,
+            proposal={
+                "id": document_id,
+                "language": document.language,
+                "draft": document.is_draft,
+                "sha256": sha256,
+                "size": len(pdf),
+                "pdf_url": proposal_pdf_url(document_id),
+            },
         )
     return DocumentStatus.READY
 

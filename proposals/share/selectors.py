@@ -17,7 +17,6 @@ from django.db.models import (
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast, Coalesce
 
-from integrations.models import WebhookEndpoint
 from portal.models import CompanyProfile, User
 from portal.statements import Statement, columns
 from proposals.documents.selectors import SELLER_PRINTED
@@ -59,15 +58,13 @@ SHARE_LOOKUP_FIELDS = {
 def _share_lookup() -> Statement:
     alias = {ShareLink: "l", Quote: "q", Customer: "c", Project: "p", QuoteRevision: "r"}
     fields, listed = columns(SHARE_LOOKUP_FIELDS, alias)
-    table = {
-        model: model._meta.db_table for model in (*alias, WebhookEndpoint, User, CompanyProfile)
-    }
+    table = {model: model._meta.db_table for model in (*alias, User, CompanyProfile)}
     # What seller_printed() reads (the owner's contact, the profile's last edit), in the same
     # statement: the kept document's key changes when the seller block would.
     seller = ", ".join(f'o."{name}"' for name in SELLER_PRINTED)
     sql = (
         f"SELECT {listed}, "  # noqa: S608 - names from the models, the token a parameter
-        f'EXISTS (SELECT 1 FROM "{table[WebhookEndpoint]}" w WHERE w."active"), {seller}, '
+        f"{seller}, "
         f'(SELECT s."updated_at" FROM "{table[CompanyProfile]}" s '
         f'WHERE s."id" = {int(CompanyProfile.SINGLETON_PK)}) '
         f'FROM "{table[ShareLink]}" l '
@@ -83,8 +80,7 @@ def _share_lookup() -> Statement:
 
 def share_lookup(*, token_hash: str) -> ShareLink | None:
     """The link of a token hash with its quote, customer, project and the quote's latest sent
-    revision (`link.revision_shown`), and whether any webhook endpoint is active
-    (`link.webhooks_active`), in one statement; None when there is none. Live or not is the
+    revision (`link.revision_shown`), in one statement; None when there is none. Live or not is the
     caller's question."""
     found = _share_lookup().row([token_hash])
     if found is None:
@@ -93,7 +89,7 @@ def share_lookup(*, token_hash: str) -> ShareLink | None:
     link, quote, revision = instances[ShareLink], instances[Quote], instances[QuoteRevision]
     quote.customer, quote.project = instances[Customer], instances[Project]
     link.quote = revision.quote = quote
-    link.revision_shown, link.webhooks_active = revision, bool(next(values))
+    link.revision_shown = revision
     quote.seller_stamp = "|".join(str(value) for value in values)  # as seller_printed() says
     return link
 

@@ -19,7 +19,7 @@ from portal.clients import client_from_user_agent
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from proposals.conf import proposals_setting
-from proposals.events import quote_event
+from proposals.events import quote_event, share_link_data
 from proposals.models import (
     OPEN_KINDS_PENDING,
     LinkView,
@@ -39,6 +39,7 @@ from quoting.errors import (
     IllegalTransition,
     InvalidValue,
 )
+from quoting.quotes.events import event_time
 from quoting.quotes.models import (
     NotificationKind,
     Quote,
@@ -96,6 +97,11 @@ def share_link_create(
         actor=user,
         verb="share_link_created",
         details={"link": link.pk, "recipient": recipient_name, "days": days},
+    )
+    # The revision the link shows: the latest sent one (share_lookup's revision_shown).
+    shown = QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).order_by("-number")
+    quote_event(
+        quote, "share_link.created", revision=shown.first(), share_link=share_link_data(link)
     )
     return link, token
 
@@ -231,9 +237,16 @@ def _link_read(*, link: ShareLink, view: LinkView, at) -> None:
             who=link.recipient_name,
             revision=view.revision_label,
         )
-    if getattr(link, "webhooks_active", True):  # known from the lookup: mostly nobody listens
-        quote_event(
-            quote, "quote.viewed", revision=view.revision_label, link_id=link.pk, viewed_at=view.at
-        )
-    else:
-        logger.info("quote.viewed on %s", quote.number)
+    # Announced whether or not an endpoint listens: the event feed (/api/v1/events/) is how a
+    # CRM without webhooks catches up, and a real open is rare beside page views.
+    # The token's lookup reads only what the page needs; the events' subjects in one statement.
+    link = ShareLink.objects.select_related(
+        "quote__customer", "quote__project", "quote__contact"
+    ).get(pk=link.pk)
+    revision = QuoteRevision.objects.filter(
+        quote_id=quote.pk, number=int(view.revision_label.removeprefix("R"))
+    ).first()
+    viewed = {"share_link": share_link_data(link), "viewed": {"at": event_time(view.at)}}
+    if first:  # the link's first real open, once (the row lock above)
+        quote_event(link.quote, "share_link.opened", revision=revision, **viewed)
+    quote_event(link.quote, "quote.viewed", revision=revision, **viewed)

@@ -21,6 +21,7 @@ class CustomerForm(forms.ModelForm):
             "language",
             "default_currency",
             "notes",
+            "external_id",
         ]
         widgets = {"notes": forms.Textarea(attrs={"rows": 3})}
 

@@ -13,7 +13,7 @@ from django.db.models import (
 )
 
 from portal.models import SALES_MANAGER, User
-from quoting.customers.models import Customer, Project, VatRate, VatZone
+from quoting.customers.models import Contact, Customer, Project, VatRate, VatZone
 
 # --- scoping -------------------------------------------------------------------------------------
 
@@ -32,6 +32,10 @@ def customers_visible_to(*, user: User) -> QuerySet[Customer]:
     if sees_every_team(user):
         return customers
     return customers.filter(team__members=user)
+
+
+def contacts_visible_to(*, user: User) -> QuerySet[Contact]:
+    return Contact.objects.filter(customer__in=customers_visible_to(user=user).values("pk"))
 
 
 def projects_visible_to(*, user: User) -> QuerySet[Project]:

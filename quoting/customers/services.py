@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import IntegrityError, models, transaction
 
 from portal.header_counts import work_counts_changed
 from portal.models import User
@@ -25,9 +25,63 @@ CUSTOMER_FIELDS = frozenset(
         "language",
         "default_currency",
         "notes",
+        "external_id",
     }
 )
 CONTACT_FIELDS = ("name", "title", "email", "phone")
+EXTERNAL_ID_MAX_LENGTH = 100
+
+
+class AlreadyExists(InvalidValue):
+    """Another record already holds a value that must be unique: a company in its team, a
+    project's name for its customer, an external id. HTTP 409; `existing` is that record, so
+    the API can name it to a caller who may see it; `code` says which kind of clash."""
+
+    status_code = 409
+
+    def __init__(self, message: str, *, field: str, code: str, existing: models.Model) -> None:
+        super().__init__(message, field=field)
+        self.code = code
+        self.existing = existing
+
+
+def external_id_clean(value: str | None) -> str | None:
+    """A CRM's id as stored: trimmed; empty or None clears it (None, so it stays unique)."""
+    value = (value or "").strip()
+    if len(value) > EXTERNAL_ID_MAX_LENGTH:
+        raise InvalidValue(f"Use at most {EXTERNAL_ID_MAX_LENGTH} characters.", field="external_id")
+    if "/" in value:
+        raise InvalidValue("An external id cannot hold a slash.", field="external_id")
+    return value or None
+
+
+def external_id_check(record: models.Model, external_id: str | None) -> None:
+    """Refuse an external id another record of the same model holds (AlreadyExists)."""
+    if external_id is None:
+        return
+    model = type(record)
+    holder = model.objects.filter(external_id=external_id).exclude(pk=record.pk).first()
+    if holder is not None:
+        raise AlreadyExists(
+            f"Another {model._meta.verbose_name} has the external id {external_id}.",
+            field="external_id",
+            code="external_id_taken",
+            existing=holder,
+        )
+
+
+def unique_save(record: models.Model, checks: Callable[[], None]) -> None:
+    """Save `record` after `checks` (which raise AlreadyExists). A concurrent write may take
+    one of its unique values between the checks and the save: the save then fails on the
+    database's constraint, and the checks, run again, see that write and answer as they would
+    have (an upsert retries as an update) instead of an IntegrityError."""
+    checks()
+    try:
+        with transaction.atomic():  # a savepoint: the caller's transaction stays usable
+            record.save()
+    except IntegrityError:
+        checks()
+        raise
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +115,14 @@ def _company_check(*, team: Team, company: str, customer: Customer | None = None
     namesakes = Customer.objects.filter(team=team, company=company)
     if customer is not None:
         namesakes = namesakes.exclude(pk=customer.pk)
-    if namesakes.exists():
-        raise InvalidValue(f"{team} already has a customer called {company}.", field="company")
+    namesake = namesakes.first()
+    if namesake is not None:
+        raise AlreadyExists(
+            f"{team} already has a customer called {company}.",
+            field="company",
+            code="duplicate",
+            existing=namesake,
+        )
     return company
 
 
@@ -79,15 +139,20 @@ def customer_create(
     language: str = "zh-hans",
     default_currency: str = "CNY",
     notes: str = "",
+    external_id: str | None = None,
     contacts: Iterable[ContactEdit] = (),
 ) -> Customer:
     """A customer filed under `team` (left out: the owner's only team; see
-    quoting.customers.permissions.team_for_filing), with its first contacts."""
+    quoting.customers.permissions.team_for_filing), with its first contacts.
+
+    A company its team already has, or an external id another customer has, is refused with
+    AlreadyExists naming that customer (the external id first: an upsert racing itself then
+    sees its own row and updates it)."""
     team = team_for_filing(user=owner, team=team)
     customer = Customer(
         team=team,
         owner=owner,
-        company=_company_check(team=team, company=company),
+        company=company.strip(),
         industry=industry,
         region=region,
         country=country.upper(),
@@ -95,11 +160,20 @@ def customer_create(
         language=language,
         default_currency=default_currency.upper(),
         notes=notes,
+        external_id=external_id_clean(external_id),
     )
-    customer.full_clean()
-    customer.save()
+    unique_save(customer, lambda: _customer_unique_check(customer))
     _contacts_apply(customer, contacts)
     return customer
+
+
+def _customer_unique_check(customer: Customer) -> None:
+    external_id_check(customer, customer.external_id)
+    customer.company = _company_check(
+        team=customer.team, company=customer.company, customer=customer
+    )
+    # The unique values are checked above (with the record that holds them); the rest here.
+    customer.full_clean(validate_unique=False, validate_constraints=False)
 
 
 @transaction.atomic
@@ -117,19 +191,28 @@ def customer_update(
     team = changes.get("team") or customer.team
     if team.pk != customer.team_id:
         team = team_for_filing(user=user, team=team)
-    if "company" in changes or team.pk != customer.team_id:
-        changes["company"] = _company_check(
-            team=team, company=changes.get("company", customer.company), customer=customer
-        )
     if "default_currency" in changes:
         changes["default_currency"] = changes["default_currency"].upper()
     if "country" in changes:
         changes["country"] = (changes["country"] or "").upper()
+    if "external_id" in changes:
+        changes["external_id"] = external_id_clean(changes["external_id"])
     moved = team.pk != customer.team_id
+    renamed = "company" in changes or moved
     for name, value in changes.items():
         setattr(customer, name, value)
-    customer.full_clean()
-    customer.save()
+    customer.team = team
+
+    def checks() -> None:
+        if "external_id" in changes:
+            external_id_check(customer, customer.external_id)
+        if renamed:
+            customer.company = _company_check(
+                team=team, company=customer.company, customer=customer
+            )
+        customer.full_clean(validate_unique=False, validate_constraints=False)
+
+    unique_save(customer, checks)
     _contacts_apply(customer, contacts)
     if moved:  # its quotes leave one team's managers' queues for another's
         work_counts_changed()
@@ -142,27 +225,45 @@ def customer_delete(*, customer: Customer) -> None:
     customer.delete()
 
 
+def _contact_checks(contact: Contact) -> None:
+    external_id_check(contact, contact.external_id)
+    contact.full_clean(validate_unique=False)
+
+
 def contact_create(
-    *, customer: Customer, name: str, title: str = "", email: str = "", phone: str = ""
+    *,
+    customer: Customer,
+    name: str,
+    title: str = "",
+    email: str = "",
+    phone: str = "",
+    external_id: str | None = None,
 ) -> Contact:
-    contact = Contact(customer=customer, name=name.strip(), title=title, email=email, phone=phone)
-    contact.full_clean()
-    contact.save()
+    contact = Contact(
+        customer=customer,
+        name=name.strip(),
+        title=title,
+        email=email,
+        phone=phone,
+        external_id=external_id_clean(external_id),
+    )
+    unique_save(contact, lambda: _contact_checks(contact))
     return contact
 
 
 def contact_update(*, contact: Contact, **changes) -> Contact:
     """Change a contact's name, title, e-mail or phone, or move it to another `customer` (the
     caller has checked that the user may see it)."""
-    unknown = set(changes) - {*CONTACT_FIELDS, "customer"}
+    unknown = set(changes) - {*CONTACT_FIELDS, "customer", "external_id"}
     if unknown:
         raise TypeError(f"contact_update() got unknown fields: {', '.join(sorted(unknown))}")
     if "name" in changes:
         changes["name"] = changes["name"].strip()
+    if "external_id" in changes:
+        changes["external_id"] = external_id_clean(changes["external_id"])
     for name, value in changes.items():
         setattr(contact, name, value)
-    contact.full_clean()
-    contact.save()
+    unique_save(contact, lambda: _contact_checks(contact))
     return contact
 
 
@@ -170,9 +271,35 @@ def contact_delete(*, contact: Contact) -> None:
     contact.delete()
 
 
+def _project_checks(project: Project) -> None:
+    external_id_check(project, project.external_id)
+    namesake = (
+        Project.objects.filter(customer_id=project.customer_id, name=project.name)
+        .exclude(pk=project.pk)
+        .first()
+    )
+    if namesake is not None:
+        raise AlreadyExists(
+            f"A project called {project.name} already exists for {project.customer}.",
+            field="name",
+            code="duplicate",
+            existing=namesake,
+        )
+    # The unique values are checked above (with the record that holds them); the rest here.
+    project.full_clean(validate_unique=False, validate_constraints=False)
+
+
 def project_create(
-    *, customer: Customer, name: str, owner: User, requirements: dict | None = None, notes: str = ""
+    *,
+    customer: Customer,
+    name: str,
+    owner: User,
+    requirements: dict | None = None,
+    notes: str = "",
+    external_id: str | None = None,
 ) -> Project:
+    """A project of `customer`; a name the customer already has, or an external id another
+    project has, is refused with AlreadyExists naming that project."""
     if requirements:
         requirements_from_json(requirements)  # refuse unknown fields before storing them
     project = Project(
@@ -181,9 +308,9 @@ def project_create(
         owner=owner,
         requirements=requirements or {},
         notes=notes,
+        external_id=external_id_clean(external_id),
     )
-    project.full_clean()
-    project.save()
+    unique_save(project, lambda: _project_checks(project))
     return project
 
 
@@ -217,10 +344,13 @@ def project_update(*, project: Project, **changes) -> Project:
     project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
     if changes.get("customer") is not None:
         project_customer_check(project=project, customer=changes["customer"])
+    if "name" in changes:
+        changes["name"] = changes["name"].strip()
+    if "external_id" in changes:
+        changes["external_id"] = external_id_clean(changes["external_id"])
     for name, value in changes.items():
         setattr(project, name, value)
-    project.full_clean()
-    project.save()
+    unique_save(project, lambda: _project_checks(project))
     return project
 
 

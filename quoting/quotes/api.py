@@ -43,10 +43,11 @@ from portal.api.base import (
     if_match_version,
 )
 from portal.api.exceptions import validation_error
-from portal.api.idempotency import idempotent
 from portal.api.pagination import list_count_key
 from portal.header_counts import quotes_counted
-from quoting.customers.selectors import projects_visible_to
+from quoting.customers.api import CONFLICT_SCOPES, ConflictMixin, external_id_field
+from quoting.customers.models import Contact
+from quoting.customers.selectors import contacts_visible_to, projects_visible_to
 from quoting.designs.api.contract import serializer_fields
 from quoting.designs.api.designs import workload_field
 from quoting.designs.models import SavedDesign
@@ -139,6 +140,8 @@ class QuoteSerializer(serializers.ModelSerializer):
             "status",
             "customer",
             "project",
+            "contact",
+            "external_id",
             "owner",
             "currency",
             "valid_until",
@@ -169,6 +172,8 @@ LISTED_VALUES = (
     "status",
     "customer_id",
     "project_id",
+    "contact_id",
+    "external_id",
     "owner__username",
     "currency",
     "valid_until",
@@ -209,6 +214,8 @@ def quote_listed(row: tuple, zone=None) -> dict:
         status_,
         customer,
         project,
+        contact,
+        external_id,
         owner,
         currency,
         valid_until,
@@ -223,6 +230,8 @@ def quote_listed(row: tuple, zone=None) -> dict:
         "status": status_,
         "customer": customer,
         "project": project,
+        "contact": contact,
+        "external_id": external_id,
         "owner": owner,
         "currency": currency,
         "valid_until": None if valid_until is None else _DATE.to_representation(valid_until),
@@ -276,6 +285,8 @@ DETAILED_COLUMNS = (
     "status",
     "customer",
     "project",
+    "contact",
+    "external_id",
     "owner__username",
     "currency",
     "valid_until",
@@ -335,6 +346,8 @@ def quote_detailed(quote: Quote) -> dict:
                 quote.status,
                 quote.customer_id,
                 quote.project_id,
+                quote.contact_id,
+                quote.external_id,
                 quote.owner.username,
                 quote.currency,
                 quote.valid_until,
@@ -571,6 +584,16 @@ class ApprovalSerializer(serializers.ModelSerializer):
 # --- input ----------------------------------------------------------------------------------------
 
 
+def contact_field() -> serializers.PrimaryKeyRelatedField:
+    return serializers.PrimaryKeyRelatedField(
+        queryset=Contact.objects.none(),
+        required=False,
+        allow_null=True,
+        help_text="The person the quote is for: one of its customer's contacts "
+        "(GET /api/v1/contacts/?customer=); another customer's is a 400. Null: none.",
+    )
+
+
 class QuoteCreateSerializer(serializers.Serializer):
     design = serializers.PrimaryKeyRelatedField(
         queryset=SavedDesign.objects.none(), help_text="A saved design (projects/{id}/designs)."
@@ -579,14 +602,18 @@ class QuoteCreateSerializer(serializers.Serializer):
         r"^[A-Za-z]{3}$", required=False, help_text="Defaults to the customer's currency."
     )
     workload = workload_field(required=False)
+    contact = contact_field()
+    external_id = external_id_field()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if "request" not in self.context:  # the schema generator
             return
+        user = self.context["request"].user
         self.fields["design"].queryset = SavedDesign.objects.filter(
-            project__in=projects_visible_to(user=self.context["request"].user).values("pk")
+            project__in=projects_visible_to(user=user).values("pk")
         ).select_related("project")
+        self.fields["contact"].queryset = contacts_visible_to(user=user)
 
 
 class QuoteTermsSerializer(serializers.Serializer):
@@ -594,6 +621,13 @@ class QuoteTermsSerializer(serializers.Serializer):
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
     workload = workload_field(required=False)
+    contact = contact_field()
+    external_id = external_id_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "request" in self.context:  # not the schema generator
+            self.fields["contact"].queryset = contacts_visible_to(user=self.context["request"].user)
 
 
 class AlternativeAddSerializer(serializers.Serializer):
@@ -758,8 +792,7 @@ def _quote_response(
 
 
 class InstallPackStateSerializer(serializers.ModelSerializer):
-    # Text, not an enum: the proposal documents' status enum has other values.
-    status = serializers.CharField(read_only=True, help_text="pending, building, ready or failed")
+    status = serializers.ChoiceField(choices=InstallPackStatus.choices, read_only=True)
 
     class Meta:
         model = InstallPack
@@ -838,17 +871,25 @@ def _write_schema(
         responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)},
     ),
     partial_update=_write_schema(
-        "Change the validity date, VAT or quote discount", request=QuoteTermsSerializer
+        "Change the validity date, VAT, quote discount, contact or external id",
+        request=QuoteTermsSerializer,
     ),
 )
 class QuoteViewSet(
-    ServiceCreateMixin, ServiceUpdateMixin, mixins.ListModelMixin, viewsets.GenericViewSet
+    ConflictMixin,
+    ServiceCreateMixin,
+    ServiceUpdateMixin,
+    mixins.ListModelMixin,
+    viewsets.GenericViewSet,
 ):
     serializer_class = QuoteSerializer
     filterset_class = QuoteFilter
+    conflict_scopes = {**CONFLICT_SCOPES, Quote: quotes_visible_to}  # a taken external_id
     ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
     ordering = ["-year", "-seq"]
     if_match = True
+    # Read by revisions/diff (a, b) and xlsx (lang, language, variant); others are a 400.
+    extra_query_params = ("a", "b", "lang", "language", "variant")
 
     def get_queryset(self):
         quotes = quotes_visible_to(user=self.request.user)
@@ -882,6 +923,8 @@ class QuoteViewSet(
             user=self.request.user,
             currency=data.get("currency"),
             workload=data.get("workload"),
+            contact=data.get("contact"),
+            external_id=data.get("external_id"),
         )
 
     def update_service(self, quote, data):
@@ -917,6 +960,7 @@ class QuoteViewSet(
 
     @extend_schema(
         summary="One revision with its lines",
+        operation_id="v1_quotes_revision_retrieve",  # the path alone names the list's id too
         parameters=[NUMBER],
         responses={200: RevisionDetailSerializer, **errors(*READ_ERRORS)},
     )
@@ -1156,7 +1200,6 @@ class QuoteViewSet(
         responses={201: AlternativeSerializer, **errors(*QUOTE_WRITE_ERRORS, 422)},
     )
     @action(detail=True, methods=["post"], filter_backends=[], pagination_class=None)
-    @idempotent
     def alternatives(self, request, pk=None):
         quote = self.get_object()
         version = if_match_version(request)

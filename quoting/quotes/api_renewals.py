@@ -19,13 +19,13 @@ from portal.api.base import (
     LIST_ERRORS,
     QUOTE_WRITE_ERRORS,
     ApiViewSetMixin,
+    UpdatedSinceFilter,
     errors,
     etag,
     if_match_version,
 )
-from portal.api.idempotency import idempotent
 from quoting.quotes.api import QuoteDetailSerializer, _quote_response
-from quoting.quotes.renewals import DUE_DAYS, MAX_WITHIN_DAYS, renewals_due
+from quoting.quotes.renewals import DUE_DAYS, MAX_WITHIN_DAYS, term_lines_ending
 from quoting.quotes.selectors import quotes_visible_to
 from quoting.quotes.services.renewals import quote_renewal_create, quote_term_start_set
 
@@ -97,12 +97,17 @@ LINE_KEY = OpenApiParameter(
 )
 class RenewalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
     serializer_class = RenewalSerializer
-    filter_backends: list = []
+    # `updated_since` on the quotes whose lines are listed (a term line changes with its quote).
+    filter_backends = [UpdatedSinceFilter]
+    extra_query_params = ("within",)
 
     def list(self, request, *args, **kwargs):
         query = RenewalQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        rows = renewals_due(user=request.user, within=query.validated_data["within"])
+        rows = term_lines_ending(
+            quotes=self.filter_queryset(quotes_visible_to(user=request.user)),
+            within=query.validated_data["within"],
+        )
         page = self.paginate_queryset(rows)
         return self.get_paginated_response(self.get_serializer(page, many=True).data)
 
@@ -127,7 +132,6 @@ class QuoteRenewalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)},
     )
     @action(detail=True, methods=["post"])
-    @idempotent
     def renewal(self, request, pk=None):
         renewal = quote_renewal_create(quote=self.get_object(), user=request.user)
         return _quote_response(renewal, status.HTTP_201_CREATED)

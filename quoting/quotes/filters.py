@@ -10,7 +10,14 @@ import django_filters
 from django.utils.translation import gettext_lazy as _
 
 from portal.widgets import IsoDateInput
-from quoting.customers.filters import _day_start, _owners_of, _search, _visible_customers
+from quoting.customers.filters import (
+    OwnerFilter,
+    _day_start,
+    _owners_of,
+    _search,
+    _visible_customers,
+    external_id_filter,
+)
 from quoting.quotes.models import Quote, QuoteStatus
 from quoting.quotes.selectors import quotes_visible_to
 
@@ -23,7 +30,7 @@ class QuoteFilter(django_filters.FilterSet):
     customer = django_filters.ModelChoiceFilter(
         queryset=_visible_customers, label=_("Customer"), empty_label=_("All")
     )
-    owner = django_filters.ModelChoiceFilter(
+    owner = OwnerFilter(
         queryset=_owners_of(quotes_visible_to), label=_("Owner"), empty_label=_("All")
     )
     # Days in the portal's time zone, compared as a range of instants so the index on created_at
@@ -38,10 +45,11 @@ class QuoteFilter(django_filters.FilterSet):
         label=_("Created to"),
         widget=IsoDateInput,
     )
+    external_id = external_id_filter()
 
     class Meta:
         model = Quote
-        fields = ["q", "status", "customer", "owner", "created_from", "created_to"]
+        fields = ["q", "status", "customer", "owner", "created_from", "created_to", "external_id"]
 
     def search(self, queryset, name, value):
         return _search(queryset, value, ("number", "customer__company", "project__name"))

@@ -119,17 +119,18 @@ def test_choose_sign_give_purchase_details_accept_and_everyone_sees_the_same_dea
         assert printed in certificate, printed
 
     # The webhook carries the same deal
-    accepted = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
+    data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
+    accepted = data["acceptance"]
     assert accepted["chosen_alternative"] == "Better"
     assert [o["description"] for o in accepted["chosen_optional"]] == ["Spare optics kit"]
-    assert accepted["accepted_totals"]["total"] == f"{chosen.total:.2f}"
+    assert data["totals"]["total"] == f"{chosen.total:.2f}"
     assert (accepted["document_sha256"], accepted["po_number"], accepted["invoice"]["tax_id"]) == (
         original.sha256,
         "PO-2026/0042",
         CREDIT_CODE,
     )
     ready = WebhookDelivery.objects.get(event_type="quote.signed_copy_ready").payload["data"]
-    assert ready["signed_sha256"] == a.signed_sha256
+    assert ready["acceptance"]["signed_sha256"] == a.signed_sha256
 
     # The sales user sees the choice and the acceptance
     staff = sign_in("wang")

@@ -76,8 +76,10 @@ def test_unknown_and_revoked_tokens_get_401(qw):
     assert response["WWW-Authenticate"].startswith("Bearer")
 
 
-def test_anonymous_browser_calls_keep_403(client, db):
-    assert client.get("/api/v1/customers/").status_code == 403
+def test_anonymous_browser_calls_get_401_with_the_bearer_challenge(client, db):
+    response = client.get("/api/v1/customers/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == 'Bearer realm="api"'
 
 
 def test_a_read_token_can_get_but_not_post(qw):

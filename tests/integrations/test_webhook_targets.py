@@ -12,6 +12,7 @@ import pytest
 
 from integrations.models import WebhookEndpoint
 from integrations.targets import WebhookTargetRefused, address_is_public, webhook_target_check
+from tests.api_errors import field_errors
 from tests.quoting.api_world import token_client
 
 PUBLIC = "93.184.215.14"
@@ -93,7 +94,7 @@ def _register(qw, url):
 def test_registering_a_loopback_target_answers_400_with_a_message(qw, url, shown):
     response = _register(qw, url)
     assert response.status_code == 400, response.content
-    message = response.json()["url"][0]
+    message = field_errors(response)["url"][0]
     assert "public addresses" in message
     assert shown in message
     assert not WebhookEndpoint.objects.exists()
@@ -112,7 +113,7 @@ def test_a_name_that_resolves_to_any_internal_address_is_refused(qw, fake_dns, a
     fake_dns({"crm.example": answers})
     response = _register(qw, "https://crm.example/hook")
     assert response.status_code == 400
-    assert "public addresses" in response.json()["url"][0]
+    assert "public addresses" in field_errors(response)["url"][0]
     assert not WebhookEndpoint.objects.exists()
 
 
@@ -126,7 +127,7 @@ def test_plain_http_is_refused_unless_the_setting_allows_it(qw, fake_dns, settin
     settings.WEBHOOKS_ALLOW_HTTP = False
     response = _register(qw, "http://crm.example/hook")
     assert response.status_code == 400
-    assert response.json()["url"] == ["Webhook URLs must start with https://."]
+    assert field_errors(response)["url"] == ["Webhook URLs must start with https://."]
     settings.WEBHOOKS_ALLOW_HTTP = True
     assert _register(qw, "http://crm.example/hook").status_code == 201
 
@@ -139,9 +140,11 @@ def test_the_shipped_settings_allow_neither_http_nor_loopback():
 
 def test_an_unknown_name_and_credentials_in_the_url_are_refused(qw, fake_dns):
     fake_dns({"nowhere.example": [], "crm.example": [PUBLIC]})
-    unknown = _register(qw, "https://nowhere.example/").json()["url"][0]
+    unknown = field_errors(_register(qw, "https://nowhere.example/"))["url"][0]
     assert "could not be resolved" in unknown
-    assert "user name or password" in _register(qw, "https://u:p@crm.example/").json()["url"][0]
+    assert (
+        "user name or password" in field_errors(_register(qw, "https://u:p@crm.example/"))["url"][0]
+    )
 
 
 @pytest.mark.usefixtures("development_rules")
@@ -159,7 +162,7 @@ def test_changing_the_url_to_an_internal_one_is_refused(qw, fake_dns):
         format="json",
     )
     assert response.status_code == 400
-    assert "192.168.10.4" in response.json()["url"][0]
+    assert "192.168.10.4" in field_errors(response)["url"][0]
     assert WebhookEndpoint.objects.get().url == "https://crm.example/hook"
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import hmac
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,8 +18,12 @@ from celery.exceptions import Retry
 from django.utils import timezone
 
 from integrations.models import DeliveryStatus, WebhookDelivery, WebhookEndpoint
-from integrations.tasks import webhook_deliver
-from integrations.webhooks import webhook_retry_delay, webhook_secret_new
+from integrations.tasks import webhook_deliver, webhook_deliveries_requeue
+from integrations.webhooks import (
+    WEBHOOK_RETRY_SCHEDULE,
+    webhook_retry_delay,
+    webhook_secret_new,
+)
 from quoting.quotes.services.quotes import quote_mark_accepted, quote_send
 from tests.conftest import service_missing
 from tests.quoting.api_world import token_client
@@ -115,12 +121,15 @@ def test_a_sent_quote_is_announced_signed_after_commit(
         quote_send(quote=qw.quote, user=qw.world.sales, expected_version=qw.quote.version)
         assert r.requests == []  # nothing leaves before the transaction commits
     # One delivery queued after the commit (beside it, the header counts' generation bump).
-    assert len([c for c in callbacks if "webhook_emit" in c.__qualname__]) == 1
+    assert len([c for c in callbacks if "_deliveries_queue" in c.__qualname__]) == 1
     headers, body = r.requests[0]
     assert verify_standard_webhook(created["secret"], headers, body)
     event = json.loads(body)
+    assert list(event) == ["type", "id", "timestamp", "data"]  # the envelope, nothing else
     assert event["type"] == "quote.sent"
-    assert event["data"]["number"] == qw.quote.number
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", event["timestamp"])
+    assert event["id"] == headers["webhook-id"]
+    assert event["data"]["quote"]["number"] == qw.quote.number
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.response_code, delivery.attempts) == (
         DeliveryStatus.DELIVERED,
@@ -139,7 +148,7 @@ def test_a_tampered_body_fails_verification(qw, receiver, django_capture_on_comm
     assert not verify_standard_webhook(secret, headers, body.replace(b"sent", b"SENT"))
 
 
-def test_a_500_is_retried_with_backoff_then_delivered(
+def test_a_500_is_retried_on_the_schedule_then_delivered(
     qw, receiver, django_capture_on_commit_callbacks
 ):
     r = receiver([500])
@@ -149,23 +158,54 @@ def test_a_500_is_retried_with_backoff_then_delivered(
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.response_code) == (DeliveryStatus.PENDING, 500)
     wait = (delivery.next_attempt_at - timezone.now()).total_seconds()
-    assert 25 < wait <= 30
-    # In a worker the task asks Celery to run it again after the backoff...
+    assert WEBHOOK_RETRY_SCHEDULE[0] - 5 < wait <= WEBHOOK_RETRY_SCHEDULE[0]
+    # In a worker the task asks Celery to run it again after the (short) wait...
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
     with mock.patch.object(webhook_deliver, "retry", side_effect=Retry()) as retry:
-        delivery.status = DeliveryStatus.PENDING
         r.codes = [503]
         with pytest.raises(Retry):
             webhook_deliver.run(delivery.pk)
-    retry.assert_called_once_with(countdown=60)  # the second failure waits twice as long
-    # ...and that next run succeeds.
+    retry.assert_called_once_with(countdown=WEBHOOK_RETRY_SCHEDULE[1])
+    # ...a task that comes early (a duplicate) does nothing...
+    webhook_deliver.apply(args=[delivery.pk])
+    assert len(r.requests) == 2
+    # ...and the run when it is due succeeds.
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=timezone.now())
     webhook_deliver.apply(args=[delivery.pk])
     delivery.refresh_from_db()
     assert len(r.requests) == 3
     assert len({h["webhook-id"] for h, _b in r.requests}) == 1  # the same message each time
+    assert len({b for _h, b in r.requests}) == 1  # the same bytes each time
     assert delivery.status == DeliveryStatus.DELIVERED
     assert [a["code"] for a in delivery.attempt_log] == [500, 503, 200]
     assert (delivery.response_code, delivery.response_body, delivery.attempts) == (200, "ok", 3)
-    assert [webhook_retry_delay(n) for n in (1, 2, 3)] == [30, 60, 120]
+    assert [webhook_retry_delay(n) for n in (1, 2, 3)] == list(WEBHOOK_RETRY_SCHEDULE[:3])
+
+
+def test_a_long_wait_is_left_to_the_sweeper_not_the_broker(qw, receiver):
+    r = receiver([503] * 5)
+    endpoint = WebhookEndpoint.objects.create(
+        url=r.url, secret=webhook_secret_new(), events=["quote.sent"], created_by=qw.world.sales
+    )
+    delivery = WebhookDelivery.objects.create(
+        endpoint=endpoint,
+        event_id="msg_1",
+        event_type="quote.sent",
+        payload={"type": "quote.sent", "id": "msg_1", "timestamp": "x", "data": {}},
+        attempts=2,
+        next_attempt_at=timezone.now(),
+    )
+    with mock.patch.object(webhook_deliver, "retry", side_effect=Retry()) as retry:
+        webhook_deliver.run(delivery.pk)  # the third failure waits 30 min: no Celery retry
+    retry.assert_not_called()
+    delivery.refresh_from_db()
+    assert delivery.status == DeliveryStatus.PENDING
+    assert webhook_deliveries_requeue() == 0  # not due yet
+    later = timezone.now() + dt.timedelta(seconds=WEBHOOK_RETRY_SCHEDULE[2] + 61)
+    with mock.patch("django.utils.timezone.now", return_value=later):
+        assert webhook_deliveries_requeue() == 1  # due: queued (and run, eagerly)
+    delivery.refresh_from_db()
+    assert delivery.attempts == 4
 
 
 def test_a_refused_endpoint_is_given_up_and_the_answer_kept(
@@ -222,7 +262,7 @@ def _deliver_one(qw, url, django_capture_on_commit_callbacks):
     # Only the delivery: the send's PDFs (rendered after the commit too) are not these tests'
     # business, and their seconds would be counted in the delivery's.
     for callback in callbacks:
-        if "webhook_emit" in callback.__qualname__:
+        if "_deliveries_queue" in callback.__qualname__:
             callback()
     return WebhookDelivery.objects.get()
 

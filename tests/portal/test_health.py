@@ -8,6 +8,7 @@ from django.db.backends.utils import CursorWrapper
 from django.db.utils import OperationalError
 
 from portal import health
+from tests.api_errors import error_code
 
 
 @pytest.mark.django_db
@@ -85,7 +86,7 @@ def test_healthz_answers_503_within_its_own_timeout_when_a_check_never_returns(c
 
 def test_a_path_nothing_answers_under_the_api_is_a_json_404_and_a_page_elsewhere(client):
     api = client.get("/api/v1/proposals/-1.5e-38/pdf/")
-    assert api.status_code == 404 and api["Content-Type"] == "application/json"
-    assert api.json() == {"detail": "Not found."}
+    assert api.status_code == 404 and api["Content-Type"] == "application/problem+json"
+    assert error_code(api) == "not_found" and api.json()["status"] == 404
     page = client.get("/no-such-page/")
     assert page.status_code == 404 and page["Content-Type"].startswith("text/html")

@@ -15,6 +15,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.test import Client
 
 from integrations.services import api_token_issue
+from tests.api_errors import field_errors
 
 
 @contextlib.contextmanager
@@ -66,7 +67,9 @@ def test_the_api_answers_a_503_in_its_error_shape(quiet_client, make_user):
         response = quiet_client.get("/api/v1/customers/", HTTP_AUTHORIZATION=f"Bearer {raw}")
     assert response.status_code == 503 and response["Retry-After"]
     body = response.json()
-    assert list(body) == ["detail"] and "temporarily unavailable" in body["detail"]
+    assert response["Content-Type"] == "application/problem+json"
+    assert body["code"] == "service_unavailable" and "temporarily unavailable" in body["detail"]
+    assert not field_errors(response)
     _assert_no_traceback(response.content.decode())
 
 

@@ -9,6 +9,7 @@ import logging
 from unittest import mock
 
 import pytest
+from django.conf import settings
 from django.core.management import call_command
 
 from integrations.models import IdempotencyRecord, WebhookDelivery, WebhookEndpoint
@@ -17,6 +18,7 @@ from proposals.documents.selectors import document_for
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.share.services import token_hash
 from quoting.quotes.services.quotes import quote_create
+from tests.api_errors import field_errors
 from tests.proposals.conftest import sent_pdf
 from tests.proposals.reading import open_and_read
 from tests.quoting.api_world import token_client
@@ -72,15 +74,16 @@ def test_the_proposal_flow_post_202_poll_until_ready_then_the_pdf(
 
     delivery = WebhookDelivery.objects.get()
     assert delivery.event_type == "proposal.ready"
-    assert delivery.payload["data"] == {
-        "quote_id": sent_quote.pk,
-        "number": sent_quote.number,
-        "revision": "R1",
-        "document_id": polled["id"],
+    data = delivery.payload["data"]
+    assert (data["quote"]["id"], data["quote"]["number"]) == (sent_quote.pk, sent_quote.number)
+    assert data["revision"] == {"id": revision.pk, "label": "R1"}
+    assert data["proposal"] == {
+        "id": polled["id"],
         "language": "en",
         "draft": False,
         "sha256": polled["sha256"],
         "size": polled["size"],
+        "pdf_url": settings.PORTAL_URL + f"/api/v1/proposals/{polled['id']}/pdf/",
     }
 
 
@@ -126,7 +129,7 @@ def test_a_bad_language_is_a_field_error(world, sent_quote):
     response = token_client(world.sales).post(
         f"/api/v1/quotes/{sent_quote.pk}/proposal/", {"language": "fr"}, format="json"
     )
-    assert response.status_code == 400 and "language" in response.json()
+    assert response.status_code == 400 and "language" in field_errors(response)
 
 
 def test_the_token_is_returned_once_and_stored_only_as_its_hash(client, world, sent_quote):
@@ -179,12 +182,12 @@ def test_a_view_is_counted_listed_and_announced_without_the_token(
 
     delivery = WebhookDelivery.objects.get(event_type="quote.viewed")
     data = delivery.payload["data"]
-    assert (data["quote_id"], data["number"], data["revision"], data["link_id"]) == (
-        sent_quote.pk,
-        sent_quote.number,
-        "R1",
-        created["id"],
-    )
+    assert (
+        data["quote"]["id"],
+        data["quote"]["number"],
+        data["revision"]["label"],
+        data["share_link"]["id"],
+    ) == (sent_quote.pk, sent_quote.number, "R1", created["id"])
     assert created["token"] not in json.dumps(delivery.payload)
 
 
@@ -196,7 +199,7 @@ def test_accepting_through_the_link_is_announced_once(client, world, sent_quote,
     )
     assert answer.status_code == 302
     (delivery,) = WebhookDelivery.objects.filter(event_type="quote.accepted")
-    assert delivery.payload["data"]["link"] == created["id"]
+    assert delivery.payload["data"]["acceptance"]["share_link"]["id"] == created["id"]
     assert created["token"] not in json.dumps(delivery.payload)
 
 
@@ -216,7 +219,7 @@ def test_a_link_lasts_1_to_365_days(world, sent_quote, days):
     response = token_client(world.sales).post(
         f"/api/v1/quotes/{sent_quote.pk}/share-links/", {"days": days}, format="json"
     )
-    assert response.status_code == 400 and "days" in response.json()
+    assert response.status_code == 400 and "days" in field_errors(response)
 
 
 def test_a_draft_cannot_be_shared_and_a_read_token_cannot_share(world, sent_quote):

@@ -12,6 +12,7 @@ from integrations.models import WebhookEndpoint
 from proposals.models import ProposalDocument, ShareLink
 from quoting.designs.models import DesignInstallPack
 from quoting.quotes.models import Approval
+from tests.api_errors import field_errors
 from tests.quoting.api_world import quote_world_make, token_client
 
 # {q} quote, {c} customer, {p} project, {k} contact, {l} line, {w} webhook endpoint,
@@ -142,12 +143,12 @@ def test_a_design_or_customer_of_another_team_cannot_be_referenced(qw):
     outsider = token_client(qw.world.other_sales)
     quote = outsider.post("/api/v1/quotes/", {"design": qw.design.pk}, format="json")
     assert quote.status_code == 400
-    assert "design" in quote.json()
+    assert "design" in field_errors(quote)
     project = outsider.post(
         "/api/v1/projects/", {"customer": qw.world.customer.pk, "name": "Sneaky"}, format="json"
     )
     assert project.status_code == 400
-    assert "customer" in project.json()
+    assert "customer" in field_errors(project)
 
 
 @pytest.mark.parametrize("template", [t for m, t in DETAIL_ENDPOINTS if m == "get"])

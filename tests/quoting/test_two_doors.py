@@ -14,6 +14,7 @@ from quoting.customers.models import Customer
 from quoting.customers.permissions import teams_for_filing
 from quoting.quotes.models import QuoteEvent, QuoteStatus
 from quoting.quotes.services.quotes import quote_request_approval, quote_update_terms
+from tests.api_errors import field_errors
 from tests.quoting.api_world import quote_world_make, token_client
 from tests.quoting.factories import TeamFactory, days_from_today, quote_reload
 
@@ -316,4 +317,4 @@ def test_a_user_of_every_team_must_name_the_team_through_the_api(qw, who):
     response = token_client(_user(qw, who)).post(
         "/api/v1/customers/", {"company": "Qianhai Bank"}, format="json"
     )
-    assert response.status_code == 400 and "team" in response.json()
+    assert response.status_code == 400 and "team" in field_errors(response)

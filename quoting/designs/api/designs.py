@@ -9,6 +9,7 @@ from rest_framework import serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.response import Response
 
+from portal.api.base import ApiViewSetMixin
 from portal.api.exceptions import validation_error
 from quoting.designs.api.contract import serializer_fields
 from quoting.designs.api.packs import DesignInstallPackSerializer, pack_accepted
@@ -166,9 +167,9 @@ class DesignSerializer(serializers.Serializer):
     advice = serializers.ListField(child=serializers.CharField())
 
 
-class DesignViewSet(viewsets.ViewSet):
-    """Fabric designs computed from the catalog, never stored here."""
-
+# Fabric designs computed from the catalog, never stored here. JSON bodies only (so generated
+# clients send JSON and can send null); every POST takes an Idempotency-Key (ApiViewSetMixin).
+class DesignViewSet(ApiViewSetMixin, viewsets.ViewSet):
     def _design(self, request):
         serializer = DesignOnSiteSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -38,8 +38,7 @@ class PackNotReady(APIException):
 
 
 class DesignInstallPackSerializer(serializers.ModelSerializer):
-    # Text, not an enum: the proposal documents' status enum has other values.
-    status = serializers.CharField(read_only=True, help_text="pending, building, ready or failed")
+    status = serializers.ChoiceField(choices=InstallPackStatus.choices, read_only=True)
     url = serializers.SerializerMethodField(help_text="This state: poll it.")
     zip_url = serializers.SerializerMethodField(help_text="The zip, once ready; else null.")
 
@@ -94,9 +93,9 @@ class _JsonForErrors(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+# A design's installation pack built by a worker: its state, then its zip.
+# (A comment, not a docstring: the schema would show it as every operation's description.)
 class DesignInstallPackViewSet(ApiViewSetMixin, viewsets.ViewSet):
-    """A design's installation pack built by a worker: its state, then its zip."""
-
     lookup_value_regex = "[0-9]{1,18}"
 
     def _pack(self, pk, *, archive: bool = False) -> DesignInstallPack:

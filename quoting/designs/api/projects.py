@@ -15,7 +15,11 @@ from portal.api.base import (
     errors,
     service_viewset_schema,
 )
-from portal.api.idempotency import idempotent
+from quoting.customers.api import (
+    ExternalIdUpsertMixin,
+    by_external_id_schema,
+    external_id_field,
+)
 from quoting.customers.filters import ProjectFilter
 from quoting.customers.models import Customer, Project
 from quoting.customers.selectors import customers_visible_to, projects_visible_to
@@ -37,6 +41,7 @@ class ProjectInputSerializer(serializers.Serializer):
     )
     name = serializers.CharField(max_length=200)
     notes = serializers.CharField(max_length=5000, required=False, allow_blank=True)
+    external_id = external_id_field()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -57,6 +62,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "notes",
             "requirements",
             "owner",
+            "external_id",
             "created_at",
             "updated_at",
         ]
@@ -160,10 +166,17 @@ class SavedDesignSerializer(serializers.ModelSerializer):
         partial_update="Rename a project or change its notes",
         partial_update_description="The customer may change only while the project has no "
         "quotes, and only to a customer of the same team: otherwise 400 naming `customer`.",
-    )
+    ),
+    by_external_id=by_external_id_schema(
+        output=ProjectSerializer, input=ProjectInputSerializer, noun="project"
+    ),
 )
 class ProjectViewSet(
-    ServiceViewSetMixin, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    ExternalIdUpsertMixin,
+    ServiceViewSetMixin,
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
 ):
     serializer_class = ProjectSerializer
     input_serializer_class = ProjectInputSerializer
@@ -205,7 +218,6 @@ class ProjectViewSet(
             return Response(SavedDesignSerializer(designs, many=True).data)
         return self._design_save(request, project)
 
-    @idempotent
     def _design_save(self, request, project):
         data = SavedDesignInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

@@ -24,7 +24,7 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from catalog.selectors import gpu_peak_tflops
-from portal.api.parsers import DepthLimitedJSONParser
+from portal.api.base import ApiViewSetMixin
 from quoting.designs.api.contract import serializer_fields
 from quoting.designs.services.tco import tco_compute
 from quoting.engine.errors import InvalidInput
@@ -217,14 +217,9 @@ ERROR_EXAMPLE = {
 }
 
 
-class TcoViewSet(viewsets.ViewSet):
-    """Effective-compute TCO: network efficiency and cost per effective GPU-hour per fabric.
-
-    A computation, not a stored resource: POST answers 200 with the result and keeps nothing.
-    """
-
-    parser_classes = [DepthLimitedJSONParser]
-
+# Effective-compute TCO: network efficiency and cost per effective GPU-hour per fabric. A
+# computation, not a stored resource: POST answers 200 with the result and keeps nothing.
+class TcoViewSet(ApiViewSetMixin, viewsets.ViewSet):
     @extend_schema(
         summary="Compare fabric options by effective compute and cost",
         description=(

@@ -23,14 +23,15 @@ from catalog.models import Category, Product, TaxCategory, tax_category_of
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.conf import quoting_setting
-from quoting.customers.models import Project
+from quoting.customers.models import Contact, Project
 from quoting.customers.selectors import vat_rates_for
+from quoting.customers.services import external_id_check, external_id_clean, unique_save
 from quoting.designs.models import SavedDesign, TcoScenario
 from quoting.designs.selectors import FxLock, PricedBom, bom_priced
 from quoting.designs.services.snapshots import design_snapshot_current
 from quoting.designs.services.tco import workload_check as tco_workload_check
 from quoting.engine.errors import InvalidInput
-from quoting.engine.money import MONEY_MAX, TOTAL_MAX, round_money
+from quoting.engine.money import MONEY_MAX, TOTAL_MAX, Totals, round_money
 from quoting.errors import (
     IllegalTransition,
     InvalidValue,
@@ -39,6 +40,14 @@ from quoting.errors import (
     QuoteExpired,
     RevisionFrozen,
     StaleVersion,
+)
+from quoting.quotes.events import (
+    approval_data,
+    event_date,
+    event_subjects,
+    event_time,
+    event_totals,
+    event_user,
 )
 from quoting.quotes.models import (
     ANSWERABLE_WHILE_DRAFTING,
@@ -64,7 +73,6 @@ from quoting.quotes.permissions import (
     quote_send_check,
 )
 from quoting.quotes.selectors import (
-    booked_data,
     line_amount,
     offer_choice,
     revision_content_fingerprint,
@@ -80,6 +88,7 @@ MAX_QUANTITY = 1_000_000
 # A product sold by the year (support, subscription licences) is quoted for a year's term.
 YEAR_TERM_MONTHS = 12
 MAX_LINES_PER_REVISION = 500  # the PDF and the page stay usable; a fabric BOM has ~20 lines
+KEEP = object()  # quote_update_terms: leave the quote's contact or external id as it is
 
 
 # --- small helpers -------------------------------------------------------------------------------
@@ -113,12 +122,23 @@ def _event(
     )
 
 
-def _announce(quote: Quote, event_type: str, **data) -> None:
+def _announce(
+    quote: Quote,
+    event_type: str,
+    *,
+    revision: QuoteRevision | None,
+    totals: Totals | None = None,
+    **members,
+) -> None:
     """Tell the apps above quoting (webhooks) what happened to `quote`, inside the caller's
-    transaction: every payload starts with the quote's id, number and status."""
-    payload = {"quote_id": quote.pk, "number": quote.number, "status": quote.status, **data}
+    transaction: every payload starts with its quote, revision, customer, project and contact
+    (quoting.quotes.events), then `totals` where money is involved, then the event's own
+    `members` (the catalogue: integrations.catalogue, docs/webhooks.md)."""
+    data = event_subjects(quote, revision)
+    if totals is not None:
+        data["totals"] = event_totals(totals, currency=quote.currency)
     quote_announced.send(
-        sender=Quote, event_type=event_type, customer_id=quote.customer_id, data=payload
+        sender=Quote, event_type=event_type, customer_id=quote.customer_id, data=data | members
     )
 
 
@@ -350,8 +370,16 @@ def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:
         )
     revision = _current(quote)
     if revision.is_frozen:
+        sent = revision
         revision = _revision_next(quote, user=user)
         _transition(quote, QuoteStatus.DRAFT, actor=user, reason="edited after it was sent")
+        _announce(
+            quote,
+            "quote.revised",
+            revision=revision,
+            totals=revision_totals(revision=revision),
+            revised={"from_revision": {"id": sent.pk, "label": sent.label}, "by": event_user(user)},
+        )
     elif quote.status in (QuoteStatus.AWAITING_APPROVAL, QuoteStatus.APPROVED):
         # The approval was for the lines as they were; a change needs a new look.
         revision.approvals.filter(decision=ApprovalDecision.PENDING).update(
@@ -500,14 +528,40 @@ def _next_position(revision: QuoteRevision) -> int:
 # --- creating quotes -----------------------------------------------------------------------------
 
 
+def _contact_of(customer_id: int, contact: Contact | None) -> Contact | None:
+    if contact is not None and contact.customer_id != customer_id:
+        raise InvalidValue("This contact belongs to another customer.", field="contact")
+    return contact
+
+
+def _crm_links(quote: Quote, *, contact, external_id) -> dict:
+    """The changes of the quote's contact and external id asked for (KEEP: left as they are)."""
+    links = {}
+    if contact is not KEEP and getattr(contact, "pk", None) != quote.contact_id:
+        links["contact"] = _contact_of(quote.customer_id, contact)
+    if external_id is not KEEP:
+        external_id = external_id_clean(external_id)
+        if external_id != quote.external_id:
+            links["external_id"] = external_id
+    return links
+
+
 @transaction.atomic
 def quote_create(
-    *, project: Project, user: User, currency: str | None = None, valid_until: dt.date | None = None
+    *,
+    project: Project,
+    user: User,
+    currency: str | None = None,
+    valid_until: dt.date | None = None,
+    contact: Contact | None = None,
+    external_id: str | None = None,
 ) -> Quote:
-    """An empty draft quote, R1, numbered `<series>-<year>-<00042>`."""
+    """An empty draft quote, R1, numbered `<series>-<year>-<00042>`; `contact` (one of the
+    customer's) and `external_id` (a CRM's, unique: AlreadyExists) as the CRM says."""
     # Locked so that the project cannot change customer under the new quote (project_update).
     project = Project.objects.select_for_update().select_related("customer").get(pk=project.pk)
     customer = project.customer
+    contact = _contact_of(customer.pk, contact)
     currency = (currency or customer.default_currency).upper()
     if len(currency) != 3 or not currency.isalpha():
         raise InvalidValue("Use a three-letter currency code such as CNY.", field="currency")
@@ -517,17 +571,20 @@ def quote_create(
         raise InvalidValue("The validity date is in the past.", field="valid_until")
     series, year = quoting_setting("QUOTING_NUMBER_SERIES"), today.year
     seq = _quote_number_take(series=series, year=year)
-    quote = Quote.objects.create(
+    quote = Quote(
         number=f"{series}-{year}-{seq:05d}",
         series=series,
         year=year,
         seq=seq,
         customer=customer,
         project=project,
+        contact=contact,
+        external_id=external_id_clean(external_id),
         owner=user,
         currency=currency,
         valid_until=valid_until,
     )
+    unique_save(quote, lambda: external_id_check(quote, quote.external_id))
     vat = quoting_setting("QUOTING_VAT_PERCENT").get(customer.vat_zone, Decimal(0))
     revision = QuoteRevision.objects.create(
         quote=quote, number=1, created_by=user, tax_percent=Decimal(vat)
@@ -544,6 +601,15 @@ def quote_create(
         valid_until=valid_until,
         tax_percent=revision.tax_percent,
     )
+    _announce(
+        quote,
+        "quote.created",
+        revision=revision,
+        created={
+            "by": event_user(user),
+            "valid_until": event_date(valid_until),
+        },
+    )
     return quote
 
 
@@ -556,6 +622,8 @@ def quote_create_from_design(
     currency: str | None = None,
     tco: TcoScenario | None = None,
     workload: str | None = None,
+    contact: Contact | None = None,
+    external_id: str | None = None,
 ) -> Quote:
     """A draft whose lines are the design's bill of materials, priced in the quote currency.
 
@@ -569,7 +637,9 @@ def quote_create_from_design(
         raise InvalidValue("This design belongs to another project.", field="design")
     if tco is not None and tco.project_id != project.pk:
         raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
-    quote = quote_create(project=project, user=user, currency=currency)
+    quote = quote_create(
+        project=project, user=user, currency=currency, contact=contact, external_id=external_id
+    )
     design = design_snapshot_current(design=design)
     revision = quote.current_revision
     # A missing price raises here and rolls the whole quote back, number included.
@@ -823,12 +893,19 @@ def quote_update_terms(
     tax_percent=None,
     valid_until: dt.date | None = None,
     workload: str | None = None,
+    contact=KEEP,
+    external_id=KEEP,
 ) -> Quote:
     """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
     rounded lines), the VAT rate (0 for export), the validity date and the workload its TCO
     assumes (a preset's key; the TCO is computed again). None leaves a term as it is. One
     version bump and one event per term that really changed, all or nothing; when nothing
-    changes, nothing is written (an approved quote stays approved)."""
+    changes, nothing is written (an approved quote stays approved).
+
+    `contact` (one of the customer's, or None) and `external_id` (None or empty clears it) say
+    whom and which CRM record the quote is for: not terms, so changing only them bumps the
+    version but opens no revision and keeps an approval (KEEP leaves them as they are)."""
+    links = _crm_links(quote, contact=contact, external_id=external_id)
     discount = None if discount_percent is None else _percent(discount_percent, "discount_percent")
     tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
     workload = None if workload is None else _workload(workload)
@@ -837,16 +914,23 @@ def quote_update_terms(
     current = _current(quote)
     if workload is not None and current.design_id is None:
         raise InvalidValue("This quote has no design to compare fabrics for.", field="workload")
-    if (
+    terms_kept = (
         discount in (None, current.discount_percent)
         and tax in (None, current.tax_percent)
         and valid_until in (None, quote.valid_until)
         and workload in (None, current.workload)
-    ):
+    )
+    if terms_kept and not links:
         if quote.version != expected_version:
             raise StaleVersion(expected=expected_version, current=quote.version)
         return quote
     _claim(quote, expected_version=expected_version)
+    if links:
+        for name, value in links.items():
+            setattr(quote, name, value)
+        unique_save(quote, lambda: external_id_check(quote, quote.external_id))
+        if terms_kept:
+            return quote
     revision = _editable_revision(quote, user=user)
     if discount is not None and discount != revision.discount_percent:
         _event(
@@ -1013,6 +1097,13 @@ def quote_request_approval(
         discount_percent=approval.discount_percent,
         note=note[:2000],
     )
+    _announce(
+        quote,
+        "approval.requested",
+        revision=revision,
+        totals=revision_totals(revision=revision),
+        approval=approval_data(approval),
+    )
     notify(
         kind=NotificationKind.APPROVAL_REQUESTED,
         quote=quote,
@@ -1046,6 +1137,13 @@ def _decide(
         actor=user,
         discount_percent=approval.discount_percent,
         reason=reason,
+    )
+    _announce(
+        quote,
+        "approval.decided",
+        revision=approval.revision,
+        totals=revision_totals(revision=approval.revision),
+        approval=approval_data(approval),
     )
     notify(
         kind=NotificationKind.APPROVAL_DECIDED,
@@ -1124,24 +1222,63 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     _announce(
         quote,
         "quote.sent",
-        revision=revision.label,
-        total=totals.total,
-        currency=quote.currency,
+        revision=revision,
+        totals=totals,
+        sent={
+            "at": event_time(revision.sent_at),
+            "by": event_user(user),
+            "valid_until": event_date(quote.valid_until),
+        },
     )
     return revision
 
 
-def _as_quoted(quote: Quote) -> dict:
-    """The choice fields of quote.accepted when nothing was chosen (an answer taken by staff):
-    the offer as quoted, at its totals. The share link's accept passes the customer's own."""
-    totals = revision_totals(revision=quote.current_revision)
+def _booked_totals(quote: Quote) -> Totals:
+    return Totals(
+        quote.booked_subtotal,
+        quote.booked_discount,
+        quote.booked_net,
+        quote.booked_tax,
+        quote.booked_total,
+    )
+
+
+def _staff_acceptance(quote: Quote, *, actor: User | None, note) -> dict:
+    """quote.accepted's `acceptance` for an answer staff recorded (no signature, no link): the
+    share link's shape (proposals.acceptance.services), what staff cannot know left empty."""
+    keys = [str(key) for key in quote.booked_optional or []]
+    described = {
+        str(key): description
+        for key, description in QuoteLine.objects.filter(
+            revision_id=quote.booked_revision_id, key__in=keys
+        ).values_list("key", "description")
+    }
     return {
-        "chosen_alternative": "",
-        "chosen_optional": [],
-        "accepted_totals": {
-            name: f"{getattr(totals, name):.2f}"
-            for name in ("subtotal", "discount", "net", "tax", "total")
-        },
+        "recorded_by": "staff",
+        "recorded_by_user": event_user(actor),
+        "note": str(note or "")[:2000],
+        "signer": "",
+        "title": "",
+        "company": "",
+        "signed_at": event_time(quote.booked_at),
+        "signer_timezone": "",
+        "signature_kind": None,
+        "language": None,
+        "share_link": None,
+        "browser": "",
+        "system": "",
+        "is_mobile": None,
+        "document_sha256": None,
+        "signed_status": None,
+        "signed_pdf_url": None,
+        "signed_sha256": None,
+        "po_number": "",
+        "invoice": None,
+        "chosen_alternative": quote.booked_alternative,
+        "chosen_optional": [{"key": key, "description": described.get(key, "")} for key in keys],
+        "as_sent_totals": event_totals(
+            revision_totals(revision=quote.booked_revision), currency=quote.currency
+        ),
     }
 
 
@@ -1214,12 +1351,14 @@ def quote_mark_accepted(
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)
     _book(quote, revision=revision, alternative=alternative, optional=optional)
-    # The share link's choice (webhook_data) replaces the as-quoted one: one merged payload.
+    # At the booked configuration's totals; `acceptance` is the share link's signature
+    # (webhook_data, built by proposals) or, for an answer staff recorded, the same shape.
     _announce(
         quote,
         "quote.accepted",
-        **(_as_quoted(quote) | details | (webhook_data or {})),
-        booked=booked_data(quote),
+        revision=quote.booked_revision,
+        totals=_booked_totals(quote),
+        acceptance=webhook_data or _staff_acceptance(quote, actor=actor, note=details.get("note")),
     )
     notify(
         kind=NotificationKind.QUOTE_ACCEPTED,
@@ -1243,7 +1382,14 @@ def quote_mark_declined(
 ) -> Quote:
     _claim(quote, expected_version=expected_version)
     _transition(quote, QuoteStatus.DECLINED, actor=actor, reason=reason[:2000])
-    _announce(quote, "quote.declined", reason=reason[:2000])
+    revision = _current(quote)
+    _announce(
+        quote,
+        "quote.declined",
+        revision=revision,
+        totals=revision_totals(revision=revision),
+        declined={"reason": reason[:2000]},
+    )
     notify(
         kind=NotificationKind.QUOTE_DECLINED,
         quote=quote,
@@ -1273,6 +1419,13 @@ def quotes_expire_overdue(*, today: dt.date | None = None) -> int:
                 continue
             _claim(quote, expected_version=None)
             _transition(quote, QuoteStatus.EXPIRED, actor=None, valid_until=quote.valid_until)
-            _announce(quote, "quote.expired", valid_until=quote.valid_until)
+            revision = _current(quote)
+            _announce(
+                quote,
+                "quote.expired",
+                revision=revision,
+                totals=revision_totals(revision=revision),
+                expired={"valid_until": event_date(quote.valid_until)},
+            )
             expired += 1
     return expired

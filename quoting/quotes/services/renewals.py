@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from portal.models import User
 from quoting.errors import IllegalTransition, InvalidValue
+from quoting.quotes.events import event_date
 from quoting.quotes.models import (
     LineKind,
     NotificationKind,
@@ -33,6 +34,7 @@ from quoting.quotes.renewals import (
     quote_term_lines,
     term_lines_ending,
 )
+from quoting.quotes.selectors import lines_totals
 from quoting.quotes.services.notifications import notify
 from quoting.quotes.services.quotes import (
     YEAR_TERM_MONTHS,
@@ -198,8 +200,8 @@ def _announced(term: TermLine) -> dict:
         "description": line.description,
         "quantity": line.quantity,
         "term_months": line.term_months,
-        "starts_on": line.starts_on,
-        "ends_on": term.ends_on,
+        "starts_on": event_date(line.starts_on),
+        "ends_on": event_date(term.ends_on),
         "days_left": term.days_left,
     }
 
@@ -219,15 +221,19 @@ def _remind(quote: Quote, reminder: int, terms: list[TermLine]) -> bool:
             return False
         QuoteLine.objects.filter(pk__in=claimed).update(renewal_notified=reminder)
         ending = [term for term in terms if term.line.pk in claimed]
+        revision = ending[0].line.revision
         _announce(
             quote,
             "renewal.due",
-            customer_id=quote.customer_id,
-            company=quote.customer.company,
-            currency=quote.currency,
-            days_before=reminder,
-            ends_on=ending[0].ends_on,
-            lines=[_announced(term) for term in ending],
+            revision=revision,
+            # What renewing these terms would cost at the booked prices (the renewal quote
+            # prices them afresh).
+            totals=lines_totals([term.line for term in ending], revision=revision),
+            renewal={
+                "days_before": reminder,
+                "ends_on": event_date(ending[0].ends_on),
+                "lines": [_announced(term) for term in ending],
+            },
         )
         notify(
             kind=NotificationKind.RENEWAL_DUE,

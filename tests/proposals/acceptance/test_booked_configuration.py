@@ -95,9 +95,14 @@ def test_the_choice_on_the_link_becomes_the_booked_configuration(client, quote, 
     assert body["totals"]["total"] == f"{quote.current_revision.total:.2f}"  # as sent, kept
     assert_matches_schema(body, "/api/v1/quotes/{id}/")
 
-    # The webhook carries the same `booked`.
+    # The webhook carries the same booking: its totals, revision and choice.
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
-    assert data["booked"] == body["booked"]
+    assert data["totals"] == {"currency": body["currency"]} | {
+        name: body["booked"][name] for name in ("subtotal", "discount", "net", "tax", "total")
+    }
+    assert data["revision"]["label"] == f"R{body['booked']['revision']}"
+    assert data["acceptance"]["chosen_alternative"] == body["booked"]["alternative"]
+    assert [o["key"] for o in data["acceptance"]["chosen_optional"]] == body["booked"]["optional"]
 
 
 def test_the_list_the_page_and_the_api_list_show_the_booked_total(client, quote, world):
@@ -123,7 +128,8 @@ def test_an_answer_taken_by_staff_books_the_revision_as_quoted(quote, world, end
     assert (quote.booked_alternative, quote.booked_optional) == ("", [])
     assert quote.booked_total == quote.current_revision.total
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
-    assert data["booked"]["alternative"] == "" and data["booked"]["revision"] == 1
+    assert data["acceptance"]["chosen_alternative"] == "" and data["revision"]["label"] == "R1"
+    assert data["totals"]["total"] == f"{quote.booked_total:.2f}"
 
 
 def test_a_quote_not_accepted_has_no_booking(quote, world):

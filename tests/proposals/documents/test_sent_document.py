@@ -23,6 +23,7 @@ from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.share.services import share_link_create
 from quoting.quotes.models import QuoteEvent, QuoteEventVerb, QuoteRevision
 from quoting.quotes.services.quotes import quote_add_free_text, quote_revise, quote_send
+from tests.api_errors import field_errors
 from tests.proposals.conftest import pdf_reader, pdf_text, sent_pdf
 from tests.quoting.api_world import token_client
 
@@ -158,7 +159,7 @@ def test_a_revision_that_is_not_one_is_a_field_error(world, sent_quote, query, m
     for call in (api.get, api.post):
         response = call(f"/api/v1/quotes/{sent_quote.pk}/proposal/{query}")
         assert response.status_code == 400
-        assert message in response.json()["revision"][0]
+        assert message in field_errors(response)["revision"][0]
 
 
 def test_a_quote_never_sent_is_previewed_only_when_the_revision_is_named(world):
@@ -167,7 +168,7 @@ def test_a_quote_never_sent_is_previewed_only_when_the_revision_is_named(world):
     quote = quote_create(project=world.project, user=world.sales)
     api = token_client(world.sales)
     refused = api.post(f"/api/v1/quotes/{quote.pk}/proposal/")
-    assert refused.status_code == 400 and "?revision=N" in refused.json()["revision"][0]
+    assert refused.status_code == 400 and "?revision=N" in field_errors(refused)["revision"][0]
     assert ProposalDocument.objects.count() == 0
     named = api.post(f"/api/v1/quotes/{quote.pk}/proposal/?revision=1")
     assert named.status_code == 202 and named.json()["draft"] is True

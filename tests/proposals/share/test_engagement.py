@@ -39,6 +39,7 @@ from tests.proposals.reading import (
     page_open,
     page_read,
 )
+from tests.quoting.api_world import token_client
 
 A = "198.51.100.7"
 
@@ -234,7 +235,18 @@ def test_two_seconds_of_reading_make_the_open_real_tell_the_owner_and_fire_quote
     assert link.use_count == 1 and link.last_used_at is not None
     assert _opened_notes() == 1 and Notification.objects.get().recipient == world.sales
     data = WebhookDelivery.objects.get(event_type="quote.viewed").payload["data"]
-    assert (data["link_id"], data["revision"]) == (link.pk, "R1") and data["viewed_at"]
+    assert (data["share_link"]["id"], data["revision"]["label"]) == (link.pk, "R1")
+    assert data["viewed"]["at"] == view.at.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def test_a_real_open_reaches_the_event_feed_when_no_webhook_listens(client, world, shared):
+    """A CRM without webhooks catches up from /api/v1/events/: the open is there too."""
+    link, token = shared
+    open_and_read(token, {"cover": 3}, client=client)
+    assert not WebhookDelivery.objects.exists()
+    feed = token_client(world.sales).get("/api/v1/events/?type=share_link.opened,quote.viewed")
+    events = [(e["type"], e["data"]["share_link"]["id"]) for e in feed.json()["results"]]
+    assert events == [("share_link.opened", link.pk), ("quote.viewed", link.pk)]
 
 
 def test_an_open_under_two_seconds_is_short_until_a_later_beacon_says_more(
@@ -475,11 +487,14 @@ def test_a_view_is_two_statements_and_a_beacon_three(client, world, shared):
     LinkView.objects.filter(open_key=third).update(at=timezone.now() - dt.timedelta(seconds=60))
     with CaptureQueriesContext(connection) as later_real:
         beacon_post(client, token, {"open": third, "sections": {"cover": 3}})
-    assert len(_statements(later_real)) == 5, _statements(later_real)
+    # A confirmed reader: the link's count, then quote.viewed in the event feed (its subjects,
+    # the revision read, the event, the endpoints that listen).
+    assert len(_statements(later_real)) == 9, _statements(later_real)
     # The first real open also reads the owner and writes the notification.
     # Once per link, the first real open also reads the owner (quote, user) and the
     # recipient's name (not read with the token) and writes the notification.
-    assert len(first_real_statements) == 9, first_real_statements
+    # And it announces share_link.opened beside quote.viewed (two events, two endpoint reads).
+    assert len(first_real_statements) == 15, first_real_statements
     assert _opened_notes() == 1
 
 

@@ -192,12 +192,17 @@ def test_the_accept_records_the_choice_its_totals_and_announces_them(
 
     (delivery,) = WebhookDelivery.objects.filter(event_type="quote.accepted")
     data = delivery.payload["data"]
-    assert data["chosen_alternative"] == "Better"
-    assert data["chosen_optional"] == [{"key": str(optics.key), "description": "Spare optics kit"}]
-    assert data["accepted_totals"]["total"] == f"{expected.total:.2f}"
+    chosen = data["acceptance"]
+    assert chosen["chosen_alternative"] == "Better"
+    assert chosen["chosen_optional"] == [
+        {"key": str(optics.key), "description": "Spare optics kit"}
+    ]
+    assert data["totals"]["total"] == f"{expected.total:.2f}"
 
     configuration = chosen_configuration(acceptance)
-    assert configuration.as_json()["accepted_totals"] == data["accepted_totals"]
+    assert configuration.as_json()["accepted_totals"] == {
+        name: value for name, value in data["totals"].items() if name != "currency"
+    }
     assert configuration.as_sent.total == quote.current_revision.total
     assert [ln.key for ln in configuration.optional] == [optics.key]
     event = QuoteEvent.objects.filter(verb="status_changed", details__after="accepted").get()
@@ -210,7 +215,11 @@ def test_an_accept_as_quoted_records_the_sent_totals(client, quote, token, endpo
     assert (acceptance.chosen_alternative, acceptance.chosen_optional) == ("", [])
     assert acceptance.total == quote.current_revision.total
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
-    assert (data["chosen_alternative"], data["chosen_optional"]) == ("", [])
+    assert (data["acceptance"]["chosen_alternative"], data["acceptance"]["chosen_optional"]) == (
+        "",
+        [],
+    )
+    assert data["totals"] == data["acceptance"]["as_sent_totals"]
     assert chosen_configuration(acceptance).is_as_quoted
 
 
@@ -260,8 +269,10 @@ def test_a_staff_answer_announces_the_offer_as_quoted(quote, world, endpoint):
 
     quote_mark_accepted(quote=quote, actor=world.sales, expected_version=quote.version)
     data = WebhookDelivery.objects.get(event_type="quote.accepted").payload["data"]
-    assert (data["chosen_alternative"], data["chosen_optional"]) == ("", [])
-    assert data["accepted_totals"]["total"] == f"{quote.current_revision.total:.2f}"
+    acceptance = data["acceptance"]
+    assert (acceptance["recorded_by"], acceptance["share_link"]) == ("staff", None)
+    assert (acceptance["chosen_alternative"], acceptance["chosen_optional"]) == ("", [])
+    assert data["totals"]["total"] == f"{quote.current_revision.total:.2f}"
 
 
 # --- both languages -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from quoting.designs.models import SavedDesign
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import SNAPSHOT_VERSION, design_snapshot_current
+from tests.api_errors import field_errors
 
 # The page's query with the distances left to the layout.
 PAGE = (
@@ -60,7 +61,7 @@ def test_a_bad_site_is_a_400_naming_its_field(api, site, field):
     response = api.post(
         "/api/v1/designs/", {"gpu_count": 256, **site}, content_type="application/json"
     )
-    assert response.status_code == 400 and field in response.json()
+    assert response.status_code == 400 and field in field_errors(response)
 
 
 def test_the_design_page_bom_and_cable_schedule_follow_the_site_fields(sales_client, seeded):

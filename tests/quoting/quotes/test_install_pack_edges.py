@@ -8,6 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from quoting.engine.install.pack import PACK_FILE_NAMES
+from tests.api_errors import field_errors
 
 
 @pytest.fixture
@@ -54,7 +55,7 @@ def test_the_api_streams_the_pack_of_the_design_body_on_the_site_given(api):
 def test_bad_site_or_design_input_is_a_400_naming_the_field(api, body, field):
     response = post(api, **body)
     assert response.status_code == 400, response.content
-    assert field in response.json()
+    assert field in field_errors(response)
 
 
 QUERY = (

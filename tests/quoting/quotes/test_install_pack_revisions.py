@@ -13,6 +13,7 @@ from quoting.engine.install.pack import PACK_FILE_NAMES
 from quoting.quotes.models import InstallPack, Quote
 from quoting.quotes.services.install import INSTALL_PACKS_KEPT
 from quoting.quotes.services.quotes import quote_send
+from tests.api_errors import field_errors
 from tests.quoting.api_world import quote_world_make, token_client
 
 
@@ -102,7 +103,7 @@ def test_before_any_request_the_pack_is_404_and_bad_site_input_is_a_400(api, qw)
         ({"rack_power_kw": -1}, "rack_power_kw"),
     ):
         response = api.post(url(qw), body, format="json")
-        assert response.status_code == 400 and field in response.json()
+        assert response.status_code == 400 and field in field_errors(response)
     assert not InstallPack.objects.exists()
 
 
@@ -118,7 +119,7 @@ def test_a_revision_without_a_design_says_so(api, qw):
         design=None
     )
     response = api.post(url(qw), {}, format="json")
-    assert response.status_code == 400 and "design" in response.json()
+    assert response.status_code == 400 and "design" in field_errors(response)
 
 
 def test_a_quote_you_may_not_see_has_no_pack_for_you(api, qw):

@@ -25,6 +25,7 @@ from quoting.quotes.services.quotes import (
     quote_send,
     quote_update_line,
 )
+from tests.api_errors import field_errors
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import quote_reload
 
@@ -53,7 +54,7 @@ def _largest(quote) -> Decimal:
 
 def _refused_for_approval(response, percent: str):
     assert response.status_code == 409, response.json()
-    message = response.json()["discount_percent"][0]
+    message = field_errors(response)["discount_percent"][0]
     assert f"A discount of {percent} % is above your limit of 10 %" in message
     return message
 

@@ -366,7 +366,7 @@ def test_the_bom_has_the_racks_and_the_installation_packs_parts_by_rack(qw):
 def test_the_internal_variant_is_refused_without_the_margin_permission(api, quote):
     response = api.get(f"/api/v1/quotes/{quote.pk}/xlsx/", {"variant": "internal"})
     assert response.status_code == 403
-    assert response["Content-Type"].startswith("application/json")
+    assert response["Content-Type"] == "application/problem+json"
 
 
 def test_the_internal_variant_adds_cost_and_margin_per_line_and_in_total(api, world, quote):

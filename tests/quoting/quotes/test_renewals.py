@@ -40,6 +40,7 @@ from quoting.quotes.services.quotes import (
     quote_send,
 )
 from quoting.quotes.services.renewals import quote_renewal_create, renewals_remind
+from tests.api_errors import field_errors
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
 from tests.quoting.quotes.renewal_world import (
@@ -159,7 +160,7 @@ def endpoint(world):
 
 def _announced() -> list[dict]:
     return [
-        d.payload["data"]
+        d.payload["data"]["renewal"]
         for d in WebhookDelivery.objects.filter(event_type="renewal.due").order_by("pk")
     ]
 
@@ -175,9 +176,16 @@ def test_the_daily_job_announces_renewal_due_once_per_reminder(world, endpoint):
     sent = [renewals_remind(today=END - dt.timedelta(days=d)) for d in days]
     assert sent == [0, 1, 0, 0, 1, 0, 1, 0, 0, 0]
     assert [data["days_before"] for data in _announced()] == [90, 60, 30]
-    first = _announced()[0]
-    assert first["quote_id"] == quote.pk and first["number"] == quote.number
-    assert first["customer_id"] == world.customer.pk and first["currency"] == "CNY"
+    data = WebhookDelivery.objects.filter(event_type="renewal.due").earliest("pk").payload["data"]
+    assert data["quote"]["id"] == quote.pk and data["quote"]["number"] == quote.number
+    assert data["customer"]["id"] == world.customer.pk and data["quote"]["currency"] == "CNY"
+    assert data["revision"]["id"] == quote.booked_revision_id
+    # What renewing the ending terms costs at the booked prices: the support line's amount.
+    assert data["totals"]["currency"] == "CNY"
+    support = support_line(quote)
+    amount = support.quantity * support.unit_price * (100 - support.discount_percent) / 100
+    assert data["totals"]["subtotal"] == f"{amount:.2f}"
+    first = data["renewal"]
     assert first["ends_on"] == END.isoformat()
     support = support_line(quote)
     assert first["lines"] == [
@@ -267,7 +275,7 @@ def test_within_narrows_the_list_to_that_many_days(world):
 def test_a_bad_within_is_a_400_naming_it(world, within):
     response = token_client(world.sales, scope="read").get("/api/v1/renewals/", {"within": within})
     assert response.status_code == 400
-    assert list(response.json()) == ["within"]
+    assert list(field_errors(response)) == ["within"]
 
 
 # --- the renewal quote ---------------------------------------------------------------------------
@@ -333,7 +341,7 @@ def test_a_second_renewal_is_refused_while_the_first_is_alive(world):
     client = token_client(world.sales)
     response = client.post(f"/api/v1/quotes/{quote.pk}/renewal/")
     assert response.status_code == 409
-    assert first.number in response.json()["renewal"][0]
+    assert first.number in field_errors(response)["renewal"][0]
     quote_send(quote=first, user=world.sales, expected_version=first.version)
     quote_mark_declined(quote=first, actor=world.sales, expected_version=first.version)
     assert client.post(f"/api/v1/quotes/{quote.pk}/renewal/").status_code == 201
@@ -362,7 +370,7 @@ def test_a_product_without_a_price_today_refuses_the_renewal_and_makes_no_quote(
         quote_renewal_create(quote=quote, user=world.sales)
     assert Quote.objects.count() == before
     response = token_client(world.sales).post(f"/api/v1/quotes/{quote.pk}/renewal/")
-    assert response.status_code == 400 and "SUP-1" in response.json()["lines"][0]
+    assert response.status_code == 400 and "SUP-1" in field_errors(response)["lines"][0]
 
 
 def test_another_teams_quote_cannot_be_renewed_nor_its_start_moved(world):
@@ -432,7 +440,7 @@ def test_a_bad_start_is_a_400_naming_the_field(world, body, field):
     quote = accepted(world)
     response = _patch_start(token_client(world.sales), quote, support_line(quote).key, body)
     assert response.status_code == 400, response.content
-    assert list(response.json()) == [field]
+    assert list(field_errors(response)) == [field]
 
 
 def test_a_line_without_a_term_is_a_400_on_line_key(world):
@@ -444,7 +452,7 @@ def test_a_line_without_a_term_is_a_400_on_line_key(world):
         switch.key,
         {"starts_on": timezone.localdate().isoformat()},
     )
-    assert response.status_code == 400 and list(response.json()) == ["line_key"]
+    assert response.status_code == 400 and list(field_errors(response)) == ["line_key"]
 
 
 def test_moving_a_start_needs_the_quotes_version(world):
@@ -465,7 +473,7 @@ def test_a_draft_has_no_term_to_start(world):
     response = _patch_start(
         token_client(world.sales), quote, line.key, {"starts_on": timezone.localdate().isoformat()}
     )
-    assert response.status_code == 409 and list(response.json()) == ["status"]
+    assert response.status_code == 409 and list(field_errors(response)) == ["status"]
 
 
 # --- the quote page ------------------------------------------------------------------------------
