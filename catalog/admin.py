@@ -66,6 +66,7 @@ class ProductAdmin(admin.ModelAdmin):
                     "weight_kg",
                     "uplink_port_count",
                     "uplink_speed_gbps",
+                    "port_names",
                 ]
             },
         ),

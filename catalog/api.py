@@ -39,6 +39,7 @@ class ProductSpecsSerializer(serializers.ModelSerializer):
             "weight_kg",
             "uplink_port_count",
             "uplink_speed_gbps",
+            "port_names",
         ]
 
 

@@ -7,6 +7,8 @@ crashes on it later.
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
@@ -201,6 +203,7 @@ SPEC_FIELDS = (
     "weight_kg",
     "uplink_port_count",
     "uplink_speed_gbps",
+    "port_names",
 )
 
 
@@ -348,6 +351,19 @@ class Product(models.Model):
         help_text=_("The uplink ports' speed; given together with the uplink ports."),
     )
 
+    # The installation pack names a server's host ends by these; a validator or the as-built
+    # check compares by them, so a wrong order flags correctly cabled links.
+    port_names = models.CharField(
+        _("OS port names"),
+        max_length=255,
+        blank=True,
+        help_text=_(
+            "A server's compute ports as its operating system names them, in cage and port "
+            "order, separated by spaces (DGX H100: mlx5_11 mlx5_6 mlx5_10 ...). Empty: mlx5_0, "
+            "mlx5_1, ... in order."
+        ),
+    )
+
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -403,6 +419,7 @@ class Product(models.Model):
                 _("Uplink ports and uplink speed are given together: %(field)s is missing.")
                 % {"field": self._meta.get_field(missing).verbose_name}
             )
+        self._clean_port_names(errors)
         if self.ports_per_module is not None and self.ports_per_module > 2:
             errors.setdefault("ports_per_module", []).append(
                 _("A transceiver carries one or two ports.")
@@ -410,6 +427,25 @@ class Product(models.Model):
         self._clean_pricing_basis(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_port_names(self, errors: dict[str, list[str]]) -> None:
+        """One distinct OS name per compute port, on servers only."""
+        names = self.port_names.split()
+        if not names:
+            return
+        if self.category != Category.SERVER:
+            errors.setdefault("port_names", []).append(_("Only a server names its OS ports."))
+        elif len(names) != (self.port_count or 0):
+            errors.setdefault("port_names", []).append(
+                _("Give one name per port: %(ports)s ports, %(names)s names.")
+                % {"ports": self.port_count or 0, "names": len(names)}
+            )
+        elif len(set(names)) != len(names):
+            errors.setdefault("port_names", []).append(_("Each port needs its own name."))
+        elif not all(re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", name) for name in names):
+            errors.setdefault("port_names", []).append(
+                _("Port names are letters, digits, '_', '.' or '-', separated by spaces.")
+            )
 
     def _clean_pricing_basis(self, errors: dict[str, list[str]]) -> None:
         """Per device and share of hardware price a product sold per year; a share needs its

@@ -39,12 +39,14 @@ from portal.api.base import (
     errors,
 )
 from proposals.acceptance.selectors import acceptance_data, acceptance_for
+from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import documents_sent, documents_visible_to
 from proposals.documents.services import proposal_request
 from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
 from proposals.share.services import share_link_create, share_link_revoke
 from quoting.quotes.models import QuoteRevision
 from quoting.quotes.selectors import quotes_visible_to
+from quoting.quotes.services.as_built import as_built_check_of
 
 RECENT_VIEWS = 5
 RETRY_AFTER_SECONDS = 5  # a 200-line proposal renders in about 1.5 s
@@ -142,6 +144,12 @@ REVISION = OpenApiParameter(
     required=False,
     description="The revision's number (2 for R2). Default: the latest sent revision. A "
     "revision still being edited is previewed only when named here.",
+)
+AS_BUILT_NUMBER = OpenApiParameter(
+    "number", OpenApiTypes.INT, OpenApiParameter.PATH, description="The revision number (1 for R1)."
+)
+AS_BUILT_CHECK_ID = OpenApiParameter(
+    "check_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The as-built check's id."
 )
 LANGUAGE = OpenApiParameter(
     "language",
@@ -455,6 +463,42 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         response["Content-Disposition"] = (
             f'attachment; filename="{acceptance.revision.quote.number}-'
             f'{acceptance.revision.label}-signed.pdf"'
+        )
+        return response
+
+    @extend_schema(
+        summary="An as-built check's printable acceptance report (PDF)",
+        description='The counts, the problems by cable ID and label, "cabled as planned: N of '
+        'M links" and lines for the customer and the installer to sign; rendered when asked. '
+        "See POST /quotes/{id}/revisions/{number}/as-built/.",
+        parameters=[AS_BUILT_NUMBER, AS_BUILT_CHECK_ID, LANGUAGE],
+        responses={
+            (200, "application/pdf"): OpenApiResponse(OpenApiTypes.BINARY, description="The PDF."),
+            **errors(400, *READ_ERRORS),
+        },
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"revisions/(?P<number>[0-9]{1,5})/as-built/(?P<check_id>[0-9]{1,18})/pdf",
+        url_name="as-built-report-pdf",
+        renderer_classes=[JSONRenderer],
+        content_negotiation_class=_JsonForErrors,
+    )
+    def as_built_report_pdf(self, request, pk=None, number=None, check_id=None):
+        quote = self.get_object()
+        revision = get_object_or_404(QuoteRevision, quote=quote, number=number)
+        check = as_built_check_of(revision=revision, check_id=int(check_id))
+        if check is None:
+            raise NotFound("This revision has no as-built check with this id.")
+        asked = LanguageQuery(data=request.query_params)
+        asked.is_valid(raise_exception=True)
+        language = asked.validated_data.get("language") or quote.customer.language
+        response = HttpResponse(
+            as_built_report_pdf(check=check, language=language), content_type="application/pdf"
+        )
+        response["Content-Disposition"] = (
+            f'attachment; filename="{as_built_report_filename(check)}"'
         )
         return response
 

@@ -24,6 +24,11 @@ urlpatterns = [
         views.acceptance_signature,
         name="acceptance-signature",
     ),
+    path(
+        "quotes/<int:quote_id>/revisions/<int:number>/as-built/<int:check_id>/report.pdf",
+        views.as_built_pdf,
+        name="as-built-pdf",
+    ),
     # Customers (the token is the only key; every route checks it the same way: share.guard)
     path("p/<str:token>", shared.shared_page, name="shared"),
     path("p/<str:token>/pdf", shared.shared_pdf, name="shared-pdf"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -12,6 +13,7 @@ from proposals.acceptance.selectors import (
     acceptance_for,
     chosen_configuration,
 )
+from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import documents_visible_to
 from proposals.documents.services import proposal_request
 from proposals.forms import GenerateForm, ShareLinkForm
@@ -23,8 +25,9 @@ from proposals.share.services import (
 )
 from proposals.share.views import _pdf_response, _signed_copy_response
 from quoting.errors import QuoteError
-from quoting.quotes.models import QuoteEvent, QuoteStatus
+from quoting.quotes.models import QuoteEvent, QuoteRevision, QuoteStatus
 from quoting.quotes.selectors import quotes_visible_to
+from quoting.quotes.services.as_built import as_built_check_of
 
 # --- staff ---------------------------------------------------------------------------------------
 
@@ -117,6 +120,24 @@ def document_pdf(request: HttpRequest, document_id: int) -> HttpResponse:
         documents_visible_to(user=request.user), pk=document_id, status="ready"
     )
     return _pdf_response(document)
+
+
+@login_required
+@require_GET
+def as_built_pdf(request: HttpRequest, quote_id: int, number: int, check_id: int) -> HttpResponse:
+    """An as-built check's acceptance report, in `?language=` (else the customer's)."""
+    quote = _quote(request, quote_id)
+    revision = get_object_or_404(QuoteRevision, quote=quote, number=number)
+    check = as_built_check_of(revision=revision, check_id=check_id)
+    if check is None:
+        raise Http404
+    asked = request.GET.get("language", "")
+    language = asked if asked in dict(settings.LANGUAGES) else quote.customer.language
+    response = HttpResponse(
+        as_built_report_pdf(check=check, language=language), content_type="application/pdf"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{as_built_report_filename(check)}"'
+    return response
 
 
 def _staff_acceptance(request: HttpRequest, quote_id: int):

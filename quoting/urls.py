@@ -2,6 +2,7 @@ from django.urls import path
 
 from quoting.customers import views as customer_views
 from quoting.designs.views import designs, projects, tco
+from quoting.quotes.views import as_built as as_built_views
 from quoting.quotes.views import notifications
 from quoting.quotes.views import quotes as quote_views
 from quoting.quotes.views import renewals as renewal_views
@@ -65,6 +66,16 @@ urlpatterns = [
         "quotes/<int:pk>/revisions/<int:number>/install-pack.zip",
         quote_views.quote_install_pack_zip,
         name="quote-install-pack-zip",
+    ),
+    path(
+        "quotes/<int:pk>/revisions/<int:number>/as-built/",
+        as_built_views.quote_as_built,
+        name="quote-as-built",
+    ),
+    path(
+        "quotes/<int:pk>/revisions/<int:number>/as-built/<int:check_id>/",
+        as_built_views.quote_as_built_result,
+        name="quote-as-built-result",
     ),
     path("quotes/<int:pk>/products/", quote_views.quote_product_picker, name="quote-products"),
     path("quotes/<int:pk>/lines/add/", quote_views.quote_add_product, name="quote-add-product"),

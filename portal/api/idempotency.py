@@ -23,6 +23,7 @@ import datetime as dt
 import hashlib
 import json
 
+from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.exceptions import APIException, ValidationError
@@ -64,11 +65,30 @@ def _owner(request) -> str:
 
 def fingerprint(method: str, path: str, data) -> str:
     """The request as compared between retries: method, full path and the parsed body."""
-    body = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    body = json.dumps(_comparable(data), sort_keys=True, separators=(",", ":"), default=str)
     digest = hashlib.sha256()
     for part in (method, path, body):
         digest.update(part.encode() + b"\0")
     return digest.hexdigest()
+
+
+def _comparable(data):
+    """A form body (an upload) with each file as its name, size and SHA-256: as text, a file
+    is its name only, so another file of the same name would replay the first answer."""
+    if not hasattr(data, "lists"):
+        return data
+    return {
+        key: [_file_digest(v) if isinstance(v, UploadedFile) else v for v in values]
+        for key, values in data.lists()
+    }
+
+
+def _file_digest(upload: UploadedFile) -> dict:
+    digest = hashlib.sha256()
+    for chunk in upload.chunks():
+        digest.update(chunk)
+    upload.seek(0)
+    return {"name": upload.name, "size": upload.size, "sha256": digest.hexdigest()}
 
 
 def _claim(request, key: str) -> IdempotencyRecord:

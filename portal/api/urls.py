@@ -13,6 +13,7 @@ from quoting.designs.api.packs import DesignInstallPackViewSet
 from quoting.designs.api.projects import ProjectViewSet
 from quoting.designs.api.tco import TcoViewSet
 from quoting.quotes.api import ApprovalViewSet, QuoteViewSet
+from quoting.quotes.api_as_built import QuoteAsBuiltViewSet
 from quoting.quotes.api_renewals import QuoteRenewalViewSet, RenewalViewSet
 
 router = DefaultRouter()
@@ -26,6 +27,7 @@ router.register("projects", ProjectViewSet, basename="project")
 router.register("quotes", QuoteViewSet, basename="quote")
 router.register("quotes", QuoteProposalViewSet, basename="quote-proposal")
 router.register("quotes", QuoteRenewalViewSet, basename="quote-renewal")
+router.register("quotes", QuoteAsBuiltViewSet, basename="quote-as-built")
 router.register("proposals", ProposalDocumentViewSet, basename="proposal")
 router.register("approvals", ApprovalViewSet, basename="approval")
 router.register("renewals", RenewalViewSet, basename="renewal")

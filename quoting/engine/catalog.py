@@ -42,10 +42,17 @@ class ProductSpec:
     gpu_count: int | None = None
     gpu_peak_tflops: float | None = None  # dense BF16 per GPU
     weight_kg: float | None = None  # None: unknown, never guessed
+    # A server's compute ports as its OS names them, in cage and port order, space-separated
+    # ("mlx5_11 mlx5_6 ..." on a DGX H100); "" when the catalog does not say (mlx5_0, 1, ...).
+    port_names: str = ""
     # Ports apart from the panel's port_count at their own speed: a management switch's
     # uplinks (the SN2201's 4 x 100G QSFP28 beside its 48 x 1G RJ45). Both or neither.
     uplink_port_count: int | None = None
     uplink_speed_gbps: int | None = None
+
+    @property
+    def os_port_names(self) -> tuple[str, ...]:
+        return tuple(self.port_names.split())
 
     @property
     def ports_per_cage(self) -> int:

@@ -37,6 +37,7 @@ from quoting.quotes.models import (
     TOTALLED_SECTIONS,
     Approval,
     ApprovalRule,
+    AsBuiltCheck,
     InstallPack,
     Notification,
     NotificationEmailOptOut,
@@ -554,6 +555,7 @@ def revision_for_display(
             ),
             has_approvals=Exists(Approval.objects.filter(revision=OuterRef("pk"))),
             has_install_packs=Exists(InstallPack.objects.filter(revision=OuterRef("pk"))),
+            has_as_built_checks=Exists(AsBuiltCheck.objects.filter(revision=OuterRef("pk"))),
         )
     )
     if number is None:

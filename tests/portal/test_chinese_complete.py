@@ -159,6 +159,7 @@ ALLOWED_WORDS = {
     "SXM",
     "Dx",
     "OpenSM",
+    "ibnetdiscover",  # InfiniBand's discovery command, typed as it is named
     "LACC",
     "TFLOP",
     "NPV",

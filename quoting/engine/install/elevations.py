@@ -1,4 +1,5 @@
-"""Rack elevations: a front view of every rack, devices drawn at their U, power against budget.
+"""Rack elevations: a front view of every rack, devices drawn at their U with their name and
+model, a U scale beside each rack, power against budget and the rack's weight.
 
 Rows of racks left to right as they stand in the hall, one band per row; written a row at a
 time so a 16,384-GPU hall (hundreds of racks) streams. Colours by role, over-budget racks in red.
@@ -11,7 +12,8 @@ from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
 from quoting.engine.install.layout import InstallLayout
-from quoting.engine.install.weights import rack_weight_kg
+from quoting.engine.install.pdf import text_width
+from quoting.engine.install.weights import RackWeight, model_of, rack_weight
 from quoting.engine.messages import gettext_noop
 
 Translate = Callable[[str], str]
@@ -21,14 +23,16 @@ def _same(text: str) -> str:
     return text
 
 
-RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 7, 14, 50, 20, 52
+RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 9, 14, 50, 20, 52
+U_SCALE_EVERY = 5  # U numbers in the gap left of each rack: 1, 5, 10 ... and the top U
 ELEVATION_STYLE = (
     "text{font:10px sans-serif;fill:#1b1f24}.title{font-size:15px;font-weight:bold}"
     ".row{font-size:13px;font-weight:bold}.frame{fill:#f6f8fa;stroke:#57606a}"
     ".over .frame{fill:#fdecea;stroke:#c62828;stroke-width:2}.over .kw{fill:#c62828}"
     "rect.dev{stroke:#57606a}.el-server{fill:#e8f1fb}.el-leaf{fill:#dff3e4}"
     ".el-spine,.el-core{fill:#c8e6c9}.el-ufm{fill:#fff3cd}.el-mgmt{fill:#eeeeee}"
-    ".el-storage{fill:#f3e5f5}"
+    ".el-storage{fill:#f3e5f5}text.u{font-size:7px;fill:#57606a;text-anchor:end}"
+    ".tick{stroke:#8c959f;stroke-width:.5}text.one{font-size:7px}text.model{font-size:9px}"
 )
 
 
@@ -60,7 +64,8 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
     row_label = tr(gettext_noop("Row {row}"))
     power_label = tr(gettext_noop("{kw:.1f} / {budget:g} kW max"))
     weight_label = tr(gettext_noop("{kg:,.0f} kg"))
-    weight_unknown = escape(tr(gettext_noop("weight n/a")))
+    weight_floor = tr(gettext_noop("≥ {kg:,.0f} kg, {count} unknown"))
+    weight_unknown = tr(gettext_noop("Weight unknown: {devices}"))
     yield (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" role="img"><title>{title}</title>'
@@ -68,8 +73,15 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
         f'<text class="title" x="{MARGIN}" y="{MARGIN + 12}">{title}</text>\n'
     )
 
-    def _weight(kg: float | None) -> str:
-        return weight_unknown if kg is None else escape(weight_label.format(kg=kg))
+    def _weight(weight: RackWeight) -> str:
+        """The weight; with devices of unknown weight the known sum as a floor, and their models
+        in the text's title."""
+        if weight.complete:
+            return escape(weight_label.format(kg=weight.known_kg))
+        count = sum(n for _, n in weight.unknown)
+        return escape(weight_floor.format(kg=weight.known_kg, count=count)) + (
+            f"<title>{escape(weight_unknown.format(devices=weight.unknown_text(tr)))}</title>"
+        )
 
     current_row = -1
     for rack in layout.racks:
@@ -81,7 +93,7 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
         x = MARGIN + rack.position * (RACK_W + RACK_GAP)
         y = top + HEAD
         over = rack.max_kw > site.rack_power_kw + 1e-9
-        weight = rack_weight_kg(layout, rack)
+        weight = rack_weight(layout, rack)
         parts = [
             f'<g class="rack{" over" if over else ""}" data-rack="{rack.name}">',
             f'<text x="{x}" y="{top + 26}">{rack.name} · {rack.units_used}/{site.rack_units} U'
@@ -90,6 +102,7 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
             f"{escape(power_label.format(kw=rack.max_kw, budget=site.rack_power_kw))}</text>",
             f'<text class="kg" x="{x}" y="{top + 48}">{_weight(weight)}</text>',
             f'<rect class="frame" x="{x}" y="{y}" width="{RACK_W}" height="{rack_h}"/>',
+            _u_scale(x, y, site.rack_units),
         ]
         for name in rack.devices:
             d = layout.devices[name]
@@ -98,10 +111,43 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
                 f'<rect class="dev {_css(d.role)}" x="{x + 3}" y="{dy}" width="{RACK_W - 6}" '
                 f'height="{d.units * U_H}"><title>{escape(name)} U{d.u}</title></rect>'
             )
-            if d.units * U_H >= 9:
-                parts.append(
-                    f'<text x="{x + 6}" y="{dy + min(d.units * U_H, 16) - 3}">{escape(name)}</text>'
-                )
+            parts.append(_device_text(name, tr(model_of(d)), x, dy, d.units * U_H))
         parts.append("</g>\n")
         yield "".join(parts)
     yield "</svg>\n"
+
+
+def _u_scale(x: int, top: int, rack_units: int) -> str:
+    """A tick at every U, numbered at 1, every fifth and the top, right-aligned to the rack."""
+    parts = []
+    for u in range(1, rack_units + 1):
+        bottom = top + (rack_units - u + 1) * U_H  # the U's lower edge
+        numbered = u == 1 or u % U_SCALE_EVERY == 0 or u == rack_units
+        parts.append(f'<line class="tick" x1="{x - 3}" y1="{bottom}" x2="{x}" y2="{bottom}"/>')
+        if numbered:
+            parts.append(f'<text class="u" x="{x - 4}" y="{bottom - 1}">{u}</text>')
+    return "".join(parts)
+
+
+def _fit(text: str, size: float, room: float) -> str:
+    """Squeezes a text that would overrun its box (sans-serif runs about Helvetica's width)."""
+    if text_width(text, size) <= room:
+        return ""
+    return f' textLength="{room:.0f}" lengthAdjust="spacingAndGlyphs"'
+
+
+def _device_text(name: str, model: str, x: int, dy: int, height: int) -> str:
+    """The device's name and model inside its box: two lines where it is tall enough (3 U),
+    else one small line."""
+    room = RACK_W - 12
+    if height >= 24:
+        return (
+            f'<text x="{x + 6}" y="{dy + 11}"{_fit(name, 10, room)}>{escape(name)}</text>'
+            f'<text class="model" x="{x + 6}" y="{dy + 21}"{_fit(model, 9, room)}>'
+            f"{escape(model)}</text>"
+        )
+    line = f"{name}  {model}"
+    return (
+        f'<text class="one" x="{x + 6}" y="{dy + height / 2 + 2.5:g}"{_fit(line, 7, room)}>'
+        f"{escape(line)}</text>"
+    )

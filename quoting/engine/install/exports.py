@@ -25,10 +25,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import fields
 
 from quoting.engine.csvcells import csv_row
+from quoting.engine.fabric.requirements import DISTANCE_CLASSES, UNMEASURED_DISTANCES
 from quoting.engine.install.layout import HOST_TIERS, Cable, InstallLayout
 from quoting.engine.install.management import TIER as MANAGEMENT_TIER
-from quoting.engine.install.site import SiteInputs
-from quoting.engine.install.weights import rack_weight_kg
+from quoting.engine.install.pdf import LABEL_STOCK
+from quoting.engine.install.site import TRAY_CLEARANCE_M, SiteInputs
+from quoting.engine.install.weights import rack_weight
 
 CHUNK_ROWS = 2000
 
@@ -40,7 +42,6 @@ NETBOX_CABLE_TYPES = {
     "singlemode": "smf-os2",
     "twisted-pair": "cat6a",
 }
-NOT_KNOWN = "n/a"
 
 
 def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
@@ -86,6 +87,7 @@ CABLE_COLUMNS = (
     "z_port",
     "label_a",
     "label_z",
+    "speed_gbps",
 )
 
 
@@ -112,6 +114,7 @@ def cable_schedule_rows(layout: InstallLayout) -> Iterator[tuple]:
             c.z_port,
             layout.label(c.a_device, c.a_port, c.z_device, c.z_port),
             layout.label(c.z_device, c.z_port, c.a_device, c.a_port),
+            c.speed_gbps,
         )
 
 
@@ -231,6 +234,7 @@ RACK_COLUMNS = (
     "budget_kw",
     "over_budget",
     "weight_kg",
+    "weight_unknown",
     "devices",
 )
 
@@ -244,6 +248,7 @@ def racks_csv(layout: InstallLayout) -> Iterator[str]:
                 f"U{d.u}-U{d.u + d.units - 1} {d.name}" + (f" ({d.part})" if d.part else "")
                 for d in (layout.devices[name] for name in r.devices)
             )
+            weight = rack_weight(layout, r)
             yield (
                 r.name,
                 r.row_name,
@@ -263,15 +268,12 @@ def racks_csv(layout: InstallLayout) -> Iterator[str]:
                 round(r.max_kw, 2),
                 site.rack_power_kw,
                 "yes" if r.max_kw > site.rack_power_kw + 1e-9 else "no",
-                _weight(rack_weight_kg(layout, r)),
+                weight.known_kg,
+                weight.unknown_text(),
                 devices,
             )
 
     return csv_chunks(RACK_COLUMNS, rows())
-
-
-def _weight(kg: float | None) -> str | float:
-    return NOT_KNOWN if kg is None else kg
 
 
 # --- slurm-topology.conf --------------------------------------------------------------------
@@ -310,17 +312,44 @@ def hostlist(names: Iterable[str]) -> str:
 
 
 def _tree(layout: InstallLayout) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Compute fabric only: leaf -> servers, upper switch -> switches below it."""
-    nodes: dict[str, list[str]] = defaultdict(list)
-    below: dict[str, list[str]] = defaultdict(list)
+    """Compute fabric only: scheduling switch -> servers, upper switch -> switches below it.
+
+    Slurm's tree plugin wants each node under exactly one leaf switch. A rail-optimised server
+    sits under every rail leaf of its scalable unit (one NIC each), so the SU, all its rail
+    leaves together, is the node's switch: a job kept within an SU is one hop on every rail.
+    A server cabled to one leaf keeps that leaf."""
+    leaves_of: dict[str, list[str]] = defaultdict(list)
     for c in layout.cables:
-        if c.tier.startswith("storage"):
-            continue
-        if c.tier == "server-leaf":
-            if c.a_device not in nodes[c.z_device]:
-                nodes[c.z_device].append(c.a_device)
-        elif c.tier in ("leaf-spine", "spine-core") and c.a_device not in below[c.z_device]:
-            below[c.z_device].append(c.a_device)
+        if c.tier == "server-leaf" and c.z_device not in leaves_of[c.a_device]:
+            leaves_of[c.a_device].append(c.z_device)
+    by_su = layout.design.topology.rail_optimized or any(len(v) > 1 for v in leaves_of.values())
+
+    def switch(leaf: str) -> str:
+        su = layout.devices[leaf].su
+        return f"su{su}" if by_su and su else leaf
+
+    nodes: dict[str, list[str]] = defaultdict(list)
+    for server, leaves in leaves_of.items():
+        nodes[switch(leaves[0])].append(server)
+    # Switches over the same switches are one hop for the scheduler: listed apart, 32 spines a
+    # pod over the same SUs make slurmctld take a second building the tree at 16,384 GPUs (and
+    # warn); merged, the tree is a few dozen switches.
+    merged: dict[str, str] = {}
+    below: dict[str, list[str]] = {}
+    for tier, role in (("leaf-spine", "spines"), ("spine-core", "cores")):
+        children: dict[str, list[str]] = defaultdict(list)
+        for c in layout.cables:
+            if c.tier == tier:
+                child = switch(c.a_device) if tier == "leaf-spine" else merged[c.a_device]
+                if child not in children[c.z_device]:
+                    children[c.z_device].append(child)
+        groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for upper, kids in children.items():
+            groups[tuple(sorted(kids))].append(upper)
+        for number, uppers in enumerate(groups.values(), 1):
+            name = role if len(groups) == 1 else f"{role}-{number}"
+            below[name] = children[uppers[0]]
+            merged.update(dict.fromkeys(uppers, name))
     return nodes, below
 
 
@@ -328,13 +357,16 @@ def slurm_topology(layout: InstallLayout) -> Iterator[str]:
     nodes, below = _tree(layout)
     yield (
         f"# Slurm topology.conf (TopologyPlugin=topology/tree) for "
-        f"{layout.design.requirements.label or 'this design'}: every server under the leaf "
-        "of each of its rails, every leaf under its spines.\n"
+        f"{layout.design.requirements.label or 'this design'}: each server under one "
+        "switch (its scalable unit's rail leaves as one, rail-optimised); above it, the spines "
+        "(and cores) over the same switches as one.\n"
     )
     for leaf, servers in nodes.items():
         yield f"SwitchName={leaf} Nodes={hostlist(servers)}\n"
     for switch, children in below.items():
-        yield f"SwitchName={switch} Switches={hostlist(children)}\n"
+        # Listed whole: slurmctld 22.05 refuses a compressed switch list whose names go on
+        # after the number ("su[1-9]-leaf": fatal "Invalid switches").
+        yield f"SwitchName={switch} Switches={','.join(children)}\n"
 
 
 # --- ibdiagnet.topo and ufm-ndt.csv ---------------------------------------------------------
@@ -347,8 +379,45 @@ def ib_port(port: str, ports_per_cage: int) -> str:
     return f"{name}/{lane[0]}" if lane else name
 
 
-def _system_type(part: str) -> str:
-    return part.split("-")[0] or "HCA"
+def _ibnl_name(text: str) -> str:
+    """ibdm's system-definition parser reads type names of letters and digits only."""
+    return re.sub(r"[^A-Za-z0-9]", "", text)
+
+
+def _split_switches(layout: InstallLayout) -> set[str]:
+    """Switches with a split port (a lane, "6/2/1"): ibdm numbers all their ports by lane."""
+    split = set()
+    for c in _fabric_cables(layout):
+        if c.z_port.count("/") == 2:
+            split.add(c.z_device)
+        if not _is_host(c) and c.a_port.count("/") == 2:
+            split.add(c.a_device)
+    return split
+
+
+def _switch_system(layout: InstallLayout, device: str, split: set[str]) -> tuple[str, int, int]:
+    """A switch's ibdm system type, its front-panel ports and lanes per port."""
+    spec = layout.parts.get(layout.devices[device].part)
+    lanes = 2 if device in split else 1
+    ports = (spec.port_count if spec and spec.port_count else 64) + (
+        spec.uplink_port_count or 0 if spec else 0
+    )
+    part = layout.devices[device].part
+    return f"SW{_ibnl_name(part)}" + (f"split{lanes}" if lanes > 1 else ""), ports, lanes
+
+
+def _host_system(layout: InstallLayout) -> str:
+    return f"CA{_ibnl_name(layout.design.nic.part_number)}"
+
+
+def topo_port(port: str, ports_per_cage: int, lanes: int) -> str:
+    """A switch port as the pack's .ibnl names it: P27; P11s1 for lane 1 of split port 11 (ibdm
+    reads "/" as a sub-system path), and every port of a split switch by lane (P5s1)."""
+    name = ib_port(port, ports_per_cage)
+    if "/" in name:
+        panel, lane = name.split("/")
+        return f"{panel}s{lane}"
+    return f"{name}s1" if lanes > 1 else name
 
 
 def ibdiagnet_topo(layout: InstallLayout) -> Iterator[str]:
@@ -356,22 +425,48 @@ def ibdiagnet_topo(layout: InstallLayout) -> Iterator[str]:
     yield (
         f"# ibdm topology file (man ibdm-topo-file) for "
         f"{design.requirements.label or 'this design'}; one block per switch, each link "
-        "once under its upper switch.\n\n"
+        "once under its upper switch. System types are defined in ibnl/ (IBDM_IBNL_PATH).\n\n"
     )
-    hca_type = _system_type(design.nic.part_number)
+    split = _split_switches(layout)
+    host_type = _host_system(layout)
     blocks: dict[str, list[str]] = defaultdict(list)
     for c in _fabric_cables(layout):
-        upper, lower = layout.devices[c.z_device], layout.devices[c.a_device]
         ppc = _ports_per_cage(layout, c)
+        upper_type, _, upper_lanes = _switch_system(layout, c.z_device, split)
         if _is_host(c):
-            remote = f"{hca_type} {c.a_device}/{c.a_port} P1"
+            remote = f"{host_type} {c.a_device}/{c.a_port} P1"
         else:
-            remote = f"{_system_type(lower.part)} {c.a_device} {ib_port(c.a_port, ppc)}"
-        blocks[upper.name].append(f"{ib_port(c.z_port, ppc)} -> {remote}\n")
+            lower_type, _, lower_lanes = _switch_system(layout, c.a_device, split)
+            remote = f"{lower_type} {c.a_device} {topo_port(c.a_port, ppc, lower_lanes)}"
+        # ibdm reads a link only when it is indented under its system's line.
+        blocks[c.z_device].append(f"   {topo_port(c.z_port, ppc, upper_lanes)} -> {remote}\n")
     for name, lines in blocks.items():
-        yield f"{_system_type(layout.devices[name].part)} {name}\n"
+        yield f"{_switch_system(layout, name, split)[0]} {name}\n"
         yield "".join(lines)
         yield "\n"
+
+
+def ibnl_files(layout: InstallLayout) -> list[tuple[str, str]]:
+    """The system definitions (.ibnl) of every switch and host type ibdiagnet.topo names: one
+    InfiniBand device (U1) each, its ports mapped to the front panel's names."""
+    split = _split_switches(layout)
+    systems: dict[str, tuple[str, int, int]] = {}
+    for c in _fabric_cables(layout):
+        for device in (c.z_device, None if _is_host(c) else c.a_device):
+            if device:
+                kind, ports, lanes = _switch_system(layout, device, split)
+                systems[kind] = ("SW", ports, lanes)
+    systems[_host_system(layout)] = ("CA", 1, 1)
+    files = []
+    for kind, (node, ports, lanes) in sorted(systems.items()):
+        lines = [f"\nTOPSYSTEM {kind}\n\nNODE {node} {ports * lanes} {kind} U1\n"]
+        for panel in range(1, ports + 1):
+            for lane in range(1, lanes + 1):
+                number = (panel - 1) * lanes + lane
+                name = f"P{panel}s{lane}" if lanes > 1 else f"P{panel}"
+                lines.append(f"   {number} -> {name}\n")
+        files.append((f"ibnl/{kind}.ibnl", "".join(lines) + "\n"))
+    return files
 
 
 def _ports_per_cage(layout: InstallLayout, cable: Cable) -> int:
@@ -379,14 +474,29 @@ def _ports_per_cage(layout: InstallLayout, cable: Cable) -> int:
     return fd.topology.ports_per_cage
 
 
-NDT_COLUMNS = ("Start device", "Start port", "End device", "End port", "Link type")
+# The UFM NDT plugin's topology file, as its parser (topo_diff.parse_ndt_file in NVIDIA's
+# ufm_sdk_3.0) reads it: these column keys; a switch port is "Port <n>" ("Port 11/1" for a split
+# lane) as its default switch_patterns match; a host port is the host's whole node description,
+# "<host> mlx5_N", matched by the host_patterns line the README gives (the plugin's default
+# pattern is one site's host naming).
+NDT_COLUMNS = ("#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType")
+NDT_HOST_PATTERN = r"(^\S+ mlx5_\d+$)"
+
+
+def ndt_switch_port(port: str, ports_per_cage: int) -> str:
+    return f"Port {ib_port(port, ports_per_cage)[1:]}"
 
 
 def ufm_ndt_csv(layout: InstallLayout) -> Iterator[str]:
-    return csv_chunks(
-        NDT_COLUMNS,
-        ((c.a_device, c.a_port, c.z_device, c.z_port, "Data") for c in _fabric_cables(layout)),
-    )
+    def rows():
+        for c in _fabric_cables(layout):
+            ppc = _ports_per_cage(layout, c)
+            # A host first, as NVIDIA's sample topologies list them: its port is its description.
+            host = _is_host(c)
+            start = f"{c.a_device} {c.a_port}" if host else ndt_switch_port(c.a_port, ppc)
+            yield c.a_device, start, c.z_device, ndt_switch_port(c.z_port, ppc), "Data"
+
+    return csv_chunks(NDT_COLUMNS, rows())
 
 
 # --- NetBox ---------------------------------------------------------------------------------
@@ -566,21 +676,49 @@ FILE_NOTES = (
         "racks.csv",
         "per rack: position, devices at their U, U used and free, typical and max "
         "power (network and servers apart) against the budget, and the weight of the mounted "
-        "equipment in kg from the catalog's datasheet weights (n/a when any device's weight is "
-        "unknown; optics and cables not counted).",
+        "equipment from the catalog's datasheet weights: weight_kg sums the devices whose "
+        "weight is known, weight_unknown names the others (model x count; empty when every "
+        "weight is known): when it is not empty the rack weighs more than weight_kg, so add "
+        "those devices' datasheet weights before checking the floor load. Optics and cables "
+        "are not counted.",
     ),
-    ("rack-elevations.svg", "front views of every rack, devices at their U, kW against budget."),
-    ("rack-elevations.pdf", "the same, six racks to a landscape A4 page, to tape to rack doors."),
+    (
+        "rack-elevations.svg",
+        "front views of every rack: a U scale (1, 5, 10 ... and the top U), each device at "
+        "its U with its name and model (catalog part number), kW against budget and weight "
+        "(≥ the known sum when some devices' weights are unknown; hover for which).",
+    ),
+    (
+        "rack-elevations.pdf",
+        "the same, six racks to a landscape A4 page, the devices of unknown weight named "
+        "under each rack's weight, to tape to rack doors.",
+    ),
     (
         "labels.pdf",
-        "two flag labels per cable leg (A and Z end), rail colour stripe, 36 per A4 page.",
+        f"two flag labels per cable leg (A and Z end), printed for {LABEL_STOCK}: print at "
+        "100 % on that stock (a durable polyester or vinyl one of the same layout for "
+        "cables); each label's middle band, in the rail colour, wraps the cable and its two "
+        "ends, each with the same text at 7 pt or more, stick back to back.",
     ),
-    ("slurm-topology.conf", "Slurm topology/tree: leaves with their nodes, spines and core above."),
+    (
+        "slurm-topology.conf",
+        "Slurm topology/tree: each server under one switch (a rail-optimised scalable unit's "
+        "rail leaves as one switch, su1, su2 ...), spines and core above.",
+    ),
     (
         "ibdiagnet.topo",
-        "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool (InfiniBand fabrics).",
+        "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool (InfiniBand "
+        "fabrics): a block per switch, each link indented under it; split lanes as P11s1. "
+        "Its system types are defined in ibnl/ (one .ibnl per switch and host type): "
+        "IBDM_IBNL_PATH=ibnl ibdmchk -t ibdiagnet.topo -n '<host>/mlx5_N/U1' -p 1 checks it.",
     ),
-    ("ufm-ndt.csv", "UFM NDT plugin topology: start and end device and port, link type."),
+    (
+        "ufm-ndt.csv",
+        "UFM NDT plugin topology (InfiniBand): #StartDevice, StartPort, EndDevice, EndPort, "
+        "LinkType; switch ports 'Port 27' (split lanes 'Port 11/1'), host ports the host's node "
+        "description ('su1-r01-node01 mlx5_11'). Upload it as type switch_to_host, with "
+        f"'host_patterns: {NDT_HOST_PATTERN}' in the plugin's ndt.conf.",
+    ),
     (
         "netbox-devices.csv",
         "NetBox bulk import: devices in their racks (status planned); create "
@@ -598,6 +736,84 @@ FILE_NOTES = (
     ),
     ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
 )
+
+
+# Site inputs that move a routed run: where racks stand, how tall they are, where the tray is.
+LENGTH_INPUTS = (
+    "rack_units",
+    "servers_per_rack",
+    "server_units",
+    "racks_per_row",
+    "rows",
+    "rack_pitch_m",
+    "row_spacing_m",
+    "cable_route",
+    "cable_slack_m",
+)
+TIER_DISTANCES = {name.replace("_to_", "-"): name for name in UNMEASURED_DISTANCES}
+
+
+def _measured_tiers(layout: InstallLayout) -> set[str]:
+    design = layout.design
+    tiers = set(design.measured or {})
+    if design.storage is not None:
+        tiers |= {f"storage {tier}" for tier in design.storage.measured or {}}
+    return tiers
+
+
+def _lengths_note(layout: InstallLayout) -> Iterator[str]:
+    """What the lengths are: routed on the site inputs (a hall assumed, not surveyed), which
+    tiers were bought for those runs and which for a distance, which inputs are defaults."""
+    site, req = layout.site, layout.design.requirements
+    defaults = SiteInputs()
+    yield (
+        "\nCable lengths: estimates on an assumed hall, not measurements\n"
+        "-------------------------------------------------------------\n"
+        "Every length in cable-schedule.csv is routed on the site inputs above, not measured "
+        "in the hall: the racks stand in straight rows where racks_per_row, rack_pitch_m and "
+        "row_spacing_m put them (the hall's real positions, obstacles and cable ways are not "
+        "known); a run goes up from its device's U to a tray "
+        f"{TRAY_CLEARANCE_M:g} m above the racks (cable_route overhead) or down into the floor "
+        "void (raised-floor), along and across the rows, plus cable_slack_m, rounded up to "
+        "0.1 m; its length class is the shortest catalog length that covers it.\n"
+    )
+    measured = _measured_tiers(layout)
+    tiers = list(dict.fromkeys(c.tier for c in layout.cables if c.tier != MANAGEMENT_TIER))
+    routed = [t for t in tiers if t in measured]
+    if routed:
+        yield f"Bought for the runs routed on this site: {', '.join(routed)}.\n"
+    for tier in tiers:
+        if tier in measured:
+            continue
+        name = TIER_DISTANCES.get(tier.removeprefix("storage "))
+        given = getattr(req, name) if name else None
+        if given is not None:
+            metres = DISTANCE_CLASSES.get(given, given)
+            yield (
+                f"Bought for the distance typed on the design: {tier} ({name} = {given}, "
+                f"{metres:g} m), not for the routed runs.\n"
+            )
+        elif name:
+            metres = DISTANCE_CLASSES[UNMEASURED_DISTANCES[name]]
+            yield (
+                f"Bought for the tier's usual distance, not measured on this site: {tier} "
+                f"({UNMEASURED_DISTANCES[name]}, {metres:g} m).\n"
+            )
+
+    def listed(names: list[str]) -> str:
+        values = {n: getattr(site, n) for n in names}
+        return ", ".join(f"{n} = {'empty' if v is None else v}" for n, v in values.items())
+
+    assumed = [n for n in LENGTH_INPUTS if getattr(site, n) == getattr(defaults, n)]
+    changed = [n for n in LENGTH_INPUTS if getattr(site, n) != getattr(defaults, n)]
+    if assumed:
+        yield f"Site inputs at their defaults (assumed unless checked): {listed(assumed)}.\n"
+    if changed:
+        yield f"Site inputs changed from the defaults for this site: {listed(changed)}.\n"
+    yield (
+        "Measure the real runs (rack positions, tray route, drops) before ordering cables; "
+        "a run longer than its quoted cable is listed under Warnings.\n"
+    )
 
 
 def _management_note(layout: InstallLayout) -> Iterator[str]:
@@ -649,6 +865,7 @@ def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
     yield "\nSite inputs\n-----------\n"
     for f in fields(SiteInputs):
         yield f"{f.name} = {getattr(layout.site, f.name)}\n"
+    yield from _lengths_note(layout)
     yield from _management_note(layout)
     if layout.warnings:
         yield "\nWarnings\n--------\n"

@@ -655,24 +655,51 @@ def _check_rows(placer: _Placer) -> None:
         )
 
 
-def _host_port_os(design: FabricDesign, tier: str, port: str) -> str:
-    """The host end as the OS names it: ConnectX devices mlx5_0, mlx5_1, ... in NIC order,
-    plane ports in turn, storage ports after the compute ports."""
-    planes = design.planes
-    if port.startswith("nic"):
-        nic, _, plane = port[3:].partition("/")
-        return f"mlx5_{(int(nic) - 1) * planes + int(plane or 1) - 1}"
-    if port.startswith("c"):
-        cage, _, lane = port[1:].partition("/")
-        if design.host_cage_planes > 1:
-            return f"mlx5_{(int(cage) - 1) * planes + int(lane) - 1}"
-        per_cage = design.server.ports_per_cage if design.server else 1
-        return f"mlx5_{(int(cage) - 1) * per_cage + int(lane) - 1}"
-    if port.startswith("stor"):
-        return f"mlx5_{design.requirements.nics * planes + int(port[4:]) - 1}"
-    if port.startswith("p"):
-        return f"mlx5_{int(port[1:]) - 1}"
-    return port
+class HostPortNames:
+    """The host end as the OS names it (`mlx5_11`), from the schedule's name (`c1/1`, `nic3`,
+    `stor2`, `p1`).
+
+    A server model's catalog spec may give its compute ports' OS names in cage and port order
+    (`ProductSpec.port_names`: a DGX H100 names cage 1's ports mlx5_11 and mlx5_6, not mlx5_0
+    and mlx5_1); a validator or an as-built check compares by these names, so a wrong one would
+    flag a correctly cabled link. Without them, ConnectX devices are numbered mlx5_0, mlx5_1, ...
+    in NIC order, plane ports in turn. A compute server's storage ports take the lowest numbers
+    its compute ports leave free (on a DGX H100: mlx5_1, mlx5_2, mlx5_7, mlx5_8, its QSFP112
+    ports). UFM appliances and storage servers (`p1` ...) are numbered in order: the catalog
+    does not name their devices.
+    """
+
+    def __init__(self, design: FabricDesign) -> None:
+        self.design = design
+        self.planes = design.planes
+        server = design.server
+        self.per_cage = server.ports_per_cage if server else 1
+        self.compute = server.os_port_names if server else ()
+        compute_count = design.requirements.nics * self.planes
+        taken = set(self.compute) or {f"mlx5_{k}" for k in range(compute_count)}
+        highest = compute_count + len(self.compute) + design.requirements.storage_ports_per_server
+        self.storage = [f"mlx5_{k}" for k in range(highest) if f"mlx5_{k}" not in taken]
+
+    def compute_name(self, index: int) -> str:
+        if index < len(self.compute):
+            return self.compute[index]
+        return f"mlx5_{index}"
+
+    def __call__(self, tier: str, port: str) -> str:
+        if tier.removeprefix("storage ") == "ufm-leaf":
+            return f"mlx5_{int(port[1:]) - 1}" if port.startswith("p") else port
+        if port.startswith("nic"):
+            nic, _, plane = port[3:].partition("/")
+            return self.compute_name((int(nic) - 1) * self.planes + int(plane or 1) - 1)
+        if port.startswith("c"):
+            cage, _, lane = port[1:].partition("/")
+            per_cage = self.planes if self.design.host_cage_planes > 1 else self.per_cage
+            return self.compute_name((int(cage) - 1) * per_cage + int(lane) - 1)
+        if port.startswith("stor"):
+            return self.storage[int(port[4:]) - 1]
+        if port.startswith("p"):  # a storage server's own ports
+            return f"mlx5_{int(port[1:]) - 1}"
+        return port
 
 
 def _switch_cage(port: str) -> str:
@@ -708,13 +735,14 @@ def _cables(
                 legs_per_cable[media.cable.part_number] = max(
                     legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable
                 )
+    host_port_name = HostPortNames(design)
     for run in cable_schedule(design):
         tier = run.tier
         base_tier = tier.removeprefix("storage ")
         host = base_tier in HOST_TIERS
         a = rename.get(run.a_device, run.a_device)
         z = rename.get(run.b_device, run.b_device)
-        a_port = _host_port_os(design, tier, run.a_port) if host else run.a_port
+        a_port = host_port_name(tier, run.a_port) if host else run.a_port
         number, legs = numbers.get(run.cable_id, (len(numbers) + 1, 0))
         numbers[run.cable_id] = (number, legs + 1)
         cable_id = f"C{number:06d}"

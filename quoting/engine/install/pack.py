@@ -18,24 +18,43 @@ FLUSH_BYTES = 1 << 16
 Producer = Callable[[], Iterable[str | bytes]]
 
 
+# Files for InfiniBand tools only (ibdm, the UFM NDT plugin): an Ethernet pack has none.
+INFINIBAND_ONLY = ("ibdiagnet.topo", "ufm-ndt.csv")
+
+
 def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, Producer]]:
-    """The pack's files by name, each a producer of its text."""
-    return [
-        ("README.txt", lambda: exports.readme_txt(layout, revision=revision)),
-        ("cable-schedule.csv", lambda: exports.cable_schedule_csv(layout)),
-        ("port-map.csv", lambda: exports.port_map_csv(layout)),
-        ("racks.csv", lambda: exports.racks_csv(layout)),
-        ("rack-elevations.svg", lambda: rack_elevations_svg(layout)),
-        ("rack-elevations.pdf", lambda: rack_elevations_pdf(layout)),
-        ("labels.pdf", lambda: labels_pdf(layout)),
-        ("slurm-topology.conf", lambda: exports.slurm_topology(layout)),
-        ("ibdiagnet.topo", lambda: exports.ibdiagnet_topo(layout)),
-        ("ufm-ndt.csv", lambda: exports.ufm_ndt_csv(layout)),
-        ("netbox-devices.csv", lambda: exports.netbox_devices_csv(layout)),
-        ("netbox-interfaces.csv", lambda: exports.netbox_interfaces_csv(layout)),
-        ("netbox-cables.csv", lambda: exports.netbox_cables_csv(layout)),
-        ("bom-by-rack.csv", lambda: exports.bom_by_rack_csv(layout)),
-    ]
+    """The pack's files by name, each a producer of its text: PACK_FILE_NAMES in order, the
+    InfiniBand-only ones on InfiniBand, and after ibdiagnet.topo the system definitions it
+    names (ibnl/<type>.ibnl)."""
+    producers: dict[str, Producer] = {
+        "README.txt": lambda: exports.readme_txt(layout, revision=revision),
+        "cable-schedule.csv": lambda: exports.cable_schedule_csv(layout),
+        "port-map.csv": lambda: exports.port_map_csv(layout),
+        "racks.csv": lambda: exports.racks_csv(layout),
+        "rack-elevations.svg": lambda: rack_elevations_svg(layout),
+        "rack-elevations.pdf": lambda: rack_elevations_pdf(layout),
+        "labels.pdf": lambda: labels_pdf(layout),
+        "slurm-topology.conf": lambda: exports.slurm_topology(layout),
+        "ibdiagnet.topo": lambda: exports.ibdiagnet_topo(layout),
+        "ufm-ndt.csv": lambda: exports.ufm_ndt_csv(layout),
+        "netbox-devices.csv": lambda: exports.netbox_devices_csv(layout),
+        "netbox-interfaces.csv": lambda: exports.netbox_interfaces_csv(layout),
+        "netbox-cables.csv": lambda: exports.netbox_cables_csv(layout),
+        "bom-by-rack.csv": lambda: exports.bom_by_rack_csv(layout),
+    }
+    infiniband = layout.design.requirements.family == "infiniband"
+    files: list[tuple[str, Producer]] = []
+    for name in PACK_FILE_NAMES:
+        if name in INFINIBAND_ONLY and not infiniband:
+            continue
+        files.append((name, producers[name]))
+        if name == "ibdiagnet.topo":
+            files += [(n, lambda text=text: [text]) for n, text in exports.ibnl_files(layout)]
+    return files
+
+
+def pack_file_names(layout: InstallLayout) -> list[str]:
+    return [name for name, _ in pack_files(layout)]
 
 
 PACK_FILE_NAMES = (
@@ -105,6 +124,7 @@ def pack_write_dir(layout: InstallLayout, directory, *, revision: str = "") -> l
     directory.mkdir(parents=True, exist_ok=True)
     names = []
     for name, produce in pack_files(layout, revision=revision):
+        (directory / name).parent.mkdir(parents=True, exist_ok=True)  # ibnl/
         with (directory / name).open("wb") as out:
             for chunk in produce():
                 out.write(chunk.encode("utf-8") if isinstance(chunk, str) else chunk)

@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Iterator
 
 from quoting.engine.install.layout import InstallLayout
-from quoting.engine.install.weights import rack_weight_kg
+from quoting.engine.install.weights import model_of, rack_weight
 
 A4 = (595.0, 842.0)
 A4_LANDSCAPE = (842.0, 595.0)
@@ -33,8 +33,8 @@ class _Pdf:
     """Objects 1-4 are fixed (catalog, page tree, two fonts); pages follow as they come, the
     page tree is written last with every page's number."""
 
-    def __init__(self, size: tuple[float, float], title: str) -> None:
-        self.size, self.title = size, title
+    def __init__(self, size: tuple[float, float], title: str, *, subject: str = "") -> None:
+        self.size, self.title, self.subject = size, title, subject
         self.offsets: dict[int, int] = {}
         self.position = 0
         self.pages: list[int] = []
@@ -93,7 +93,11 @@ class _Pdf:
         )
         tail += self._object(
             info_number,
-            f"<< /Title {_text(self.title)} /Producer (FabricQuote) >>".encode("latin-1"),
+            (
+                f"<< /Title {_text(self.title)} "
+                + (f"/Subject {_text(self.subject)} " if self.subject else "")
+                + "/Producer (FabricQuote) >>"
+            ).encode("latin-1"),
         )
         xref_at = self.position
         count = info_number + 1
@@ -106,45 +110,116 @@ class _Pdf:
         return tail + "".join(lines).encode()
 
 
+# --- text widths ----------------------------------------------------------------------------
+# Helvetica's advance widths (its AFM, 1/1000 em) for printable ASCII, so that text is fitted
+# to its box and numbers are right-aligned without a font library.
+_HELVETICA = dict(
+    zip(
+        (chr(c) for c in range(32, 127)),
+        (278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278)
+        + (556,) * 10
+        + (278, 278, 584, 584, 584, 556, 1015)
+        + (667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833)
+        + (722, 778, 667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611)
+        + (278, 278, 278, 469, 556, 333)
+        + (556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833)
+        + (556, 556, 556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500)
+        + (334, 260, 334, 584),
+        strict=True,
+    )
+)
+BOLD_WIDER = 1.08  # Helvetica-Bold runs about this much wider
+
+
+def text_width(text: str, size: float, *, bold: bool = False) -> float:
+    em = sum(_HELVETICA.get(c, 556) for c in text) / 1000
+    return em * size * (BOLD_WIDER if bold else 1.0)
+
+
+def _fitted(text: str, width: float, size: float, floor: float) -> float:
+    """The size at which `text` fits `width`: `size`, smaller when needed, never under `floor`."""
+    natural = text_width(text, size)
+    return size if natural <= width else max(floor, size * width / natural)
+
+
 # --- labels.pdf -----------------------------------------------------------------------------
-LABEL_COLUMNS, LABEL_ROWS = 3, 12
-LABEL_W, LABEL_H = 180.0, 62.0
-LABEL_LEFT, LABEL_TOP = 27.5, 800.0
+MM = 72 / 25.4
+# A named stock, so the grid lands on the die-cut labels: Avery L7163 (laser) / J8163 (inkjet)
+# and the compatible sheets of other makers: A4, 2 x 7 labels of 99.1 x 38.1 mm, 15.15 mm top
+# and bottom margins, 4.65 mm side margins, 2.5 mm between the columns. Use a durable
+# (polyester or vinyl) stock of this layout on cables.
+LABEL_STOCK = "Avery L7163 / J8163 layout: A4, 14 labels of 99.1 x 38.1 mm (2 x 7)"
+LABEL_COLUMNS, LABEL_ROWS = 2, 7
+LABEL_W, LABEL_H = 99.1 * MM, 38.1 * MM
+LABEL_PITCH_X = (99.1 + 2.5) * MM
+LABEL_LEFT, LABEL_TOP = 4.65 * MM, A4[1] - 15.15 * MM
+# Each label is a flag (TIA-606 style): its middle band, printed in the rail colour, wraps the
+# cable (up to about 6 mm across); the two ends stick back to back and carry the same text, so
+# it reads from both sides.
+FLAG_BAND = 20.0 * MM
+FACE_W = (LABEL_W - FLAG_BAND) / 2
+LABEL_PT, LABEL_ID_PT, LABEL_MIN_PT = 8.0, 10.0, 7.0
+LABEL_SHEET_NOTE = (
+    f"Cable labels on {LABEL_STOCK}. Print at 100 % (no fit to page); wrap each label's "
+    "colour band round its cable, ends back to back."
+)
+
+
+def _face(x: float, y: float, lines: list[str]) -> str:
+    first, *rest = lines
+    width = FACE_W - 8
+    size = _fitted(first, width / BOLD_WIDER, LABEL_ID_PT, LABEL_MIN_PT)
+    out = [f"BT /F2 {size:.1f} Tf {x + 4:.1f} {y + LABEL_H - 16:.1f} Td {_text(first)} Tj"]
+    for line in rest:
+        size = _fitted(line, width, LABEL_PT, LABEL_MIN_PT)
+        out.append(f" /F1 {size:.1f} Tf 0 -12 Td {_text(line)} Tj")
+    return "".join(out) + " ET\n"
 
 
 def _label(x: float, y: float, cable, end: str, text: str) -> str:
-    part = f"{cable.part}  {cable.length_m:g} m  {cable.colour}"
+    near, far = text.split(" > ")
+    lines = [
+        f"{cable.cable_id}  {end}",
+        near,
+        f"> {far}",
+        cable.part,
+        f"{cable.length_m:g} m  {cable.colour}",
+    ]
+    band = x + FACE_W
     return (
-        f"0.6 G 0.5 w {x:.1f} {y:.1f} {LABEL_W:.1f} {LABEL_H:.1f} re S "
-        f"{_rgb(cable.colour_hex)} rg {x:.1f} {y:.1f} 8 {LABEL_H:.1f} re f 0 g "
-        f"BT /F2 9 Tf {x + 12:.1f} {y + LABEL_H - 14:.1f} Td {_text(f'{cable.cable_id}  {end}')} Tj"
-        f" /F1 7 Tf 0 -14 Td {_text(text.split(' > ')[0])} Tj"
-        f" 0 -11 Td {_text('> ' + text.split(' > ')[1])} Tj"
-        f" /F1 6 Tf 0 -13 Td {_text(part)} Tj ET\n"
+        f"{_rgb(cable.colour_hex)} rg {band:.1f} {y:.1f} {FLAG_BAND:.1f} {LABEL_H:.1f} re f "
+        f"0.6 G 0.3 w {band:.1f} {y:.1f} {FLAG_BAND:.1f} {LABEL_H:.1f} re S 0 g\n"
+        + _face(x, y, lines)
+        + _face(band + FLAG_BAND, y, lines)
     )
 
 
 def labels_pdf(layout: InstallLayout) -> Iterator[bytes]:
     """Two flag labels per cable leg (A end and Z end), each with the cable ID, its own end
-    first and the far end, part, length and the rail colour as a stripe; 36 to an A4 page."""
-    pdf = _Pdf(A4, "Cable labels")
+    first and the far end, part, length and the rail colour as the band round the cable; 14 to
+    an A4 sheet of the named stock, which every page names."""
+    pdf = _Pdf(A4, "Cable labels", subject=f"Label stock: {LABEL_STOCK}")
     yield pdf.start()
     per_page = LABEL_COLUMNS * LABEL_ROWS
-    content: list[str] = []
+    note = (
+        f"BT /F1 {LABEL_MIN_PT:g} Tf {LABEL_LEFT:.1f} {A4[1] - 10 * MM:.1f} Td "
+        f"{_text(LABEL_SHEET_NOTE)} Tj ET\n"
+    )
+    content: list[str] = [note]
     slot = 0
     for cable in layout.cables:
         a = layout.label(cable.a_device, cable.a_port, cable.z_device, cable.z_port)
         z = layout.label(cable.z_device, cable.z_port, cable.a_device, cable.a_port)
         for end, text in (("A", a), ("Z", z)):
             row, column = divmod(slot % per_page, LABEL_COLUMNS)
-            x = LABEL_LEFT + column * LABEL_W
+            x = LABEL_LEFT + column * LABEL_PITCH_X
             y = LABEL_TOP - (row + 1) * LABEL_H
             content.append(_label(x, y, cable, end, text))
             slot += 1
             if slot % per_page == 0:
                 yield pdf.page("".join(content))
-                content = []
-    if content or not pdf.pages:
+                content = [note]
+    if len(content) > 1 or not pdf.pages:
         yield pdf.page("".join(content))
     yield pdf.finish()
 
@@ -152,11 +227,67 @@ def labels_pdf(layout: InstallLayout) -> Iterator[bytes]:
 # --- rack-elevations.pdf --------------------------------------------------------------------
 RACKS_PER_PAGE = 6
 MARGIN = 30.0
+U_SCALE_W = 16.0  # the U numbers left of each rack
+U_SCALE_EVERY = 5
 
 
-def _weight(layout: InstallLayout, rack) -> str:
-    kg = rack_weight_kg(layout, rack)
-    return "weight n/a" if kg is None else f"{kg:,.0f} kg"
+def _weight_lines(layout: InstallLayout, rack, width: float) -> list[str]:
+    """The rack's weight; with devices of unknown weight, the known sum as a floor and their
+    models on (at most) two more lines."""
+    weight = rack_weight(layout, rack)
+    if weight.complete:
+        return [f"{weight.known_kg:,.0f} kg"]
+    lines: list[str] = []
+    for item in weight.unknown_text().split("; "):
+        if lines and text_width(f"{lines[-1]}; {item}", 7.0) <= width:
+            lines[-1] += f"; {item}"
+        else:
+            lines.append(item)
+    if len(lines) > 2:  # the second line shrinks to hold the rest
+        lines = [lines[0], "; ".join(lines[1:])]
+    return [f">= {weight.known_kg:,.0f} kg, weight unknown:", *lines]
+
+
+def _u_scale(x: float, bottom: float, u_h: float, rack_units: int) -> str:
+    """A tick at every U and the numbers 1, 5, 10 ... and the top U, right-aligned."""
+    size = max(4.0, min(7.0, u_h * 0.8))
+    parts = ["0.34 0.38 0.42 RG 0.34 0.38 0.42 rg 0.3 w "]
+    for u in range(1, rack_units + 1):
+        y = bottom + (u - 1) * u_h
+        numbered = u == 1 or u % U_SCALE_EVERY == 0 or u == rack_units
+        parts.append(f"{x - (4 if numbered else 2):.1f} {y:.2f} m {x:.1f} {y:.2f} l S ")
+        if numbered:
+            label = str(u)
+            left = x - 5 - text_width(label, size)
+            parts.append(
+                f"BT /F1 {size:.1f} Tf {left:.1f} {y + (u_h - size) / 2 + 1:.2f} Td "
+                f"{_text(label)} Tj ET "
+            )
+    return "".join(parts) + "0 G 0 g\n"
+
+
+def _device(d, x: float, y: float, width: float, u_h: float) -> str:
+    """A device's box at its U with its name and model: on two lines where the box is tall
+    enough, else on one, smaller when it would not fit."""
+    fill = "0.91 0.95 0.98" if d.role == "server" else "0.87 0.95 0.89"
+    height = d.units * u_h
+    size = max(4.0, min(7.0, u_h * 0.8))
+    box = f"{fill} rg {x + 2:.1f} {y:.2f} {width - 4:.1f} {height:.2f} re B 0 g "
+    room, model = width - 8, model_of(d)
+    if height >= 2 * size + 4:
+        top = y + height - size - 1.5
+        name_size = _fitted(d.name, room, size, 4.0)
+        model_size = _fitted(model, room, size, 4.0)
+        return (
+            box + f"BT /F2 {name_size:.1f} Tf {x + 5:.1f} {top:.2f} Td {_text(d.name)} Tj "
+            f"/F1 {model_size:.1f} Tf 0 {-(size + 1.5):.1f} Td {_text(model)} Tj ET\n"
+        )
+    line = f"{d.name}  {model}"
+    line_size = _fitted(line, room, size, 4.0)
+    return (
+        box + f"BT /F1 {line_size:.1f} Tf {x + 5:.1f} {y + (height - line_size) / 2 + 1:.2f} Td "
+        f"{_text(line)} Tj ET\n"
+    )
 
 
 def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: float) -> str:
@@ -164,52 +295,49 @@ def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: 
     over = rack.max_kw > site.rack_power_kw + 1e-9
     height = site.rack_units * u_h
     bottom = top - height
+    weight = "".join(
+        f"BT /F1 {_fitted(line, width, 7.0, 4.0):.1f} Tf {x:.1f} {top + 25 - 9 * i:.1f} Td "
+        f"{_text(line)} Tj ET\n"
+        for i, line in enumerate(_weight_lines(layout, rack, width))
+    )
     parts = [
-        f"BT /F2 10 Tf {x:.1f} {top + 24:.1f} Td {_text(f'{rack.name} ({rack.kind})')} Tj ET\n",
+        f"BT /F2 10 Tf {x:.1f} {top + 46:.1f} Td {_text(f'{rack.name} ({rack.kind})')} Tj ET\n",
         ("0.78 0.16 0.16 rg " if over else "0 g ")
-        + f"BT /F1 8 Tf {x:.1f} {top + 13:.1f} Td "
+        + f"BT /F1 8 Tf {x:.1f} {top + 35:.1f} Td "
         + _text(
             f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max, "
             f"{rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else "")
         )
         + " Tj ET 0 g\n",
-        f"BT /F1 7 Tf {x:.1f} {top + 3:.1f} Td {_text(_weight(layout, rack))} Tj ET\n",
+        weight,
         ("0.99 0.93 0.92 rg " if over else "0.96 0.97 0.98 rg ")
         + f"{x:.1f} {bottom:.1f} {width:.1f} {height:.1f} re f "
         + ("0.78 0.16 0.16 RG 1.5 w " if over else "0.34 0.38 0.42 RG 0.8 w ")
         + f"{x:.1f} {bottom:.1f} {width:.1f} {height:.1f} re S 0 G 0.4 w\n",
+        _u_scale(x, bottom, u_h, site.rack_units),
     ]
-    font = max(4.0, min(7.0, u_h * 0.8))
     for name in rack.devices:
         d = layout.devices[name]
-        y = bottom + (d.u - 1) * u_h
-        fill = "0.91 0.95 0.98" if d.role == "server" else "0.87 0.95 0.89"
-        parts.append(
-            f"{fill} rg {x + 2:.1f} {y:.2f} {width - 4:.1f} {d.units * u_h:.2f} re B 0 g "
-            f"BT /F1 {font:.1f} Tf {x + 5:.1f} {y + min(d.units * u_h, font + 2) - font:.2f} Td "
-            f"{_text(f'U{d.u} {name}')} Tj ET\n"
-        )
+        parts.append(_device(d, x, bottom + (d.u - 1) * u_h, width, u_h))
     return "".join(parts)
 
 
 def rack_elevations_pdf(layout: InstallLayout) -> Iterator[bytes]:
-    """Front views, six racks to a landscape A4 page in hall order, with kW against budget:
-    to print and tape to the rack doors."""
+    """Front views, six racks to a landscape A4 page in hall order, each with a U scale, its
+    devices' names and models, kW against budget and its weight: to print and tape to the
+    rack doors."""
     pdf = _Pdf(A4_LANDSCAPE, "Rack elevations")
     yield pdf.start()
     width = (A4_LANDSCAPE[0] - 2 * MARGIN) / RACKS_PER_PAGE
-    top = A4_LANDSCAPE[1] - MARGIN - 50
+    top = A4_LANDSCAPE[1] - MARGIN - 60
     u_h = (top - MARGIN) / max(1, layout.site.rack_units)
     racks = layout.racks
     for first in range(0, max(1, len(racks)), RACKS_PER_PAGE):
         page = racks[first : first + RACKS_PER_PAGE]
         title = f"Rack elevations, racks {first + 1}-{first + len(page)} of {len(racks)}"
-        header = (
-            f"BT /F2 12 Tf {MARGIN:.1f} {A4_LANDSCAPE[1] - MARGIN - 8:.1f} Td "
-            f"{_text(title)} Tj ET\n"
-        )
+        header = f"BT /F2 12 Tf {MARGIN:.1f} {A4_LANDSCAPE[1] - 22:.1f} Td {_text(title)} Tj ET\n"
         body = "".join(
-            _rack(layout, rack, MARGIN + i * width + 6, width - 12, top, u_h)
+            _rack(layout, rack, MARGIN + i * width + U_SCALE_W, width - U_SCALE_W - 6, top, u_h)
             for i, rack in enumerate(page)
         )
         yield pdf.page(header + body)

@@ -113,12 +113,13 @@ class Command(BaseCommand):
             except InvalidInput as error:
                 raise CommandError(_errors_text(error.errors)) from error
             written = pack_write_dir(layout, options["pack"])
-            self.stdout.write(
+            # Progress on stderr: with --json, stdout is the JSON alone (`| jq` reads it).
+            self.stderr.write(
                 f"Installation pack: {len(written)} files in {options['pack']} "
                 f"({len(layout.racks)} racks, {len(layout.cables)} cable legs)."
             )
             for warning in layout.warnings:
-                self.stdout.write(f"  ! {warning}")
+                self.stderr.write(f"  ! {warning}")
         summary = design.as_dict()
         if options["json"]:
             self.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False))

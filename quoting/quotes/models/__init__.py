@@ -1,6 +1,7 @@
 """Quotes, their revisions, lines and approvals, the audit trail, notifications and
 installation packs (one per sent revision); import them from here."""
 
+from quoting.quotes.models.as_built import AsBuiltCheck
 from quoting.quotes.models.audit import (
     DETAIL_LABELS,
     DETAIL_VALUES,
@@ -36,6 +37,7 @@ from quoting.quotes.models.quotes import (
 
 __all__ = [
     "ANSWERABLE_WHILE_DRAFTING",
+    "AsBuiltCheck",
     "Approval",
     "ApprovalDecision",
     "ApprovalRule",

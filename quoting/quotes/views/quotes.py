@@ -65,6 +65,7 @@ from quoting.quotes.selectors import (
     revision_gate,
 )
 from quoting.quotes.services import quotes as services
+from quoting.quotes.services.as_built import as_built_checks_of
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
 from quoting.quotes.services.quotes import quote_create_from_design
 
@@ -275,6 +276,8 @@ def quote_detail(request, pk: int):
     context["lines_html"] = _frozen_lines_html(request, context)
     if display.revision.has_install_packs:
         context["install_pack"] = install_pack_latest(revision=display.revision, archive=False)
+    if display.revision.has_as_built_checks:
+        context["as_built_checks"] = as_built_checks_of(revision=display.revision, limit=3)
     return render(request, "quoting/quote_detail.html", context)
 
 

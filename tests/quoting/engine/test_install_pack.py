@@ -19,7 +19,12 @@ from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.install import SiteInputs, exports, plan_layout
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.exports import port_map_csv
-from quoting.engine.install.pack import PACK_FILE_NAMES, pack_zip_chunks
+from quoting.engine.install.pack import (
+    INFINIBAND_ONLY,
+    PACK_FILE_NAMES,
+    pack_file_names,
+    pack_zip_chunks,
+)
 from quoting.engine.install.pdf import rack_elevations_pdf
 
 U_M = 0.04445  # 1.75 in
@@ -116,7 +121,12 @@ def expand_hostlist(text: str) -> list[str]:
 
 
 def test_the_zip_holds_exactly_the_named_files_and_is_the_same_every_time(pack):
-    assert pack.zip.namelist() == list(PACK_FILE_NAMES)
+    assert pack.zip.namelist() == pack_file_names(pack.layout)
+    assert [n for n in pack.zip.namelist() if not n.startswith("ibnl/")] == [
+        n
+        for n in PACK_FILE_NAMES
+        if pack.design.requirements.family == "infiniband" or n not in INFINIBAND_ONLY
+    ]
     again = b"".join(pack_zip_chunks(pack.layout))
     assert hashlib.sha256(again).hexdigest() == hashlib.sha256(pack.data).hexdigest()
 
@@ -280,7 +290,7 @@ def test_per_rack_power_adds_up_to_the_design_power(pack):
         assert r["over_budget"] == ("yes" if float(r["max_kw"]) > float(r["budget_kw"]) else "no")
 
 
-def test_slurm_puts_every_node_under_the_leaves_of_its_rails_and_every_leaf_under_spines(pack):
+def test_slurm_puts_every_node_under_one_switch_its_su_or_leaf_and_those_under_spines(pack):
     leaf_nodes, parents = {}, defaultdict(set)
     for line in pack.text("slurm-topology.conf").splitlines():
         if not line or line.startswith("#"):
@@ -298,15 +308,33 @@ def test_slurm_puts_every_node_under_the_leaves_of_its_rails_and_every_leaf_unde
             rails_of[c["a_device"]].add(c["z_device"])
     servers = {d["name"] for d in pack.rows("netbox-devices.csv") if d["role"] == "server"}
     assert set(rails_of) == servers
+    devices = pack.layout.devices
+    by_su = pack.design.topology.rail_optimized
+
+    def switch_of(leaf: str) -> str:
+        return f"su{devices[leaf].su}" if by_su else leaf
+
     for node, leaves in rails_of.items():
-        assert {leaf for leaf, nodes in leaf_nodes.items() if node in nodes} == leaves
-    uplinks = defaultdict(set)
+        holding = [name for name, nodes in leaf_nodes.items() if node in nodes]
+        assert holding == [switch_of(next(iter(leaves)))]  # exactly one switch
+        assert {switch_of(leaf) for leaf in leaves} == set(holding)  # all its rails in it
+    # Above: spines over the same switches are one switch, their children those switches.
+    over: dict[str, set[str]] = defaultdict(set)
     for c in cables:
-        if c["tier"] in ("leaf-spine", "spine-core"):
-            uplinks[c["a_device"]].add(c["z_device"])
+        if c["tier"] == "leaf-spine":
+            over[c["z_device"]].add(switch_of(c["a_device"]))
+    children: dict[str, set[str]] = defaultdict(set)
+    for child, uppers in parents.items():
+        for upper in uppers:
+            children[upper].add(child)
+    spine_level = [kids for kids in children.values() if kids & set(leaf_nodes)]
+    assert sorted(map(sorted, spine_level)) == sorted(
+        map(sorted, set(map(frozenset, over.values())))
+    )
     if pack.design.topology.tiers > 1:
         assert set(leaf_nodes) <= set(parents)
-    assert dict(parents) == dict(uplinks)
+    if pack.design.topology.core_count:
+        assert all(upper in parents for upper in children if children[upper] & set(leaf_nodes))
 
 
 def test_netbox_files_have_the_import_columns_and_every_cable_end_exists(pack):
@@ -353,20 +381,31 @@ def test_netbox_files_have_the_import_columns_and_every_cable_end_exists(pack):
 
 
 def _schedule_links(pack) -> set[frozenset]:
+    """The fabric's links in ibdm's names, by our own reading: a switch with any split lane
+    names every port by lane (P5s1), a lane P11/1 as P11s1."""
     ppc = pack.design.topology.ports_per_cage
+    rows = [c for c in pack.rows("cable-schedule.csv") if c["tier"] != MANAGEMENT]
+    split = {c["z_device"] for c in rows if c["z_port"].count("/") == 2} | {
+        c["a_device"] for c in rows if not is_host_tier(c["tier"]) and c["a_port"].count("/") == 2
+    }
+
+    def name(device: str, port: str) -> tuple[str, str]:
+        panel = panel_port(port, ppc).replace("/", "s")
+        return device, panel + ("s1" if device in split and "s" not in panel[1:] else "")
+
     links = set()
-    for c in pack.rows("cable-schedule.csv"):
-        if c["tier"] == MANAGEMENT:  # Ethernet management: not in the fabric's topology
-            continue
+    for c in rows:
         if is_host_tier(c["tier"]):
             a = (f"{c['a_device']}/{c['a_port']}", "P1")
         else:
-            a = (c["a_device"], panel_port(c["a_port"], ppc))
-        links.add(frozenset({a, (c["z_device"], panel_port(c["z_port"], ppc))}))
+            a = name(c["a_device"], c["a_port"])
+        links.add(frozenset({a, name(c["z_device"], c["z_port"])}))
     return links
 
 
 def test_the_ibdiagnet_topology_matches_the_cable_schedule_link_by_link(pack):
+    if pack.design.requirements.family != "infiniband":
+        pytest.skip("an Ethernet pack has no ibdm topology")
     links, system = [], None
     for line in pack.text("ibdiagnet.topo").splitlines():
         if not line.strip() or line.startswith("#"):
@@ -375,6 +414,7 @@ def test_the_ibdiagnet_topology_matches_the_cable_schedule_link_by_link(pack):
         if "->" not in line:
             system = line.split()[1]
             continue
+        assert line.startswith("   ")  # ibdm reads only indented links
         local, remote = line.split("->")
         _type, name, port = remote.split()
         links.append(frozenset({(system, local.strip()), (name, port)}))
@@ -383,14 +423,25 @@ def test_the_ibdiagnet_topology_matches_the_cable_schedule_link_by_link(pack):
 
 
 def test_the_ufm_topology_matches_the_cable_schedule_link_by_link(pack):
+    if pack.design.requirements.family != "infiniband":
+        pytest.skip("an Ethernet pack has no UFM topology")
     rows = pack.rows("ufm-ndt.csv")
-    assert list(rows[0]) == ["Start device", "Start port", "End device", "End port", "Link type"]
+    assert list(rows[0]) == ["#StartDevice", "StartPort", "EndDevice", "EndPort", "LinkType"]
     ndt = {
-        frozenset({(r["Start device"], r["Start port"]), (r["End device"], r["End port"])})
+        frozenset({(r["#StartDevice"], r["StartPort"]), (r["EndDevice"], r["EndPort"])})
         for r in rows
     }
+
+    def ndt_port(cable: dict, end: str) -> str:
+        """Our own reading: a host port is its node description, a switch port its number."""
+        device, port = cable[f"{end}_device"], cable[f"{end}_port"]
+        if end == "a" and is_host_tier(cable["tier"]):
+            return f"{device} {port}"
+        fabric = pack.design.storage if cable["tier"].startswith("storage") else pack.design
+        return "Port " + panel_port(port, fabric.topology.ports_per_cage)[1:]
+
     schedule = {
-        frozenset({(c["a_device"], c["a_port"]), (c["z_device"], c["z_port"])})
+        frozenset({(c["a_device"], ndt_port(c, "a")), (c["z_device"], ndt_port(c, "z"))})
         for c in pack.rows("cable-schedule.csv")
         if c["tier"] != MANAGEMENT
     }
@@ -409,10 +460,17 @@ def test_the_bom_by_rack_picks_every_quoted_part_exactly_once(pack):
     assert picked == quoted
 
 
+def font_sizes(page) -> list[float]:
+    """Every font size the page's content stream sets (`/F1 8 Tf`)."""
+    content = page.get_contents().get_data()
+    return [float(size) for size in re.findall(rb"/F\d+ ([\d.]+) Tf", content)]
+
+
 def test_the_label_sheets_hold_two_labels_per_cable_leg_and_the_elevations_every_rack(pack):
     legs = len(pack.layout.cables)
     labels = pypdf.PdfReader(io.BytesIO(pack.zip.read("labels.pdf")), strict=True)
-    assert len(labels.pages) == math.ceil(2 * legs / 36)
+    # Avery L7163 layout: 14 labels (2 x 7) to an A4 sheet.
+    assert len(labels.pages) == math.ceil(2 * legs / 14)
     first = labels.pages[0].extract_text()
     cable = pack.rows("cable-schedule.csv")[0]
     assert f"{cable['cable_id']}  A" in first and f"{cable['cable_id']}  Z" in first
@@ -421,6 +479,28 @@ def test_the_label_sheets_hold_two_labels_per_cable_leg_and_the_elevations_every
     assert len(elevations.pages) == math.ceil(len(pack.layout.racks) / 6)
     text = "".join(page.extract_text() for page in elevations.pages)
     assert all(f"{rack.name} ({rack.kind})" in text for rack in pack.layout.racks)
+
+
+def test_labels_are_printed_at_7_pt_or_more_on_the_stock_every_sheet_names(pack):
+    labels = pypdf.PdfReader(io.BytesIO(pack.zip.read("labels.pdf")), strict=True)
+    stock = "Avery L7163 / J8163 layout: A4, 14 labels of 99.1 x 38.1 mm (2 x 7)"
+    assert stock in labels.metadata.subject
+    for page in (labels.pages[0], labels.pages[-1]):
+        assert min(font_sizes(page)) >= 7
+        assert stock in page.extract_text().replace("\n", " ")
+        assert [float(v) for v in page.mediabox] == [0, 0, 595, 842]  # A4
+    assert stock in pack.text("README.txt")
+    # Each label's two faces sit on its die-cut 99.1 x 38.1 mm label: the colour band's
+    # rectangles start 4.65 mm + 39.55 mm in, on 38.1 mm rows under a 15.15 mm top margin.
+    bands = re.findall(
+        rb"([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+) re f", labels.pages[0].get_contents().get_data()
+    )
+    mm = 72 / 25.4
+    xs = sorted({round(float(x) / mm, 1) for x, *_ in bands})
+    assert xs[0] == pytest.approx(4.65 + 39.55, abs=0.1)
+    tops = sorted({round((842 - float(y) - float(h)) / mm, 1) for _, y, _, h in bands})
+    assert tops[0] == pytest.approx(15.15, abs=0.1)
+    assert all(float(h) / mm == pytest.approx(38.1, abs=0.05) for *_, h in bands)
 
 
 def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(catalog):
@@ -507,7 +587,7 @@ def test_every_management_port_is_cabled_once_to_a_management_switch_with_a_quot
     assert netbox[cables[0]["cable_id"]] == "cat6a"
 
 
-def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(catalog):
+def test_rack_weight_sums_the_known_weights_and_names_the_devices_of_unknown_weight(catalog):
     design = design_fabric(
         FabricRequirements(gpu_count=256, server_part_number="DGX-H100"), catalog
     )
@@ -516,21 +596,109 @@ def test_rack_weight_sums_the_datasheet_weights_and_says_na_when_one_is_unknown(
     compute = racks["A01"]
     servers = compute["devices"].count("DGX-H100")
     assert servers == 3 and float(compute["weight_kg"]) == pytest.approx(3 * 130.45)
+    assert compute["weight_unknown"] == ""
     spines = racks["B01"]  # four QM9700/QM9790 spines, 14.8 kg each
     assert float(spines["weight_kg"]) == pytest.approx(14.8 * spines["devices"].count("spine-"))
-    # HGX servers are vendor-specific: no weight in the catalog, so no sum.
-    hgx = design_fabric(FabricRequirements(gpu_count=64), catalog)
-    hgx_racks = list(
-        csv.DictReader(
-            io.StringIO("".join(exports.racks_csv(plan_layout(hgx, SiteInputs(), catalog))))
-        )
+    # HGX servers are vendor-specific: no weight in the catalog. The rack gives what it knows
+    # and names the rest, never a bare "n/a" nor a sum that reads as the rack's load.
+    hgx = design_fabric(
+        FabricRequirements(gpu_count=64, server_part_number="HGX-H100-8GPU-SRV"), catalog
     )
-    assert hgx_racks[0]["weight_kg"] == "n/a"
-    # The elevations print the same figure on each rack.
+    hgx_layout = plan_layout(hgx, SiteInputs(), catalog)
+    hgx_racks = list(csv.DictReader(io.StringIO("".join(exports.racks_csv(hgx_layout)))))
+    assert all(r["weight_kg"] != "n/a" for r in hgx_racks)
+    assert float(hgx_racks[0]["weight_kg"]) == 0
+    assert hgx_racks[0]["weight_unknown"] == "HGX-H100-8GPU-SRV x3"
+    switch = hgx_racks[-1]  # one QM9700 serves the 8 servers
+    assert (switch["weight_kg"], switch["weight_unknown"]) == ("14.8", "")
+    # The elevations print the same figures on each rack: a floor and the unknown models.
     assert "391 kg" in "".join(rack_elevations_svg(layout))
-    assert "weight n/a" in "".join(rack_elevations_svg(plan_layout(hgx, SiteInputs(), catalog)))
+    svg = "".join(rack_elevations_svg(hgx_layout))
+    assert "≥ 0 kg, 3 unknown" in svg and "Weight unknown: HGX-H100-8GPU-SRV x3" in svg
     pdf = pypdf.PdfReader(io.BytesIO(b"".join(rack_elevations_pdf(layout))), strict=True)
     assert "391 kg" in pdf.pages[0].extract_text()
+    hgx_pdf = pypdf.PdfReader(io.BytesIO(b"".join(rack_elevations_pdf(hgx_layout))), strict=True)
+    text = hgx_pdf.pages[0].extract_text()
+    assert ">= 0 kg, weight unknown:" in text and "HGX-H100-8GPU-SRV x3" in text
+
+
+def test_every_catalog_switch_and_server_has_a_weight_or_a_rack_names_it_unknown(catalog):
+    by_part = {p.part_number: p for p in catalog}
+    weighed = {p.part_number for p in catalog if p.weight_kg is not None}
+    # The datasheet figures SOURCES.md cites.
+    assert by_part["920-9N42F-00RI-7C0"].weight_kg == 23.5  # SN5600
+    assert by_part["920-9B36F-00RX-8S0"].weight_kg == 60  # Q3400-RA
+    assert by_part["MQM8790-HS2F"].weight_kg == 11.4
+    # No figure at hand, not guessed.
+    assert {"HGX-H100-8GPU-SRV", "UFM-APPLIANCE-3.1", "MQM8700-HS2F"}.isdisjoint(weighed)
+    design = design_fabric(
+        FabricRequirements(
+            gpu_count=248, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
+        ),
+        catalog,
+    )
+    racks = list(
+        csv.DictReader(
+            io.StringIO("".join(exports.racks_csv(plan_layout(design, SiteInputs(), catalog))))
+        )
+    )
+    assert any("UFM-APPLIANCE-3.1 x2" in r["weight_unknown"] for r in racks)
+
+
+def test_elevations_have_a_u_scale_and_each_devices_model_in_its_box(pack):
+    layout = pack.layout
+    units = layout.site.rack_units
+    numbered = [1, *range(5, units + 1, 5), units]
+    svg = pack.text("rack-elevations.svg")
+    rack = layout.racks[0]
+    drawn = svg[svg.index(f'data-rack="{rack.name}"') :].split("</g>")[0]
+    scale = [int(n) for n in re.findall(r'<text class="u"[^>]*>(\d+)</text>', drawn)]
+    assert scale == sorted(set(numbered))
+    assert drawn.count('class="tick"') == units
+    for name in rack.devices:
+        device = layout.devices[name]
+        model = device.part or "server (not in the catalog)"
+        assert re.search(
+            rf">{re.escape(name)}(  |</text><text class=\"model\"[^>]*>){re.escape(model)}<", drawn
+        )
+    pdf = pypdf.PdfReader(io.BytesIO(pack.zip.read("rack-elevations.pdf")), strict=True)
+    text = pdf.pages[0].extract_text()
+    assert all(str(n) in text.split() for n in numbered)
+    first = layout.devices[rack.devices[0]]
+    assert first.name in text and (first.part or "server (not in the catalog)") in text
+    # Every switch's part number is on the page of its rack.
+    pages = ["".join(p.extract_text().split()) for p in pdf.pages]
+    for index, r in enumerate(layout.racks):
+        for name in r.devices:
+            device = layout.devices[name]
+            if device.part:
+                assert device.part in pages[index // 6], (r.name, name)
+
+
+def test_the_readme_says_lengths_are_estimates_on_the_site_inputs_and_which_are_defaults(catalog):
+    from quoting.engine.install.lengths import design_on_site
+
+    requirements = FabricRequirements(gpu_count=256, leaf_to_spine="same-row")
+    site = SiteInputs(rack_pitch_m=0.8, cable_slack_m=1.5)
+    layout = plan_layout(design_on_site(requirements, catalog, site), site, catalog)
+    readme = "".join(exports.readme_txt(layout))
+    note = readme[readme.index("Cable lengths: estimates on an assumed hall") :]
+    assert "routed on the site inputs above, not measured" in note
+    assert "Bought for the runs routed on this site: server-leaf." in note
+    assert "leaf-spine (leaf_to_spine = same-row, 30 m), not for the routed runs" in note
+    defaults = note[note.index("Site inputs at their defaults") :].split("\n")[0]
+    assert "racks_per_row = 20" in defaults and "row_spacing_m = 3.0" in defaults
+    assert "rack_pitch_m" not in defaults
+    changed = note[note.index("Site inputs changed from the defaults") :].split("\n")[0]
+    assert "rack_pitch_m = 0.8" in changed and "cable_slack_m = 1.5" in changed
+    assert "Measure the real runs" in note
+    # A design not measured on a site says its tiers were bought for their usual distance.
+    plain = plan_layout(
+        design_fabric(FabricRequirements(gpu_count=256), catalog), SiteInputs(), catalog
+    )
+    readme = "".join(exports.readme_txt(plain))
+    assert "not measured on this site: server-leaf (same-row, 30 m)" in readme
+    assert "Site inputs changed from the defaults" not in readme
 
 
 def test_management_switches_stand_near_the_racks_they_serve(catalog):

@@ -2,6 +2,8 @@
 
 import csv
 import io
+import json
+import re
 import zipfile
 
 import pytest
@@ -30,7 +32,7 @@ def test_the_api_streams_the_pack_of_the_design_body_on_the_site_given(api):
     assert response.status_code == 200, response.content
     assert response["Content-Type"] == "application/zip"
     pack = read_zip(response)
-    assert pack.namelist() == list(PACK_FILE_NAMES)
+    assert [n for n in pack.namelist() if not n.startswith("ibnl/")] == list(PACK_FILE_NAMES)
     devices = list(csv.DictReader(io.StringIO(pack.read("netbox-devices.csv").decode())))
     assert {d["site"] for d in devices} == {"SZ-DC2"}
     racks = list(csv.DictReader(io.StringIO(pack.read("racks.csv").decode())))
@@ -71,7 +73,7 @@ def test_the_design_page_offers_the_pack_and_its_link_downloads_it(sales_client,
     response = sales_client.get(f"/designs/install-pack.zip?{QUERY}&rack_units=42")
     assert response.status_code == 200
     pack = read_zip(response)
-    assert pack.namelist() == list(PACK_FILE_NAMES)
+    assert [n for n in pack.namelist() if not n.startswith("ibnl/")] == list(PACK_FILE_NAMES)
     assert "rack_units = 42" in pack.read("README.txt").decode()
 
 
@@ -116,8 +118,19 @@ def test_the_command_writes_the_pack_into_a_directory(seeded, capsys, tmp_path):
     call_command(
         "fabric_design", "--gpus", "128", "--pack", str(tmp_path / "pack"), "--rack-power-kw", "60"
     )
-    assert "Installation pack: 14 files" in capsys.readouterr().out
-    assert sorted(p.name for p in (tmp_path / "pack").iterdir()) == sorted(PACK_FILE_NAMES)
+    assert re.search(r"Installation pack: 1[5-9] files", capsys.readouterr().err)
+    assert sorted(p.name for p in (tmp_path / "pack").iterdir()) == sorted(
+        [*PACK_FILE_NAMES, "ibnl"]
+    )
+
+
+def test_with_json_the_command_prints_only_json_on_stdout_and_progress_on_stderr(
+    seeded, capsys, tmp_path
+):
+    call_command("fabric_design", "--gpus", "128", "--pack", str(tmp_path / "pack"), "--json")
+    out = capsys.readouterr()
+    assert json.loads(out.out)["gpu_count"] == 128  # `| jq` reads it whole
+    assert "Installation pack:" in out.err and "Installation pack" not in out.out
 
 
 def test_the_command_refuses_a_rack_too_small_for_a_server(seeded, tmp_path):
