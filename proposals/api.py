@@ -38,11 +38,18 @@ from portal.api.base import (
     ErrorSerializer,
     errors,
 )
+from proposals.acceptance.as_built import as_built_sign_off_ask
 from proposals.acceptance.selectors import acceptance_data, acceptance_for
 from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import documents_sent, documents_visible_to
 from proposals.documents.services import proposal_request
-from proposals.models import DocumentStatus, LinkView, ProposalDocument, ShareLink
+from proposals.models import (
+    AsBuiltSignOff,
+    DocumentStatus,
+    LinkView,
+    ProposalDocument,
+    ShareLink,
+)
 from proposals.share.services import share_link_create, share_link_revoke
 from quoting.quotes.models import QuoteRevision
 from quoting.quotes.selectors import quotes_visible_to
@@ -214,6 +221,43 @@ class ShareLinkSerializer(serializers.ModelSerializer):
 
     def get_recent_views(self, link) -> list[dict]:
         return LinkViewSerializer(link.views.all()[:RECENT_VIEWS], many=True).data
+
+
+class AsBuiltSignOffSerializer(serializers.ModelSerializer):
+    """The customer's sign-off of one as-built check: asked for (signed false), or signed on the
+    quote's share page (who, when, their remarks; the report PDF prints the signature)."""
+
+    check_id = serializers.IntegerField(source="as_built_check_id", read_only=True)
+    asked_by = serializers.SlugRelatedField(
+        source="offered_by", slug_field="username", read_only=True, allow_null=True
+    )
+    asked_at = serializers.DateTimeField(source="offered_at", read_only=True)
+    signed = serializers.BooleanField(read_only=True)
+    signature_kind = serializers.CharField(
+        read_only=True, help_text='"drawn" or "typed"; empty until signed.'
+    )
+    language = serializers.CharField(
+        read_only=True,
+        help_text='The language the signer read ("en", "zh-hans"); empty until signed.',
+    )
+
+    class Meta:
+        model = AsBuiltSignOff
+        fields = [
+            "id",
+            "check_id",
+            "asked_by",
+            "asked_at",
+            "signed",
+            "signed_at",
+            "signer_name",
+            "signer_title",
+            "signer_company",
+            "remarks",
+            "signature_kind",
+            "language",
+        ]
+        read_only_fields = fields
 
 
 class ShareLinkCreatedSerializer(ShareLinkSerializer):
@@ -501,6 +545,48 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
             f'attachment; filename="{as_built_report_filename(check)}"'
         )
         return response
+
+    def _as_built_check(self, number, check_id):
+        quote = self.get_object()
+        revision = get_object_or_404(QuoteRevision, quote=quote, number=number)
+        check = as_built_check_of(revision=revision, check_id=int(check_id))
+        if check is None:
+            raise NotFound("This revision has no as-built check with this id.")
+        return check
+
+    @extend_schema(
+        summary="An as-built check's customer sign-off: asked for, or signed",
+        description="404 until a sign-off is asked for (POST). The customer signs on the "
+        "quote's share page; then `signed` is true and the report PDF prints the signature.",
+        parameters=[AS_BUILT_NUMBER, AS_BUILT_CHECK_ID],
+        responses={200: AsBuiltSignOffSerializer, **errors(*READ_ERRORS)},
+    )
+    @action(
+        detail=True,
+        methods=["get"],
+        url_path=r"revisions/(?P<number>[0-9]{1,5})/as-built/(?P<check_id>[0-9]{1,18})/sign-off",
+        url_name="as-built-sign-off",
+    )
+    def as_built_sign_off(self, request, pk=None, number=None, check_id=None):
+        check = self._as_built_check(number, check_id)
+        sign_off = AsBuiltSignOff.objects.filter(as_built_check=check).first()
+        if sign_off is None:
+            raise NotFound("No sign-off was asked for on this check.")
+        return Response(AsBuiltSignOffSerializer(sign_off).data)
+
+    @extend_schema(
+        summary="Ask the customer to sign an as-built check's report on the share page",
+        description="Only a check of the accepted (booked) revision: 409 otherwise, and 409 when "
+        "the customer already signed this check. Replaces the quote's unsigned request, if any.",
+        request=None,
+        parameters=[AS_BUILT_NUMBER, AS_BUILT_CHECK_ID, IDEMPOTENCY_KEY],
+        responses={201: AsBuiltSignOffSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    )
+    @as_built_sign_off.mapping.post
+    def as_built_sign_off_new(self, request, pk=None, number=None, check_id=None):
+        check = self._as_built_check(number, check_id)
+        sign_off = as_built_sign_off_ask(check=check, user=request.user)
+        return Response(AsBuiltSignOffSerializer(sign_off).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="The quote's share links (never their tokens)",

@@ -82,3 +82,23 @@ class DeclineForm(forms.Form):
     )
     # Set by the confirmation step: a first tap on "Decline" only asks.
     confirmed = forms.BooleanField(required=False, widget=forms.HiddenInput)
+
+
+class AsBuiltSignForm(forms.Form):
+    """The customer's sign-off of an as-built report (lengths and formats checked by
+    as_built_sign: the rules live there; these only bound what a POST may carry)."""
+
+    sign_off = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
+    name = forms.CharField(label=_("Your name"), max_length=100)
+    title = forms.CharField(label=_("Your title"), max_length=100, required=False)
+    company = forms.CharField(max_length=1000, required=False)
+    remarks = forms.CharField(max_length=4000, required=False, widget=forms.Textarea)
+    agreed = forms.BooleanField(
+        label=_(
+            "I accept the installed fabric as this report shows it, on behalf of my organisation."
+        )
+    )
+    signature_kind = forms.ChoiceField(choices=SignatureKind.choices, required=False)
+    signature_text = forms.CharField(max_length=1000, required=False)
+    signature_data = forms.CharField(required=False, strip=True)
+    signer_timezone = forms.CharField(max_length=200, required=False)

@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from quoting.quotes.models import Quote, QuoteRevision
+from quoting.quotes.models import AsBuiltCheck, Quote, QuoteRevision
 
 
 class DocumentStatus(models.TextChoices):
@@ -301,3 +301,63 @@ class Acceptance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.revision} {self.signer_name}"
+
+
+class AsBuiltSignOff(models.Model):
+    """The customer's sign-off of the installed fabric: staff ask for it on one as-built check
+    of the booked revision, and the customer signs its acceptance report through the quote's
+    share link with the same signature as the offer's (typed or drawn). Unsigned, it is a
+    request (one per quote: a newer one replaces it); signed, it is the record and the report
+    prints the signature. A check with problems may be signed too ("accepted with the listed
+    exceptions"): the report lists them above the signature."""
+
+    as_built_check = models.OneToOneField(
+        AsBuiltCheck,
+        on_delete=models.CASCADE,
+        related_name="sign_off",
+        verbose_name=_("as-built check"),
+    )
+    offered_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("asked by"),
+    )
+    offered_at = models.DateTimeField(_("asked"), auto_now_add=True)
+    link = models.ForeignKey(
+        ShareLink,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="as_built_sign_offs",
+        verbose_name=_("share link"),
+    )
+    signer_name = models.CharField(_("signer"), max_length=100, blank=True)
+    signer_title = models.CharField(_("title"), max_length=100, blank=True)
+    signer_company = models.CharField(_("company"), max_length=200, blank=True)
+    signer_timezone = models.CharField(_("signer's time zone"), max_length=64, blank=True)
+    remarks = models.TextField(_("remarks"), max_length=2000, blank=True)
+    signed_at = models.DateTimeField(_("signed"), null=True, blank=True)
+    language = models.CharField(
+        _("language"), max_length=10, choices=settings.LANGUAGES, blank=True
+    )
+    user_agent = models.CharField(_("user agent"), max_length=400, blank=True)
+    signature_kind = models.CharField(
+        _("signature"), max_length=10, choices=SignatureKind.choices, blank=True
+    )
+    signature_text = models.CharField(_("typed signature"), max_length=100, blank=True)
+    signature_png = models.BinaryField(_("signature image"), null=True, blank=True, editable=False)
+
+    class Meta:
+        ordering = ["-offered_at", "-pk"]
+        verbose_name = _("as-built sign-off")
+        verbose_name_plural = _("as-built sign-offs")
+
+    def __str__(self) -> str:
+        return f"{self.as_built_check} sign-off"
+
+    @property
+    def signed(self) -> bool:
+        return self.signed_at is not None

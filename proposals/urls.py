@@ -29,6 +29,11 @@ urlpatterns = [
         views.as_built_pdf,
         name="as-built-pdf",
     ),
+    path(
+        "quotes/<int:quote_id>/revisions/<int:number>/as-built/<int:check_id>/sign-off/",
+        views.as_built_sign_off_request,
+        name="as-built-sign-off",
+    ),
     # Customers (the token is the only key; every route checks it the same way: share.guard)
     path("p/<str:token>", shared.shared_page, name="shared"),
     path("p/<str:token>/pdf", shared.shared_pdf, name="shared-pdf"),
@@ -40,6 +45,8 @@ urlpatterns = [
     path("p/<str:token>/signed.pdf", shared.shared_signed_pdf, name="shared-signed-pdf"),
     path("p/<str:token>/decline", shared.shared_decline, name="shared-decline"),
     path("p/<str:token>/beacon", shared.shared_beacon, name="shared-beacon"),
+    path("p/<str:token>/as-built/sign", shared.shared_as_built_sign, name="shared-as-built-sign"),
+    path("p/<str:token>/as-built.pdf", shared.shared_as_built_pdf, name="shared-as-built-pdf"),
     path(
         "p/<str:token>/signature.png",
         shared.shared_signature_preview,

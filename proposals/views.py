@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
+from proposals.acceptance.as_built import as_built_sign_off_ask
 from proposals.acceptance.selectors import (
     acceptance_for,
     chosen_configuration,
@@ -138,6 +141,34 @@ def as_built_pdf(request: HttpRequest, quote_id: int, number: int, check_id: int
     )
     response["Content-Disposition"] = f'attachment; filename="{as_built_report_filename(check)}"'
     return response
+
+
+@login_required
+@require_POST
+def as_built_sign_off_request(
+    request: HttpRequest, quote_id: int, number: int, check_id: int
+) -> HttpResponse:
+    """Ask the customer to sign this check's report on the quote's share page."""
+    quote = _quote(request, quote_id)
+    revision = get_object_or_404(QuoteRevision, quote=quote, number=number)
+    check = as_built_check_of(revision=revision, check_id=check_id)
+    if check is None:
+        raise Http404
+    try:
+        as_built_sign_off_ask(check=check, user=request.user)
+    except QuoteError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(
+            request,
+            gettext(
+                "The customer can now sign this report on the quote's share page (any live "
+                "link of the quote)."
+            ),
+        )
+    return redirect(
+        reverse("quoting:quote-as-built-result", args=[quote.pk, number, check.pk]) + "#sign-off"
+    )
 
 
 def _staff_acceptance(request: HttpRequest, quote_id: int):

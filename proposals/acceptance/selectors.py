@@ -22,6 +22,7 @@ from portal.models import User
 from proposals.documents.signed_copy import SignedCopyCheck, signed_copy_verify
 from proposals.models import (
     Acceptance,
+    AsBuiltSignOff,
     DocumentStatus,
     ProposalDocument,
     ShareLink,
@@ -355,3 +356,17 @@ def signed_copy_checked(
             "the quote.signed_copy_ready webhook or the quote's Acceptance panel)."
         )
     return dataclasses.replace(check, problems=(*check.problems, *problems))
+
+
+def as_built_sign_off_shown(*, quote: Quote) -> AsBuiltSignOff | None:
+    """The accepted quote's latest as-built sign-off, asked for or signed: what its share page
+    shows under the acceptance (the signature image is read only by the report)."""
+    if quote.status != QuoteStatus.ACCEPTED:
+        return None
+    return (
+        AsBuiltSignOff.objects.filter(as_built_check__revision__quote_id=quote.pk)
+        .select_related("as_built_check__revision")
+        .defer("signature_png")
+        .order_by("-offered_at", "-pk")
+        .first()
+    )

@@ -6,10 +6,13 @@ asked, when asked: the check itself is the record, the PDF is its print.
 
 from __future__ import annotations
 
+import base64
+
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from proposals.documents.pdf import html_to_pdf
+from proposals.models import AsBuiltSignOff
 from quoting.quotes.as_built_display import as_built_shown
 from quoting.quotes.models import AsBuiltCheck
 
@@ -25,6 +28,19 @@ def as_built_report_filename(check: AsBuiltCheck) -> str:
     return f"{revision.quote.number or 'quote'}-{revision.label}-as-built-{check.pk}.pdf"
 
 
+def _signed(check: AsBuiltCheck) -> dict:
+    """The customer's signature, when they signed this check's report on the share page."""
+    sign_off = AsBuiltSignOff.objects.filter(as_built_check=check, signed_at__isnull=False).first()
+    if sign_off is None:
+        return {}
+    png = bytes(sign_off.signature_png or b"")
+    return {
+        "sign_off": sign_off,
+        "signature_src": "data:image/png;base64," + base64.b64encode(png).decode() if png else "",
+        "signed": timezone.localtime(sign_off.signed_at),
+    }
+
+
 def as_built_report_html(*, check: AsBuiltCheck, language: str) -> str:
     revision = check.revision
     with translation.override(language):
@@ -37,6 +53,7 @@ def as_built_report_html(*, check: AsBuiltCheck, language: str) -> str:
                 "revision": revision,
                 "shown": as_built_shown(check, rows=PDF_ROWS),
                 "checked": timezone.localtime(check.created_at),
+                **_signed(check),
             },
         )
 

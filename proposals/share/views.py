@@ -16,9 +16,11 @@ from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST, require_safe
 
+from proposals.acceptance.as_built import as_built_sign
 from proposals.acceptance.selectors import (
     acceptance_for,
     acceptance_of,
+    as_built_sign_off_shown,
     chosen_configuration,
     offer_state,
     revision_shared,
@@ -29,8 +31,9 @@ from proposals.acceptance.signature import (
     signature_typed_kept,
     signature_typed_png,
 )
+from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import document_for, document_ready_for
-from proposals.forms import AcceptForm, ChoiceForm, DeclineForm
+from proposals.forms import AcceptForm, AsBuiltSignForm, ChoiceForm, DeclineForm
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.share.engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
 from proposals.share.guard import link_work_over, link_work_refused, shared_route
@@ -98,6 +101,7 @@ def _shared_page(
     revision=None,
     choice=None,
     open_key="",
+    as_built_form=None,
 ):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
@@ -105,7 +109,11 @@ def _shared_page(
     language = request.share_language
     state = offer_state(quote=link.quote, revision=revision)
     answered = request.GET.get("answered") == "1"
-    plain = not (status != 200 or accept_form or decline_form or error or answered or choice)
+    # An installed fabric to sign off (accepted quotes only): the page is not the kept one.
+    sign_off = as_built_sign_off_shown(quote=link.quote) if state == QuoteStatus.ACCEPTED else None
+    plain = not (
+        status != 200 or accept_form or decline_form or error or answered or choice or sign_off
+    )
     kept = shared_cached(revision=revision, language=language, state=state)
     if plain and kept.page is not None:
         return HttpResponse(kept.page.for_link(_base(request), open_key))
@@ -133,6 +141,9 @@ def _shared_page(
             **_choice_shown(revision, language, body, choice, accept_form),
             **_accepted_shown(revision, state),
             "show_fapiao": _asks_fapiao(link.quote, language),
+            "sign_off": sign_off,
+            "as_built_form": as_built_form,
+            "as_built_signed": request.GET.get("signed") == "1",
         },
     )
     page = SharedBody(
@@ -508,3 +519,59 @@ def shared_decline(request: HttpRequest, link: ShareLink) -> HttpResponse:
         share_decline,
         fields=lambda f: {"reason": f.cleaned_data["reason"]},
     )
+
+
+# --- the installed fabric's sign-off (as-built check) ------------------------------------------
+
+
+@csrf_exempt  # as the answers above: the token in the URL is the check
+@require_POST
+@shared_route
+def shared_as_built_sign(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    if link_work_over(link, "accept"):
+        return link_work_refused(
+            request,
+            gettext("Too many attempts were made on this link; wait a few minutes and try again."),
+        )
+    form = AsBuiltSignForm(request.POST)
+    if not form.is_valid():
+        return _shared_page(request, link, status=400, as_built_form=form)
+    data = form.cleaned_data
+    try:
+        as_built_sign(
+            link=link,
+            sign_off_id=data["sign_off"],
+            name=data["name"],
+            title=data["title"],
+            company=data["company"],
+            agreed=data["agreed"],
+            remarks=data["remarks"],
+            signature_kind=data["signature_kind"],
+            signature_text=data["signature_text"],
+            signature_data=data["signature_data"],
+            signer_timezone=data["signer_timezone"],
+            user_agent=request.headers.get("User-Agent", ""),
+            language=request.share_language,
+        )
+    except QuoteError as exc:
+        keep = form if exc.status_code == 400 else None
+        return _shared_page(
+            request, link, status=exc.status_code, error=exc.message, as_built_form=keep
+        )
+    return redirect(_back(request, signed=1) + "#as-built")
+
+
+@require_GET
+@shared_route
+def shared_as_built_pdf(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """The acceptance report asked to be signed (or signed), in the reader's language."""
+    sign_off = as_built_sign_off_shown(quote=link.quote)
+    if sign_off is None:
+        raise Http404
+    check = sign_off.as_built_check
+    response = HttpResponse(
+        as_built_report_pdf(check=check, language=request.share_language),
+        content_type="application/pdf",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{as_built_report_filename(check)}"'
+    return response

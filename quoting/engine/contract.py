@@ -38,6 +38,7 @@ class Spec:
     max_length: int | None = None
     blank: bool = True  # text: may be empty (or only spaces)
     pattern: str | None = None  # text: a regular expression the whole value matches
+    pattern_error: str = ""  # what a value that does not match is told ("" : the pattern)
     step: str | None = None  # the form's input step: a hint for the browser, not a rule
     values: tuple = field(init=False, default=())  # the choices' values, kept for speed
 
@@ -101,7 +102,7 @@ def value_error(s: Spec, value: Any) -> str | None:
         if not s.blank and not value.strip():
             return "must not be empty."
         if s.pattern and not re.fullmatch(s.pattern, value):
-            return f"must match {s.pattern}."
+            return s.pattern_error or f"must match {s.pattern}."
         return None
     if s.kind == "distance" and isinstance(value, str):
         return None if value in s.values else f"use metres or one of {', '.join(s.values)}."

@@ -88,7 +88,7 @@ def serializer_field(s: Spec, **kwargs: Any) -> serializers.Field:
     if s.kind == "distance":
         return DistanceField(**kwargs)
     if s.pattern:
-        kwargs["validators"] = [RegexValidator(f"^{s.pattern}$")]
+        kwargs["validators"] = [RegexValidator(f"^{s.pattern}$", message=s.pattern_error or None)]
     return serializers.CharField(max_length=s.max_length, allow_blank=s.blank, **kwargs)
 
 

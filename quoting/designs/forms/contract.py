@@ -102,7 +102,11 @@ def form_field(s: Spec, *, required: bool, initial: Any = None) -> forms.Field:
             common["help_text"] = format_lazy("{} {}", common["help_text"], DISTANCE_HELP)
         return DistanceField(**common)
     if s.pattern:
-        validators.append(RegexValidator(f"^{s.pattern}$"))
+        validators.append(
+            RegexValidator(
+                f"^{s.pattern}$", message=_(s.pattern_error) if s.pattern_error else None
+            )
+        )
     return forms.CharField(**common, max_length=s.max_length, validators=validators)
 
 

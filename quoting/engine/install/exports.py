@@ -1,18 +1,14 @@
-"""The pack's text files, each written a chunk at a time from an InstallLayout.
-
-Formats followed:
-- Slurm `topology.conf` (topology/tree): `SwitchName=<leaf> Nodes=<hostlist>`, and
-  `SwitchName=<spine> Switches=<list>` above; hostlists compress the last number only
-  (`su1-r01-node[01-04]`), which every Slurm version reads.
+"""The pack's text files, each written a chunk at a time from an InstallLayout (NetBox's in
+install/netbox.py). Each is written for a tool and tested by it (docs/installation-pack.md):
+- Slurm `topology.conf` (topology/tree): each server under one switch (a rail-optimised
+  scalable unit's rail leaves as one switch `suN`), spines and cores above; hostlists compress
+  the last number only (`su1-r01-node[01-04]`), which every Slurm version reads.
 - ibdm topology file (`man ibdm-topo-file`, what ibdiagnet and NVIDIA's cable validation read):
-  one block per system, `SYSTEM-TYPE SYSTEM-NAME`, then `LOCAL-PORT -> REM-SYS-TYPE REM-SYS-NAME
-  REM-PORT`, a blank line between blocks. Each link is listed once, in the block of its upper
-  switch; switch ports are front-panel port numbers `P<n>` (cage c, port p: n = (c-1)*2+p on a
-  twin-port switch; `P<n>/<lane>` for a split port); each HCA is a system named
-  `<host>/<mlx5_k>` with port `P1`.
-- UFM NDT plugin CSV: Start device, Start port, End device, End port, Link type (`Data`).
-- NetBox bulk import (DCIM devices, interfaces, cables): the import forms' column names; cables
-  `planned`, one per cable leg (NetBox's CSV form takes one termination per side).
+  a line per system (`<type> <name>`), each of its links indented under it once, in the block of
+  its upper switch; types defined by the pack's ibnl/ files; split lanes `P11s1`; each HCA a
+  system `<host>/mlx5_N` with port `P1`.
+- UFM NDT plugin CSV: `#StartDevice,StartPort,EndDevice,EndPort,LinkType`, switch ports
+  `Port <n>`, host ports the host's node description (`<host> mlx5_N`).
 """
 
 from __future__ import annotations
@@ -33,15 +29,6 @@ from quoting.engine.install.site import TRAY_CLEARANCE_M, SiteInputs
 from quoting.engine.install.weights import rack_weight
 
 CHUNK_ROWS = 2000
-
-NETBOX_CABLE_TYPES = {
-    "dac": "dac-passive",
-    "acc": "dac-active",
-    "aoc": "aoc",
-    "multimode": "mmf-om4",
-    "singlemode": "smf-os2",
-    "twisted-pair": "cat6a",
-}
 
 
 def csv_chunks(header: Iterable[str], rows: Iterable[Iterable]) -> Iterator[str]:
@@ -154,7 +141,7 @@ def _panel_ports(spec) -> list[str]:
     return _port_names(spec, 0, spec.port_count or 0)
 
 
-def _uplink_ports(spec) -> list[str]:
+def uplink_ports(spec) -> list[str]:
     """The ports apart from the panel's count (an SN2201's 4 x 100G after its 48 x 1G RJ45),
     numbered on from the panel: p49 ... p52, as NVIDIA numbers them swp49 ... swp52."""
     if not spec.uplink_port_count:
@@ -203,7 +190,7 @@ def port_map_csv(layout: InstallLayout) -> Iterator[str]:
                     name = f"{port}/{lane}"
                     listed.add(name)
                     yield row(device.name, name, cabled.get(name), lane_speed)
-            for port in _uplink_ports(spec):
+            for port in uplink_ports(spec):
                 listed.add(port)
                 yield row(device.name, port, cabled.get(port), spec.uplink_speed_gbps or "")
             # Anything cabled off the panel (the management port): after it, never lost.
@@ -499,129 +486,6 @@ def ufm_ndt_csv(layout: InstallLayout) -> Iterator[str]:
     return csv_chunks(NDT_COLUMNS, rows())
 
 
-# --- NetBox ---------------------------------------------------------------------------------
-NETBOX_DEVICE_COLUMNS = (
-    "name",
-    "role",
-    "manufacturer",
-    "device_type",
-    "status",
-    "site",
-    "location",
-    "rack",
-    "position",
-    "face",
-)
-NETBOX_INTERFACE_COLUMNS = ("device", "name", "type", "speed", "enabled")
-NETBOX_CABLE_COLUMNS = (
-    "side_a_device",
-    "side_a_type",
-    "side_a_name",
-    "side_b_device",
-    "side_b_type",
-    "side_b_name",
-    "type",
-    "status",
-    "label",
-    "color",
-    "length",
-    "length_unit",
-)
-
-
-def netbox_devices_csv(layout: InstallLayout) -> Iterator[str]:
-    site = layout.site
-
-    def rows():
-        for d in layout.devices.values():
-            rack = layout.racks[d.rack]
-            device_type = d.part or f"{layout.design.requirements.gpus_per_server}-GPU server"
-            yield (
-                d.name,
-                d.role,
-                "NVIDIA" if d.part else "Generic",
-                device_type,
-                "planned",
-                site.site_name,
-                f"Row {rack.row_name}",
-                rack.name,
-                d.u,
-                "front",
-            )
-
-    return csv_chunks(NETBOX_DEVICE_COLUMNS, rows())
-
-
-def interface_type(layout: InstallLayout, cable: Cable) -> str:
-    """NetBox's interface type for the link's speed: infiniband-ndr, 400gbase-x-osfp ..."""
-    design = layout.design
-    if cable.tier == MANAGEMENT_TIER:
-        return "1000base-t"
-    if design.requirements.family == "infiniband":
-        generation = design.switch.generation.lower()
-        return f"infiniband-{generation.removesuffix('200')}"
-    cage = (design.switch.cage_type or "osfp").lower()
-    return f"{cable.speed_gbps}gbase-x-{cage}"
-
-
-# NetBox's interface type for an uplink by its speed (the cage each speed usually comes in:
-# the SN2201's 100G uplinks are QSFP28); a speed not here is NetBox's "other".
-UPLINK_INTERFACE_TYPES = {
-    10: "10gbase-x-sfpp",
-    25: "25gbase-x-sfp28",
-    100: "100gbase-x-qsfp28",
-    400: "400gbase-x-qsfpdd",
-}
-
-
-def netbox_interfaces_csv(layout: InstallLayout) -> Iterator[str]:
-    """Every cabled interface, then every switch's uplinks not cabled (where the installer
-    connects the management network upstream), in placement order."""
-
-    def rows():
-        seen: set[tuple[str, str]] = set()
-        for c in layout.cables:
-            kind = interface_type(layout, c)
-            for device, port in ((c.a_device, c.a_port), (c.z_device, c.z_port)):
-                if (device, port) not in seen:
-                    seen.add((device, port))
-                    yield device, port, kind, c.speed_gbps * 1_000_000, "true"
-        for device in layout.devices.values():
-            spec = layout.parts.get(device.part)
-            if spec is None or spec.category != "switch" or not spec.uplink_speed_gbps:
-                continue
-            kind = UPLINK_INTERFACE_TYPES.get(spec.uplink_speed_gbps, "other")
-            for port in _uplink_ports(spec):
-                if (device.name, port) not in seen:
-                    seen.add((device.name, port))
-                    yield device.name, port, kind, spec.uplink_speed_gbps * 1_000_000, "true"
-
-    return csv_chunks(NETBOX_INTERFACE_COLUMNS, rows())
-
-
-def netbox_cables_csv(layout: InstallLayout) -> Iterator[str]:
-    return csv_chunks(
-        NETBOX_CABLE_COLUMNS,
-        (
-            (
-                c.a_device,
-                "dcim.interface",
-                c.a_port,
-                c.z_device,
-                "dcim.interface",
-                c.z_port,
-                NETBOX_CABLE_TYPES.get(c.media, ""),
-                "planned",
-                c.cable_id,
-                c.colour_hex,
-                c.length_m,
-                "m",
-            )
-            for c in layout.cables
-        ),
-    )
-
-
 # --- bom-by-rack.csv ------------------------------------------------------------------------
 BOM_RACK_COLUMNS = ("rack", "sku", "category", "quantity", "in_quote")
 NOT_RACKED = "(not racked)"
@@ -654,6 +518,9 @@ def bom_by_rack_csv(layout: InstallLayout) -> Iterator[str]:
 
     return csv_chunks(BOM_RACK_COLUMNS, rows())
 
+
+# Files for InfiniBand tools only (ibdm, the UFM NDT plugin): an Ethernet pack has none.
+INFINIBAND_ONLY = ("ibdiagnet.topo", "ufm-ndt.csv")
 
 # --- README.txt -----------------------------------------------------------------------------
 FILE_NOTES = (
@@ -720,19 +587,15 @@ FILE_NOTES = (
         f"'host_patterns: {NDT_HOST_PATTERN}' in the plugin's ndt.conf.",
     ),
     (
-        "netbox-devices.csv",
-        "NetBox bulk import: devices in their racks (status planned); create "
-        "the site, racks, roles and device types first.",
-    ),
-    (
-        "netbox-interfaces.csv",
-        "NetBox bulk import: every cabled interface, then every "
-        "switch's uplinks (a management switch's p49-p52 as 100gbase-x-qsfp28).",
-    ),
-    (
-        "netbox-cables.csv",
-        "NetBox bulk import: one cable per leg, status planned, label = cable "
-        "ID, colour by rail, length in metres.",
+        "netbox-*.csv",
+        "NetBox bulk import (Organization, Racks, Devices, Connections), in this order: "
+        "sites, locations (one per row), racks, manufacturers, device-roles, device-types "
+        "(U height, datasheet weight), devices (status planned, in their racks), interfaces "
+        "(every cabled port, then each switch's uplinks), cables (one per leg, status planned, "
+        "label = cable ID, colour by rail, length in metres). Device names are unique across "
+        "packs when each design has its own name_prefix (site inputs); in a NetBox that "
+        "already has the manufacturers, roles or device types, delete those rows first "
+        "(NetBox refuses a duplicate), and the site too when it exists.",
     ),
     ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
 )
@@ -857,7 +720,10 @@ def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
         "servers per rack.\n\n"
     )
     yield "Files\n-----\n"
+    infiniband = req.family == "infiniband"
     for name, note in FILE_NOTES:
+        if name in INFINIBAND_ONLY and not infiniband:
+            continue
         yield f"{name}: {note}\n"
     yield "\nDesign inputs\n-------------\n"
     for f in fields(req):

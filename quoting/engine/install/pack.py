@@ -6,7 +6,7 @@ from __future__ import annotations
 import zipfile
 from collections.abc import Callable, Iterable, Iterator
 
-from quoting.engine.install import exports
+from quoting.engine.install import exports, netbox
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.layout import InstallLayout
 from quoting.engine.install.pdf import labels_pdf, rack_elevations_pdf
@@ -16,10 +16,6 @@ MEMBER_DATE = (2026, 1, 1, 0, 0, 0)
 FLUSH_BYTES = 1 << 16
 
 Producer = Callable[[], Iterable[str | bytes]]
-
-
-# Files for InfiniBand tools only (ibdm, the UFM NDT plugin): an Ethernet pack has none.
-INFINIBAND_ONLY = ("ibdiagnet.topo", "ufm-ndt.csv")
 
 
 def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, Producer]]:
@@ -37,15 +33,16 @@ def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, 
         "slurm-topology.conf": lambda: exports.slurm_topology(layout),
         "ibdiagnet.topo": lambda: exports.ibdiagnet_topo(layout),
         "ufm-ndt.csv": lambda: exports.ufm_ndt_csv(layout),
-        "netbox-devices.csv": lambda: exports.netbox_devices_csv(layout),
-        "netbox-interfaces.csv": lambda: exports.netbox_interfaces_csv(layout),
-        "netbox-cables.csv": lambda: exports.netbox_cables_csv(layout),
+        **{
+            name: (lambda produce=produce: produce(layout))
+            for name, produce in netbox.PRODUCERS.items()
+        },
         "bom-by-rack.csv": lambda: exports.bom_by_rack_csv(layout),
     }
     infiniband = layout.design.requirements.family == "infiniband"
     files: list[tuple[str, Producer]] = []
     for name in PACK_FILE_NAMES:
-        if name in INFINIBAND_ONLY and not infiniband:
+        if name in exports.INFINIBAND_ONLY and not infiniband:
             continue
         files.append((name, producers[name]))
         if name == "ibdiagnet.topo":
@@ -68,9 +65,7 @@ PACK_FILE_NAMES = (
     "slurm-topology.conf",
     "ibdiagnet.topo",
     "ufm-ndt.csv",
-    "netbox-devices.csv",
-    "netbox-interfaces.csv",
-    "netbox-cables.csv",
+    *netbox.NETBOX_FILES,
     "bom-by-rack.csv",
 )
 

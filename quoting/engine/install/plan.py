@@ -4,6 +4,8 @@ builds on the placed layout. Here, above both, so that neither imports the other
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.install.layout import (
@@ -45,7 +47,28 @@ def plan_layout(
     if layout.management:
         _add_management_network(layout, by_sku, *layout.management)
         layout.management = ()
+    if prefix := site.name_prefix.strip():
+        _prefix_names(layout, prefix)
     return layout
+
+
+def _prefix_names(layout: InstallLayout, prefix: str) -> None:
+    """Every device renamed `<prefix>-<name>`, everywhere the layout names it. Done last, once,
+    so the placement and cabling code never sees the prefix."""
+
+    def new(name: str) -> str:
+        return f"{prefix}-{name}"
+
+    for device in layout.devices.values():
+        device.name = new(device.name)
+    layout.devices = {device.name: device for device in layout.devices.values()}
+    for rack in layout.racks:
+        rack.devices = [new(name) for name in rack.devices]
+    layout.cables = [
+        replace(cable, a_device=new(cable.a_device), z_device=new(cable.z_device))
+        for cable in layout.cables
+    ]
+    layout._locations.clear()
 
 
 def _add_management_network(

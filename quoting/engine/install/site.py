@@ -27,6 +27,9 @@ STORAGE_SERVER_UNITS = 2
 STORAGE_SERVER_KW = 1.2
 
 
+NAME_PREFIX_PATTERN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)?"
+
+
 @dataclass(frozen=True, slots=True)
 class SiteInputs:
     rack_units: int = field(
@@ -96,6 +99,22 @@ class SiteInputs:
     )
     site_name: str = field(
         default="DC1", metadata=spec("text", label=_("Site name"), max_length=64, blank=False)
+    )
+    # Every device name of the design starts with it: names stay unique when several designs
+    # share one NetBox (it finds an interface's device by name alone) or one hall.
+    name_prefix: str = field(
+        default="",
+        metadata=spec(
+            "text",
+            label=_("Device name prefix"),
+            max_length=24,
+            pattern=NAME_PREFIX_PATTERN,
+            pattern_error=_("use letters, digits and hyphens, not at either end."),
+            help=_(
+                "Letters, digits and hyphens, e.g. bj1-pod2: every device of this design is "
+                "named bj1-pod2-su1-r01-node01 ... Empty: no prefix."
+            ),
+        ),
     )
 
 

@@ -15,7 +15,7 @@ from quoting.designs.forms.contract import add_engine_errors
 from quoting.engine.errors import InvalidInput
 from quoting.quotes.as_built_display import as_built_shown
 from quoting.quotes.forms.as_built import AsBuiltForm
-from quoting.quotes.models import Quote, QuoteRevision
+from quoting.quotes.models import Quote, QuoteRevision, QuoteStatus
 from quoting.quotes.selectors import quotes_visible_to
 from quoting.quotes.services.as_built import (
     as_built_check_of,
@@ -80,5 +80,9 @@ def quote_as_built_result(request, pk: int, number: int, check_id: int):
         "revision": revision,
         "check": check,
         "shown": as_built_shown(check, rows=ROWS_SHOWN),
+        # The customer's sign-off (proposals' AsBuiltSignOff, asked and signed through the
+        # share link), read by its relation: this app does not import the one above it.
+        "sign_off": getattr(check, "sign_off", None),
+        "can_ask": quote.status == QuoteStatus.ACCEPTED and quote.booked_revision_id == revision.pk,
     }
     return render(request, "quoting/as_built_result.html", context)

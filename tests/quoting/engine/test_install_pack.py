@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import dataclasses
 import hashlib
 import io
 import math
@@ -18,9 +17,8 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.install import SiteInputs, exports, plan_layout
 from quoting.engine.install.elevations import rack_elevations_svg
-from quoting.engine.install.exports import port_map_csv
+from quoting.engine.install.exports import INFINIBAND_ONLY, port_map_csv
 from quoting.engine.install.pack import (
-    INFINIBAND_ONLY,
     PACK_FILE_NAMES,
     pack_file_names,
     pack_zip_chunks,
@@ -228,31 +226,6 @@ def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_
     assert set(interfaces) == ends | {(s, p) for s in oob for p in uplinks}
 
 
-@pytest.mark.parametrize(
-    "speed, kind",
-    [
-        (10, "10gbase-x-sfpp"),
-        (25, "25gbase-x-sfp28"),
-        (100, "100gbase-x-qsfp28"),
-        (400, "400gbase-x-qsfpdd"),
-        (40, "other"),
-    ],
-)
-def test_an_uplinks_netbox_type_follows_its_speed(catalog, speed, kind):
-    parts = [
-        dataclasses.replace(p, uplink_speed_gbps=speed)
-        if p.part_number == "920-9N110-00F1-0C0"
-        else p
-        for p in catalog
-    ]
-    design = design_fabric(FabricRequirements(gpu_count=64, outofband_management=True), parts)
-    layout = plan_layout(design, SiteInputs(), parts)
-    rows = list(csv.DictReader(io.StringIO("".join(exports.netbox_interfaces_csv(layout)))))
-    uplinks = [r for r in rows if r["name"] in ("p49", "p50", "p51", "p52")]
-    assert len(uplinks) == 4 * design.management.outofband_switches > 0
-    assert {(r["type"], r["speed"]) for r in uplinks} == {(kind, str(speed * 1_000_000))}
-
-
 def test_cable_counts_per_part_equal_the_bom(pack):
     cables = defaultdict(set)
     for c in pack.rows("cable-schedule.csv"):
@@ -335,49 +308,6 @@ def test_slurm_puts_every_node_under_one_switch_its_su_or_leaf_and_those_under_s
         assert set(leaf_nodes) <= set(parents)
     if pack.design.topology.core_count:
         assert all(upper in parents for upper in children if children[upper] & set(leaf_nodes))
-
-
-def test_netbox_files_have_the_import_columns_and_every_cable_end_exists(pack):
-    devices = pack.rows("netbox-devices.csv")
-    interfaces = pack.rows("netbox-interfaces.csv")
-    cables = pack.rows("netbox-cables.csv")
-    assert {
-        "name",
-        "role",
-        "manufacturer",
-        "device_type",
-        "status",
-        "site",
-        "rack",
-        "position",
-        "face",
-    } <= set(devices[0])
-    assert {"device", "name", "type"} <= set(interfaces[0])
-    assert {
-        "side_a_device",
-        "side_a_type",
-        "side_a_name",
-        "side_b_device",
-        "side_b_type",
-        "side_b_name",
-        "type",
-        "status",
-        "label",
-        "color",
-        "length",
-        "length_unit",
-    } <= set(cables[0])
-    names = {d["name"] for d in devices}
-    known = {(i["device"], i["name"]) for i in interfaces}
-    assert len(known) == len(interfaces)
-    assert {device for device, _ in known} <= names
-    for c in cables:
-        assert c["status"] == "planned"
-        assert c["side_a_type"] == c["side_b_type"] == "dcim.interface"
-        assert (c["side_a_device"], c["side_a_name"]) in known
-        assert (c["side_b_device"], c["side_b_name"]) in known
-        assert re.fullmatch(r"[0-9a-f]{6}", c["color"])
-    assert len({c["label"] for c in cables}) == len(cables)
 
 
 def _schedule_links(pack) -> set[frozenset]:
