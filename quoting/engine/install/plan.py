@@ -31,18 +31,7 @@ def plan_layout(
     """Place every device and route every cable; raises InvalidInput on a site field."""
     layout, rename, by_sku = place_devices(design, site, catalog)
     layout.cables = list(_cables(layout, rename, by_sku))
-    for rack in layout.racks:
-        if rack.max_kw > site.rack_power_kw + 1e-9:
-            layout.warning_messages.append(
-                message(
-                    gettext_noop(
-                        "Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW budget."
-                    ),
-                    rack=rack.name,
-                    kw=rack.max_kw,
-                    budget=site.rack_power_kw,
-                )
-            )
+    _power_warning(layout, site)
     _length_warnings(layout)
     if layout.management:
         _add_management_network(layout, by_sku, *layout.management)
@@ -69,6 +58,43 @@ def _prefix_names(layout: InstallLayout, prefix: str) -> None:
         for cable in layout.cables
     ]
     layout._locations.clear()
+
+
+# Racks named in the over-budget warning; the racks CSV and the elevations flag every one.
+RACKS_NAMED = 8
+
+
+def _power_warning(layout: InstallLayout, site: SiteInputs) -> None:
+    """One warning for the design, not one per rack: a hall of 12 kW racks holding 10 kW
+    servers would otherwise list hundreds of lines saying the same thing."""
+    over = [rack for rack in layout.racks if rack.max_kw > site.rack_power_kw + 1e-9]
+    if not over:
+        return
+    worst = max(rack.max_kw for rack in over)
+    if len(over) == 1:
+        layout.warning_messages.append(
+            message(
+                gettext_noop("Rack {rack} draws up to {kw:.1f} kW, over its {budget:g} kW budget."),
+                rack=over[0].name,
+                kw=worst,
+                budget=site.rack_power_kw,
+            )
+        )
+        return
+    names = ", ".join(rack.name for rack in over[:RACKS_NAMED])
+    layout.warning_messages.append(
+        message(
+            gettext_noop(
+                "{count} racks draw more than their {budget:g} kW budget (up to {kw:.1f} kW): "
+                "{racks}{more}. Raise the power budget per rack, or set fewer servers per rack."
+            ),
+            count=len(over),
+            budget=site.rack_power_kw,
+            kw=worst,
+            racks=names,
+            more=" …" if len(over) > RACKS_NAMED else "",
+        )
+    )
 
 
 def _add_management_network(

@@ -446,11 +446,34 @@ def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(ca
     assert layout.racks[layout.devices["spine-04"].rack].row == 1  # the network row
 
 
-def test_a_rack_over_its_budget_is_flagged(catalog):
+def test_racks_over_their_budget_are_flagged_once_for_the_design(catalog):
     design = design_fabric(FabricRequirements(gpu_count=64), catalog)
     layout = plan_layout(design, SiteInputs(servers_per_rack=4), catalog)
-    assert layout.racks[0].max_kw > 40
-    assert any("over its 40 kW budget" in w for w in layout.warnings)
+    over = [rack for rack in layout.racks if rack.max_kw > 40]
+    assert len(over) == 2 and layout.racks[0] in over
+    power = [w for w in layout.warnings if "kW budget" in w]
+    assert power == [
+        f"2 racks draw more than their 40 kW budget (up to {max(r.max_kw for r in over):.1f} "
+        f"kW): {over[0].name}, {over[1].name}. Raise the power budget per rack, or set fewer "
+        "servers per rack."
+    ]
+
+
+def test_one_rack_over_its_budget_is_named_alone(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=32), catalog)
+    layout = plan_layout(design, SiteInputs(servers_per_rack=4), catalog)
+    power = [w for w in layout.warnings if "kW budget" in w]
+    assert len(power) == 1 and power[0].startswith("Rack A01 draws up to")
+
+
+def test_a_hall_of_small_racks_gets_one_warning_naming_the_first_racks(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=1024), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=12, servers_per_rack=2), catalog)
+    over = [rack for rack in layout.racks if rack.max_kw > 12]
+    power = [w for w in layout.warnings if "kW budget" in w]
+    assert len(over) > 8 and len(power) == 1
+    assert power[0].startswith(f"{len(over)} racks draw more than their 12 kW budget")
+    assert ", ".join(r.name for r in over[:8]) + " …." in power[0]
 
 
 @pytest.mark.parametrize(

@@ -106,7 +106,15 @@ def test_slurmctld_loads_the_topology_with_each_server_under_one_switch(name, ca
     assert "_read_topo_file: Reading the topology.conf file" in log, log[-2000:]
     assert "fatal" not in log, log[-2000:]
     topology = [line for line in log.splitlines() if "topo" in line.lower()]
-    assert not [line for line in topology if re.search(r"warning|error", line, re.I)]
+    # slurmctld's own stopwatch ("very large processing time" past 20 ms of wall clock) depends
+    # on the machine's load, not on the file: the file's part is the tree's size, checked below.
+    assert not [
+        line
+        for line in topology
+        if re.search(r"warning|error", line, re.I) and "very large processing time" not in line
+    ]
+    switches = set(re.findall(r"Switch level:\d+ name:(\S+)", log))
+    assert len(switches) <= 100  # 16,384 GPUs: 81 (one per SU, spines and cores merged)
     assert "Multiple leaf switches" not in log
     bottom = re.findall(r"Switch level:0 name:(\S+) nodes:(\S+)", log)
     servers = {n for n, d in layout.devices.items() if d.role == "server"}
