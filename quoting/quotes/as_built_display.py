@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from quoting.engine.install.layout import tier_name
+from quoting.engine.messages import Message
 from quoting.quotes.models import AsBuiltCheck
 
 KIND_TITLES = {
@@ -83,15 +85,59 @@ def _value(value) -> str:
     return "" if value is None else str(value)
 
 
+def _tier(tier: str) -> str:
+    name = tier_name(tier)
+    return name.render(_) if isinstance(name, Message) else name
+
+
+def _link(link: dict) -> str:
+    return _("%(a)s port %(a_port)s to %(z)s port %(z_port)s") % {
+        "a": link.get("a_node", ""),
+        "a_port": link.get("a_port", ""),
+        "z": link.get("z_node", ""),
+        "z_port": link.get("z_port", ""),
+    }
+
+
+def _details(item: dict) -> str:
+    """What an item says beyond its cable and ends, worded in the reader's language; a key this
+    does not know (a report from a newer engine) reads as itself."""
+    parts = []
+    rest = {k: v for k, v in item.items() if k not in _SHOWN and v not in ("", None, [])}
+    if tier := rest.pop("tier", ""):
+        parts.append(_("tier: %(tier)s") % {"tier": _tier(tier)})
+    if swapped := rest.pop("swapped_with", ""):
+        parts.append(_("swapped with %(cables)s") % {"cables": swapped})
+    found = rest.pop("found_links", None)
+    text = rest.pop("found", "")
+    if found:
+        parts.append(_("found: %(links)s") % {"links": "; ".join(_link(f) for f in found)})
+    elif text:  # a check kept before the report named its links one by one
+        parts.append(_("found: %(links)s") % {"links": text})
+    width, speed = rest.pop("width", None), rest.pop("speed_gbps", None)
+    planned = rest.pop("planned_speed_gbps", None)
+    if width is not None or speed is not None:
+        parts.append(
+            _("found %(width)s lanes at %(speed)s Gb/s, planned %(planned)s Gb/s")
+            % {"width": width or "?", "speed": speed or "?", "planned": planned or "?"}
+        )
+    if device := rest.pop("device", ""):
+        parts.append(_("device %(device)s") % {"device": device})
+    if line := rest.pop("line", None):
+        parts.append(_("line %(line)s of the file") % {"line": line})
+    if rest:
+        parts.append(_value(rest))
+    return "; ".join(parts)
+
+
 def _row(item: dict) -> list[str]:
-    details = {k: v for k, v in item.items() if k not in _SHOWN}
     return [
         str(item.get("cable_id") or "—"),
         str(item.get("label_a") or ""),
         str(item.get("label_z") or ""),
         _end(item.get("a_device") or item.get("a_node"), item.get("a_port")),
         _end(item.get("z_device") or item.get("z_node"), item.get("z_port")),
-        _value(details),
+        _details(item),
     ]
 
 

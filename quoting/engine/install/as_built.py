@@ -387,6 +387,8 @@ def compare(plan: list[PlannedLink], discovered: Discovered) -> AsBuiltReport:
                 **_planned_item(plan[i]),
                 "swapped_with": ", ".join(partners),
                 "found": "; ".join(_found_text(f) for f in found_links),
+                # The same, for a page to word in its reader's language.
+                "found_links": [_found_item(f) for f in found_links],
             }
         )
     report.unexpected = [_found_item(f) for f in unexplained]

@@ -97,3 +97,18 @@ def test_the_result_page_reads_in_chinese(sales, qw, plan):
     response = post(sales, qw, ibnetdiscover_text(links[1:]))
     page = sales.get(response["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "竣工检查" in page and "缺失的链路" in page and plan[0].cable_id in page
+
+
+def test_a_swaps_details_read_in_the_readers_language(sales, qw, plan):
+    first, second = _swapped(plan)
+    response = post(sales, qw, ibnetdiscover_text(swap_far_ends(links_of(plan), first, second)))
+    english = sales.get(response["Location"]).content.decode()
+    table = english.split('id="as-built-miswired"', 1)[1]
+    assert f"swapped with {plan[second].cable_id}" in table
+    assert "tier: server-leaf" in table and " port 1 to " in table
+    assert "swapped_with" not in table and "found_links" not in table
+    sales.cookies["django_language"] = "zh-hans"
+    chinese = sales.get(response["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    table = chinese.split('id="as-built-miswired"', 1)[1]
+    assert f"与 {plan[second].cable_id} 互换" in table and "层级：服务器到 Leaf" in table
+    assert "端口 1 至" in table and "swapped with" not in table and " port " not in table
