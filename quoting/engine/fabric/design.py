@@ -427,11 +427,12 @@ def designable_generations(
 
 @contextmanager
 def _reach_of_measured(field: str, distance: float, measured: bool):
-    """A measured run no catalog part reaches is the site's doing: say what can change it."""
+    """A measured run no catalog part reaches is the site's doing: say what can change it. A
+    fibre the catalog lacks for optics that reach the run is the catalog's: its message stays."""
     try:
         yield
     except InvalidInput as error:
-        if not measured or field not in error.messages:
+        if not measured or field not in error.messages or isinstance(error, parts.MissingFibre):
             raise
         raise InvalidInput.field(
             field,
@@ -930,6 +931,33 @@ _STORAGE_FIELDS = {
 }
 
 
+# A DGX's storage (and in-band) ports are not its compute cages: DGX H100/H200 have two
+# dual-port ConnectX-7 QSFP112 cards, DGX B200 two dual-port BlueField-3 QSFP112 DPUs, and the
+# DGX H100 SuperPOD reference architecture cables them with single-port QSFP112 modules
+# (980-9I693-00NS00, MMA1Z00-NS400). Per model: the cage those ports have.
+DGX_STORAGE_CAGES = {"DGX-H100": "QSFP112", "DGX-H200": "QSFP112", "DGX-B200": "QSFP112"}
+
+
+def _storage_port_nic(
+    req: FabricRequirements, catalog: list[ProductSpec], switch: ProductSpec
+) -> str | None:
+    """The catalog NIC whose cage and speed the compute servers' storage ports have, for the
+    storage fabric's media: a DGX's QSFP112 ports at the fabric's speed (the cards are built
+    in: nothing is quoted for them). None: the fabric's usual NIC."""
+    cage = DGX_STORAGE_CAGES.get(req.server_part_number or "")
+    if cage is None:
+        return None
+    for p in catalog:
+        if (
+            p.category in ("adapter", "dpu")
+            and p.cage_type == cage
+            and p.port_speed_gbps == switch.port_speed_gbps
+            and p.generation == switch.generation
+        ):
+            return p.part_number
+    return None
+
+
 def _storage(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -949,7 +977,7 @@ def _storage(
         nics_per_server=1,
         planes=1,
         switch_part_number=switch.part_number,
-        nic_part_number=None,
+        nic_part_number=_storage_port_nic(req, catalog, switch),
         server_part_number=None,  # storage ports are not the server's compute cages
         include_nics=False,
         rail_optimized=False,

@@ -262,6 +262,50 @@ def _no_media(field: str, distance: float, what: str) -> InvalidInput:
     )
 
 
+class MissingFibre(InvalidInput):
+    """Optics reach the run but the catalog sells no fibre made for their connector: a gap in
+    the catalog, not a run too long (a measured run keeps this message as it is)."""
+
+
+_LINKS = {
+    "host": gettext_noop("server-to-leaf links"),
+    "trunk": gettext_noop("switch-to-switch links"),
+}
+_FIBRE_KINDS = {"multimode": gettext_noop("multimode"), "singlemode": gettext_noop("single-mode")}
+
+
+def _no_fibre(
+    field: str, distance: float, links: str, generation: str, module: ProductSpec
+) -> MissingFibre:
+    """The run needs `module`'s optics and no catalog fibre is made for its connector (HDR's
+    SR4 module, whose MPO-12/UPC fibre the catalog does not sell: catalog/data/SOURCES.md)."""
+    kind = _FIBRE_KINDS.get(module.media)
+    return MissingFibre.field(
+        field,
+        message(
+            gettext_noop(
+                "{generation} {links} of {metres:g} m need optics ({module}, {reach:g} m), and "
+                "the catalog has no {generation} {kind} fibre made for that module's connector, "
+                "so no part can be quoted for them. A catalog manager can add the fibre; "
+                "otherwise plan runs the catalog's {generation} cables reach."
+            ),
+            generation=generation,
+            links=message(_LINKS[links]),
+            metres=distance,
+            module=module.part_number,
+            reach=module.reach_m or 0,
+            kind=message(kind) if kind else module.media,
+        ),
+    )
+
+
+def _fibre_missing(
+    catalog: list[ProductSpec], module: ProductSpec, breakout: int
+) -> ProductSpec | None:
+    """`module` when the catalog has no quotable fibre of its class at any length."""
+    return module if _fibre(catalog, module, breakout, 0) is None else None
+
+
 def _fibre(
     catalog: list[ProductSpec], module: ProductSpec, breakout: int, distance: float
 ) -> ProductSpec | None:
@@ -386,6 +430,7 @@ def pick_host_media(
         cable = _copper(catalog, kind, nic.cage_type, nic_speed, per_cage, distance)
         if cable and (per_cage > 1 or nic.cage_type == switch.cage_type):
             return Media(kind, cable, per_cage)
+    unserved = None  # a module that reaches the run but has no catalog fibre of its class
     for kind in OPTICAL_MEDIA:
         # Host side: one single-port flat-top module per NIC port (a 400G module also runs NDR200).
         host_module = _best(
@@ -406,6 +451,9 @@ def pick_host_media(
             fibre = _fibre(catalog, switch_module, split, distance)
             if fibre:
                 return Media(kind, fibre, split, switch_module, host_module)
+            unserved = unserved or _fibre_missing(catalog, switch_module, split)
+    if unserved:
+        raise _no_fibre(field, distance, "host", nic_generation, unserved)
     raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
 
 
@@ -426,11 +474,15 @@ def pick_trunk_media(
                 return Media(kind, cable, switch.ports_per_cage)
     # Multimode before single-mode, and within each the shortest-reach module whose fibre class
     # covers the run: the cost order SR4 < DR4 100 m < DR4 500 m < FR4 2 km.
+    unserved = None  # a module that reaches the run but has no catalog fibre of its class
     for kind in OPTICAL_MEDIA:
         for module in _switch_modules(catalog, switch, kind, distance):
             fibre = _fibre(catalog, module, 1, distance)
             if fibre:
                 return Media(kind, fibre, 1, module)
+            unserved = unserved or _fibre_missing(catalog, module, 1)
+    if unserved:
+        raise _no_fibre(field, distance, "trunk", switch.generation, unserved)
     raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
 
 

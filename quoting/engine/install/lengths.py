@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.cabling import _Names, _StorageNames
@@ -24,6 +24,7 @@ from quoting.engine.fabric.lengths import (
     host_cages,
     leaf_hosts,
 )
+from quoting.engine.fabric.parts import MissingFibre
 from quoting.engine.fabric.requirements import UNMEASURED_DISTANCES, FabricRequirements
 from quoting.engine.install.layout import place_devices, routed_m
 from quoting.engine.install.site import U_METRES, SiteInputs
@@ -34,13 +35,32 @@ def design_on_site(
 ) -> FabricDesign:
     """Design the fabric, place it on the site and buy its cables for the measured runs.
     Raises InvalidInput naming a requirement or site field."""
-    planned = design_fabric(requirements, catalog)
+    planned = _planned(requirements, catalog)
     if all(getattr(requirements, name) is not None for name in UNMEASURED_DISTANCES):
         # Every distance given: nothing to measure; the site is kept for the pack.
         return design_measured(
             planned, catalog, FabricLengths(_not_placed, _not_placed, site=asdict(site))
         )
     return design_measured(planned, catalog, measure_runs(planned, site, catalog))
+
+
+def _planned(requirements: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
+    """The design to place. A distance left to be measured is planned at its tier's usual class
+    (spine to core: across-hall, 100 m); when the catalog lacks the fibre that class needs (HDR's
+    SR4 fibre), it is planned within the same row instead: the measured runs decide, and a run
+    the catalog cannot serve is refused then, at its measured length."""
+    try:
+        return design_fabric(requirements, catalog)
+    except MissingFibre as gap:
+        unmeasured = [
+            name
+            for name in gap.errors
+            if name in UNMEASURED_DISTANCES and getattr(requirements, name) is None
+        ]
+        if not unmeasured:
+            raise
+        trial = replace(requirements, **dict.fromkeys(unmeasured, "same-row"))
+        return replace(design_fabric(trial, catalog), requirements=requirements)
 
 
 def _not_placed(*_args):

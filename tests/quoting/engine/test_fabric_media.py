@@ -3,10 +3,13 @@ and the Spectrum-X host side as NVIDIA builds it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric, parts
+from quoting.engine.install import SiteInputs, design_on_site
 from tests.quoting.engine.fabric_checks import bom_total, check_schedule
 
 SUPERNIC = "900-9D3D4-00EN-HA0"  # BlueField-3 B3140H
@@ -25,18 +28,92 @@ def refused(catalog, **fields) -> dict[str, list[str]]:
 # --- HDR -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("metres", [50, 100])
-def test_hdr_runs_past_the_longest_aoc_use_sr4_optics_with_hdr_fibre(catalog, metres):
+# Issue 26: the seed once paired MMA1T00-HS with "HDR fibres" MC2609130-050/-100, a number known
+# as a 40GbE QSFP to 4 x SFP+ copper breakout. MMA1T00-HS takes a female MPO/UPC multimode patch
+# cable (NVIDIA Cable Management Guidelines and FAQ, "Transceivers and Cable Connectors",
+# https://docs.nvidia.com/networking/display/cablemanagfaq/cable+and+connector+definitions) and
+# no NVIDIA part number for it was found (catalog/data/SOURCES.md): these runs are refused now
+# instead of quoting a wrong part (they quoted SR4 optics over MC2609130 before).
+HDR_FIBRE_GAP = "the catalog has no HDR multimode fibre made for that module's connector"
+
+
+@pytest.mark.parametrize("metres", [31, 50, 100])
+@pytest.mark.parametrize("field", ["server_to_leaf", "leaf_to_spine"])
+def test_hdr_runs_past_the_longest_aoc_are_refused_the_catalog_has_no_hdr_fibre(
+    catalog, metres, field
+):
     """MFS1S00 HDR AOCs stop at 30 m in the catalog; the MMA1T00-HS SR4 module reaches 100 m
-    (NVIDIA MMA1T00-HS product specifications), over MPO multimode fibre of its own class."""
-    d = design(
-        catalog, gpu_count=256, nic_generation="HDR", server_to_leaf=metres, leaf_to_spine=metres
+    (NVIDIA MMA1T00-HS product specifications) but the catalog sells no MPO-12/UPC fibre for it."""
+    errors = refused(catalog, gpu_count=256, nic_generation="HDR", **{field: metres})
+    assert list(errors) == [field]
+    text = errors[field][0]
+    links = "server-to-leaf links" if field == "server_to_leaf" else "switch-to-switch links"
+    assert f"HDR {links} of {metres} m" in text
+    assert "MMA1T00-HS" in text and HDR_FIBRE_GAP in text
+    assert "A catalog manager can add the fibre" in text
+
+
+def test_hdr_past_the_aoc_still_designs_once_the_catalog_has_an_hdr_fibre(catalog):
+    """The refusal is the catalog's gap, not a rule: a fibre of the module's class (multimode,
+    100 m reach) added by a catalog manager is quoted with SR4 optics at once."""
+    aoc = parts.find_part(catalog, "MFS1S00-H030")
+    fibre = replace(
+        aoc,
+        part_number="HDR-MPO-UPC-050",
+        name="HDR multimode fibre, MPO-12/UPC, 50 m",
+        media="multimode",
+        reach_m=100,
+        length_m=50,
+        cage_type="",
+        port_speed_gbps=None,
     )
-    for media in (d.host_media, d.trunk_media):
-        assert media.kind == "multimode"
-        assert media.switch_module.part_number == "MMA1T00-HS"
-        assert media.cable.generation == "HDR" and media.cable.length_m == metres
-    assert d.host_media.host_module.part_number == "MMA1T00-HS"
+    d = design([*catalog, fibre], gpu_count=256, nic_generation="HDR", leaf_to_spine=50)
+    assert d.trunk_media.kind == "multimode"
+    assert d.trunk_media.switch_module.part_number == "MMA1T00-HS"
+    assert d.trunk_media.cable.part_number == "HDR-MPO-UPC-050"
+    check_schedule(d)
+
+
+def test_no_hdr_design_quotes_mc2609130_at_any_distance(catalog):
+    assert not [p for p in catalog if p.part_number.startswith("MC2609130")]
+    for metres in ("same-rack", "same-row", 30):
+        d = design(
+            catalog,
+            gpu_count=1024,
+            nic_generation="HDR",
+            server_to_leaf=metres,
+            leaf_to_spine=metres,
+            spine_to_core=metres,
+        )
+        assert not [line for line in d.bom if line.sku.startswith("MC2609130")]
+        assert bom_total(d, "MMA1T00-HS") == 0
+
+
+def test_4096_hdr_gpus_on_the_default_site_are_refused_at_their_measured_spine_core_run(catalog):
+    """Before issue 26 this design quoted 2,656 MC2609130 (2,048 x -050, 608 x -100) for its
+    spine-core runs over 30 m. The measured run keeps the catalog-gap message (not "allow more
+    racks per row": no layout gives HDR a fibre)."""
+    with pytest.raises(InvalidInput) as caught:
+        design_on_site(
+            FabricRequirements(gpu_count=4096, nic_generation="HDR"), catalog, SiteInputs()
+        )
+    errors = caught.value.errors
+    assert list(errors) == ["spine_to_core"]
+    assert HDR_FIBRE_GAP in errors["spine_to_core"][0]
+    assert "HDR switch-to-switch links of " in errors["spine_to_core"][0]
+
+
+def test_an_hdr_core_measured_within_aoc_reach_is_not_refused_for_its_usual_class(catalog):
+    """Spine to core left empty is planned at across-hall (100 m), which would need the missing
+    fibre; on a site it is planned within the row and its measured runs decide: 1,024 HDR GPUs on
+    the default site measure within 30 m and are quoted on AOCs, as before issue 26."""
+    d = design_on_site(
+        FabricRequirements(gpu_count=1024, nic_generation="HDR"), catalog, SiteInputs()
+    )
+    assert d.topology.tiers == 3
+    assert d.requirements.spine_to_core is None
+    assert bom_total(d, category="transceiver") == 0
+    assert not [line for line in d.bom if line.sku.startswith("MC2609130")]
     check_schedule(d)
 
 
@@ -111,11 +188,22 @@ def test_every_cable_is_the_shortest_catalog_length_of_its_kind_that_covers_the_
         assert cable.length_m == min(same_kind)
 
 
+# Modules whose fibre the catalog knowingly lacks: MMA1T00-HS's MPO-12/UPC multimode fibre has
+# no NVIDIA part number at hand (issue 26, catalog/data/SOURCES.md); its runs are refused.
+FIBRE_NOT_IN_CATALOG = {"MMA1T00-HS"}
+
+
 def test_every_catalog_module_has_fibre_made_for_its_connector(catalog):
-    """A transceiver that no fibre serves could never be quoted (as HDR's SR4 could not)."""
-    for module in catalog:
-        if module.category == "transceiver" and module.lifecycle != "eol":
-            assert parts._fibre(catalog, module, 1, 1) is not None, module.part_number
+    """A transceiver that no fibre serves could never be quoted (as HDR's SR4 cannot, until its
+    fibre is added: then this list must shrink)."""
+    unserved = {
+        module.part_number
+        for module in catalog
+        if module.category == "transceiver"
+        and module.lifecycle != "eol"
+        and parts._fibre(catalog, module, 1, 1) is None
+    }
+    assert unserved == FIBRE_NOT_IN_CATALOG
 
 
 # --- QSFP112 NICs and Spectrum-X -----------------------------------------------------------------
