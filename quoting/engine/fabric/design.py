@@ -1102,8 +1102,10 @@ def _subnet_manager(
             )
         )
     elif choice in ("ufm-licence", "ufm-appliance"):
-        unit, quantity = ("endpoint", endpoints) if choice == "ufm-licence" else ("each", HA_PAIR)
-        item = parts.pick_software(catalog, "UFM", unit)
+        if choice == "ufm-licence":
+            quantity, item = endpoints, parts.pick_software(catalog, "UFM", "endpoint")
+        else:
+            quantity, item = HA_PAIR, _ufm_appliance(catalog, switch)
         if item is None:
             raise InvalidInput.field("subnet_manager", f"the catalog has no {choice}.")
         tally.add(item, quantity, "subnet manager")
@@ -1171,6 +1173,32 @@ def _room_for_ufm(
     return t
 
 
+def _ufm_appliance(catalog: list[ProductSpec], switch: ProductSpec) -> ProductSpec:
+    """The UFM appliance of the fabric's generation, or a refusal that says what to choose: an
+    appliance of another generation would be cabled with links its ports cannot make."""
+    appliance = parts.pick_ufm_appliance(catalog, switch.generation)
+    if appliance is not None:
+        return appliance
+    others = sorted(
+        {
+            f"{p.part_number} ({p.generation})"
+            for p in catalog
+            if p.category == "software" and p.family == "UFM" and p.unit == "each"
+        }
+    )
+    raise InvalidInput.field(
+        "subnet_manager",
+        message(
+            gettext_noop(
+                "The catalog has no UFM appliance for {generation} fabrics ({others}): choose "
+                "UFM licences or an OpenSM host, or add the appliance to the catalog."
+            ),
+            generation=switch.generation,
+            others=", ".join(others) or "-",
+        ),
+    )
+
+
 def _place_ufm(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -1183,7 +1211,7 @@ def _place_ufm(
     """The appliances' ports are cabled into free leaf ports at full port speed, with the
     fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
     the 32nd node slot of the leaves (its 31-node SU has 252 node-and-UFM cables)."""
-    appliance = parts.pick_software(catalog, "UFM", "each")
+    appliance = _ufm_appliance(catalog, switch)
     distance, measured = _tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)
     media = parts.pick_host_media(
         catalog,

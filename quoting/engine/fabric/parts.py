@@ -494,6 +494,21 @@ def pick_software(catalog: list[ProductSpec], family: str, unit: str) -> Product
     )
 
 
+def pick_ufm_appliance(catalog: list[ProductSpec], generation: str) -> ProductSpec | None:
+    """A UFM appliance whose own ports are of the fabric's generation: the NDR appliance's
+    400G OSFP ConnectX-7 ports cannot be cabled as XDR (nor as HDR) links."""
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "software"
+            and p.family == "UFM"
+            and p.unit == "each"
+            and p.generation == generation
+        ),
+        key=lambda p: (),
+    )
+
+
 def pick_management_switch(catalog: list[ProductSpec], generation: str) -> ProductSpec | None:
     return _best(
         catalog,
