@@ -165,6 +165,8 @@ ALLOWED_WORDS = {
     "NPV",
     "TCP",
     "Simple",  # NCCL's protocol of that name
+    "Ring",  # NCCL's algorithm of that name (NCCL_ALGO=Ring)
+    "NVLS",  # NCCL's NVLink SHARP algorithm
     # sources cited by the TCO assumptions
     "Tolly",
     "Meta",
@@ -208,8 +210,10 @@ ALLOWED_WORDS = {
 }
 
 # Part numbers, model codes and figures with letters: anything holding a digit (MQM9790-NS2F,
-# H100, 400G, 2x100G, R1, 800GbE) is a code, not prose.
-CODE = re.compile(r"\S*\d\S*")
+# H100, 400G, 2x100G, R1, 800GbE) is a code, not prose; so is the NCCL test's command line
+# (NCCL_ALGO=Ring all_reduce_perf -b 8 ...), named token by token: a raw identifier anywhere
+# else (a JSON key such as swapped_with) is still English to translate.
+CODE = re.compile(r"\S*\d\S*|\bNCCL_[A-Z_]+(?:=\w+)?|\ball_reduce_perf\b|(?<!\S)-[a-z](?!\S)")
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 
 # The test's own data (user input, shown as typed): companies, people and the like.

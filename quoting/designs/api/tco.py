@@ -26,7 +26,7 @@ from rest_framework.settings import api_settings
 from catalog.selectors import gpu_peak_tflops
 from portal.api.base import ApiViewSetMixin
 from quoting.designs.api.contract import serializer_fields
-from quoting.designs.services.tco import tco_compute
+from quoting.designs.services.tco import server_specs, tco_compute
 from quoting.engine.errors import InvalidInput
 from quoting.engine.tco.inputs import MAX_FABRICS, Costs, FabricOption, TcoRequest, Workload
 
@@ -71,6 +71,10 @@ class TcoRequestSerializer(
         TcoRequest,
         peak_tflops={"required": False},
         gpu={"help_text": "GPU model in the catalog."},
+        server={
+            "help_text": "A catalog server's part number: its typical power is the server power "
+            "unless costs.server_power_kw states one; empty: 8 kW assumed."
+        },
     )
 ):
     """A cluster, its workload, up to eight fabric options and the costs."""
@@ -83,10 +87,14 @@ class TcoRequestSerializer(
     costs = TcoCostsSerializer(required=False)
 
     def validate(self, attrs):
-        # The engine's parser has the last word (unique names, a GPU in the catalog, a tariff
-        # outside CNY), on the same dotted field names; it reads the body as sent.
+        # The engine's parser has the last word (unique names, a GPU or server in the catalog,
+        # a tariff outside CNY), on the same dotted field names; it reads the body as sent.
         try:
-            TcoRequest.from_dict(self.initial_data, gpu_catalog=gpu_peak_tflops())
+            TcoRequest.from_dict(
+                self.initial_data,
+                gpu_catalog=gpu_peak_tflops(),
+                server_catalog=server_specs(self.initial_data),
+            )
         except InvalidInput as error:
             raise serializers.ValidationError(error.errors) from error
         return attrs
@@ -115,7 +123,12 @@ class TcoOptionSerializer(serializers.Serializer):
     compute_time_s = serializers.FloatField()
     comm_time_s = serializers.FloatField()
     exposed_comm_time_s = serializers.FloatField()
-    predicted_busbw_gbytes = serializers.FloatField(allow_null=True)
+    predicted_busbw_gbytes = serializers.FloatField(
+        allow_null=True,
+        help_text="nccl-tests busbw of a 4 GiB AllReduce run with NCCL_ALGO=Ring, e.g. "
+        "NCCL_ALGO=Ring all_reduce_perf -b 8 -e 8G -f 2 -g 8 (NCCL's default algorithms report "
+        "above the network rate on two nodes). Null: one node.",
+    )
     effective_gpu_hours_per_year = _amount()
     capex = _amount()
     annual_cost = _amount()
@@ -123,7 +136,14 @@ class TcoOptionSerializer(serializers.Serializer):
     cost_per_effective_gpu_hour = _amount()
     currency = serializers.CharField()
     value_lost_per_year = _amount()
-    payback_years = _amount(allow_null=True)
+    payback_years = _amount(
+        allow_null=True,
+        help_text="Capex premium over the cheapest option / (compute value gained a year - its "
+        "extra energy, support and licences a year). Null: not dearer, or never pays back.",
+    )
+    never_pays_back = serializers.BooleanField(
+        help_text="Dearer than the cheapest option and its net yearly gain is 0 or less."
+    )
     tco_n_years = _amount()
     npv = _amount()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, NamedTuple
 
@@ -9,10 +10,11 @@ from django.conf import settings
 from django.utils import translation
 
 from catalog.models import HARDWARE_CATEGORIES, Category, Lifecycle, Product
-from catalog.selectors import gpu_peak_tflops, price_lookup
+from catalog.selectors import gpu_peak_tflops, price_lookup, product_to_spec
 from quoting.designs.selectors import bom_priced
 from quoting.designs.services.designs import design_tco_inputs
 from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
+from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign
 from quoting.engine.money import round_money
@@ -54,12 +56,30 @@ def support_share_percent(price: QuotedPrice) -> Decimal | None:
     return round_money(price.support * 100 / price.hardware)
 
 
-def tco_compute(*, data: Any) -> TcoResult:
-    """Compute the TCO of a JSON-style body; raises InvalidInput with dotted field names.
+def server_specs(data: Any) -> dict[str, ProductSpec]:
+    """The catalog server a TCO body names (its `server`) as the engine reads it, by part
+    number; {} when it names none (no query)."""
+    name = data.get("server") if isinstance(data, Mapping) else None
+    if not name or not isinstance(name, str):
+        return {}
+    servers = Product.objects.filter(category=Category.SERVER, part_number=name)
+    return {p.part_number: product_to_spec(p) for p in servers}
 
-    `gpu` is a model name looked up in the catalog's servers (or the body gives `peak_tflops`).
+
+def tco_request(*, data: Any) -> TcoRequest:
+    """A JSON-style body read against the catalog; raises InvalidInput with dotted field names.
+
+    `gpu` is a model name looked up in the catalog's servers (or the body gives `peak_tflops`);
+    `server` a catalog server's part number, whose power the TCO takes (not the assumed 8 kW).
     """
-    return compute_tco(TcoRequest.from_dict(data, gpu_catalog=gpu_peak_tflops()))
+    return TcoRequest.from_dict(
+        data, gpu_catalog=gpu_peak_tflops(), server_catalog=server_specs(data)
+    )
+
+
+def tco_compute(*, data: Any) -> TcoResult:
+    """Compute the TCO of a JSON-style body; raises InvalidInput with dotted field names."""
+    return compute_tco(tco_request(data=data))
 
 
 def tco_option_from_design(
@@ -179,7 +199,7 @@ def tco_body_for_design(
     nodes = inputs["designs"][0]["node_count"]
     costs = {"currency": currency}
     # The servers dominate the cost of compute: without them a cheap network looks cheap.
-    server_price = _server_price(
+    server, server_price = _server_priced(
         gpu=inputs["gpu"],
         gpus_per_server=inputs["gpus_per_server"],
         currency=currency,
@@ -187,7 +207,7 @@ def tco_body_for_design(
     )
     if server_price is not None:
         costs["server_capex"] = str(server_price * nodes)
-    return {
+    body = {
         "gpu": inputs["gpu"],
         "nodes": nodes,
         "gpus_per_node": inputs["gpus_per_server"],
@@ -195,6 +215,9 @@ def tco_body_for_design(
         "fabrics": fabrics,
         "costs": costs,
     }
+    if server:
+        body["server"] = server  # the server priced is the server powered (its catalog figure)
+    return body
 
 
 def _hardware(priced) -> Decimal:
@@ -228,11 +251,11 @@ def design_tco_body(
     )
 
 
-def _server_price(
+def _server_priced(
     *, gpu: str, gpus_per_server: int, currency: str, part_number: str | None = None
-) -> Decimal | None:
-    """List price of the chosen server, else of the catalog's cheapest server with these GPUs,
-    or None."""
+) -> tuple[str | None, Decimal | None]:
+    """The chosen server and its list price (None when it has none), else the catalog's cheapest
+    priced server with these GPUs and its price, else (None, None)."""
     servers = Product.objects.filter(category=Category.SERVER)
     if part_number:
         servers = servers.filter(part_number=part_number)
@@ -240,7 +263,10 @@ def _server_price(
         servers = servers.filter(gpu_model=gpu, gpu_count=gpus_per_server)
     part_numbers = servers.exclude(lifecycle=Lifecycle.EOL).values_list("part_number", flat=True)
     prices = price_lookup(part_numbers=list(part_numbers), currency=currency)
-    return min((p.list_price for p in prices.values()), default=None)
+    if prices:
+        cheapest = min(prices, key=lambda part: (prices[part].list_price, part))
+        return cheapest, prices[cheapest].list_price
+    return (part_number if part_number and servers.exists() else None), None
 
 
 def tco_charts(result: TcoResult) -> list[dict[str, str]]:

@@ -17,6 +17,7 @@ from quoting.designs.services.tco import tco_compute
 from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
 from quoting.engine.errors import InvalidInput
 from quoting.engine.tco import TcoResult
+from quoting.engine.tco.model import busbw_command
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 
 TORNADO_BARS = 5  # the inputs that move the answer most; the rest are in the API
@@ -29,10 +30,11 @@ def tco_page(request):
         forms = TcoForms(request.POST)
     else:
         forms = TcoForms.from_query(request.GET) if request.GET else TcoForms()
-    result = None
+    result, body = None, None
     if forms.is_valid():
+        body = forms.body()
         try:
-            result = tco_compute(data=forms.body())
+            result = tco_compute(data=body)
         except InvalidInput as error:
             forms.add_engine_errors(error.messages)
     context = {
@@ -42,6 +44,8 @@ def tco_page(request):
     }
     if result is not None:
         context |= _results(result)
+        # The nccl-tests run the predicted busbw is for (NCCL_ALGO=Ring: tco-model §4).
+        context["busbw_command"] = busbw_command(body["gpus_per_node"])
     template = "quoting/_tco_results.html" if request.htmx else "quoting/tco.html"
     return render(request, template, context)
 

@@ -11,12 +11,15 @@ from quoting.engine.tco.inputs import TcoRequest
 from quoting.engine.tco.model import (
     BACKWARD_SHARE,
     BUCKET_PARAMS,
+    BUSBW_ALGORITHM,
     HOURS_PER_YEAR,
     bucket_count,
+    busbw_command,
     cross_leaf_share,
     node_bandwidth,
     oversubscription_slowdown,
     plain,
+    server_power,
 )
 from quoting.engine.tco.presets import (
     DEFAULT_SERVERS_PER_LEAF,
@@ -187,6 +190,8 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             message(_("NCCL ring/simple tuning table")),
         ),
     ]
+    if request.nodes > 1:
+        rows.append(_busbw_row(request))
     for name in dict.fromkeys(f.transport for f in request.fabrics):
         transport = TRANSPORTS[name]
         label = message(transport.label)
@@ -298,13 +303,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         Assumption(
             "costs.services_capex", message(_("Services capex")), costs.services_capex, money, QUOTE
         ),
-        Assumption(
-            "costs.server_power_kw",
-            message(_("Server power at load")),
-            costs.server_power_kw,
-            "kW",
-            message(_("8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max")),
-        ),
+        _server_power_row(request),
         Assumption(
             "costs.pue",
             "PUE",
@@ -367,6 +366,56 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
     return tuple(replace(row, basis=_basis(row)) for row in rows)
 
 
+def _busbw_row(request: TcoRequest) -> Assumption:
+    """The nccl-tests run the predicted busbw is for: a ring. On two nodes NCCL's default
+    algorithms (tree, NVLS) report a busbw above the network's rate, so an acceptance run
+    compared with the prediction must force NCCL_ALGO=Ring (tco-model §4)."""
+    return Assumption(
+        "model.busbw_algorithm",
+        message(
+            _("Predicted nccl-tests busbw is for a ring: {command}"),
+            command=busbw_command(request.gpus_per_node),
+        ),
+        BUSBW_ALGORITHM,
+        "",
+        message(
+            _(
+                "NCCL's default algorithms (tree, NVLS) report above the network rate on two "
+                "nodes; a ring is what the network carries (NCCL environment variables: "
+                "NCCL_ALGO)"
+            )
+        ),
+    )
+
+
+def _server_power_row(request: TcoRequest) -> Assumption:
+    """One server's power at load, saying where it comes from: the request, the named catalog
+    server's typical (else maximum) figure, or the assumption."""
+    power, server = server_power(request), request.server
+    if power.figure == "stated":
+        label, source = message(_("Server power at load")), QUOTE
+    elif power.figure == "power_typical_w":
+        label = message(
+            _("Server power at load: {server} typical, from the catalog"), server=server
+        )
+        source = message(_("catalog {server}: typical power"), server=server)
+    elif power.figure == "power_max_w":
+        label = message(
+            _("Server power at load: {server} maximum, from the catalog"), server=server
+        )
+        source = message(_("catalog {server}: maximum power, no typical figure"), server=server)
+    else:
+        label = message(_("Server power at load, assumed"))
+        source = message(_("8-GPU HGX/DGX: 6.5-8.5 kW typical, 10.2 kW max"))
+        if server:
+            source = message(
+                _("{server} has no power figure in the catalog; 8-GPU HGX/DGX: 6.5-8.5 kW "
+                  "typical, 10.2 kW max"),
+                server=server,
+            )  # fmt: skip
+    return Assumption("costs.server_power_kw", label, power.kw, "kW", source)
+
+
 def _support_row(request: TcoRequest) -> Assumption:
     """The support percentage, labelled as the assumption it is and by what it applies to: the
     servers always, and the network of each option that does not state its support as priced
@@ -423,6 +472,8 @@ def _basis(row: Assumption) -> str:
         return BASIS_PRICES
     if row.key.endswith(".oversubscription"):
         return BASIS_DESIGN
+    if row.key == "costs.server_power_kw" and source.startswith("catalog"):
+        return BASIS_CATALOG
     if row.key.endswith(".node_bandwidth"):
         return BASIS_CUSTOMER_MEASURED if source.startswith("nccl") else BASIS_STATED
     if row.key in ("costs.server_capex", "costs.services_capex", "costs.space_per_year") and (

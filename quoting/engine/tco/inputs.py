@@ -13,6 +13,7 @@ from dataclasses import MISSING, dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from quoting.engine.catalog import ProductSpec
 from quoting.engine.contract import default_of, spec, specs, value_error
 from quoting.engine.errors import InvalidInput
 from quoting.engine.messages import Message, message
@@ -239,9 +240,15 @@ class Costs:
         ),
     )
     services_capex: Decimal = field(default=Decimal(0), metadata=_money("Services capex"))
-    # one 8-GPU server at training load
-    server_power_kw: Decimal = field(
-        default=Decimal("8.0"), metadata=_money("Server power (kW)", high=Decimal(1000))
+    # One server at training load. None: the named catalog server's typical power, else
+    # ASSUMED_SERVER_POWER_KW (model.server_power).
+    server_power_kw: Decimal | None = field(
+        default=None,
+        metadata=_money(
+            "Server power (kW)",
+            high=Decimal(1000),
+            help=_("Empty: the catalog server's typical power, else 8 kW assumed."),
+        ),
     )
     pue: Decimal = field(
         default=Decimal("1.3"),
@@ -329,15 +336,34 @@ class TcoRequest:
     costs: Costs = field(default_factory=Costs)
     # model name, for the proposal
     gpu: str = field(default="", metadata=spec("part", label=_("GPU"), max_length=60))
+    # a catalog server's part number: its power is the server power unless the costs state it
+    server: str = field(
+        default="",
+        metadata=spec(
+            "part",
+            label=_("Server"),
+            max_length=60,
+            help=_("A catalog server's part number: its typical power is the server power."),
+        ),
+    )
+    # `server` as the catalog gives it (from_dict looks it up); None: no server named
+    server_spec: ProductSpec | None = None
 
     @property
     def gpu_count(self) -> int:
         return self.nodes * self.gpus_per_node
 
     @classmethod
-    def from_dict(cls, data: Any, *, gpu_catalog: Mapping[str, float] | None = None) -> TcoRequest:
-        """Parse a JSON-ish body; `gpu_catalog` maps GPU model names to peak TFLOP/s."""
-        return _Parser(gpu_catalog or {}).request(data)
+    def from_dict(
+        cls,
+        data: Any,
+        *,
+        gpu_catalog: Mapping[str, float] | None = None,
+        server_catalog: Mapping[str, ProductSpec] | None = None,
+    ) -> TcoRequest:
+        """Parse a JSON-ish body; `gpu_catalog` maps GPU model names to peak TFLOP/s,
+        `server_catalog` part numbers to the catalog's servers (for a body's `server`)."""
+        return _Parser(gpu_catalog or {}, server_catalog or {}).request(data)
 
 
 class _Parser:
@@ -347,8 +373,11 @@ class _Parser:
     or its TFLOP/s, unique option names, a tariff outside CNY) are written out here.
     """
 
-    def __init__(self, gpu_catalog: Mapping[str, float]) -> None:
+    def __init__(
+        self, gpu_catalog: Mapping[str, float], server_catalog: Mapping[str, ProductSpec]
+    ) -> None:
         self.gpu_catalog = gpu_catalog
+        self.server_catalog = server_catalog
         self.errors: dict[str, list[str | Message]] = {}
 
     def fail(self, path: str, text: str | Message) -> None:
@@ -359,6 +388,7 @@ class _Parser:
         if body is None:
             raise InvalidInput(self.errors)
         gpu, peak_tflops = self.gpu(body)
+        server, server_spec = self.server(body)
         nodes = self.read(body, TcoRequest, "nodes", "")
         gpus_per_node = self.read(body, TcoRequest, "gpus_per_node", "")
         workload = self.workload(body.get("workload"))
@@ -366,7 +396,17 @@ class _Parser:
         costs = self.costs(body.get("costs", {}))
         if self.errors:
             raise InvalidInput(self.errors)
-        return TcoRequest(peak_tflops, nodes, gpus_per_node, workload, fabrics, costs, gpu)
+        return TcoRequest(
+            peak_tflops,
+            nodes,
+            gpus_per_node,
+            workload,
+            fabrics,
+            costs,
+            gpu,
+            server=server,
+            server_spec=server_spec,
+        )
 
     def gpu(self, body: dict) -> tuple[str, float | None]:
         if "peak_tflops" in body:
@@ -380,6 +420,16 @@ class _Parser:
         else:
             return name, float(self.gpu_catalog[name])
         return "", None
+
+    def server(self, body: dict) -> tuple[str, ProductSpec | None]:
+        name = self.read(body, TcoRequest, "server", "")
+        if not name:
+            return "", None
+        product = self.server_catalog.get(name)
+        if product is None or product.category != "server":
+            self.fail("server", message(_("{name!r} is not a server in the catalog"), name=name))
+            return "", None
+        return name, product
 
     def workload(self, data: Any) -> Workload | None:
         workload = self.mapping(data, "workload", allowed=_WORKLOAD_KEYS)
@@ -484,7 +534,7 @@ def _decimal(value: Any) -> Any:
 
 
 _REQUEST_KEYS = frozenset(
-    {"gpu", "peak_tflops", "nodes", "gpus_per_node", "workload", "fabrics", "costs"}
+    {"gpu", "server", "peak_tflops", "nodes", "gpus_per_node", "workload", "fabrics", "costs"}
 )
 _WORKLOAD_KEYS = frozenset(Workload.__dataclass_fields__)
 _FABRIC_KEYS = frozenset(FabricOption.__dataclass_fields__)

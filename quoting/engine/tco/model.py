@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, fields
 from decimal import Decimal
+from typing import NamedTuple
 
 from quoting.engine.money import round_money
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
-from quoting.engine.tco.presets import NVLINK_LATENCY_US, TRANSPORTS
+from quoting.engine.tco.presets import ASSUMED_SERVER_POWER_KW, NVLINK_LATENCY_US, TRANSPORTS
 
 HOURS_PER_YEAR = 8760
 BACKWARD_SHARE = 2 / 3  # backward pass ~ 2/3 of a step's FLOPs: the window gradients can hide in
@@ -164,10 +165,24 @@ def fabric_step_time(request: TcoRequest, fabric: FabricOption, *, nodes: int) -
     )
 
 
+# The run the predicted busbw is for: nccl-tests' AllReduce forced onto NCCL's ring, one process
+# per node driving its GPUs (-g). NCCL's default choice on two nodes (tree, NVLS/CollNet where
+# the fabric has them) reports a busbw above the network's rate, which no ring can reach (NCCL
+# environment variables: NCCL_ALGO; tco-model §4 "The predicted busbw and NCCL_ALGO=Ring").
+BUSBW_ALGORITHM = "Ring"
+BUSBW_COMMAND = "NCCL_ALGO=Ring all_reduce_perf -b 8 -e 8G -f 2 -g {gpus_per_node}"
+
+
+def busbw_command(gpus_per_node: int) -> str:
+    """The nccl-tests command line whose busbw predicted_busbw_gbytes predicts."""
+    return BUSBW_COMMAND.format(gpus_per_node=gpus_per_node)
+
+
 def predicted_busbw_gbytes(
     fabric: FabricOption, *, nodes: int, gpus_per_node: int, size_bytes: float = 4 * 2**30
 ) -> float | None:
-    """What nccl-tests all_reduce_perf would print as busbw (GB/s) for one S-byte AllReduce.
+    """What nccl-tests all_reduce_perf would print as busbw (GB/s) for one S-byte AllReduce run
+    with NCCL_ALGO=Ring (busbw_command): NCCL's default algorithms report more on two nodes.
 
     Lets a sales engineer hold the model against a measurement taken on the customer's floor.
     nccl-tests runs a ring over all n = g*k ranks: each node's NICs carry 2(n-1)/n * S, and
@@ -219,6 +234,26 @@ class AnnualCost:
         return self.support + self.server_support + self.energy + self.space + self.licences
 
 
+class ServerPower(NamedTuple):
+    kw: Decimal  # one server at training load
+    figure: str  # "stated" (the costs), "power_typical_w" or "power_max_w" (catalog), "assumed"
+
+
+def server_power(request: TcoRequest) -> ServerPower:
+    """One server's power at training load: as the costs state it; else the named catalog
+    server's typical power (its maximum when the catalog has no typical figure); else the
+    assumed 8 kW of an H100-class 8-GPU server (a DGX B200 is 11 kW typical: its user guide)."""
+    if request.costs.server_power_kw is not None:
+        return ServerPower(request.costs.server_power_kw, "stated")
+    server = request.server_spec
+    for figure in ("power_typical_w", "power_max_w"):
+        watts = getattr(server, figure, None)
+        if watts:
+            # Exact: 11000.0 W is 11.0 kW, 7500.0 W is 7.5 kW (Decimal division keeps the watts).
+            return ServerPower(Decimal(str(watts)) / 1000, figure)
+    return ServerPower(ASSUMED_SERVER_POWER_KW, "assumed")
+
+
 def option_capex(costs: Costs, fabric: FabricOption) -> Decimal:
     return costs.server_capex + costs.services_capex + fabric.network_capex
 
@@ -233,7 +268,7 @@ def network_support(costs: Costs, fabric: FabricOption) -> Decimal:
 
 def annual_cost(request: TcoRequest, fabric: FabricOption) -> AnnualCost:
     costs = request.costs
-    it_kw = request.nodes * costs.server_power_kw + fabric.network_power_w / 1000
+    it_kw = request.nodes * server_power(request).kw + fabric.network_power_w / 1000
     return AnnualCost(
         capital=option_capex(costs, fabric)
         * capital_recovery_factor(costs.discount_rate, costs.life_years),
@@ -271,7 +306,10 @@ class OptionResult:
     cost_per_effective_gpu_hour: Decimal
     currency: str
     value_lost_per_year: Decimal  # effective GPU-hours lost vs the best option, at their value
-    payback_years: Decimal | None  # of this option's capex premium over the cheapest option
+    # Of this option's capex premium over the cheapest option, net of its extra yearly costs;
+    # None when it is not dearer, or when it never pays back (never_pays_back).
+    payback_years: Decimal | None
+    never_pays_back: bool  # dearer, and its net yearly gain over the cheapest is 0 or less
     tco_n_years: Decimal  # capex plus life-years of operating cost (licences too), undiscounted
     npv: Decimal  # value of the effective GPU-hours minus all costs, discounted
 
@@ -304,6 +342,25 @@ def plain(value):
     return value
 
 
+def premium_payback(
+    *, premium: Decimal, gained: Decimal, extra_costs: Decimal
+) -> tuple[Decimal | None, bool]:
+    """(years, never pays back) of a capex premium over the cheapest option (tco-model §3).
+
+    The premium is paid back by the compute value it gains a year less what it costs more a
+    year (`extra_costs`: its energy, network support and licences over the cheapest option's;
+    servers and space are the same for every option). Not dearer: (None, False), nothing to pay
+    back. A net yearly gain of 0 or less: (None, True), never, rather than a negative or
+    infinite number of years.
+    """
+    if premium <= 0:
+        return None, False
+    net_gain = gained - extra_costs
+    if net_gain <= 0:
+        return None, True
+    return round_money(premium / net_gain), False
+
+
 def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
     """Every fabric option side by side: efficiency, cost per effective GPU-hour, value, payback."""
     costs = request.costs
@@ -315,19 +372,23 @@ def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
     value = costs.gpu_hour_value
     discount = [(1 + costs.discount_rate) ** -year for year in range(1, costs.life_years + 1)]
 
-    results = []
-    for fabric, step, effective_hours, capex in zip(
-        request.fabrics, steps, hours, capexes, strict=True
-    ):
-        # Round the parts and add them, so the printed breakdown sums to the printed total.
-        yearly = AnnualCost(
-            *(
-                round_money(getattr(annual_cost(request, fabric), f.name))
-                for f in fields(AnnualCost)
-            )
+    # Round the parts and add them, so the printed breakdown sums to the printed total.
+    yearlies = [
+        AnnualCost(
+            *(round_money(getattr(annual_cost(request, f), a.name)) for a in fields(AnnualCost))
         )
-        premium = capex - capexes[baseline]
-        recovered = (effective_hours - hours[baseline]) * value
+        for f in request.fabrics
+    ]
+
+    results = []
+    for fabric, step, effective_hours, capex, yearly in zip(
+        request.fabrics, steps, hours, capexes, yearlies, strict=True
+    ):
+        payback, never = premium_payback(
+            premium=capex - capexes[baseline],
+            gained=(effective_hours - hours[baseline]) * value,
+            extra_costs=yearly.operating - yearlies[baseline].operating,
+        )
         net_yearly = effective_hours * value - yearly.operating
         results.append(
             OptionResult(
@@ -347,9 +408,8 @@ def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
                 cost_per_effective_gpu_hour=round_money(yearly.total / effective_hours, 4),
                 currency=costs.currency,
                 value_lost_per_year=round_money((best_hours - effective_hours) * value),
-                payback_years=(
-                    round_money(premium / recovered) if premium > 0 and recovered > 0 else None
-                ),
+                payback_years=payback,
+                never_pays_back=never,
                 tco_n_years=round_money(capex + costs.life_years * yearly.operating),
                 npv=round_money(sum(net_yearly * d for d in discount) - capex),
             )

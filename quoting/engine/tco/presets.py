@@ -103,6 +103,11 @@ DEFAULT_CURRENCY = "CNY"
 CNY_TARIFF_PER_KWH = Decimal("0.7")
 CNY_GPU_HOUR_VALUE = Decimal("12")
 
+# One 8-GPU server at training load when neither the costs nor a named catalog server give a
+# figure: HGX/DGX H100-class, 6.5-8.5 kW typical, 10.2 kW max. A named catalog server's own
+# figure always wins (DGX B200 11 kW, DGX B300 12 kW typical, from the catalog).
+ASSUMED_SERVER_POWER_KW = Decimal("8.0")
+
 
 @dataclass(frozen=True, slots=True)
 class WorkloadPreset:

@@ -213,3 +213,15 @@ def test_a_yearly_licence_is_paid_every_year_through_the_api(api):
 
     assert option["annual_cost_breakdown"]["licences"] == "100000.00"
     assert Decimal(option["tco_n_years"]) - Decimal(plain["tco_n_years"]) == 400_000
+
+
+def test_a_named_catalog_server_is_powered_at_its_catalog_figure_and_an_unknown_one_refused(api):
+    """Issue 26: `server` names a catalog server whose power the TCO takes (the test catalog's
+    HGX-H100-TEST has only a maximum, 10.2 kW: NVIDIA DGX H100 User Guide, 10.2 kW max)."""
+    response = post(api, CLAIM_BODY | {"server": "HGX-H100-TEST"})
+    assert response.status_code == 200
+    (power,) = [a for a in response.json()["assumptions"] if a["key"] == "costs.server_power_kw"]
+    assert power["value"] == "10.2" and "HGX-H100-TEST maximum" in power["label"]
+    assert {o["never_pays_back"] for o in response.json()["options"]} == {False}
+
+    assert "server" in field_errors(post(api, CLAIM_BODY | {"server": "NO-SUCH-SERVER"}))

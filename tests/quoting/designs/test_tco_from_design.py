@@ -87,3 +87,25 @@ def test_a_quote_from_an_oversubscribed_design_keeps_the_ratio_in_its_tco(projec
 
     assert request["fabrics"][0]["oversubscription"] == 2.0
     assert "network_opex_per_year" in request["fabrics"][0]
+
+
+def test_a_design_names_its_server_and_the_tco_powers_it_from_the_catalog(seeded):
+    """Issue 26: a DGX B200 design's TCO took 8 kW per server; it now names the server it prices
+    and takes the catalog's 11 kW typical (NVIDIA DGX B200 User Guide: 14.3 kW max). A design
+    without a chosen server is priced and powered as the cheapest server with its GPUs."""
+    design = design_compute(
+        requirements=FabricRequirements(gpu_count=256, server_part_number="DGX-B200")
+    )
+    priced = design_bom_priced(design=design, currency="CNY")
+    body = design_tco_body(design=design, bom_total=priced.total, currency="CNY",
+                           yearly_total=priced.yearly_total)  # fmt: skip
+    assert body["server"] == "DGX-B200"
+
+    result = tco_compute(data=body)
+    (power,) = [a for a in result.assumptions if a.key == "costs.server_power_kw"]
+    assert power.value == Decimal("11") and "DGX-B200" in str(power.label)
+    commodity = result.options[-1]  # no network power: its energy is the servers' alone
+    kw, pue, tariff = Decimal(11), Decimal("1.3"), Decimal("0.7")
+    assert commodity.annual_cost_breakdown.energy == 32 * kw * pue * 8760 * tariff  # 2,806,003.20
+
+    assert design_body(256)["server"] == "HGX-H100-8GPU-SRV"  # the cheapest H100 server priced

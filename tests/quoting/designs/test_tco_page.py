@@ -141,3 +141,31 @@ def test_the_page_compares_an_oversubscribed_row_and_prints_its_assumptions(sale
     assert "leaf-to-spine oversubscription" in body and "1/r of the leaf" in body
     assert "nccl-tests busbw share of line rate" in body
     assert "licences and subscriptions per year" in body
+
+
+def test_the_busbw_to_expect_is_for_a_nccl_algo_ring_run_in_english_and_chinese(
+    sales_client, defaults
+):
+    """Issue 26: NCCL's default algorithms report above the network rate on two nodes, so the
+    page says the predicted busbw is for NCCL_ALGO=Ring and prints the run (NCCL's
+    documentation, environment variables: NCCL_ALGO), in both languages."""
+    command = "NCCL_ALGO=Ring all_reduce_perf -b 8 -e 8G -f 2 -g 8"
+    body = htmx_post(sales_client, defaults | {"nodes": "2"})
+    assert "4 GiB AllReduce with NCCL_ALGO=Ring (GB/s)" in body
+    assert f"<code>{command}</code>" in body
+
+    sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
+    body = htmx_post(sales_client, defaults | {"nodes": "2"})
+    assert "4 GiB AllReduce，NCCL_ALGO=Ring（GB/s）" in body
+    assert f"<code>{command}</code>" in body and "请与使用 NCCL_ALGO=Ring 的验收测试" in body
+
+
+def test_a_dearer_option_that_gains_nothing_reads_never_pays_back(sales_client, defaults):
+    """Issue 26: a premium whose net yearly gain is 0 or less is not a number of years."""
+    data = defaults | {
+        "tokens_per_node_per_step": "1000000", "overlap": "0.9",  # nothing exposed: no gain
+        "fabrics-0-network_capex": "2000000", "fabrics-1-network_capex": "1000000",
+    }  # fmt: skip
+    body = htmx_post(sales_client, data)
+    row = re.search(r"Payback of the fabric premium \(years\)</th>(.*?)</tr>", body, re.S)
+    assert "never pays back" in row.group(1)
