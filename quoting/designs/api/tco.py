@@ -194,6 +194,11 @@ class TcoResultSerializer(serializers.Serializer):
     assumptions = TcoAssumptionSerializer(many=True)
     efficiency_curve = TcoCurveSerializer(many=True)
     sensitivity = TcoTornadoSerializer(many=True)
+    warnings = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="What the reader must know before reading the figures (English): e.g. a value "
+        "of a GPU-hour below its cost, which makes every NPV negative.",
+    )
 
 
 # --- Shared by the API and the `tco` command ---------------------------------------------------

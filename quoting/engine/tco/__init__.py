@@ -2,13 +2,14 @@
 
 request = TcoRequest.from_dict(body, gpu_catalog={"H100": 989.0})
 result = compute_tco(request)
-result.as_dict()  # options, assumptions, efficiency_curve, sensitivity
+result.as_dict()  # options, assumptions, efficiency_curve, sensitivity, warnings
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from quoting.engine.messages import Message, gettext_noop, message
 from quoting.engine.tco.assumptions import Assumption, assumptions_for
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
 from quoting.engine.tco.model import (
@@ -41,6 +42,7 @@ class TcoResult:
     assumptions: tuple[Assumption, ...]
     efficiency_curve: tuple[EfficiencyCurve, ...]
     sensitivity: tuple[Tornado, ...]
+    warnings: tuple[Message, ...] = ()
 
     def as_dict(self) -> dict:
         return {
@@ -50,15 +52,44 @@ class TcoResult:
             "assumptions": [a.as_dict() for a in self.assumptions],
             "efficiency_curve": [c.as_dict() for c in self.efficiency_curve],
             "sensitivity": [t.as_dict() for t in self.sensitivity],
+            "warnings": [str(w) for w in self.warnings],
         }
 
 
+def value_warnings(request: TcoRequest, options: tuple[OptionResult, ...]) -> tuple[Message, ...]:
+    """A GPU-hour valued below what an effective GPU-hour costs makes every NPV negative: the
+    reader must be told why, and what the value should be, before reading "NPV -172 M". The
+    options still compare (cost per effective GPU-hour, payback): that is said too."""
+    if not options:
+        return ()
+    value = request.costs.gpu_hour_value
+    cheapest = min(o.cost_per_effective_gpu_hour for o in options)
+    if value >= cheapest:
+        return ()
+    return (
+        message(
+            gettext_noop(
+                "The value of an effective GPU-hour ({value} {currency}) is below what one costs "
+                "here ({cost} {currency} on the cheapest option), so every option's NPV is "
+                "negative. The options still compare by cost per effective GPU-hour and payback; "
+                "to read the NPV, set the value to what the compute earns (a rental price, or "
+                "revenue per GPU-hour)."
+            ),
+            value=f"{value:,.2f}",
+            cost=f"{cheapest:,.2f}",
+            currency=request.costs.currency,
+        ),
+    )
+
+
 def compute_tco(request: TcoRequest) -> TcoResult:
+    options = evaluate_options(request)
     return TcoResult(
-        options=evaluate_options(request),
+        options=options,
         currency=request.costs.currency,
         life_years=request.costs.life_years,
         assumptions=assumptions_for(request),
         efficiency_curve=efficiency_curves(request),
         sensitivity=tornado(request, evaluate=evaluate_options),
+        warnings=value_warnings(request, options),
     )

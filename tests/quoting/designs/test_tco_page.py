@@ -169,3 +169,17 @@ def test_a_dearer_option_that_gains_nothing_reads_never_pays_back(sales_client, 
     body = htmx_post(sales_client, data)
     row = re.search(r"Payback of the fabric premium \(years\)</th>(.*?)</tr>", body, re.S)
     assert "never pays back" in row.group(1)
+
+
+def test_a_gpu_hour_valued_below_its_cost_is_explained_above_the_npv(sales_client, defaults):
+    """With the servers' cost in, an effective GPU-hour costs more than the default 12 CNY it
+    is valued at, so every NPV is negative: the page says why and what to set."""
+    defaults = defaults | {"server_capex": "96000000"}  # 32 servers at 3 M CNY
+    body = htmx_post(sales_client, defaults)
+    warning = body.split('id="tco-warnings"', 1)[1].split("</ul>", 1)[0]
+    assert "(12.00 CNY) is below what one costs here" in warning
+    assert "NPV is negative" in warning and "set the value to what the compute earns" in warning
+    assert 'id="tco-warnings"' not in htmx_post(sales_client, defaults | {"gpu_hour_value": "200"})
+    sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
+    chinese = htmx_post(sales_client, defaults)
+    assert "所有方案的净现值均为负" in chinese.split('id="tco-warnings"', 1)[1]
