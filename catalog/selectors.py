@@ -135,6 +135,18 @@ def gpu_peak_tflops() -> dict[str, float]:
     return {model: float(tflops) for model, tflops in rows}
 
 
+def servers_with_power() -> list[tuple[str, str]]:
+    """(part number, name in the active language) of the catalog's servers that state their
+    power, for the TCO page's server choice; end-of-life ones are left out."""
+    rows = (
+        Product.objects.filter(category=Category.SERVER)
+        .exclude(lifecycle=Lifecycle.EOL)
+        .filter(Q(power_typical_w__isnull=False) | Q(power_max_w__isnull=False))
+        .order_by("part_number")
+    )
+    return [(p.part_number, p.display_name) for p in rows]
+
+
 def product_names_shown(*, part_numbers) -> dict[str, str]:
     """Part number -> the product's name in the active language, for rows that carry the English
     name (a design's BOM); empty in English, where the rows' own names are shown."""

@@ -15,7 +15,7 @@ from django import forms
 from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
-from catalog.selectors import gpu_peak_tflops
+from catalog.selectors import gpu_peak_tflops, servers_with_power
 from quoting.designs.forms.contract import engine_error_text, form_field, form_fields
 from quoting.engine.contract import specs
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
@@ -111,8 +111,20 @@ _FabricFields = type(
 
 
 class TcoForm(_TcoFields):
+    server = forms.ChoiceField(
+        label=_("Server"),
+        required=False,
+        help_text=_(
+            "Its catalog power is the servers' power in the energy cost. Empty: 8 kW per server "
+            "assumed."
+        ),
+    )
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        self.fields["server"].choices = [("", _("Not named"))] + [
+            (part, f"{part} · {name}") for part, name in servers_with_power()
+        ]
         gpus = sorted(gpu_peak_tflops())
         self.fields["gpu"].choices = [(g, g) for g in gpus]
         self.fields["gpu"].initial = "H100" if "H100" in gpus else next(iter(gpus), None)
@@ -196,7 +208,7 @@ class TcoForms:
         options = [f.as_option() for f in self.fabrics]
         self.used_rows = [i for i, option in enumerate(options) if option is not None]
         costs = {k: data[k] for k in COSTS_FIELDS if data[k] is not None}
-        return {
+        body = {
             "gpu": data["gpu"],
             "nodes": data["nodes"],
             "gpus_per_node": data["gpus_per_node"],
@@ -205,6 +217,9 @@ class TcoForms:
             # Decimal as str: the engine parses it exactly, as it does JSON numbers.
             "costs": {k: str(v) if isinstance(v, Decimal) else v for k, v in costs.items()},
         }
+        if data.get("server"):
+            body["server"] = data["server"]
+        return body
 
     def add_engine_errors(self, errors: dict[str, list[str]]) -> None:
         """Put the engine's errors ("workload.overlap", "fabrics[1].nic_gbps") beside fields."""
@@ -222,6 +237,8 @@ def tco_page_query(body: dict) -> str:
     query = QueryDict(mutable=True)
     for key in ("gpu", "nodes", "gpus_per_node"):
         query[key] = body[key]
+    if body.get("server"):
+        query["server"] = body["server"]
     for key, value in {**body.get("workload", {}), **body.get("costs", {})}.items():
         query[key] = value
     for i, option in enumerate(body["fabrics"][:FABRIC_ROWS]):

@@ -183,3 +183,37 @@ def test_a_gpu_hour_valued_below_its_cost_is_explained_above_the_npv(sales_clien
     sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
     chinese = htmx_post(sales_client, defaults)
     assert "所有方案的净现值均为负" in chinese.split('id="tco-warnings"', 1)[1]
+
+
+def test_a_named_server_powers_the_energy_cost_with_its_catalog_figure(sales_client, defaults):
+    """The page can name the catalog server, as a design's TCO does: its figure, not 8 kW."""
+    from catalog.models import Category, Product
+
+    Product.objects.create(
+        part_number="DGX-B200", name="NVIDIA DGX B200 system", category=Category.SERVER,
+        gpu_model="B200", gpu_count=8, gpu_peak_tflops=2250, power_typical_w=11000,
+        power_max_w=14300,
+    )  # fmt: skip
+    page = sales_client.get(URL).content.decode()
+    assert '<option value="DGX-B200">DGX-B200 · NVIDIA DGX B200 system</option>' in page
+    assumed = htmx_post(sales_client, defaults)
+    named = htmx_post(sales_client, defaults | {"server": "DGX-B200"})
+    assert "DGX-B200 typical, from the catalog" in named
+    assert "DGX-B200" not in assumed.split("Server power", 1)[1].split("</tr>", 1)[0]
+    unknown = htmx_post(sales_client, defaults | {"server": "NOT-A-SERVER"})
+    assert "Select a valid choice" in error_beside(unknown, "server")
+
+
+def test_the_page_query_keeps_the_server_a_design_priced():
+    from quoting.designs.forms.tco import tco_page_query
+
+    body = {
+        "gpu": "B200",
+        "nodes": 4,
+        "gpus_per_node": 8,
+        "server": "DGX-B200",
+        "workload": {},
+        "costs": {},
+        "fabrics": [],
+    }
+    assert "server=DGX-B200" in tco_page_query(body)
