@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from proposals.acceptance.services import _signer_details
+from proposals.acceptance.services import _signer_details, signer_checked
 from proposals.events import quote_event
 from proposals.models import AsBuiltSignOff, ShareLink, SignatureKind
 from quoting.errors import IllegalTransition, InvalidValue
@@ -62,12 +62,8 @@ def as_built_sign(
 ) -> AsBuiltSignOff:
     """The customer signs the report asked for on the link's quote. Every input is checked
     before anything is written; messages are in the reader's language."""
-    name, title = (name or "").strip(), (title or "").strip()
+    name, title = signer_checked(name, title)
     remarks = (remarks or "").strip()
-    if not name or len(name) > 100:
-        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
-    if len(title) > 100:
-        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
     if len(remarks) > REMARKS_MAX:
         raise InvalidValue(_("Use at most 2,000 characters for your remarks."), field="remarks")
     if not agreed:

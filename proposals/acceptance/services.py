@@ -166,11 +166,7 @@ def share_accept(
     typed signature left empty is the signer's name typed (as Odoo's "auto" signature); a drawn
     one must have ink.
     """
-    name, title = (name or "").strip(), (title or "").strip()
-    if not name or len(name) > 100:
-        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
-    if len(title) > 100:
-        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
+    name, title = signer_checked(name, title)
     if not agreed:
         raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
     signed = _signer_details(
@@ -253,6 +249,16 @@ def _acceptance_choice(choice: OfferChoice) -> dict:
         "tax_amount": totals.tax,
         "total": totals.total,
     }
+
+
+def signer_checked(name: str, title: str) -> tuple[str, str]:
+    """The signer's name and title as signed (trimmed), or why not, at the field."""
+    name, title = (name or "").strip(), (title or "").strip()
+    if not name or len(name) > 100:
+        raise InvalidValue(_("Enter your name (up to 100 characters)."), field="name")
+    if len(title) > 100:
+        raise InvalidValue(_("Use at most 100 characters for your title."), field="title")
+    return name, title
 
 
 def _signer_details(
