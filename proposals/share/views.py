@@ -36,6 +36,7 @@ from proposals.documents.selectors import document_for, document_ready_for
 from proposals.forms import AcceptForm, AsBuiltSignForm, ChoiceForm, DeclineForm
 from proposals.models import DocumentStatus, ProposalDocument, ShareLink
 from proposals.share.engagement import BEACON_MAX_BYTES, BeaconRefused, beacon_parse
+from proposals.share.faults import INVOICE_FIELDS, faults_of
 from proposals.share.guard import link_work_over, link_work_refused, shared_route
 from proposals.share.pages import (
     SharedBody,
@@ -102,6 +103,7 @@ def _shared_page(
     choice=None,
     open_key="",
     as_built_form=None,
+    error_field=None,
 ):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
@@ -119,6 +121,13 @@ def _shared_page(
         return HttpResponse(kept.page.for_link(_base(request), open_key))
     body = kept.body or shared_body_render(revision=revision, language=language)
     pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
+    show_fapiao = _asks_fapiao(link.quote, language)
+    faults = faults_of(
+        accept_form or as_built_form,
+        error=error,
+        error_field=error_field,
+        not_shown=() if show_fapiao else INVOICE_FIELDS,
+    )
     # No request context: its processors (the user, messages) have nothing for a customer.
     # The link's own path is the body's marker until the page is served (one page, any link).
     html = render_to_string(
@@ -137,10 +146,11 @@ def _shared_page(
             "accept_form": accept_form,
             "decline_form": decline_form,
             "error": error,
+            "faults": faults,
             "answered": answered,
             **_choice_shown(revision, language, body, choice, accept_form),
             **_accepted_shown(revision, state),
-            "show_fapiao": _asks_fapiao(link.quote, language),
+            "show_fapiao": show_fapiao,
             "sign_off": sign_off,
             "as_built_form": as_built_form,
             "as_built_signed": request.GET.get("signed") == "1",
@@ -437,14 +447,36 @@ def _answer(request, link, form_class, service, fields):
     forms = {"accept_form": None, "decline_form": None}
     if not form.is_valid():
         forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
-        return _shared_page(request, link, status=400, **forms)
+        return _shared_page(request, link, status=400, **forms, **_kept_choice(request, link))
     try:
         service(link=link, revision_number=form.cleaned_data["revision"], **fields(form))
     except QuoteError as exc:
-        if exc.status_code == 400:  # a value at fault: the form again, as filled, with why
-            forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
-        return _shared_page(request, link, status=exc.status_code, error=exc.message, **forms)
+        if exc.status_code != 400:
+            return _shared_page(request, link, status=exc.status_code, error=exc.message)
+        # A value at fault: the form again, as filled, with why at its field.
+        forms["accept_form" if form_class is AcceptForm else "decline_form"] = form
+        return _shared_page(
+            request,
+            link,
+            status=400,
+            error=exc.message,
+            error_field=exc.field,
+            **forms,
+            **_kept_choice(request, link),
+        )
     return redirect(_back(request, answered=1))
+
+
+def _kept_choice(request: HttpRequest, link: ShareLink) -> dict:
+    """An accept form sent back keeps the reader's choice and its total, not the offer as
+    quoted: {"revision", "choice"} when the choice is one the revision offers, else {}."""
+    if "alternative" not in request.POST and "optional" not in request.POST:
+        return {}
+    try:
+        revision, choice = _picked(request, link, request.POST)
+    except InvalidValue:  # the choice itself is at fault: the choice block says why
+        return {}
+    return {"revision": revision, "choice": choice}
 
 
 # Referrer-Policy: no-referrer makes browsers send "Origin: null" with these forms, which Django's
@@ -556,7 +588,12 @@ def shared_as_built_sign(request: HttpRequest, link: ShareLink) -> HttpResponse:
     except QuoteError as exc:
         keep = form if exc.status_code == 400 else None
         return _shared_page(
-            request, link, status=exc.status_code, error=exc.message, as_built_form=keep
+            request,
+            link,
+            status=exc.status_code,
+            error=exc.message,
+            error_field=exc.field,
+            as_built_form=keep,
         )
     return redirect(_back(request, signed=1) + "#as-built")
 

@@ -182,8 +182,10 @@ def test_an_empty_drawn_signature_is_refused_at_its_field(client, qw, accepted):
         f"/p/{token}/as-built/sign?lang=en",
         sign_fields(sign_off, signature_kind="drawn", signature_data=data),
     )
+    page = response.content.decode()
     assert response.status_code == 400
-    assert 'id="as-built-error"' in response.content.decode()
+    assert 'id="fault-signature"' in page and 'id="as-built-error"' not in page
+    assert 'aria-describedby="fault-signature" autofocus' in page
     assert not AsBuiltSignOff.objects.get().signed
 
 
