@@ -25,6 +25,4 @@ def fault_message(faults, name: str) -> str:
     """The message under the field, named by the input's aria-describedby."""
     if not faults or name not in faults.messages:
         return ""
-    return format_html(
-        '<span class="error" id="fault-{}">{}</span>', name, faults.messages[name]
-    )
+    return format_html('<span class="error" id="fault-{}">{}</span>', name, faults.messages[name])
