@@ -24,11 +24,17 @@ from quoting.engine.fabric.lengths import (
     CAGES,
     COPPER,
     FIBRE,
+    MODULES,
     FabricLengths,
     MeasuredTier,
     ufm_cables,
 )
-from quoting.engine.fabric.measured import buy_host_cages, buy_trunk_pairs, buy_uniform
+from quoting.engine.fabric.measured import (
+    buy_host_cages,
+    buy_trunk_cages,
+    buy_trunk_pairs,
+    buy_uniform,
+)
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import (
     FAMILIES,
@@ -808,7 +814,8 @@ def _buy_uplinks(
     buy: _Purchase,
 ) -> None:
     """Measured switch pairs on whole cages choose their media rack pair by rack pair; other
-    uplinks all take the tier's media."""
+    measured optical uplinks choose their modules cage by cage; unmeasured uplinks all take the
+    tier's media."""
     if media is None:
         return
     field, _fewest_tiers = _UPLINK_TIERS[tier]
@@ -823,6 +830,16 @@ def _buy_uplinks(
                 catalog, switch=switch, distance=run, copper_ok=True, field=field
             ),
             ports_per_cage=ppc,
+        )
+    elif is_measured and media.optical and (tier, MODULES) in buy.lengths.cables:
+        buy.measured[tier] = buy_trunk_cages(
+            buy.tally,
+            catalog,
+            tier,
+            media=media,
+            module_for=lambda run: parts.trunk_module_for(catalog, switch, media, run),
+            cages=buy.lengths.cables[tier, MODULES],
+            links=buy.lengths.cables[tier, FIBRE],
         )
     else:
         links = leaf_spine_links(t) if tier == "leaf-spine" else spine_core_links(t)

@@ -20,9 +20,11 @@ from quoting.engine.fabric.lengths import (
     CAGES,
     COPPER,
     FIBRE,
+    MODULES,
     FabricLengths,
     host_cages,
     leaf_hosts,
+    trunk_cages,
 )
 from quoting.engine.fabric.parts import MissingFibre
 from quoting.engine.fabric.requirements import UNMEASURED_DISTANCES, FabricRequirements
@@ -117,7 +119,7 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
     counted = {
         (tier, unit): Counter()
         for tier in ("server-leaf", "leaf-spine", "spine-core")
-        for unit in (FIBRE, COPPER)
+        for unit in (FIBRE, COPPER, MODULES)
     }
     counted["server-leaf", CAGES] = Counter()
     host_rack = [rack_of(planes[0].host(s, 0)[0]) for s in range(t.servers)]
@@ -183,6 +185,8 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
             counted["leaf-spine", FIBRE][run] += links
             if lpp % ppc == 0:
                 counted["leaf-spine", COPPER][run] += links // ppc
+    if lpp % ppc:
+        _count_leaf_spine_cages(t, names, rack_of, pair_m, counted["leaf-spine", MODULES])
     if t.tiers < 3:
         return
     lpc = t.links_per_spine_per_core
@@ -198,3 +202,54 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
             counted["spine-core", FIBRE][run] += links
             if lpc % ppc == 0:
                 counted["spine-core", COPPER][run] += links // ppc
+    if lpc % ppc:
+        _count_spine_core_cages(t, names, rack_of, pair_m, counted["spine-core", MODULES])
+
+
+# Where a switch pair's links do not fill whole cages, a cage joins two switch pairs: its module
+# is chosen for the longer of its runs, so the cages are counted by that run, at both ends.
+
+
+def _count_leaf_spine_cages(t, names: _Names, rack_of, pair_m, counted: Counter) -> None:
+    """Each leaf's uplink cages and each spine's downlink cages by their longest run; leaves
+    (spines) of one pod in the same rack have the same runs, so each rack is measured once."""
+    ppc, lpp, up = t.ports_per_cage, t.links_per_leaf_per_spine, t.leaf_up_start
+    for pod in range(t.pods):
+        first = pod * t.leaves_per_pod
+        leaf_racks = [
+            rack_of(names.leaf(leaf))
+            for leaf in range(first, min(first + t.leaves_per_pod, t.leaf_count))
+        ]
+        spine_racks = [rack_of(names.spine(pod, spine)) for spine in range(t.spines_per_pod)]
+        ends = (
+            (leaf_racks, spine_racks, up),  # a leaf's uplinks, spine by spine
+            (spine_racks, leaf_racks, 0),  # a spine's downlinks, leaf by leaf of the pod
+        )
+        for own_racks, far_racks, start in ends:
+            for rack, switches in Counter(own_racks).items():
+                runs = {
+                    start + far * lpp + link: pair_m(rack, far_rack)
+                    for far, far_rack in enumerate(far_racks)
+                    for link in range(lpp)
+                }
+                for run in trunk_cages(runs, ppc).values():
+                    counted[run] += switches
+
+
+def _count_spine_core_cages(t, names: _Names, rack_of, pair_m, counted: Counter) -> None:
+    """Each spine's uplink cages and each core's downlink cages by their longest run."""
+    ppc, lpc, up = t.ports_per_cage, t.links_per_spine_per_core, t.spine_up_start
+    core_racks = [rack_of(names.core(core)) for core in range(t.core_count)]
+    core_runs: dict[int, dict[int, float]] = {}
+    for pod in range(t.pods):
+        for spine in range(t.spines_per_pod):
+            spine_rack, runs = rack_of(names.spine(pod, spine)), {}
+            for core_switch in range(t.core_per_plane):
+                core, core_port = t.core_of(pod, spine, core_switch)
+                run = pair_m(spine_rack, core_racks[core])
+                for link in range(lpc):
+                    runs[up + core_switch * lpc + link] = run
+                    core_runs.setdefault(core, {})[core_port + link] = run
+            counted.update(trunk_cages(runs, ppc).values())
+    for runs in core_runs.values():
+        counted.update(trunk_cages(runs, ppc).values())
