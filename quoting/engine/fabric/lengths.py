@@ -61,6 +61,8 @@ class FabricLengths:
     leaf_cages: Callable[[int], list[CageRuns]] | None = None
     # (UFM appliance, leaf) -> run; the appliances' ports take whichever leaves the design picks.
     ufm_m: dict[tuple[int, int], float] = field(default_factory=dict)
+    # {run: management ports}: each device to its out-of-band switch, as the pack routes it.
+    oob_m: Counter = field(default_factory=Counter)
     site: dict[str, Any] = field(default_factory=dict)  # the site inputs measured on
     storage: FabricLengths | None = None  # the storage fabric's, on the same layout
 
