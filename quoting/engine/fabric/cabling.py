@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple, dataclass, fields
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.csvcells import csv_row
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.hosts import host_port
-from quoting.engine.fabric.lengths import COPPER, FIBRE, host_cages, leaf_hosts, ufm_runs
+from quoting.engine.fabric.lengths import (
+    COPPER,
+    FIBRE,
+    host_cages,
+    leaf_hosts,
+    trunk_cages,
+    ufm_runs,
+)
 from quoting.engine.fabric.parts import Media
 
 
@@ -122,11 +129,14 @@ def _trunk(
     a: tuple[str, int],
     b: tuple[str, int],
     cable: ProductSpec | None = None,
+    modules: tuple[str, str] | None = None,
 ) -> CableRun:
-    """`cable`: the part bought for the measured run; the media's own by default."""
+    """`cable`: the part bought for the measured run; the media's own by default. `modules`:
+    the module in each end's cage when cages choose their own; the media's by default."""
     (a_device, a_index), (b_device, b_index) = a, b
     cable = cable or media.cable
     module = media.switch_module.part_number if media.optical else ""
+    a_module, b_module = modules or (module, module)
     at = names.port(a_index) if media.optical else names.cage(a_index)
     return CableRun(
         tier,
@@ -138,8 +148,8 @@ def _trunk(
         cable.part_number,
         f"{a_device}/{at}",
         cable.length_m,
-        module,
-        module,
+        a_module,
+        b_module,
     )
 
 
@@ -202,6 +212,33 @@ def _trunk_cable(
     return media, measured[tier].part(media, run)
 
 
+class _TrunkModules:
+    """The module in each switch's trunk cages on a measured tier whose cages choose their own
+    (cages joining several switch pairs): a cage's module reaches its longest run, each switch
+    measured once, when its first link is asked for, as install/lengths.py counts them."""
+
+    def __init__(self, design: FabricDesign, tier: str) -> None:
+        bought = (design.measured or {}).get(tier)
+        self.by_run = bought.module_by_run if bought else {}
+        self.design = design
+        self.cages: dict[str, dict[int, str]] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self.by_run)
+
+    def module(self, device: str, port: int, far_by_port: Callable[[], dict[int, str]]) -> str:
+        """The module in the cage of `device`'s `port`; `far_by_port`: the device at the far
+        end of each of `device`'s trunk ports of this tier."""
+        ppc = self.design.topology.ports_per_cage
+        if device not in self.cages:
+            between = self.design.lengths.between
+            runs = {p: between(device, far) for p, far in far_by_port().items()}
+            self.cages[device] = {
+                cage: self.by_run[run].part_number for cage, run in trunk_cages(runs, ppc).items()
+            }
+        return self.cages[device][port // ppc]
+
+
 def _server_leaf_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
     t = design.topology
     host_cable = _HostCables(design, names)
@@ -231,41 +268,98 @@ def _server_leaf_runs(design: FabricDesign, names: _Names, tier: str) -> Iterato
 def _leaf_spine_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
     t, trunk = design.topology, design.trunk_media
     lpp, up_start = t.links_per_leaf_per_spine, t.leaf_up_start
+    cages = _TrunkModules(design, "leaf-spine")
+
+    def spine_ports(pod: int) -> dict[int, str]:
+        first = pod * t.leaves_per_pod
+        leaves = range(first, min(first + t.leaves_per_pod, t.leaf_count))
+        return {i * lpp + k: names.leaf(leaf) for i, leaf in enumerate(leaves) for k in range(lpp)}
+
     for leaf in range(t.leaf_count if trunk else 0):
         pod, in_pod = divmod(leaf, t.leaves_per_pod)
         leaf_name = names.leaf(leaf)
+
+        def leaf_ports(pod: int = pod) -> dict[int, str]:
+            return {
+                up_start + s * lpp + k: names.spine(pod, s)
+                for s in range(t.spines_per_pod)
+                for k in range(lpp)
+            }
+
         for spine in range(t.spines_per_pod):
             spine_name = names.spine(pod, spine)
             media, cable = _trunk_cable(design, "leaf-spine", leaf_name, spine_name)
             for link in range(lpp):
+                a, b = up_start + spine * lpp + link, in_pod * lpp + link
+                modules = (
+                    (
+                        cages.module(leaf_name, a, leaf_ports),
+                        cages.module(spine_name, b, lambda pod=pod: spine_ports(pod)),
+                    )
+                    if cages
+                    else None
+                )
                 yield _trunk(
                     f"{tier}leaf-spine",
                     media or trunk,
                     names,
-                    (leaf_name, up_start + spine * lpp + link),
-                    (spine_name, in_pod * lpp + link),
+                    (leaf_name, a),
+                    (spine_name, b),
                     cable,
+                    modules,
                 )
 
 
 def _spine_core_runs(design: FabricDesign, names: _Names, tier: str) -> Iterator[CableRun]:
     t, core = design.topology, design.core_media
     lpc, up_start = t.links_per_spine_per_core, t.spine_up_start
+    cages = _TrunkModules(design, "spine-core")
+    core_ports: dict[str, dict[int, str]] = {}
+
+    def core_ports_of(core_name: str) -> dict[int, str]:
+        if not core_ports:  # every core's ports, in one pass over the plane's spines
+            for pod in range(t.pods):
+                for spine in range(t.spines_per_pod):
+                    for core_switch in range(t.core_per_plane):
+                        index, port = t.core_of(pod, spine, core_switch)
+                        ports = core_ports.setdefault(names.core(index), {})
+                        for link in range(lpc):
+                            ports[port + link] = names.spine(pod, spine)
+        return core_ports[core_name]
+
     for pod in range(t.pods if core else 0):
         for spine in range(t.spines_per_pod):
             spine_name = names.spine(pod, spine)
+
+            def spine_ports(pod: int = pod, spine: int = spine) -> dict[int, str]:
+                return {
+                    up_start + cs * lpc + k: names.core(t.core_of(pod, spine, cs)[0])
+                    for cs in range(t.core_per_plane)
+                    for k in range(lpc)
+                }
+
             for core_switch in range(t.core_per_plane):
                 core_index, core_port = t.core_of(pod, spine, core_switch)
                 core_name = names.core(core_index)
                 media, cable = _trunk_cable(design, "spine-core", spine_name, core_name)
                 for link in range(lpc):
+                    a, b = up_start + core_switch * lpc + link, core_port + link
+                    modules = (
+                        (
+                            cages.module(spine_name, a, spine_ports),
+                            cages.module(core_name, b, lambda name=core_name: core_ports_of(name)),
+                        )
+                        if cages
+                        else None
+                    )
                     yield _trunk(
                         f"{tier}spine-core",
                         media or core,
                         names,
-                        (spine_name, up_start + core_switch * lpc + link),
-                        (core_name, core_port + link),
+                        (spine_name, a),
+                        (core_name, b),
                         cable,
+                        modules,
                     )
 
 

@@ -24,11 +24,17 @@ from quoting.engine.fabric.lengths import (
     CAGES,
     COPPER,
     FIBRE,
+    MODULES,
     FabricLengths,
     MeasuredTier,
     ufm_cables,
 )
-from quoting.engine.fabric.measured import buy_host_cages, buy_trunk_pairs, buy_uniform
+from quoting.engine.fabric.measured import (
+    buy_host_cages,
+    buy_trunk_cages,
+    buy_trunk_pairs,
+    buy_uniform,
+)
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.requirements import (
     FAMILIES,
@@ -532,7 +538,7 @@ def _design(
     _quote_nics(req, chosen, t, buy.tally, warnings)
     storage = _storage_added(req, catalog, chosen.switch, lengths, buy.tally)
     management = _management(
-        req, catalog, t, buy.tally, warnings, storage, _ufm_appliances(ufm, storage)
+        req, catalog, t, buy.tally, warnings, storage, _ufm_appliances(ufm, storage), lengths
     )
     buy.tally.add_spares(req.spares_percent)
 
@@ -558,7 +564,7 @@ def _design(
         pre_provisioned=_pre_provisioned(req, t, warnings),
         next_step=None,
         warning_messages=(),
-        advice_messages=_design_advice(req, t, chosen, storage),
+        advice_messages=_design_advice(req, t, chosen, storage) + _cords_assumed(req, lengths),
         storage=storage,
         server=chosen.server,
         ufm=ufm,
@@ -808,7 +814,8 @@ def _buy_uplinks(
     buy: _Purchase,
 ) -> None:
     """Measured switch pairs on whole cages choose their media rack pair by rack pair; other
-    uplinks all take the tier's media."""
+    measured optical uplinks choose their modules cage by cage; unmeasured uplinks all take the
+    tier's media."""
     if media is None:
         return
     field, _fewest_tiers = _UPLINK_TIERS[tier]
@@ -823,6 +830,16 @@ def _buy_uplinks(
                 catalog, switch=switch, distance=run, copper_ok=True, field=field
             ),
             ports_per_cage=ppc,
+        )
+    elif is_measured and media.optical and (tier, MODULES) in buy.lengths.cables:
+        buy.measured[tier] = buy_trunk_cages(
+            buy.tally,
+            catalog,
+            tier,
+            media=media,
+            module_for=lambda run: parts.trunk_module_for(catalog, switch, media, run),
+            cages=buy.lengths.cables[tier, MODULES],
+            links=buy.lengths.cables[tier, FIBRE],
         )
     else:
         links = leaf_spine_links(t) if tier == "leaf-spine" else spine_core_links(t)
@@ -1264,6 +1281,7 @@ def _management(
     warnings: list[Message],
     storage: FabricDesign | None = None,
     ufm_appliances: int = 0,
+    lengths: FabricLengths | None = None,
 ) -> Management:
     """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC, per switch
     and per UFM appliance, each a quoted patch cord. Storage servers and storage switches count
@@ -1293,25 +1311,7 @@ def _management(
             oob_switches += 1
         oob_cables = endpoints + oob_switches
         tally.add(part, oob_switches, "out-of-band management")
-        # The management switches stand among the racks they serve, as the leaves stand at
-        # their scalable unit's end: a run as long as a server's to its leaf.
-        distance = distance_m(req.server_to_leaf, "server_to_leaf")
-        cord = parts.pick_patch_cord(catalog, distance)
-        if cord is not None:
-            tally.add(cord, oob_cables, "out-of-band management")
-            patch_cords = oob_cables
-            if (cord.length_m or 0) < distance:
-                warnings.append(
-                    message(
-                        gettext_noop(
-                            "The longest management patch cord in the catalog ({metres:g} m) is "
-                            "shorter than the {distance:g} m run: check the installation pack's "
-                            "lengths."
-                        ),
-                        metres=cord.length_m,
-                        distance=distance,
-                    )
-                )
+        patch_cords = _buy_patch_cords(req, catalog, tally, warnings, oob_cables, lengths)
     if inband_cables or oob_cables > patch_cords:
         warnings.append(
             message(
@@ -1324,6 +1324,68 @@ def _management(
             )
         )
     return Management(inband_switches, inband_cables, oob_switches, oob_cables)
+
+
+def _patch_cord_runs(
+    req: FabricRequirements, cords: int, lengths: FabricLengths | None
+) -> dict[float, int]:
+    """{run: cords} of the out-of-band network: each device's run to its management switch as
+    the site's layout measures it; without one, every cord as long as a server's run to its
+    leaf (the management switches stand among the racks they serve, as the leaves stand at
+    their scalable unit's end)."""
+    if lengths is not None and lengths.oob_m:
+        return dict(lengths.oob_m)
+    return {distance_m(req.server_to_leaf, "server_to_leaf"): cords}
+
+
+def _cords_assumed(req: FabricRequirements, lengths: FabricLengths | None) -> tuple[Message, ...]:
+    """What the out-of-band cords assume when no layout measured them."""
+    if not req.outofband_management or (lengths is not None and lengths.oob_m):
+        return ()
+    return (
+        message(
+            gettext_noop(
+                "Out-of-band patch cords are quoted at {metres:g} m each, the server-to-leaf "
+                "distance, as no rack layout measured them: design on a site to quote each "
+                "cord at the length of its own run."
+            ),
+            metres=distance_m(req.server_to_leaf, "server_to_leaf"),
+        ),
+    )
+
+
+def _buy_patch_cords(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    tally: Tally,
+    warnings: list[Message],
+    cords: int,
+    lengths: FabricLengths | None,
+) -> int:
+    """The out-of-band patch cords, each at the length class of its run; how many were quoted
+    (none when the catalog has no patch cord)."""
+    quoted, short_of = 0, 0.0
+    for run, count in sorted(_patch_cord_runs(req, cords, lengths).items()):
+        cord = parts.pick_patch_cord(catalog, run)
+        if cord is None:
+            return 0
+        tally.add(cord, count, "out-of-band management")
+        quoted += count
+        if (cord.length_m or 0) < run:
+            short_of = max(short_of, run)
+    if short_of:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "The longest management patch cord in the catalog ({metres:g} m) is "
+                    "shorter than the {distance:g} m run: check the installation pack's "
+                    "lengths."
+                ),
+                metres=parts.pick_patch_cord(catalog, short_of).length_m,
+                distance=short_of,
+            )
+        )
+    return quoted
 
 
 def _replan(

@@ -5,8 +5,9 @@ it without routing a single cable leg: the rack of each device, and the longest 
 racks (between their extreme devices), so every link between two racks gets the part that
 covers the longest of them. Host links are grouped as the parts are bought: a fibre per switch
 port (a splitter fibre serves both NDR200 hosts of a port), a copper cable per switch cage; trunk
-links per rack pair. The BOM counts these groups (`cables`), the cable schedule looks each link's
-group up with the same functions, so the two agree part for part.
+links per rack pair, and their switch cages by the longest run of each (`trunk_cages`): a twin-port
+module serves both ports of its cage. The BOM counts these groups (`cables`), the cable schedule
+looks each link's group up with the same functions, so the two agree part for part.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from quoting.engine.fabric.topology import Topology
 FIBRE = "fibre"  # one switch port (optics: a fibre per port)
 COPPER = "copper"  # one switch cage (copper and AOC: a cable per cage)
 CAGES = "cages"  # host tier: {(each port's run, endpoints): cages}, for media chosen per cage
+MODULES = "modules"  # trunk tiers: {a cage's longest run: switch cages}, both ends counted
 
 # A leaf cage as the host tier buys it: the run of each of its ports, and its endpoints.
 CageRuns = tuple[tuple[float, ...], int]
@@ -38,6 +40,8 @@ class MeasuredTier:
     part_by_run: dict[tuple[str, float], ProductSpec] = field(default_factory=dict)
     # Host cages that must keep the tier's own media (a UFM port shares them): (leaf, cage).
     forced: frozenset[tuple[int, int]] = frozenset()
+    # Trunk tiers whose cages join several switch pairs: the module of a cage, by its longest run.
+    module_by_run: dict[float, ProductSpec] = field(default_factory=dict)
 
     def part(self, media: Media, run: float) -> ProductSpec:
         return self.part_by_run[media.cable.part_number, run]
@@ -50,12 +54,15 @@ class FabricLengths:
     rack_of: Callable[[str], int]  # a cable-schedule device name -> its rack
     pair_m: Callable[[int, int], float]  # the longest run between two racks
     # (tier, FIBRE or COPPER) -> {length in m: cables}; ("server-leaf", CAGES) -> {CageRuns:
-    # cages}. UFM links are counted by the design.
+    # cages}; (trunk tier, MODULES) -> {a cage's longest run: cages}. UFM links are counted by
+    # the design.
     cables: dict[tuple[str, str], Counter] = field(default_factory=dict)
     # The CageRuns of each cage of a (first-plane) leaf: a UFM port may share one.
     leaf_cages: Callable[[int], list[CageRuns]] | None = None
     # (UFM appliance, leaf) -> run; the appliances' ports take whichever leaves the design picks.
     ufm_m: dict[tuple[int, int], float] = field(default_factory=dict)
+    # {run: management ports}: each device to its out-of-band switch, as the pack routes it.
+    oob_m: Counter = field(default_factory=Counter)
     site: dict[str, Any] = field(default_factory=dict)  # the site inputs measured on
     storage: FabricLengths | None = None  # the storage fabric's, on the same layout
 
@@ -104,6 +111,16 @@ def host_cages(
         )
         for c in range(0, len(runs), per_cage)
     ]
+
+
+def trunk_cages(runs_by_port: dict[int, float], ports_per_cage: int) -> dict[int, float]:
+    """{cage: its longest run} of one switch's trunk ports ({port: run}): the cage's module
+    serves both of its ports, so it must reach the longer (rule 9: one fibre type per module)."""
+    cages: dict[int, float] = {}
+    for port, run in runs_by_port.items():
+        cage = port // ports_per_cage
+        cages[cage] = max(cages.get(cage, 0.0), run)
+    return cages
 
 
 def ufm_runs(

@@ -2,9 +2,12 @@
 
 Host links choose per leaf cage (copper and AOC join a whole cage; a twin-port module serves
 both ports of its cage, so one cage is one media), each port's fibre at its own length class.
-Switch-to-switch links choose per rack pair when every switch pair gets whole cages, else one
-optical media for the tier (a cage then joins two pairs). The cable schedule looks each link's
-media and part up in the MeasuredTier this returns, so the BOM and the schedule agree.
+Switch-to-switch links choose per rack pair when every switch pair gets whole cages. Otherwise a
+cage joins two switch pairs: the tier keeps one fibre type (a module's two ports share one, and
+so do a link's two ends, which chains every cage of the tier), and each cage takes the module of
+that type its longest run needs, so one long run buys long-reach modules for its two cages only.
+The cable schedule looks each link's media and part up in the MeasuredTier this returns, so the
+BOM and the schedule agree.
 """
 
 from __future__ import annotations
@@ -134,4 +137,28 @@ def buy_trunk_pairs(
             tally.add(_part(catalog, record, media, run, steps), n, role)
         else:
             tally.add(_part(catalog, record, media, run, steps), cages, role)
+    return record
+
+
+def buy_trunk_cages(
+    tally: Tally,
+    catalog: list[ProductSpec],
+    role: str,
+    *,
+    media: Media,
+    module_for: Callable[[float], ProductSpec],
+    cages: Counter,
+    links: Counter,
+) -> MeasuredTier:
+    """Optical switch-to-switch links whose cages join several switch pairs: `cages` counts the
+    cages at both ends by their longest run, each buying the module `module_for` that run; `links`
+    counts links by run, each a fibre of the tier's media at its own length class."""
+    record, steps = MeasuredTier(), _ByReach(catalog)
+    for run, n in sorted(cages.items()):
+        module = steps.get(("module",), run, lambda run=run: module_for(run))
+        record.module_by_run[run] = module
+        tally.add(module, n, role)
+    for run, n in sorted(links.items()):
+        record.media_by_run[run] = media
+        tally.add(_part(catalog, record, media, run, steps), n, role)
     return record

@@ -486,6 +486,21 @@ def pick_trunk_media(
     raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
 
 
+def trunk_module_for(
+    catalog: list[ProductSpec], switch: ProductSpec, media: Media, distance: float
+) -> ProductSpec:
+    """The switch module of one cage on an optical trunk tier: the cheapest reach class of the
+    tier's fibre type that covers the cage's longest run and plugs into the tier's fibre class
+    (a DR4 100 m module where every run of the cage is within 100 m, the 500 m one only where
+    one is longer). Both models of a class are DR4 optics on the same MPO-12/APC single-mode
+    fibre, so a link may have one at each end. The tier's own module covers every run."""
+    for module in _switch_modules(catalog, switch, media.kind, distance):
+        fibre = _fibre(catalog, module, 1, distance)
+        if fibre is not None and fibre.reach_m == media.cable.reach_m:
+            return module
+    return media.switch_module
+
+
 def pick_software(catalog: list[ProductSpec], family: str, unit: str) -> ProductSpec | None:
     return _best(
         catalog,

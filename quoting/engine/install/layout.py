@@ -145,7 +145,8 @@ class InstallLayout:
     warning_messages: list[Message]
     _locations: dict[str, str] = field(default_factory=dict)
     parts: dict[str, ProductSpec] = field(default_factory=dict)  # the catalog by part number
-    management: tuple = ()  # (placer, out-of-band switches) until plan_layout places them
+    # (placer, out-of-band switches) until they are placed (plan_layout, measure_runs).
+    management: tuple = ()
 
     @property
     def warnings(self) -> list[str]:
@@ -217,6 +218,8 @@ class _Placer:
         self.devices: dict[str, Device] = {}
         self.row = 0
         self.position = 0
+        # What the optics of the switches placed in each rack (by index) may draw once cabled.
+        self.optics_reserved_w: Counter = Counter()
 
     def new_row(self) -> None:
         if self.position:
@@ -271,6 +274,7 @@ class _Placer:
             ):
                 rack = self.rack(kind, su)
             self.put(rack, device)
+            self.optics_reserved_w[rack.index] += optics_w
 
 
 def _power(part: ProductSpec | None) -> tuple[float, float]:

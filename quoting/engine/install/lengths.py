@@ -1,10 +1,12 @@
 """A design on a site: its devices placed in racks, its runs measured by group, its BOM bought
 for them (quoting/engine/fabric/lengths.py says how the groups are counted).
 
-No cable leg is routed here: a rack pair's run is computed once, and links are counted per rack
-pair (trunks) or per leaf (host ports and cages, once per rail group and leaf rack when rails
-are optimized), so designing 16,384 GPUs on a site stays in milliseconds. The installation pack
-routes every leg on the same placement (plan_layout) and buys it with the same part.
+No fabric cable leg is routed here: a rack pair's run is computed once, and links are counted
+per rack pair (trunks) or per leaf (host ports and cages, once per rail group and leaf rack when
+rails are optimized), so designing 16,384 GPUs on a site stays in milliseconds. Out-of-band
+patch cords, one per device, are routed each to its management switch, as the pack routes them.
+The installation pack routes every leg on the same placement (plan_layout) and buys it with the
+same part.
 """
 
 from __future__ import annotations
@@ -20,13 +22,16 @@ from quoting.engine.fabric.lengths import (
     CAGES,
     COPPER,
     FIBRE,
+    MODULES,
     FabricLengths,
     host_cages,
     leaf_hosts,
+    trunk_cages,
 )
 from quoting.engine.fabric.parts import MissingFibre
 from quoting.engine.fabric.requirements import UNMEASURED_DISTANCES, FabricRequirements
 from quoting.engine.install.layout import place_devices, routed_m
+from quoting.engine.install.management import management_runs, place_management_switches
 from quoting.engine.install.site import U_METRES, SiteInputs
 
 
@@ -104,6 +109,9 @@ def measure_runs(
 
     site_values = asdict(site)
     lengths = FabricLengths(rack_of, pair_m, site=site_values)
+    if layout.management:  # the out-of-band switches where the pack puts them
+        place_management_switches(layout, *layout.management)
+        lengths.oob_m = Counter(metres for *_, metres in management_runs(layout))
     _count(design, [_Names(design, p) for p in range(1, design.planes + 1)], lengths)
     if design.storage is not None:
         lengths.storage = FabricLengths(rack_of, pair_m, site=site_values)
@@ -117,7 +125,7 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
     counted = {
         (tier, unit): Counter()
         for tier in ("server-leaf", "leaf-spine", "spine-core")
-        for unit in (FIBRE, COPPER)
+        for unit in (FIBRE, COPPER, MODULES)
     }
     counted["server-leaf", CAGES] = Counter()
     host_rack = [rack_of(planes[0].host(s, 0)[0]) for s in range(t.servers)]
@@ -183,6 +191,8 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
             counted["leaf-spine", FIBRE][run] += links
             if lpp % ppc == 0:
                 counted["leaf-spine", COPPER][run] += links // ppc
+    if lpp % ppc:
+        _count_leaf_spine_cages(t, names, rack_of, pair_m, counted["leaf-spine", MODULES])
     if t.tiers < 3:
         return
     lpc = t.links_per_spine_per_core
@@ -198,3 +208,54 @@ def _count_trunks(t, names: _Names, rack_of, pair_m, counted) -> None:
             counted["spine-core", FIBRE][run] += links
             if lpc % ppc == 0:
                 counted["spine-core", COPPER][run] += links // ppc
+    if lpc % ppc:
+        _count_spine_core_cages(t, names, rack_of, pair_m, counted["spine-core", MODULES])
+
+
+# Where a switch pair's links do not fill whole cages, a cage joins two switch pairs: its module
+# is chosen for the longer of its runs, so the cages are counted by that run, at both ends.
+
+
+def _count_leaf_spine_cages(t, names: _Names, rack_of, pair_m, counted: Counter) -> None:
+    """Each leaf's uplink cages and each spine's downlink cages by their longest run; leaves
+    (spines) of one pod in the same rack have the same runs, so each rack is measured once."""
+    ppc, lpp, up = t.ports_per_cage, t.links_per_leaf_per_spine, t.leaf_up_start
+    for pod in range(t.pods):
+        first = pod * t.leaves_per_pod
+        leaf_racks = [
+            rack_of(names.leaf(leaf))
+            for leaf in range(first, min(first + t.leaves_per_pod, t.leaf_count))
+        ]
+        spine_racks = [rack_of(names.spine(pod, spine)) for spine in range(t.spines_per_pod)]
+        ends = (
+            (leaf_racks, spine_racks, up),  # a leaf's uplinks, spine by spine
+            (spine_racks, leaf_racks, 0),  # a spine's downlinks, leaf by leaf of the pod
+        )
+        for own_racks, far_racks, start in ends:
+            for rack, switches in Counter(own_racks).items():
+                runs = {
+                    start + far * lpp + link: pair_m(rack, far_rack)
+                    for far, far_rack in enumerate(far_racks)
+                    for link in range(lpp)
+                }
+                for run in trunk_cages(runs, ppc).values():
+                    counted[run] += switches
+
+
+def _count_spine_core_cages(t, names: _Names, rack_of, pair_m, counted: Counter) -> None:
+    """Each spine's uplink cages and each core's downlink cages by their longest run."""
+    ppc, lpc, up = t.ports_per_cage, t.links_per_spine_per_core, t.spine_up_start
+    core_racks = [rack_of(names.core(core)) for core in range(t.core_count)]
+    core_runs: dict[int, dict[int, float]] = {}
+    for pod in range(t.pods):
+        for spine in range(t.spines_per_pod):
+            spine_rack, runs = rack_of(names.spine(pod, spine)), {}
+            for core_switch in range(t.core_per_plane):
+                core, core_port = t.core_of(pod, spine, core_switch)
+                run = pair_m(spine_rack, core_racks[core])
+                for link in range(lpc):
+                    runs[up + core_switch * lpc + link] = run
+                    core_runs.setdefault(core, {})[core_port + link] = run
+            counted.update(trunk_cages(runs, ppc).values())
+    for runs in core_runs.values():
+        counted.update(trunk_cages(runs, ppc).values())

@@ -5,21 +5,27 @@ management switches' own, to the management switches.
 A management switch serves the next 48 (its port count) management ports in placement order, so
 it goes into the rack nearest the middle of those devices that still has a free U and power
 budget (servers' racks usually have both); a 1GbE copper run must stay within 100 m, which one
-management row far from the compute rows would not in a large hall.
+management row far from the compute rows would not in a large hall. The switches are placed
+before the fabric is cabled, a rack's switches counted with the most their optics may draw, so
+the placement does not follow the media: the design measures the same runs (`management_runs`,
+from install/lengths.py) and buys each patch cord at its length class before its optics are
+chosen.
 
 The design quotes one RJ45 patch cord per management port (its BOM role "out-of-band
 management"); here each gets an ID, both ends, a routed length and its length class, like the
-fabric's cables. Ports are handed out in placement order, so a rack's devices sit on
-neighbouring ports of the same management switch. The ends are named as the devices name them:
-`bmc` on a server or appliance, `mgmt0` on a switch, `p<n>` on the management switch.
+fabric's cables, and the part the BOM bought for that run. Ports are handed out in placement
+order, so a rack's devices sit on neighbouring ports of the same management switch. The ends are
+named as the devices name them: `bmc` on a server or appliance, `mgmt0` on a switch, `p<n>` on
+the management switch.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from quoting.engine.catalog import ProductSpec
+from quoting.engine.fabric.parts import pick_patch_cord
 from quoting.engine.install.layout import (
     OTHER_COLOUR,
     Cable,
@@ -50,37 +56,94 @@ def _served(endpoints: list[Device], number: int, ports: int) -> list[Device]:
 
 def place_management_switches(layout: InstallLayout, placer, switches: list[Device]) -> None:
     """Each switch into the rack nearest the middle of the devices it serves that has a free U
-    and power budget; a new network rack when none has. Runs after the fabric is cabled, so
-    every rack's power already holds its optics."""
+    and power budget; a new network rack when none has. Runs before the fabric is cabled: a
+    rack's optics count as the most its switches' may draw (`placer.optics_reserved_w`)."""
     if not switches:
         return
     site = layout.site
     ports = _ports(layout, switches)
     endpoints = list(layout.devices.values())
     budget_w = site.rack_power_kw * 1000
+    spacing, pitch = site.row_spacing_m, site.rack_pitch_m
 
-    def metres(rack, origin) -> float:
+    def fits(rack, switch: Device) -> bool:
         return (
-            abs(rack.row - origin.row) * site.row_spacing_m
-            + abs(rack.position - origin.position) * site.rack_pitch_m
+            rack.units_used + switch.units <= site.rack_units
+            and rack.network_max_w
+            + rack.server_max_w
+            + placer.optics_reserved_w[rack.index]
+            + switch.max_w
+            <= budget_w
         )
 
+    # The racks a switch of this size and power still fits (a design measures these runs too,
+    # so only the rack a switch went into is checked again, and nothing is sorted).
+    open_racks: list = []
+    sized = None
     for number, switch in enumerate(switches):
+        if sized != (switch.units, switch.max_w):
+            sized = (switch.units, switch.max_w)
+            open_racks = [rack for rack in layout.racks if fits(rack, switch)]
         group = _served(endpoints, number, ports) or endpoints[-1:]
         origin = layout.racks[group[len(group) // 2].rack]
-        for rack in sorted(layout.racks, key=lambda r: (metres(r, origin), r.index)):
-            if (
-                rack.units_used + switch.units <= site.rack_units
-                and rack.network_max_w + rack.server_max_w + switch.max_w <= budget_w
-            ):
-                placer.put(rack, switch)
-                break
-        else:
+        row, position = origin.row, origin.position
+        nearest = min(
+            open_racks,
+            key=lambda r: (
+                abs(r.row - row) * spacing + abs(r.position - position) * pitch,
+                r.index,
+            ),
+            default=None,
+        )
+        if nearest is None:
             placer.fill("network", [switch])
+            nearest = layout.racks[switch.rack]
+            if nearest not in open_racks:
+                open_racks.append(nearest)
+        else:
+            placer.put(nearest, switch)
+        if not fits(nearest, switch):
+            open_racks.remove(nearest)
 
 
 def management_port(role: str) -> str:
     return "bmc" if role in ("server", "storage-server", "ufm") else "mgmt0"
+
+
+def management_runs(layout: InstallLayout) -> Iterator[tuple[Device, Device, int, float]]:
+    """(device, its management switch, the switch's port, the routed run) of every management
+    port, the switches' own last, once the switches are placed."""
+    switches = [d for d in layout.devices.values() if d.role == OOB_ROLE]
+    if not switches:
+        return
+    ports = _ports(layout, switches)
+    endpoints = [d for d in layout.devices.values() if d.role != OOB_ROLE]
+    for index, switch in enumerate(switches):
+        for port, device in enumerate([*_served(endpoints, index, ports), switch], 1):
+            yield device, switch, port, route_length(layout, device.name, switch.name)
+
+
+def _cord_of(layout: InstallLayout, by_sku: dict[str, ProductSpec]) -> Callable[[float], str]:
+    """The part of a management run's cord: the one the design bought for that run's length
+    when it measured them (fabric/design.py), else the BOM's one cord."""
+    design = layout.design
+    measured = design.lengths is not None and bool(design.lengths.oob_m)
+    bom_cord = next(
+        (line.sku for line in design.bom if line.role == OOB_ROLE and line.category == "cable"),
+        "",
+    )
+    if not measured:
+        return lambda _metres: bom_cord
+    catalog = list(by_sku.values())
+    chosen: dict[float, str] = {}
+
+    def cord(metres: float) -> str:
+        if metres not in chosen:
+            part = pick_patch_cord(catalog, metres)
+            chosen[metres] = part.part_number if part else ""
+        return chosen[metres]
+
+    return cord
 
 
 def management_cables(
@@ -90,45 +153,37 @@ def management_cables(
     switches = [d for d in layout.devices.values() if d.role == OOB_ROLE]
     if not switches:
         return
-    cord = next(
-        (
-            line.sku
-            for line in layout.design.bom
-            if line.role == OOB_ROLE and line.category == "cable"
-        ),
-        "",
-    )
-    part = by_sku.get(cord)
-    classes = _length_classes(part, by_sku)
+    cord_of = _cord_of(layout, by_sku)
     switch_spec = by_sku.get(switches[0].part)
-    ports = _ports(layout, switches)
     speed = switch_spec.port_speed_gbps if switch_spec and switch_spec.port_speed_gbps else 1
-    endpoints = [d for d in layout.devices.values() if d.role != OOB_ROLE]
     colour, colour_hex = OTHER_COLOUR
+    classes: dict[str, tuple[float, ...]] = {}
     number = first_number
-    for index, switch in enumerate(switches):
-        for port, device in enumerate([*_served(endpoints, index, ports), switch], 1):
-            length = route_length(layout, device.name, switch.name)
-            if cord:
-                layout.rack_of(device.name).parts[cord] += 1
-            yield Cable(
-                f"C{number:06d}",
-                TIER,
-                None,
-                cord,
-                part.media if part else "",
-                device.name,
-                management_port(device.role),
-                switch.name,
-                f"p{port}",
-                length,
-                next((c for c in classes if c >= length), None),
-                part.length_m if part else None,
-                colour,
-                colour_hex,
-                speed,
-            )
-            number += 1
+    for device, switch, port, length in management_runs(layout):
+        cord = cord_of(length)
+        part = by_sku.get(cord)
+        if cord not in classes:
+            classes[cord] = _length_classes(part, by_sku)
+        if cord:
+            layout.rack_of(device.name).parts[cord] += 1
+        yield Cable(
+            f"C{number:06d}",
+            TIER,
+            None,
+            cord,
+            part.media if part else "",
+            device.name,
+            management_port(device.role),
+            switch.name,
+            f"p{port}",
+            length,
+            next((c for c in classes[cord] if c >= length), None),
+            part.length_m if part else None,
+            colour,
+            colour_hex,
+            speed,
+        )
+        number += 1
 
 
 def management_warnings(layout: InstallLayout) -> None:

@@ -1,6 +1,7 @@
-"""The whole layout of a design on a site: devices placed (install/layout.py), the fabric's cables
-routed, then the out-of-band management network added beside them (install/management.py), which
-builds on the placed layout. Here, above both, so that neither imports the other back."""
+"""The whole layout of a design on a site: devices placed (install/layout.py), the out-of-band
+management switches beside them (install/management.py), which builds on the placed layout, the
+fabric's cables routed, then the management cables. Here, above both, so that neither imports
+the other back."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from dataclasses import replace
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.install.layout import (
-    Device,
     InstallLayout,
     _cables,
     _length_warnings,
-    _Placer,
     place_devices,
 )
 from quoting.engine.install.management import (
@@ -30,12 +29,16 @@ def plan_layout(
 ) -> InstallLayout:
     """Place every device and route every cable; raises InvalidInput on a site field."""
     layout, rename, by_sku = place_devices(design, site, catalog)
+    # The out-of-band switches before the fabric's optics, as the design measured their runs.
+    management = layout.management
+    if management:
+        place_management_switches(layout, *management)
+        layout.management = ()
     layout.cables = list(_cables(layout, rename, by_sku))
     _power_warning(layout, site)
     _length_warnings(layout)
-    if layout.management:
-        _add_management_network(layout, by_sku, *layout.management)
-        layout.management = ()
+    if management:
+        _add_management_network(layout, by_sku)
     if prefix := site.name_prefix.strip():
         _prefix_names(layout, prefix)
     return layout
@@ -97,14 +100,8 @@ def _power_warning(layout: InstallLayout, site: SiteInputs) -> None:
     )
 
 
-def _add_management_network(
-    layout: InstallLayout,
-    by_sku: dict[str, ProductSpec],
-    placer: _Placer,
-    switches: list[Device],
-) -> None:
-    """The out-of-band switches and their cables, after the fabric's (install/management.py)."""
-    place_management_switches(layout, placer, switches)
+def _add_management_network(layout: InstallLayout, by_sku: dict[str, ProductSpec]) -> None:
+    """The out-of-band switches' cables, after the fabric's (install/management.py)."""
     first = len({c.base_id for c in layout.cables}) + 1
     layout.cables.extend(management_cables(layout, by_sku, first))
     management_warnings(layout)

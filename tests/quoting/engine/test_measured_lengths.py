@@ -53,6 +53,9 @@ SIZES = {
     "512 GPUs not rail-optimized, raised floor": dict(
         gpu_count=512, rail_optimized=False, site=RAISED_FLOOR
     ),
+    "2,048 GPUs IB, one link per switch pair, rows 6 m apart (trunk modules per cage)": dict(
+        gpu_count=2048, growth_gpus=65536, site=SiteInputs(racks_per_row=4, row_spacing_m=6)
+    ),
 }
 
 _BUILT: dict[str, tuple] = {}
