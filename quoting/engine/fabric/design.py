@@ -158,7 +158,8 @@ class FabricDesign:
 
     def ports_by_tier(self) -> dict[str, dict[str, int]]:
         t, k, planes = self.topology, self.topology.radix, self.planes
-        leaf = sum(n * (ceil_div(e, t.split) + t.leaf_up) for n, e in t.leaf_fill())
+        # Every leaf's uplinks, with those of a leaf kept for UFM alone (no servers on it).
+        leaf = sum(n * ceil_div(e, t.split) for n, e in t.leaf_fill()) + t.leaf_count * t.leaf_up
         leaf += len(self.ufm.links) if self.ufm else 0
         spine = sum(
             pods * t.spines_per_pod * (leaves * t.links_per_leaf_per_spine + t.spine_up)
@@ -1161,16 +1162,30 @@ def _room_for_ufm(
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
-    only on the down ports, so this settles in a step or two."""
+    only on the down ports, so this settles in a step or two. Leaves the servers fill to the
+    last port get one more leaf for the appliances (_with_room_for_ufm)."""
+    room_for = 0
     for _ in range(3):
-        ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+        try:
+            ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+        except InvalidInput:
+            if t.rail_optimized or room_for:
+                raise
+            room_for = _ufm_ports(catalog, switch)
+            t = _replan(t, target_servers=req.growth_servers, room_for=room_for)
+            continue
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
         ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
         if reserved <= t.reserved_down:
             break
-        t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved)
+        t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved, room_for=room_for)
     return t
+
+
+def _ufm_ports(catalog: list[ProductSpec], switch: ProductSpec) -> int:
+    """The leaf ports the HA pair of appliances takes."""
+    return HA_PAIR * (_ufm_appliance(catalog, switch).port_count or 1)
 
 
 def _ufm_appliance(catalog: list[ProductSpec], switch: ProductSpec) -> ProductSpec:
@@ -1332,20 +1347,26 @@ def _replan(
     target_servers: int,
     reserved_down: int | None = None,
     rail_optimized: bool | None = None,
+    room_for: int = 0,
 ) -> Topology:
     """The same switch and servers planned again with one thing changed (growth target, ports
-    kept for UFM, rail optimisation)."""
-    return plan_topology(
+    kept for UFM, rail optimisation). `room_for` endpoint ports beyond the servers' are planned
+    as servers' worth of leaf ports and left empty: on a fabric whose servers fill every leaf,
+    that adds the leaf (with its uplinks and spine ports) the UFM appliances are cabled into,
+    after the servers' leaves."""
+    extra = ceil_div(room_for * t.split, t.rails)
+    planned = plan_topology(
         radix=t.radix,
         ports_per_cage=t.ports_per_cage,
         split=t.split,
         rails=t.rails,
         rail_optimized=t.rail_optimized if rail_optimized is None else rail_optimized,
         ratio=t.ratio,
-        servers=t.servers,
-        target_servers=target_servers,
+        servers=t.servers + extra,
+        target_servers=max(target_servers, t.servers + extra),
         reserved_down=t.reserved_down if reserved_down is None else reserved_down,
     )
+    return replace(planned, servers=t.servers) if extra else planned
 
 
 def _pre_provisioned(

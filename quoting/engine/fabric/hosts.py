@@ -269,5 +269,7 @@ def place_ufm(
 
 
 def leaf_endpoints(t: Topology) -> list[int]:
-    """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order)."""
-    return [e for n, e in t.leaf_fill() for _ in range(n)]
+    """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order); a leaf
+    kept for UFM alone, after the servers' leaves, has none."""
+    endpoints = [e for n, e in t.leaf_fill() for _ in range(n)]
+    return endpoints + [0] * (t.leaf_count - len(endpoints))
