@@ -1110,6 +1110,19 @@ def _subnet_manager(
         if item is None:
             raise InvalidInput.field("subnet_manager", f"the catalog has no {choice}.")
         tally.add(item, quantity, "subnet manager")
+        if choice == "ufm-licence":
+            # The licences are software: UFM Enterprise runs on an HA pair of hosts the quote
+            # does not hold, as OpenSM's hosts are said to be the customer's.
+            warnings.append(
+                message(
+                    gettext_noop(
+                        "UFM licences only: UFM runs on {hosts} customer hosts (master and "
+                        "standby), each cabled into a leaf port like a server: the hosts, their "
+                        "NICs and cables are not in the bill of materials."
+                    ),
+                    hosts=HA_PAIR,
+                )
+            )
         if not switch.managed:
             warnings.append(
                 message(

@@ -1,0 +1,48 @@
+"""UFM licences name the hosts they need and the quote does not hold.
+
+NVIDIA UFM Enterprise user manual ("Installation notes", "High availability"): UFM Enterprise is
+software installed on a host server connected to the InfiniBand fabric, run as a master and a
+standby host for high availability. A per-endpoint licence is not that host: a design quoting
+the licences alone says, as it does for OpenSM, that the two hosts are the customer's and are
+not in the bill of materials."""
+
+from __future__ import annotations
+
+import pytest
+
+from quoting.engine.fabric import FabricRequirements, design_fabric
+
+HOSTS_WARNING = "UFM licences only: UFM runs on 2 customer hosts"
+
+
+def _warned(design) -> bool:
+    return any(HOSTS_WARNING in str(w) for w in design.warnings)
+
+
+def test_ufm_licences_say_the_two_hosts_are_not_in_the_bom(catalog):
+    design = design_fabric(
+        FabricRequirements(gpu_count=512, nic_generation="NDR", subnet_manager="ufm-licence"),
+        catalog,
+    )
+    assert _warned(design)
+    # What the quote holds for UFM: the per-endpoint licences, one per endpoint, nothing else.
+    licence = next(p for p in catalog if p.family == "UFM" and p.unit == "endpoint")
+    subnet_manager = [line for line in design.bom if line.role == "subnet manager"]
+    assert [(line.sku, line.quantity) for line in subnet_manager] == [
+        (licence.part_number, design.endpoint_ports)
+    ]
+
+
+def test_automatic_ufm_from_a_few_hundred_endpoints_says_so_too(catalog):
+    design = design_fabric(FabricRequirements(gpu_count=512, nic_generation="NDR"), catalog)
+    assert design.subnet_manager == "ufm-licence"
+    assert _warned(design)
+
+
+@pytest.mark.parametrize("subnet_manager", ["ufm-appliance", "on-switch", "opensm-host"])
+def test_other_subnet_managers_do_not_speak_of_ufm_hosts(catalog, subnet_manager):
+    design = design_fabric(
+        FabricRequirements(gpu_count=248, nic_generation="NDR", subnet_manager=subnet_manager),
+        catalog,
+    )
+    assert not _warned(design)
