@@ -1376,10 +1376,21 @@ def _replan(
         rail_optimized=t.rail_optimized if rail_optimized is None else rail_optimized,
         ratio=t.ratio,
         servers=t.servers + extra,
-        target_servers=max(target_servers, t.servers + extra),
+        # The appliances stay on their ports as the fabric grows: the target keeps them too.
+        target_servers=max(target_servers, t.servers) + extra,
         reserved_down=t.reserved_down if reserved_down is None else reserved_down,
     )
     return replace(planned, servers=t.servers) if extra else planned
+
+
+def _ufm_leaf_room(t: Topology) -> int:
+    """The leaf ports to plan beyond the servers' for a re-plan to keep a leaf that has no
+    servers (the UFM appliances' own, _room_for_ufm): the servers' leaves' free ports and one
+    more. 0 when every leaf has servers."""
+    server_leaves = sum(n for n, _ in t.leaf_fill())
+    if server_leaves == t.leaf_count:
+        return 0
+    return server_leaves * t.leaf_down - ceil_div(t.endpoints, t.split) + 1
 
 
 def _pre_provisioned(
@@ -1387,7 +1398,7 @@ def _pre_provisioned(
 ) -> PreProvisioned | None:
     if req.growth_servers == req.servers:
         return None
-    now = _replan(t, target_servers=t.servers)
+    now = _replan(t, target_servers=t.servers, room_for=_ufm_leaf_room(t))
     target_gpus = req.growth_servers * req.gpus_per_server
     extra = PreProvisioned(
         for_gpus=target_gpus,

@@ -84,3 +84,27 @@ def test_a_rail_optimised_fabric_full_of_servers_still_says_to_leave_a_slot(cata
             catalog,
         )
     assert "31 nodes in a 32-node scalable unit" in str(refused.value.messages["subnet_manager"][0])
+
+
+def test_the_leaf_kept_for_ufm_is_not_counted_as_growth(catalog):
+    # 33 servers fill the ninth leaf only partly: its spines are today's, none pre-provisioned.
+    design = design_fabric(
+        FabricRequirements(
+            gpu_count=256, growth_gpus=264, rail_optimized=False, subnet_manager="ufm-appliance"
+        ),
+        catalog,
+    )
+    assert design.pre_provisioned.spines == 0 and design.pre_provisioned.leaf_spine_links == 0
+
+
+def test_the_growth_target_keeps_the_appliances_leaf_ports(catalog):
+    # At 64 servers the 16 server leaves are full again: the spines take a seventeenth leaf.
+    design = design_fabric(
+        FabricRequirements(
+            gpu_count=256, growth_gpus=512, rail_optimized=False, subnet_manager="ufm-appliance"
+        ),
+        catalog,
+    )
+    t = design.topology
+    target_leaves = 512 // t.leaf_down + 1
+    assert t.spine_count * t.radix >= target_leaves * t.leaf_up
