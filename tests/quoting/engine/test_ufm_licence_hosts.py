@@ -1,8 +1,9 @@
 """UFM licences name the hosts they need and the quote does not hold.
 
-NVIDIA UFM Enterprise user manual ("Installation notes", "High availability"): UFM Enterprise is
-software installed on a host server connected to the InfiniBand fabric, run as a master and a
-standby host for high availability. A per-endpoint licence is not that host: a design quoting
+NVIDIA UFM Enterprise User Manual, "UFM Overview" > "Fabric Topology with UFM": UFM is
+host-based, installed on a UFM Server with a second, UFM HA Server for high availability;
+"Installation Notes" > "Bare Metal Deployment Requirements": an x86_64 host with a ConnectX HCA
+on the fabric. A per-endpoint licence is not that host: a design quoting
 the licences alone says, as it does for OpenSM, that the two hosts are the customer's and are
 not in the bill of materials."""
 
