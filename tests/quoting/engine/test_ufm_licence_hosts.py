@@ -5,7 +5,9 @@ host-based, installed on a UFM Server with a second, UFM HA Server for high avai
 "Installation Notes" > "Bare Metal Deployment Requirements": an x86_64 host with a ConnectX HCA
 on the fabric. A per-endpoint licence is not that host: a design quoting
 the licences alone says, as it does for OpenSM, that the two hosts are the customer's and are
-not in the bill of materials."""
+not in the bill of materials. 512 GPUs fill every leaf port of their rail-optimised fabric, so
+no host is quoted there; a fabric with a free leaf port quotes and cables them
+(test_ufm_hosts_quoted.py)."""
 
 from __future__ import annotations
 
