@@ -175,8 +175,12 @@ REQUIRED_SPECS: dict[str, tuple[str, ...]] = {
         "power_typical_w",
     ),
     Category.CABLE: ("generation", "media", "length_m", "breakout"),
-    Category.SERVER: ("gpu_model", "gpu_count", "gpu_peak_tflops", "power_max_w"),
+    Category.SERVER: ("power_max_w",),
 }
+
+# A GPU server's GPUs (the TCO's compute): given together or not at all. A server without them
+# is a management host (the servers UFM Enterprise runs on).
+SERVER_GPUS = ("gpu_model", "gpu_count", "gpu_peak_tflops")
 
 # A server's compute ports: NIC generation, ports, their speed, and the cages they come through
 # (8 ports through 4 OSFP cages is a DGX's twin-port layout). Given together or not at all.
@@ -408,6 +412,13 @@ class Product(models.Model):
                     errors.setdefault(field, []).append(
                         _("A server's host network layout needs %(field)s as well.")
                         % {"field": verbose}
+                    )
+            gpus = [f for f in SERVER_GPUS if getattr(self, f) not in (None, "")]
+            for field in SERVER_GPUS:
+                if gpus and field not in gpus:
+                    errors.setdefault(field, []).append(
+                        _("A server's GPUs need %(field)s as well.")
+                        % {"field": self._meta.get_field(field).verbose_name}
                     )
         # Uplinks are counted and clocked together: a count without a speed (or the reverse)
         # would put ports of no speed in the installation pack.

@@ -136,10 +136,11 @@ def gpu_peak_tflops() -> dict[str, float]:
 
 
 def servers_with_power() -> list[tuple[str, str]]:
-    """(part number, name in the active language) of the catalog's servers that state their
-    power, for the TCO page's server choice; end-of-life ones are left out."""
+    """(part number, name in the active language) of the catalog's GPU servers that state their
+    power, for the TCO page's server choice; end-of-life ones and servers without GPUs (UFM
+    hosts) are left out."""
     rows = (
-        Product.objects.filter(category=Category.SERVER)
+        Product.objects.filter(category=Category.SERVER, gpu_count__isnull=False)
         .exclude(lifecycle=Lifecycle.EOL)
         .filter(Q(power_typical_w__isnull=False) | Q(power_max_w__isnull=False))
         .order_by("part_number")

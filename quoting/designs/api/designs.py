@@ -145,8 +145,9 @@ class DesignSerializer(serializers.Serializer):
     subnet_manager = serializers.CharField()
     ufm_appliances = serializers.JSONField(
         allow_null=True,
-        help_text="UFM appliances cabled into leaf ports (links are in links['ufm-leaf'] and the "
-        "BOM's 'ufm-leaf' lines), or null.",
+        help_text="UFM appliances, or the UFM hosts quoted with UFM licences (device, host_nic), "
+        "cabled into leaf ports (links are in links['ufm-leaf'] and the BOM's 'ufm-leaf' lines), "
+        "or null.",
     )
     headroom = serializers.DictField(child=serializers.IntegerField())
     pre_provisioned = serializers.JSONField(allow_null=True)

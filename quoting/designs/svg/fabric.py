@@ -261,9 +261,12 @@ def fabric_svg(design: FabricDesign, translate: Translate | None = None) -> str:
         summary += f" · {t.servers} × {design.server.part_number}"
     if design.ufm:
         ufm = design.ufm
-        summary += " · " + tr(gettext_noop("{n} UFM appliances on {ports} leaf ports")).format(
-            n=ufm.appliances, ports=len(ufm.links)
+        label = (
+            gettext_noop("{n} UFM hosts on {ports} leaf ports")
+            if ufm.nic
+            else gettext_noop("{n} UFM appliances on {ports} leaf ports")
         )
+        summary += " · " + tr(label).format(n=ufm.appliances, ports=len(ufm.links))
     parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
     parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))
 

@@ -23,7 +23,7 @@ BOM_ROLE_LABELS = {
     "server-leaf": gettext_noop("server to leaf links"),
     "leaf-spine": gettext_noop("leaf to spine links"),
     "spine-core": gettext_noop("spine to core links"),
-    "ufm-leaf": gettext_noop("UFM appliance to leaf links"),
+    "ufm-leaf": gettext_noop("UFM appliance or host to leaf links"),
     "server NIC": gettext_noop("server NICs"),
     "subnet manager": gettext_noop("subnet manager"),
     "in-band management": gettext_noop("in-band management"),

@@ -114,7 +114,7 @@ class FabricDesign:
     storage: FabricDesign | None = None
     # The chosen server, whose own cages decide the host-side optics; None: NIC cages.
     server: ProductSpec | None = None
-    # UFM appliances' links into the leaves (ufm-appliance subnet manager only).
+    # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves.
     ufm: UfmCabling | None = None
     # Planes one host cage serves: 2 when a ConnectX-8's 800G cage runs one 400GbE port to each
     # of two Spectrum-X planes (one twin-port module per cage); else 1.
@@ -164,7 +164,8 @@ class FabricDesign:
 
     def ports_by_tier(self) -> dict[str, dict[str, int]]:
         t, k, planes = self.topology, self.topology.radix, self.planes
-        leaf = sum(n * (ceil_div(e, t.split) + t.leaf_up) for n, e in t.leaf_fill())
+        # Every leaf's uplinks, with those of a leaf kept for UFM alone (no servers on it).
+        leaf = sum(n * ceil_div(e, t.split) for n, e in t.leaf_fill()) + t.leaf_count * t.leaf_up
         leaf += len(self.ufm.links) if self.ufm else 0
         spine = sum(
             pods * t.spines_per_pod * (leaves * t.links_per_leaf_per_spine + t.spine_up)
@@ -336,6 +337,8 @@ class FabricDesign:
             return None
         return {
             "appliances": u.appliances,
+            "device": u.device.part_number if u.device else "",
+            "host_nic": u.nic.part_number if u.nic else "",
             "ports_per_appliance": u.ports_per_appliance,
             "links": len(u.links),
             "media": u.media.kind,
@@ -514,8 +517,7 @@ def _design(
     t = _topology_planned(req, chosen)
     with _reach_of_measured("server_to_leaf", host_distance, host_measured):
         host_media = _host_media(req, catalog, chosen, host_distance)
-    if req.family == "infiniband" and req.subnet_manager == "ufm-appliance":
-        t = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths)
+    t, ufm_unit, no_ufm_hosts = _ufm_hosts_placed(req, catalog, chosen, t, host_media, lengths)
     trunk_media, trunk_measured = _uplink_media(
         req, catalog, chosen.switch, t, "leaf-spine", lengths
     )
@@ -526,10 +528,10 @@ def _design(
         req, catalog, chosen.switch, t, buy.tally, warnings
     )
     ufm = None
-    if subnet_manager == "ufm-appliance":
-        ufm = _ufm_cabling(
-            req, catalog, chosen.switch, chosen.nic, t, host_media, warnings, lengths
-        )
+    if ufm_unit:
+        ufm = _ufm_cabling(req, chosen, t, host_media, buy, ufm_unit, warnings)
+    if no_ufm_hosts:
+        warnings.append(_ufm_licences_only(no_ufm_hosts))
     _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
     if ufm:
         _buy_ufm_links(req, t, ufm, buy)
@@ -926,7 +928,7 @@ def _ufm_shared_cages(
     t: Topology, ufm: UfmCabling | None, lengths: FabricLengths
 ) -> dict[tuple[int, int], tuple]:
     """The server cages a UFM port shares, by (leaf, cage), with their runs: they keep the
-    tier's media, which is the UFM link's (hosts._shares_cage)."""
+    tier's media, which is the UFM link's (hosts.shares_cage)."""
     if ufm is None:
         return {}
     server_cages = [
@@ -1091,11 +1093,7 @@ def _subnet_manager(
 ) -> tuple[str, ProductSpec | None, int]:
     """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option."""
     endpoints = t.endpoints
-    choice = req.subnet_manager
-    if choice == "auto":
-        choice = (
-            "on-switch" if switch.managed and endpoints < UFM_RECOMMENDED_FROM else "ufm-licence"
-        )
+    choice = _sm_choice(req, switch, endpoints)
     sm_switch, sm_switch_count = None, 0
     if choice == "on-switch" and not switch.managed:
         sm_switch = parts.managed_sibling(catalog, switch)
@@ -1166,6 +1164,139 @@ def _subnet_manager(
     return choice, sm_switch, sm_switch_count
 
 
+def _ufm_licences_only(reason: Message) -> Message:
+    """UFM licences are software: UFM Enterprise runs on an HA pair of hosts the quote does not
+    hold, as OpenSM's hosts are said to be the customer's, and why."""
+    return message(
+        gettext_noop(
+            "UFM licences only: UFM runs on {hosts} customer hosts (master and standby), each "
+            "cabled into a leaf port like a server: the hosts, their NICs and cables are not in "
+            "the bill of materials. {reason}"
+        ),
+        hosts=HA_PAIR,
+        reason=reason,
+    )
+
+
+def _sm_choice(req: FabricRequirements, switch: ProductSpec, endpoints: int) -> str:
+    """The subnet manager asked for; auto: on a managed switch below UFM's few hundred
+    endpoints, else UFM licences."""
+    if req.subnet_manager != "auto":
+        return req.subnet_manager
+    return "on-switch" if switch.managed and endpoints < UFM_RECOMMENDED_FROM else "ufm-licence"
+
+
+@dataclass(frozen=True, slots=True)
+class _UfmUnit:
+    """What runs UFM from the leaves, twice (master and standby): an appliance with its own
+    ports, or a host server with one InfiniBand NIC of the fabric's generation."""
+
+    device: ProductSpec
+    nic: ProductSpec | None
+    ports: int  # leaf ports each takes
+
+
+def _ufm_unit(
+    req: FabricRequirements, catalog: list[ProductSpec], switch: ProductSpec, endpoints: int
+) -> _UfmUnit | None:
+    """The UFM appliance, or with UFM licences the catalog's UFM host and its NIC of the
+    fabric's generation (None when the catalog has either missing); None without UFM."""
+    if req.family != "infiniband":
+        return None
+    choice = _sm_choice(req, switch, endpoints)
+    if choice == "ufm-appliance":
+        appliance = _ufm_appliance(catalog, switch)
+        return _UfmUnit(appliance, None, appliance.port_count or 1)
+    if choice != "ufm-licence":
+        return None
+    host = parts.pick_ufm_host(catalog)
+    nic = parts.pick_ufm_host_nic(catalog, switch.generation)
+    return _UfmUnit(host, nic, 1) if host and nic else None
+
+
+def _ufm_hosts_placed(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    chosen: _Chosen,
+    t: Topology,
+    host_media: Media,
+    lengths: FabricLengths | None,
+) -> tuple[Topology, _UfmUnit | None, Message | None]:
+    """The fabric with room for UFM (_room_for_ufm), the unit cabled, and why UFM licences
+    have no hosts quoted: no host of the fabric's generation in the catalog, no leaf port free
+    (a full rail-optimised fabric gets no rail group for two hosts), or room that takes more
+    spines or cores (two hosts are not worth them). An appliance that finds no room is refused
+    (hosts.place_ufm)."""
+    unit = _ufm_unit(req, catalog, chosen.switch, t.endpoints)
+    if unit is None:
+        if _sm_choice(req, chosen.switch, t.endpoints) != "ufm-licence":
+            return t, None, None
+        return (
+            t,
+            None,
+            message(
+                gettext_noop(
+                    "The catalog has no UFM host with an InfiniBand NIC for {generation} fabrics: "
+                    "add them to have the hosts quoted and cabled."
+                ),
+                generation=chosen.switch.generation,
+            ),
+        )
+    try:
+        room = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths, unit)
+    except InvalidInput:
+        if unit.nic is None:
+            raise
+        try:
+            media = _ufm_media(req, catalog, chosen.switch, chosen.nic, unit, lengths)
+        except InvalidInput as unreached:
+            # The hosts' runs, from where the layout stands them, reach no catalog media: the
+            # hosts are optional, the fabric is not refused for them.
+            return t, None, _hosts_unreached(unreached)
+        return t, None, _no_leaf_port_for_hosts(t, hosts.shares_cage(media, host_media, t.split))
+    added = (room.spine_count - t.spine_count) + (room.core_count - t.core_count)
+    if unit.nic is None or not added:
+        return room, unit, None
+    return t, None, _hosts_take_switches(req, t, room, added)
+
+
+def _hosts_unreached(error: InvalidInput) -> Message:
+    return message(
+        gettext_noop("The UFM hosts cannot be cabled to their leaves: {reason}"),
+        reason=next(m for messages in error.messages.values() for m in messages),
+    )
+
+
+def _no_leaf_port_for_hosts(t: Topology, shares_cage: bool) -> Message:
+    """What frees a leaf port in a full rail group: one server slot when a host's link may take
+    a server cage's free port (hosts.place_ufm), else a whole cage's servers."""
+    slots = t.split * (1 if shares_cage else t.ports_per_cage)
+    return message(
+        gettext_noop(
+            "No leaf port is free for the UFM hosts: design {servers} servers in a scalable unit "
+            "of {unit} (NVIDIA's SuperPOD has 31 in 32, the 32nd slot for UFM) to have them "
+            "quoted and cabled; as designed, the customer's hosts have no leaf port either."
+        ),
+        servers=t.step_servers - slots,
+        unit=t.step_servers,
+    )
+
+
+def _hosts_take_switches(
+    req: FabricRequirements, t: Topology, room: Topology, added: int
+) -> Message:
+    """The UFM hosts' ports would take more spines or cores (more than one leaf's worth of
+    switches): the hosts are left out."""
+    return message(
+        gettext_noop(
+            "Cabling the UFM hosts would take more switches ({switches} in all), as a leaf's "
+            "uplinks count its UFM ports like a server's: design fewer servers to have them "
+            "quoted and cabled without more switches."
+        ),
+        switches=(room.leaf_count - t.leaf_count + added) * req.planes,
+    )
+
+
 def _room_for_ufm(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -1173,20 +1304,30 @@ def _room_for_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
-    lengths: FabricLengths | None = None,
+    lengths: FabricLengths | None,
+    unit: _UfmUnit,
 ) -> Topology:
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
-    only on the down ports, so this settles in a step or two."""
+    only on the down ports, so this settles in a step or two. Leaves the servers fill to the
+    last port get one more leaf for the appliances (_with_room_for_ufm)."""
+    room_for = 0
     for _ in range(3):
-        ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+        try:
+            ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths, unit)
+        except InvalidInput:
+            if t.rail_optimized or room_for:
+                raise
+            room_for = HA_PAIR * unit.ports
+            t = _replan(t, target_servers=req.growth_servers, room_for=room_for)
+            continue
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
         ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
         if reserved <= t.reserved_down:
             break
-        t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved)
+        t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved, room_for=room_for)
     return t
 
 
@@ -1223,50 +1364,85 @@ def _place_ufm(
     nic: ProductSpec,
     t: Topology,
     host_media: Media,
-    lengths: FabricLengths | None = None,
+    lengths: FabricLengths | None,
+    unit: _UfmUnit,
 ) -> UfmCabling:
-    """The appliances' ports are cabled into free leaf ports at full port speed, with the
-    fabric's NIC optics at the server-to-leaf distance: NVIDIA's DGX H100 SuperPOD gives them
-    the 32nd node slot of the leaves (its 31-node SU has 252 node-and-UFM cables)."""
-    appliance = _ufm_appliance(catalog, switch)
-    distance, measured = _tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)
-    media = parts.pick_host_media(
+    """The appliances' (or UFM hosts') ports are cabled into free leaf ports at full port
+    speed, with the host NIC's optics (the fabric's own for an appliance) at the server-to-leaf
+    distance: NVIDIA's DGX H100 SuperPOD gives UFM the 32nd node slot of the leaves (its
+    31-node SU has 252 node-and-UFM cables)."""
+    media = _ufm_media(req, catalog, switch, nic, unit, lengths)
+    return hosts.place_ufm(
+        t,
+        appliances=HA_PAIR,
+        ports_per_appliance=unit.ports,
+        media=media,
+        host_media=host_media,
+        measured=_tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)[1],
+        device=unit.device,
+        nic=unit.nic,
+    )
+
+
+def _ufm_media(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    nic: ProductSpec,
+    unit: _UfmUnit,
+    lengths: FabricLengths | None,
+) -> Media:
+    """A UFM link's media at the server-to-leaf distance: full port speed, the host NIC's cage
+    (the fabric NIC's for an appliance)."""
+    distance, _measured = _tier_distance(req, "server_to_leaf", "ufm-leaf", lengths)
+    return parts.pick_host_media(
         catalog,
         switch=switch,
-        nic=nic,
+        nic=unit.nic or nic,
         nic_generation=switch.generation,
         split=1,
         distance=distance,
         field="server_to_leaf",
     )
-    return hosts.place_ufm(
-        t,
-        appliances=HA_PAIR,
-        ports_per_appliance=appliance.port_count or 1,
-        media=media,
-        host_media=host_media,
-        measured=measured,
-    )
 
 
 def _ufm_cabling(
     req: FabricRequirements,
-    catalog: list[ProductSpec],
-    switch: ProductSpec,
-    nic: ProductSpec,
+    chosen: _Chosen,
     t: Topology,
     host_media: Media,
+    buy: _Purchase,
+    unit: _UfmUnit,
     warnings: list[Message],
-    lengths: FabricLengths | None = None,
 ) -> UfmCabling:
-    ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+    """The UFM appliances or hosts cabled into the leaves; hosts are quoted with their NICs
+    here (an appliance is quoted as the subnet manager)."""
+    ufm = _place_ufm(req, buy.catalog, chosen.switch, chosen.nic, t, host_media, buy.lengths, unit)
+    if unit.nic is None:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "{appliances} UFM appliances take {links} free leaf ports (as NVIDIA's "
+                    "SuperPOD gives them a node slot): those ports are no longer free for "
+                    "servers."
+                ),
+                appliances=ufm.appliances,
+                links=len(ufm.links),
+            )
+        )
+        return ufm
+    buy.tally.add(unit.device, HA_PAIR, "subnet manager")
+    buy.tally.add(unit.nic, HA_PAIR, "subnet manager", powered=False)
     warnings.append(
         message(
             gettext_noop(
-                "{appliances} UFM appliances take {links} free leaf ports (as NVIDIA's "
-                "SuperPOD gives them a node slot): those ports are no longer free for servers."
+                "UFM runs on {hosts} quoted {sku} hosts (master and standby), each with one "
+                "{nic} cabled into a free leaf port (as NVIDIA's SuperPOD gives UFM a node "
+                "slot): those {links} ports are no longer free for servers."
             ),
-            appliances=ufm.appliances,
+            hosts=HA_PAIR,
+            sku=unit.device.part_number,
+            nic=unit.nic.part_number,
             links=len(ufm.links),
         )
     )
@@ -1394,20 +1570,37 @@ def _replan(
     target_servers: int,
     reserved_down: int | None = None,
     rail_optimized: bool | None = None,
+    room_for: int = 0,
 ) -> Topology:
     """The same switch and servers planned again with one thing changed (growth target, ports
-    kept for UFM, rail optimisation)."""
-    return plan_topology(
+    kept for UFM, rail optimisation). `room_for` endpoint ports beyond the servers' are planned
+    as servers' worth of leaf ports and left empty: on a fabric whose servers fill every leaf,
+    that adds the leaf (with its uplinks and spine ports) the UFM appliances are cabled into,
+    after the servers' leaves."""
+    extra = ceil_div(room_for * t.split, t.rails)
+    planned = plan_topology(
         radix=t.radix,
         ports_per_cage=t.ports_per_cage,
         split=t.split,
         rails=t.rails,
         rail_optimized=t.rail_optimized if rail_optimized is None else rail_optimized,
         ratio=t.ratio,
-        servers=t.servers,
-        target_servers=target_servers,
+        servers=t.servers + extra,
+        # The appliances stay on their ports as the fabric grows: the target keeps them too.
+        target_servers=max(target_servers, t.servers) + extra,
         reserved_down=t.reserved_down if reserved_down is None else reserved_down,
     )
+    return replace(planned, servers=t.servers) if extra else planned
+
+
+def _ufm_leaf_room(t: Topology) -> int:
+    """The leaf ports to plan beyond the servers' for a re-plan to keep a leaf that has no
+    servers (the UFM appliances' own, _room_for_ufm): the servers' leaves' free ports and one
+    more. 0 when every leaf has servers."""
+    server_leaves = sum(n for n, _ in t.leaf_fill())
+    if server_leaves == t.leaf_count:
+        return 0
+    return server_leaves * t.leaf_down - ceil_div(t.endpoints, t.split) + 1
 
 
 def _pre_provisioned(
@@ -1415,7 +1608,7 @@ def _pre_provisioned(
 ) -> PreProvisioned | None:
     if req.growth_servers == req.servers:
         return None
-    now = _replan(t, target_servers=t.servers)
+    now = _replan(t, target_servers=t.servers, room_for=_ufm_leaf_room(t))
     target_gpus = req.growth_servers * req.gpus_per_server
     extra = PreProvisioned(
         for_gpus=target_gpus,

@@ -7,8 +7,9 @@ serves its 8 ConnectX-7 ports through 4 OSFP cages, so it takes one flat-top twi
 per cage (rule 9). A B300-class server's ConnectX-8 800G cage runs 2 x 400GbE on a two-plane
 Spectrum-X fabric: one twin-port module per cage, one port (and its fibre) to each plane.
 
-UFM appliances are cabled into free leaf ports like a server (NVIDIA's DGX H100 SuperPOD gives
-the 32nd node slot of each 31-node scalable unit to UFM), with the fabric's own NIC optics.
+UFM appliances, and the hosts UFM licences run on, are cabled into free leaf ports like a server
+(NVIDIA's DGX H100 SuperPOD gives the 32nd node slot of each 31-node scalable unit to UFM), with
+the fabric's own NIC optics (a host's: its InfiniBand NIC's).
 """
 
 from __future__ import annotations
@@ -199,20 +200,23 @@ def host_port(
 
 @dataclass(frozen=True, slots=True)
 class UfmCabling:
-    """The UFM appliances' fabric links: appliance-major, one (leaf, switch port) each."""
+    """The UFM appliances' (or UFM hosts') fabric links: appliance-major, one (leaf, switch
+    port) each."""
 
     appliances: int
     ports_per_appliance: int
     media: Media
     links: tuple[tuple[int, int], ...]
     new_cages: int  # leaf cages opened for UFM alone (the others share a server cage's module)
+    device: ProductSpec | None = None  # the appliance, or the UFM host server
+    nic: ProductSpec | None = None  # a UFM host's InfiniBand NIC; None for an appliance
 
     def link_count(self) -> LinkCount:
         n = len(self.links)
         return LinkCount(n, self.new_cages, n, self.new_cages, n)
 
 
-def _shares_cage(ufm: Media, host: Media, split: int, measured: bool = False) -> bool:
+def shares_cage(ufm: Media, host: Media, split: int, measured: bool = False) -> bool:
     """Both ports of a twin-port cage must use the same media: a UFM link may take the free
     port of a server's cage only when it is built the same way. Optics need the same module
     (each port has its own fibre, of its own length); copper the same cable, never when the
@@ -236,12 +240,14 @@ def place_ufm(
     media: Media,
     host_media: Media,
     measured: bool = False,
+    device: ProductSpec | None = None,
+    nic: ProductSpec | None = None,
 ) -> UfmCabling:
     """Spread the appliances' ports over the leaves' free down ports, one per leaf per round,
     so that the two appliances (master and standby) never hang off the same leaf when the
     fabric has leaves enough."""
     ppc, wanted = t.ports_per_cage, appliances * ports_per_appliance
-    share = _shares_cage(media, host_media, t.split, measured)
+    share = shares_cage(media, host_media, t.split, measured)
     end = t.radix if t.tiers == 1 else t.leaf_up_start
     endpoints = leaf_endpoints(t)
     server_cages = [ceil_div(ceil_div(e, t.split), ppc) for e in endpoints]
@@ -265,9 +271,13 @@ def place_ufm(
                 links.append((leaf, ports[depth]))
         depth += 1
     new_cages = {(leaf, port // ppc) for leaf, port in links if port // ppc >= server_cages[leaf]}
-    return UfmCabling(appliances, ports_per_appliance, media, tuple(links), len(new_cages))
+    return UfmCabling(
+        appliances, ports_per_appliance, media, tuple(links), len(new_cages), device, nic
+    )
 
 
 def leaf_endpoints(t: Topology) -> list[int]:
-    """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order)."""
-    return [e for n, e in t.leaf_fill() for _ in range(n)]
+    """Endpoints on each leaf, by leaf index (leaf_fill lists the leaves in index order); a leaf
+    kept for UFM alone, after the servers' leaves, has none."""
+    endpoints = [e for n, e in t.leaf_fill() for _ in range(n)]
+    return endpoints + [0] * (t.leaf_count - len(endpoints))

@@ -524,6 +524,31 @@ def pick_ufm_appliance(catalog: list[ProductSpec], generation: str) -> ProductSp
     )
 
 
+def pick_ufm_host(catalog: list[ProductSpec]) -> ProductSpec | None:
+    """A server to run UFM Enterprise on (no GPUs; its InfiniBand NIC is a catalog NIC of the
+    fabric's generation, pick_ufm_host_nic)."""
+    return _best(
+        catalog,
+        lambda p: p.category == "server" and p.family == "UFM" and not p.gpu_count,
+        key=lambda p: (),
+    )
+
+
+def pick_ufm_host_nic(catalog: list[ProductSpec], generation: str) -> ProductSpec | None:
+    """The InfiniBand NIC of a UFM host: one port of the fabric's generation into a leaf, the
+    fewest ports first."""
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "adapter"
+            and p.generation == generation
+            and p.protocol in ("", "infiniband")
+            and bool(p.port_count)
+        ),
+        key=lambda p: (p.port_count,),
+    )
+
+
 def pick_management_switch(catalog: list[ProductSpec], generation: str) -> ProductSpec | None:
     return _best(
         catalog,

@@ -555,10 +555,11 @@ def _place_network_row(placing: _Placement, spines_and_cores: list[Device]) -> l
 
 
 def _ufm_devices(fd: FabricDesign, names: _Names, by_sku: dict[str, ProductSpec]) -> list[Device]:
-    """The fabric's UFM appliances (none without), as the BOM's subnet manager part."""
+    """The fabric's UFM appliances or UFM hosts (none without), as the design cabled them,
+    else the BOM's subnet manager part."""
     if not fd.ufm:
         return []
-    appliance = next(
+    appliance = fd.ufm.device or next(
         (
             by_sku[b.sku]
             for b in fd.bom

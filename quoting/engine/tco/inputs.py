@@ -429,6 +429,9 @@ class _Parser:
         if product is None or product.category != "server":
             self.fail("server", message(_("{name!r} is not a server in the catalog"), name=name))
             return "", None
+        if not product.gpu_count:
+            self.fail("server", message(_("{name!r} has no GPUs: choose a GPU server"), name=name))
+            return "", None
         return name, product
 
     def workload(self, data: Any) -> Workload | None:

@@ -135,8 +135,11 @@ class Command(BaseCommand):
             self.stdout.write(f"Servers: {summary['node_count']} × {summary['server_sku']}.")
         ufm = summary["ufm_appliances"]
         if ufm:
+            what = "appliances"
+            if ufm["host_nic"]:
+                what = f"hosts ({ufm['device']} with {ufm['host_nic']})"
             self.stdout.write(
-                f"UFM: {ufm['appliances']} appliances, {ufm['links']} leaf links "
+                f"UFM: {ufm['appliances']} {what}, {ufm['links']} leaf links "
                 f"({ufm['media']}, {ufm['cable']})."
             )
         storage = summary["storage"]

@@ -160,7 +160,9 @@ def ufm_runs(d):
 
 
 def test_ufm_appliances_take_leaf_ports_with_their_cables_and_optics():
-    licence = design(gpu_count=248, server_part_number="DGX-H100", subnet_manager="ufm-licence")
+    # OpenSM's hosts are the customer's and uncabled: the fabric without UFM ports (UFM
+    # licences now cable their hosts too).
+    licence = design(gpu_count=248, server_part_number="DGX-H100", subnet_manager="opensm-host")
     d = design(gpu_count=248, server_part_number="DGX-H100", subnet_manager="ufm-appliance")
     appliances, ports = 2, 2  # the catalog's UFM-APPLIANCE-3.1 states two fabric ports
     links = appliances * ports
@@ -185,6 +187,8 @@ def test_ufm_appliances_take_leaf_ports_with_their_cables_and_optics():
     assert {r.b_port for r in runs} == {"16/2"}  # the 32nd node slot
     assert d.as_dict()["ufm_appliances"] == {
         "appliances": 2,
+        "device": "UFM-APPLIANCE-3.1",
+        "host_nic": "",
         "ports_per_appliance": 2,
         "links": 4,
         "media": "multimode",

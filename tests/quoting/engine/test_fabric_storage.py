@@ -46,7 +46,7 @@ def small(catalog):
 
 @pytest.fixture
 def large(catalog):
-    # 256 x 1 + 32 x 2 = 320 ports: 10 leaves of 32 down and 32 up.
+    # 256 x 1 + 32 x 2 = 320 ports: 10 leaves of 32 down and 32 up, and one for UFM's hosts.
     return design(catalog, server_count=256, storage_servers=32, switch_part_number="MQM9790-NS2F")
 
 
@@ -80,10 +80,14 @@ def test_the_compute_figures_stay_the_compute_fabrics(catalog, small):
 def test_a_larger_storage_fabric_has_two_tiers_and_whole_links_per_leaf_spine_pair(large):
     t = large.storage.topology
     s = large.as_dict()["storage"]
-    assert (s["endpoint_ports"], s["tiers"], s["leaf_count"], s["spine_count"]) == (320, 2, 10, 8)
+    # 320 ports fill 10 leaves; its own subnet's UFM (auto: licences from 300 endpoints) runs on
+    # 2 quoted hosts, which get an 11th leaf (test_ufm_hosts_quoted.py).
+    assert (s["endpoint_ports"], s["tiers"], s["leaf_count"], s["spine_count"]) == (320, 2, 11, 8)
+    assert large.storage.subnet_manager == "ufm-licence" and len(large.storage.ufm.links) == 2
     assert s["links_per_leaf_per_spine"] == 4 and t.leaf_up == 4 * t.spines_per_pod
     assert not t.rail_optimized and s["oversubscription"] == 1.0
-    assert s["ports"]["used"] == 320 + 2 * 320  # host ports, then both ends of each uplink
+    # Host and UFM ports, then both ends of each leaf's uplinks.
+    assert s["ports"]["used"] == 320 + 2 + 2 * 11 * 32
     assert large.spine_count == 32  # the compute fabric's own, unchanged
 
 

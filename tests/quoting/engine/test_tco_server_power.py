@@ -22,7 +22,9 @@ from quoting.engine.tco.assumptions import BASIS_CATALOG, BASIS_STATED, BASIS_TY
 from quoting.engine.tco.model import HOURS_PER_YEAR, evaluate_options
 from tests.quoting.engine.conftest import load_catalog
 
-SERVERS = {p.part_number: p for p in load_catalog() if p.category == "server"}
+CATALOG_SERVERS = {p.part_number: p for p in load_catalog() if p.category == "server"}
+# The GPU servers a TCO prices compute on; a server without GPUs (the UFM host) is not one.
+SERVERS = {pn: p for pn, p in CATALOG_SERVERS.items() if p.gpu_count}
 PUE, TARIFF = Decimal("1.3"), Decimal("0.7")  # the Costs defaults
 
 
@@ -123,3 +125,10 @@ def test_a_server_the_catalog_does_not_hold_is_refused_by_name(server):
     with pytest.raises(InvalidInput) as caught:
         request(server)
     assert set(caught.value.errors) == {"server"}
+
+
+def test_a_catalog_server_without_gpus_is_refused_as_the_tcos_server():
+    ufm_host = next(pn for pn, p in CATALOG_SERVERS.items() if p.family == "UFM")
+    with pytest.raises(InvalidInput) as caught:
+        TcoRequest.from_dict(body(ufm_host), server_catalog=CATALOG_SERVERS)
+    assert "has no GPUs: choose a GPU server" in caught.value.errors["server"][0]

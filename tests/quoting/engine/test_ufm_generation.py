@@ -44,4 +44,9 @@ def test_xdr_with_ufm_licences_still_designs(catalog):
         FabricRequirements(gpu_count=248, nic_generation="XDR", subnet_manager="ufm-licence"),
         catalog,
     )
-    assert design.subnet_manager == "ufm-licence" and design.ufm is None
+    assert design.subnet_manager == "ufm-licence"
+    # No NDR appliance: the UFM hosts licences now bring are cabled on XDR links of their own
+    # NIC (tests/quoting/engine/test_ufm_hosts_quoted.py).
+    assert "UFM-APPLIANCE-3.1" not in {line.sku for line in design.bom}
+    assert design.ufm is not None and design.ufm.nic.generation == "XDR"
+    assert design.ufm.media.host_module.generation == "XDR"
