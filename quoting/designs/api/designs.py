@@ -135,6 +135,12 @@ class DesignSerializer(serializers.Serializer):
     ports_by_tier = serializers.DictField(child=PortsSerializer())
     links = serializers.DictField(child=serializers.IntegerField())
     links_per_leaf_per_spine = serializers.IntegerField()
+    rails_per_leaf = serializers.IntegerField(
+        allow_null=True,
+        help_text="Whole rails each leaf carries in a rail-optimized design (1: one rail per "
+        "leaf; more when every server of the cluster fits one leaf per few rails, each rail "
+        "still on one leaf), or null without rails or with one switch.",
+    )
     oversubscription = serializers.FloatField()
     bom = BomLineSerializer(many=True)
     power_w = PowerSerializer()

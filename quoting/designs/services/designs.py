@@ -98,7 +98,7 @@ def design_servers_per_leaf(design: FabricDesign) -> int:
     if t.tiers == 1:
         return t.servers  # one switch per plane: no spine to cross
     if t.rail_optimized:
-        return t.leaf_capacity  # a rail group: each server has one port on each rail's leaf
+        return t.group_servers  # a rail group: each server has its ports of each rail on one leaf
     return max(1, t.leaf_capacity // t.rails)  # a server's ports all on one leaf
 
 

@@ -271,6 +271,7 @@ class FabricDesign:
             "pods": t.pods if t.tiers == 3 else 0,
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
             "leaf_split": t.leaf_split,
+            "rails_per_leaf": t.rails_per_leaf if t.rail_optimized and t.tiers > 1 else None,
             "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
                 "used": sum(p["used"] for p in ports.values()),
@@ -1161,9 +1162,19 @@ def _room_for_ufm(
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
-    only on the down ports, so this settles in a step or two."""
+    only on the down ports, so this settles in a step or two. Leaves of several rails may be
+    full of servers: then each keeps its share of the appliances' ports, which may take the
+    design back to one rail per leaf."""
     for _ in range(3):
-        ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+        try:
+            ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths)
+        except InvalidInput:
+            if t.rails_per_leaf == 1:
+                raise
+            wanted = HA_PAIR * (_ufm_appliance(catalog, switch).port_count or 1)
+            reserved = t.reserved_down + ceil_div(wanted, t.leaf_count)
+            t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved)
+            continue
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
         ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
@@ -1379,15 +1390,34 @@ def _pre_provisioned(
 
 
 def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Message]) -> None:
-    """Rule 6: when rail groups force a third tier that a non-rail design avoids, show both
-    counts; `rail_optimized` is the user's pick."""
-    if not (t.rail_optimized and t.tiers == 3):
+    """Rule 6: when rail groups force a third tier that a non-rail design avoids, or need more
+    switches than it, show both counts; `rail_optimized` is the user's pick."""
+    if not (t.rail_optimized and t.tiers > 1):
         return
     try:
         flat = _replan(t, target_servers=req.growth_servers, rail_optimized=False)
     except InvalidInput:
         return
-    if flat.tiers == 2:
+    rail_switches = t.leaf_count + t.spine_count + t.core_count
+    flat_switches = flat.leaf_count + flat.spine_count + flat.core_count
+    if t.tiers == 2 and flat_switches < rail_switches:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "Rail optimization needs {rail} switches ({rail_leaves} leaves + "
+                    "{rail_spines} spines) where a design without rails needs {flat} "
+                    "({flat_leaves} leaves + {flat_spines} spines). Turn rail optimization off "
+                    "for the smaller design; same-rail traffic then crosses the spines."
+                ),
+                rail=rail_switches * req.planes,
+                rail_leaves=t.leaf_count * req.planes,
+                rail_spines=t.spine_count * req.planes,
+                flat=flat_switches * req.planes,
+                flat_leaves=flat.leaf_count * req.planes,
+                flat_spines=flat.spine_count * req.planes,
+            )
+        )
+    if t.tiers == 3 and flat.tiers == 2:
         warnings.append(
             message(
                 gettext_noop(
@@ -1577,6 +1607,18 @@ def _advice(
                     "up to {hops}."
                 ),
                 hops=t.max_hops,
+            )
+        )
+    if t.tiers > 1 and req.rail_optimized and t.rails_per_leaf > 1:
+        advice.append(
+            message(
+                gettext_noop(
+                    "Each leaf carries {rails} whole rails of all {servers} servers: "
+                    "same-rail traffic stays one hop, on {leaves} leaves instead of one per rail."
+                ),
+                rails=t.rails_per_leaf,
+                servers=t.servers,
+                leaves=t.leaf_count * req.planes,
             )
         )
     advice.append(
