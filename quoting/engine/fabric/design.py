@@ -118,6 +118,9 @@ class FabricDesign:
     # The tier's own media above are those of its longest run.
     lengths: FabricLengths | None = None
     measured: dict[str, MeasuredTier] | None = None
+    # Rule 6, "show both": (leaves, spines, core) over all planes of the same request without
+    # rails when it needs fewer switches than this rail-optimised design; else None.
+    non_rail_switches: tuple[int, int, int] | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -271,6 +274,7 @@ class FabricDesign:
             "pods": t.pods if t.tiers == 3 else 0,
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
             "leaf_split": t.leaf_split,
+            "non_rail": _non_rail_dict(self.non_rail_switches),
             "rails_per_leaf": t.rails_per_leaf if t.rail_optimized and t.tiers > 1 else None,
             "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
@@ -361,6 +365,14 @@ class FabricDesign:
             "power_w": {"typical": round(s.power_typical_w), "max": round(s.power_max_w)},
             "rack_units": s.rack_units,
         }
+
+
+def _non_rail_dict(switches: tuple[int, int, int] | None) -> dict[str, int] | None:
+    """The smaller design without rails, as the page and the API show it beside this one."""
+    if switches is None:
+        return None
+    keys = ("leaf_count", "spine_count", "core_count")
+    return dict(zip(keys, switches, strict=True))
 
 
 def _fields(obj: Any) -> dict[str, Any] | None:
@@ -537,7 +549,7 @@ def _design(
     )
     buy.tally.add_spares(req.spares_percent)
 
-    _rail_tier_warning(req, t, warnings)
+    non_rail_switches = _rail_tier_warning(req, t, warnings)
     _general_warnings(req, t, chosen.switch, buy.tally, warnings)
     _storage_warnings(storage, warnings)
     design = FabricDesign(
@@ -558,6 +570,7 @@ def _design(
         management=management,
         pre_provisioned=_pre_provisioned(req, t, warnings),
         next_step=None,
+        non_rail_switches=non_rail_switches,
         warning_messages=(),
         advice_messages=_design_advice(req, t, chosen, storage),
         storage=storage,
@@ -1389,15 +1402,18 @@ def _pre_provisioned(
     return extra
 
 
-def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Message]) -> None:
+def _rail_tier_warning(
+    req: FabricRequirements, t: Topology, warnings: list[Message]
+) -> tuple[int, int, int] | None:
     """Rule 6: when rail groups force a third tier that a non-rail design avoids, or need more
-    switches than it, show both counts; `rail_optimized` is the user's pick."""
+    switches than it, show both counts; `rail_optimized` is the user's pick. The non-rail
+    design's (leaves, spines, core) when it needs fewer switches, else None."""
     if not (t.rail_optimized and t.tiers > 1):
-        return
+        return None
     try:
         flat = _replan(t, target_servers=req.growth_servers, rail_optimized=False)
     except InvalidInput:
-        return
+        return None
     rail_switches = t.leaf_count + t.spine_count + t.core_count
     flat_switches = flat.leaf_count + flat.spine_count + flat.core_count
     if t.tiers == 2 and flat_switches < rail_switches:
@@ -1429,6 +1445,13 @@ def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Mess
                 flat=(flat.leaf_count + flat.spine_count) * req.planes,
             )
         )
+    if flat_switches >= rail_switches:
+        return None
+    return (
+        flat.leaf_count * req.planes,
+        flat.spine_count * req.planes,
+        flat.core_count * req.planes,
+    )
 
 
 def _general_warnings(

@@ -131,12 +131,15 @@ def test_the_design_says_each_leaf_carries_two_whole_rails_and_shows_the_smaller
     assert "without rails needs 5 (3 leaves + 2 spines)" in warning
     assert not any("without rails needs" in w for w in flat.warnings)
     assert not any("whole rails" in a for a in flat.advice)
+    assert d.as_dict()["non_rail"] == {"leaf_count": 3, "spine_count": 2, "core_count": 0}
+    assert flat.as_dict()["non_rail"] is None
 
 
 def test_no_non_rail_warning_when_the_rail_design_is_as_small():
     d = design(gpu_count=128)
     assert d.leaf_count + d.spine_count == 6
     assert not any("without rails needs" in w for w in d.warnings)
+    assert d.as_dict()["non_rail"] is None
 
 
 def test_two_planes_count_both_designs_on_both_planes():
