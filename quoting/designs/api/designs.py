@@ -135,6 +135,18 @@ class DesignSerializer(serializers.Serializer):
     ports_by_tier = serializers.DictField(child=PortsSerializer())
     links = serializers.DictField(child=serializers.IntegerField())
     links_per_leaf_per_spine = serializers.IntegerField()
+    rails_per_leaf = serializers.IntegerField(
+        allow_null=True,
+        help_text="Whole rails each leaf carries in a rail-optimized design (1: one rail per "
+        "leaf; more when every server of the cluster fits one leaf per few rails, each rail "
+        "still on one leaf), or null without rails or with one switch.",
+    )
+    non_rail = serializers.JSONField(
+        allow_null=True,
+        help_text="The same request without rail optimization when it needs fewer switches "
+        "({leaf_count, spine_count, core_count}, over all planes; the warnings say so too), "
+        "or null.",
+    )
     oversubscription = serializers.FloatField()
     bom = BomLineSerializer(many=True)
     power_w = PowerSerializer()

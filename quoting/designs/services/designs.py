@@ -78,6 +78,21 @@ def design_bom_priced(*, design: FabricDesign, currency: str) -> PricedBom:
     return bom_priced(bom=design.bom, currency=currency)
 
 
+def design_non_rail_priced(*, design: FabricDesign, currency: str) -> PricedBom | None:
+    """The same request without rails, designed on the same site and priced, when the design
+    says it needs fewer switches (rule 6, "show both"); None otherwise."""
+    if design.non_rail_switches is None:
+        return None
+    try:
+        flat = design_compute(
+            requirements=replace(design.requirements, rail_optimized=False),
+            site=design_site(design),
+        )
+    except InvalidInput:
+        return None
+    return design_bom_priced(design=flat, currency=currency)
+
+
 # The other fabric family's NIC generation at the same per-port speed.
 ALTERNATIVE_GENERATION = {
     "NDR": "400GbE",
@@ -98,7 +113,7 @@ def design_servers_per_leaf(design: FabricDesign) -> int:
     if t.tiers == 1:
         return t.servers  # one switch per plane: no spine to cross
     if t.rail_optimized:
-        return t.leaf_capacity  # a rail group: each server has one port on each rail's leaf
+        return t.group_servers  # a rail group: each server has its ports of each rail on one leaf
     return max(1, t.leaf_capacity // t.rails)  # a server's ports all on one leaf
 
 

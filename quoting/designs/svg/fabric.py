@@ -56,9 +56,11 @@ def _blocks(design: FabricDesign, tr: Translate) -> list[_Block]:
         noun = tr(gettext_noop("{leaves} leaves, {s} spines"))
     elif t.rail_optimized:
         size, title, noun = (
-            t.rails,
+            t.group_leaves,
             tr(gettext_noop("rail group {n}")),
-            tr(gettext_noop("{leaves} leaves (one per rail)")),
+            tr(gettext_noop("{leaves} leaves (one per rail)"))
+            if t.rails_per_leaf == 1
+            else tr(gettext_noop("{leaves} leaves ({rails} whole rails each)")),
         )
     else:
         size, title, noun = 1, "leaf-{n:03d}", tr(gettext_noop("{leaves} leaf"))
@@ -66,8 +68,8 @@ def _blocks(design: FabricDesign, tr: Translate) -> list[_Block]:
     for number, first_leaf in enumerate(range(0, t.leaf_count, size), start=1):
         leaves = min(size, t.leaf_count - first_leaf)
         if t.rail_optimized:
-            first = first_leaf // t.rails * t.leaf_capacity
-            last = min(t.servers, (first_leaf + leaves) // t.rails * t.leaf_capacity)
+            first = first_leaf // t.group_leaves * t.group_servers
+            last = min(t.servers, (first_leaf + leaves) // t.group_leaves * t.group_servers)
             endpoints = (last - first) * t.rails
         else:
             start = first_leaf * t.leaf_capacity
@@ -77,7 +79,7 @@ def _blocks(design: FabricDesign, tr: Translate) -> list[_Block]:
         blocks.append(
             _Block(
                 title.format(n=number),
-                noun.format(leaves=leaves, s=t.spines_per_pod),
+                noun.format(leaves=leaves, s=t.spines_per_pod, rails=t.rails_per_leaf),
                 _range(node, first, last, tr),
                 endpoints,
                 up,

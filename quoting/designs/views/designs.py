@@ -34,6 +34,7 @@ from quoting.designs.services.designs import (
     design_bom_priced,
     design_compute,
     design_install_layout,
+    design_non_rail_priced,
     design_site_inputs,
     message_from_json,
     site_from_json,
@@ -262,6 +263,7 @@ def design_new(request):
             "summary": design.as_dict(),
             "drawing": fabric_svg(design, _),
             "priced": design_bom_priced(design=design, currency=currency),
+            "non_rail_priced": design_non_rail_priced(design=design, currency=currency),
             "warnings": design.warning_messages,
             "advice": design.advice_messages,
         }

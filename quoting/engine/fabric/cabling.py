@@ -1,6 +1,7 @@
 """The cable schedule an installer works from: every link, end to end, generated lazily.
 
-Device names: node-017, leaf-r3-02 (rail 3 of rail group 2; leaf-007 when not rail-optimized),
+Device names: node-017, leaf-r3-02 (rail 3 of rail group 2; leaf-r3r4-01 carries rails 3 and 4
+of a rail group whose leaves carry two rails each; leaf-007 when not rail-optimized),
 spine-07 (spine-p02-07 in pod 2 of a three-tier fabric), core-01; with two planes each switch
 name starts with plane1- or plane2-. Switch ports are cage/port ("6/2" is the second port of
 cage 6; "p12" on single-port cages), with a third figure for a split NDR200 port ("6/2/1").
@@ -34,6 +35,7 @@ from quoting.engine.fabric.lengths import (
     ufm_runs,
 )
 from quoting.engine.fabric.parts import Media
+from quoting.engine.fabric.topology import Topology
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +53,11 @@ class CableRun:
     b_module: str
 
 
+def rails_tag(t: Topology, leaf: int) -> str:
+    """The rails a rail-optimised leaf carries, for its name: "r3", or "r3r4" for two."""
+    return "".join(f"r{rail + 1}" for rail in t.leaf_rails(leaf))
+
+
 class _Names:
     def __init__(self, design: FabricDesign, plane: int) -> None:
         t = design.topology
@@ -59,7 +66,7 @@ class _Names:
         self.prefix = f"plane{plane}-" if design.planes > 1 else ""
         self.nic_suffix = f"/{plane}" if design.planes > 1 else ""
         self.node_width = max(3, len(str(t.servers)))
-        self.group_width = max(2, len(str(t.leaf_count // max(1, t.rails))))
+        self.group_width = max(2, len(str(t.leaf_count // max(1, t.group_leaves))))
         self.wide = max(2, len(str(max(t.leaf_count, t.spines_per_pod, t.core_count, t.pods))))
 
     def node(self, server: int) -> str:
@@ -79,8 +86,8 @@ class _Names:
         if t.tiers == 1:
             return f"{self.prefix}switch-01"
         if t.rail_optimized:
-            group, rail = divmod(leaf, t.rails)
-            return f"{self.prefix}leaf-r{rail + 1}-{group + 1:0{self.group_width}d}"
+            group = leaf // t.group_leaves
+            return f"{self.prefix}leaf-{rails_tag(t, leaf)}-{group + 1:0{self.group_width}d}"
         return f"{self.prefix}leaf-{leaf + 1:0{max(3, self.wide)}d}"
 
     def spine(self, pod: int, spine: int) -> str:

@@ -124,6 +124,9 @@ class FabricDesign:
     # The tier's own media above are those of its longest run.
     lengths: FabricLengths | None = None
     measured: dict[str, MeasuredTier] | None = None
+    # Rule 6, "show both": (leaves, spines, core) over all planes of the same request without
+    # rails when it needs fewer switches than this rail-optimised design; else None.
+    non_rail_switches: tuple[int, int, int] | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -278,6 +281,8 @@ class FabricDesign:
             "pods": t.pods if t.tiers == 3 else 0,
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
             "leaf_split": t.leaf_split,
+            "non_rail": _non_rail_dict(self.non_rail_switches),
+            "rails_per_leaf": t.rails_per_leaf if t.rail_optimized and t.tiers > 1 else None,
             "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
                 "used": sum(p["used"] for p in ports.values()),
@@ -369,6 +374,14 @@ class FabricDesign:
             "power_w": {"typical": round(s.power_typical_w), "max": round(s.power_max_w)},
             "rack_units": s.rack_units,
         }
+
+
+def _non_rail_dict(switches: tuple[int, int, int] | None) -> dict[str, int] | None:
+    """The smaller design without rails, as the page and the API show it beside this one."""
+    if switches is None:
+        return None
+    keys = ("leaf_count", "spine_count", "core_count")
+    return dict(zip(keys, switches, strict=True))
 
 
 def _fields(obj: Any) -> dict[str, Any] | None:
@@ -544,7 +557,7 @@ def _design(
     )
     buy.tally.add_spares(req.spares_percent)
 
-    _rail_tier_warning(req, t, warnings)
+    non_rail_switches = _rail_tier_warning(req, t, warnings)
     _general_warnings(req, t, chosen.switch, buy.tally, warnings)
     _storage_warnings(storage, warnings)
     design = FabricDesign(
@@ -565,6 +578,7 @@ def _design(
         management=management,
         pre_provisioned=_pre_provisioned(req, t, warnings),
         next_step=None,
+        non_rail_switches=non_rail_switches,
         warning_messages=(),
         advice_messages=_design_advice(req, t, chosen, storage) + _cords_assumed(req, lengths),
         storage=storage,
@@ -1310,13 +1324,19 @@ def _room_for_ufm(
     """A leaf's uplinks count its UFM appliance ports as used down ports, as a server's (rule 3
     at r:1, and NVIDIA's SuperPOD counts the UFM slot among the leaf's 32 node ports): re-plan
     with the busiest leaf's appliance ports reserved until the placement fits. Placing depends
-    only on the down ports, so this settles in a step or two. Leaves the servers fill to the
-    last port get one more leaf for the appliances (_with_room_for_ufm)."""
+    only on the down ports, so this settles in a step or two. Leaves of several rails full of
+    servers each keep their share of the UFM ports (which may take the design back to one rail
+    per leaf); on a non-rail fabric, leaves the servers fill to the last port get one more leaf
+    for the UFM ports (_replan's room_for)."""
     room_for = 0
     for _ in range(3):
         try:
             ufm = _place_ufm(req, catalog, switch, nic, t, host_media, lengths, unit)
         except InvalidInput:
+            if t.rails_per_leaf > 1:
+                reserved = t.reserved_down + ceil_div(HA_PAIR * unit.ports, t.leaf_count)
+                t = _replan(t, target_servers=req.growth_servers, reserved_down=reserved)
+                continue
             if t.rail_optimized or room_for:
                 raise
             room_for = HA_PAIR * unit.ports
@@ -1633,16 +1653,38 @@ def _pre_provisioned(
     return extra
 
 
-def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Message]) -> None:
-    """Rule 6: when rail groups force a third tier that a non-rail design avoids, show both
-    counts; `rail_optimized` is the user's pick."""
-    if not (t.rail_optimized and t.tiers == 3):
-        return
+def _rail_tier_warning(
+    req: FabricRequirements, t: Topology, warnings: list[Message]
+) -> tuple[int, int, int] | None:
+    """Rule 6: when rail groups force a third tier that a non-rail design avoids, or need more
+    switches than it, show both counts; `rail_optimized` is the user's pick. The non-rail
+    design's (leaves, spines, core) when it needs fewer switches, else None."""
+    if not (t.rail_optimized and t.tiers > 1):
+        return None
     try:
         flat = _replan(t, target_servers=req.growth_servers, rail_optimized=False)
     except InvalidInput:
-        return
-    if flat.tiers == 2:
+        return None
+    rail_switches = t.leaf_count + t.spine_count + t.core_count
+    flat_switches = flat.leaf_count + flat.spine_count + flat.core_count
+    if t.tiers == 2 and flat_switches < rail_switches:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "Rail optimization needs {rail} switches ({rail_leaves} leaves + "
+                    "{rail_spines} spines) where a design without rails needs {flat} "
+                    "({flat_leaves} leaves + {flat_spines} spines). Turn rail optimization off "
+                    "for the smaller design; same-rail traffic then crosses the spines."
+                ),
+                rail=rail_switches * req.planes,
+                rail_leaves=t.leaf_count * req.planes,
+                rail_spines=t.spine_count * req.planes,
+                flat=flat_switches * req.planes,
+                flat_leaves=flat.leaf_count * req.planes,
+                flat_spines=flat.spine_count * req.planes,
+            )
+        )
+    if t.tiers == 3 and flat.tiers == 2:
         warnings.append(
             message(
                 gettext_noop(
@@ -1654,6 +1696,13 @@ def _rail_tier_warning(req: FabricRequirements, t: Topology, warnings: list[Mess
                 flat=(flat.leaf_count + flat.spine_count) * req.planes,
             )
         )
+    if flat_switches >= rail_switches:
+        return None
+    return (
+        flat.leaf_count * req.planes,
+        flat.spine_count * req.planes,
+        flat.core_count * req.planes,
+    )
 
 
 def _general_warnings(
@@ -1832,6 +1881,18 @@ def _advice(
                     "up to {hops}."
                 ),
                 hops=t.max_hops,
+            )
+        )
+    if t.tiers > 1 and req.rail_optimized and t.rails_per_leaf > 1:
+        advice.append(
+            message(
+                gettext_noop(
+                    "Each leaf carries {rails} whole rails of all {servers} servers: "
+                    "same-rail traffic stays one hop, on {leaves} leaves instead of one per rail."
+                ),
+                rails=t.rails_per_leaf,
+                servers=t.servers,
+                leaves=t.leaf_count * req.planes,
             )
         )
     advice.append(

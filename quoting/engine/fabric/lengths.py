@@ -82,9 +82,9 @@ def leaf_hosts(t: Topology, leaf: int) -> list[tuple[int, int]]:
         return [(s, n) for s in range(t.servers) for n in range(t.rails)]
     cap = t.leaf_capacity
     if t.rail_optimized:
-        group, nic = divmod(leaf, t.rails)
-        first = group * cap
-        return [(first + k, nic) for k in range(min(cap, t.servers - first))]
+        first = leaf // t.group_leaves * t.group_servers
+        servers = range(first, min(first + t.group_servers, t.servers))
+        return [(s, nic) for s in servers for nic in t.leaf_rails(leaf)]
     start = leaf * cap
     return [divmod(e, t.rails) for e in range(start, min(start + cap, t.endpoints))]
 

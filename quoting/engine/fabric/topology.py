@@ -1,9 +1,11 @@
 """Switch counts and port maps of a one-, two- or three-tier fat tree, by arithmetic only.
 
-Rules 1-7 of docs/fabric-design.md. Nothing here loops over links: the search for the fewest
-switches walks uplink, spine, pod and core-group counts (a few thousand at most), so a
-100,000-GPU fabric is planned in about a millisecond; the cable schedule walks the same maps
-lazily.
+Rules 1-7 of docs/fabric-design.md. A rail-optimised leaf carries one rail of a rail group, or,
+when every server fits one leaf several times over, several whole rails (rails_per_leaf): each
+rail still lives on exactly one leaf, so same-rail traffic stays one hop. Nothing here loops
+over links: the search for the fewest switches walks uplink, spine, pod and core-group counts
+(a few thousand at most), so a 100,000-GPU fabric is planned in about a millisecond; the cable
+schedule walks the same maps lazily.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ class Topology:
     # Down ports of the busiest leaf given to other devices (UFM appliances), counted in its
     # uplinks at the asked oversubscription like a server's.
     reserved_down: int = 0
+    # Rule 5: whole rails one rail-optimised leaf carries; more than 1 only when the whole
+    # cluster (and its growth target) is one rail group, so every rail is still on one leaf.
+    rails_per_leaf: int = 1
 
     # --- the leaf port map --------------------------------------------------------------------
     @property
@@ -79,16 +84,37 @@ class Topology:
         return self.servers * self.rails
 
     @property
+    def group_leaves(self) -> int:
+        """Leaves of a rail group (rail-optimised): one per rail, or per rails_per_leaf rails."""
+        return self.rails // self.rails_per_leaf
+
+    @property
+    def group_servers(self) -> int:
+        """Servers of a rail group (rail-optimised): each has rails_per_leaf ports on a leaf."""
+        return self.leaf_capacity // self.rails_per_leaf
+
+    def leaf_rails(self, leaf: int) -> range:
+        """The rails (0-based NIC indices) a rail-optimised leaf carries."""
+        first = leaf % self.group_leaves * self.rails_per_leaf
+        return range(first, first + self.rails_per_leaf)
+
+    @property
     def leaf_up_start(self) -> int:
         return cage_aligned(self.leaf_down, self.ports_per_cage) if self.tiers > 1 else 0
 
     def leaf_of(self, server: int, nic: int) -> tuple[int, int]:
-        """(leaf index, endpoint slot on that leaf) of a server's NIC, all 0-based (rule 4)."""
+        """(leaf index, endpoint slot on that leaf) of a server's NIC, all 0-based (rule 4).
+        A leaf of several rails takes each server's ports in turn (server 0's rails, then
+        server 1's), so a server added later takes the next ports and none is re-cabled."""
         if self.tiers == 1:
             return 0, server * self.rails + nic
         if self.rail_optimized:
-            group, slot = divmod(server, self.leaf_capacity)
-            return group * self.rails + nic, slot
+            group, in_group = divmod(server, self.group_servers)
+            rail_leaf, rail_in_leaf = divmod(nic, self.rails_per_leaf)
+            return (
+                group * self.group_leaves + rail_leaf,
+                in_group * self.rails_per_leaf + rail_in_leaf,
+            )
         return divmod(server * self.rails + nic, self.leaf_capacity)
 
     @property
@@ -104,9 +130,9 @@ class Topology:
         if self.tiers == 1:
             return [(1, self.endpoints)]
         if self.rail_optimized:
-            full, rest = divmod(self.servers, self.leaf_capacity)
-            fill = [(full * self.rails, self.leaf_capacity)]
-            return fill + [(self.rails, rest)] if rest else fill
+            full, rest = divmod(self.servers, self.group_servers)
+            fill = [(full * self.group_leaves, self.group_servers * self.rails_per_leaf)]
+            return fill + [(self.group_leaves, rest * self.rails_per_leaf)] if rest else fill
         full, rest = divmod(self.endpoints, self.leaf_capacity)
         return [(full, self.leaf_capacity)] + ([(1, rest)] if rest else [])
 
@@ -174,6 +200,7 @@ class _LeafLayer:
     target: int  # leaves at the growth target
     up_min: int  # uplinks the busiest leaf of the target needs at the asked oversubscription
     up_max: int  # free ports after the down ports' cages
+    rails_per_leaf: int = 1
 
 
 @functools.cache
@@ -284,43 +311,67 @@ def _one_switch(ask: _Ask) -> Topology:
 
 def _leaf_layers(ask: _Ask) -> list[_LeafLayer]:
     """Rule 3: the r:1 split, or the 1:1 split with ports left free, whichever needs fewer
-    switches (the searches weigh both)."""
+    switches (the searches weigh both); rule 5: each with leaves of several whole rails too."""
     asked_down = ask.asked_down
-    layers = [_leaf_layer(ask, asked_down, False)]
+    splits = [(asked_down, False)]
     if ask.radix // 2 != asked_down:
-        layers.append(_leaf_layer(ask, ask.radix // 2, True))
-    return layers
+        splits.append((ask.radix // 2, True))
+    return [
+        _leaf_layer(ask, down, one_to_one, rails_per_leaf)
+        for down, one_to_one in splits
+        for rails_per_leaf in _rails_per_leaf_choices(ask, down)
+    ]
 
 
-def _leaves_for(ask: _Ask, capacity: int, server_count: int) -> int:
+def _rails_per_leaf_choices(ask: _Ask, down: int) -> list[int]:
+    """Rule 5: 1, and every other divisor r of the rails with which one leaf takes r whole rails
+    of every server of the growth target (and the ports kept for UFM): the cluster is then one
+    rail group whose every rail is on one leaf. A target past that is sized as one rail per
+    leaf, as it would be built."""
+    if not ask.rail_optimized:
+        return [1]
+    return [
+        r
+        for r in divisors(ask.rails)
+        if r == 1 or ceil_div(ask.target_servers * r, ask.split) + ask.reserved_down <= down
+    ]
+
+
+def _leaves_for(ask: _Ask, capacity: int, server_count: int, rails_per_leaf: int = 1) -> int:
     if ask.rail_optimized:
-        return ceil_div(server_count, capacity) * ask.rails
+        group_servers = capacity // rails_per_leaf
+        return ceil_div(server_count, group_servers) * (ask.rails // rails_per_leaf)
     return ceil_div(server_count * ask.rails, capacity)
 
 
-def _leaf_layer(ask: _Ask, down: int, one_to_one: bool) -> _LeafLayer:
+def _leaf_layer(ask: _Ask, down: int, one_to_one: bool, rails_per_leaf: int = 1) -> _LeafLayer:
     capacity = down * ask.split
     # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
     # needs fewer spines, and a growth target is how to pay for empty ports up front.
     target = ask.target_servers
-    busiest = min(target if ask.rail_optimized else target * ask.rails, capacity)
+    on_leaf = target * rails_per_leaf if ask.rail_optimized else target * ask.rails
+    busiest = min(on_leaf, capacity)
     busiest_ports = min(
         ceil_div(busiest, ask.split) + ask.reserved_down, cage_aligned(down, ask.ports_per_cage)
     )
     return _LeafLayer(
         down=down,
         one_to_one=one_to_one,
-        now=_leaves_for(ask, capacity, ask.servers),
-        target=_leaves_for(ask, capacity, ask.target_servers),
+        now=_leaves_for(ask, capacity, ask.servers, rails_per_leaf),
+        target=_leaves_for(ask, capacity, ask.target_servers, rails_per_leaf),
         up_min=math.ceil(busiest_ports / ask.ratio),
         up_max=ask.radix - cage_aligned(down, ask.ports_per_cage),
+        rails_per_leaf=rails_per_leaf,
     )
 
 
 def _headroom_servers(ask: _Ask, layer: _LeafLayer, up: int, shape: dict[str, int]) -> int:
     """Servers the fabric takes before re-cabling: the leaves the spines (two tiers) or the
-    cores (three tiers) have room for, each filled as cabled."""
+    cores (three tiers) have room for, each filled as cabled; leaves of several rails take
+    only their own rail group (one more server past it splits a rail over two leaves)."""
     per_leaf_now = min(layer.down, math.floor(up * ask.ratio)) * ask.split  # endpoints as cabled
+    if layer.rails_per_leaf > 1:
+        return per_leaf_now // layer.rails_per_leaf
     links = shape["links_per_leaf_per_spine"]
     if shape["tiers"] == 2:
         room = ask.radix // links  # leaves the spines take
@@ -340,6 +391,7 @@ def _built(ask: _Ask, layer: _LeafLayer, up: int, **shape: int) -> Topology:
         headroom_servers=_headroom_servers(ask, layer, up, shape),
         step_servers=ask.block_of(layer.down),
         one_to_one_split=layer.one_to_one,
+        rails_per_leaf=layer.rails_per_leaf,
         **shape,
         **ask.common(),
     )
@@ -348,8 +400,8 @@ def _built(ask: _Ask, layer: _LeafLayer, up: int, **shape: int) -> Topology:
 def _two_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology | None:
     """Rule 5, two tiers: u uplinks per leaf, s spines, l = u / s links to each; the leaves of
     the target must fit every spine (target leaves x l <= k). For a given l the fewest spines
-    is s = ceil(u_min / l); ties go to fewer links (fewer optics), then to the asked split.
-    None when no two-tier fabric holds the target."""
+    is s = ceil(u_min / l); ties go to fewer leaf-spine links (fewer optics), then to the asked
+    split, then to fewer rails per leaf. None when no two-tier fabric holds the target."""
     best: tuple | None = None
     for layer in layers:
         if layer.target > ask.radix:
@@ -358,7 +410,12 @@ def _two_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology | None:
             spines = ceil_div(layer.up_min, links)
             if spines * links > layer.up_max:
                 continue
-            key = (layer.now + spines, spines * links, layer.one_to_one)
+            key = (
+                layer.now + spines,
+                layer.now * spines * links,
+                layer.one_to_one,
+                layer.rails_per_leaf,
+            )
             if best is None or key < best[0]:
                 best = (key, layer, spines, links)
     if best is None:
@@ -386,7 +443,8 @@ def _three_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology:
     more than k / pods ports. Minimise leaves + spines today + cores for the target."""
     best: tuple | None = None
     step = ask.rails if ask.rail_optimized else 1
-    for layer in layers:
+    # Leaves of several rails are one rail group, which two tiers always hold.
+    for layer in (layer for layer in layers if layer.rails_per_leaf == 1):
         for pod in range(step, ask.radix // 2 + 1, step):
             if 2 <= ceil_div(layer.target, pod) <= ask.radix:
                 best = _best_pod_shape(ask, layer, pod, best)

@@ -8,7 +8,8 @@ network racks in a row of their own after the compute rows; a storage fabric get
 too. Out-of-band management switches stand beside the racks they serve (install/management.py).
 
 Names are stable and hostname-like: `su1-r03-node07` (SU 1, its third compute rack, the seventh
-server from the bottom), `su1-leaf-r2` (rail 2's leaf; `su1-p2-leaf-r2` on plane 2), spines and
+server from the bottom), `su1-leaf-r2` (rail 2's leaf; `su1-p2-leaf-r2` on plane 2;
+`su1-leaf-r1r2` carries rails 1 and 2 when a leaf carries several whole rails), spines and
 cores keep the cable schedule's names (`spine-04`, `spine-p02-07`, `core-01`).
 
 A cable's length is routed, never straight: up (or down) from each device to the tray (or the
@@ -28,8 +29,9 @@ from dataclasses import dataclass, field
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric.cabling import _Names, _StorageNames, cable_schedule
+from quoting.engine.fabric.cabling import _Names, _StorageNames, cable_schedule, rails_tag
 from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.fabric.hosts import host_port
 from quoting.engine.fabric.topology import Topology
 from quoting.engine.install.site import (
     DEFAULT_SERVER_KW,
@@ -100,7 +102,7 @@ class Device:
     max_w: float
     network: bool  # counted in the design's network power (servers are not)
     su: int | None = None
-    rail: int | None = None  # a leaf's rail, 1-based
+    rail: int | None = None  # a leaf's rail, 1-based; None on a leaf of several rails
     rack: int = -1
     u: int = 0  # lowest U it occupies, 1-based
 
@@ -304,7 +306,7 @@ def _switch_devices(
             for index, name in enumerate(listed):
                 part = fd.sm_switch if role == top and index < fd.sm_switch_count else fd.switch
                 typical, maximum = _power(part)
-                rail = index % t.rails + 1 if role == "leaf" and t.rail_optimized else None
+                rail = _leaf_rail(t, index) if role == "leaf" else None
                 by_role[role].append(
                     Device(
                         rename.get(name, name),
@@ -338,11 +340,18 @@ def _optics_per_switch_w(fd: FabricDesign, by_sku: dict[str, ProductSpec]) -> fl
     return cages * max((_power(m)[1] for m in modules), default=0)
 
 
+def _leaf_rail(t: Topology, leaf: int) -> int | None:
+    """The one rail (1-based) a rail-optimised leaf carries; None for several, or no rails."""
+    if not t.rail_optimized or t.tiers == 1 or t.rails_per_leaf > 1:
+        return None
+    return t.leaf_rails(leaf)[0] + 1
+
+
 def _su_of_leaf(fd: FabricDesign, leaf: int) -> int:
     t = fd.topology
     if t.tiers == 1:
         return 0
-    return leaf // t.rails if t.rail_optimized else leaf
+    return leaf // t.group_leaves if t.rail_optimized else leaf
 
 
 def place_devices(
@@ -453,8 +462,8 @@ def _scalable_units(design: FabricDesign) -> tuple[dict[int, list[int]], dict[in
 def _leaf_renames(
     design: FabricDesign, plane_names: list[_Names], su_leaves: dict[int, list[int]]
 ) -> dict[str, str]:
-    """The leaves' placed names: su1-leaf-r2 (su1-p2-leaf-r2 on plane 2), su1-leaf without
-    rails; one switch keeps its name (switch-01)."""
+    """The leaves' placed names: su1-leaf-r2 (su1-p2-leaf-r2 on plane 2), su1-leaf-r1r2 for a
+    leaf of two rails, su1-leaf without rails; one switch keeps its name (switch-01)."""
     t = design.topology
     rename: dict[str, str] = {}
     if t.tiers == 1:
@@ -463,7 +472,7 @@ def _leaf_renames(
         for su, leaves in su_leaves.items():
             tag = f"su{su + 1}-" + (f"p{plane}-" if design.planes > 1 else "")
             for leaf in leaves:
-                new = f"{tag}leaf-r{leaf % t.rails + 1}" if t.rail_optimized else f"{tag}leaf"
+                new = f"{tag}leaf-{rails_tag(t, leaf)}" if t.rail_optimized else f"{tag}leaf"
                 rename[names.leaf(leaf)] = new
     return rename
 
@@ -716,6 +725,21 @@ def _host_cage(port: str) -> str:
     return port.split("/")[0] if port.startswith("c") else port
 
 
+def _nic_rails(design: FabricDesign) -> dict[str, int]:
+    """The rail (1-based) of each compute host port name, when leaves carry several rails (a
+    leaf's own rail colours the others' cables)."""
+    t = design.topology
+    if not t.rail_optimized or t.tiers == 1 or t.rails_per_leaf == 1:
+        return {}
+    rails = {}
+    for plane in range(1, design.planes + 1):
+        names = _Names(design, plane)
+        for nic in range(t.rails):
+            port = host_port(design.server, nic, plane, design.host_cage_planes)
+            rails[port or names.nic(nic)] = nic + 1
+    return rails
+
+
 def _cables(
     layout: InstallLayout, rename: dict[str, str], by_sku: dict[str, ProductSpec]
 ) -> Iterator[Cable]:
@@ -741,6 +765,7 @@ def _cables(
                     legs_per_cable.get(media.cable.part_number, 1), media.links_per_cable
                 )
     host_port_name = HostPortNames(design)
+    nic_rails = _nic_rails(design)
     for run in cable_schedule(design):
         tier = run.tier
         base_tier = tier.removeprefix("storage ")
@@ -765,6 +790,8 @@ def _cables(
                 modules.add((z, key, run.b_module))
                 _add_power(layout, z, by_sku.get(run.b_module))
         rail = layout.devices[z].rail if host and not tier.startswith("storage") else None
+        if rail is None and tier == "server-leaf":
+            rail = nic_rails.get(run.a_port)  # a leaf of several rails: the NIC's own rail
         colour, colour_hex = (
             RAIL_COLOURS[(rail - 1) % len(RAIL_COLOURS)]
             if rail

@@ -132,8 +132,9 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
 
     def cages_of(names: _Names, leaf: int, leaf_rack: int):
         if t.rail_optimized and t.tiers > 1:  # a rail group's servers, in slot order
-            first = leaf // t.rails * t.leaf_capacity
-            racks = host_rack[first : first + t.leaf_capacity]
+            first = leaf // t.group_leaves * t.group_servers
+            group = host_rack[first : first + t.group_servers]
+            racks = [rack for rack in group for _ in range(t.rails_per_leaf)]
         else:
             racks = [host_rack[s] for s, _ in leaf_hosts(t, leaf)]
         return host_cages(t, racks, leaf_rack, pair_m)
@@ -144,7 +145,7 @@ def _count(fd: FabricDesign, planes: list[_Names], lengths: FabricLengths) -> No
         for leaf in range(t.leaf_count):
             leaf_rack = rack_of(names.leaf(leaf))
             # A rail group's leaves see the same servers in the same slots.
-            key = (leaf // t.rails if t.rail_optimized and t.tiers > 1 else leaf, leaf_rack)
+            key = (leaf // t.group_leaves if t.rail_optimized and t.tiers > 1 else leaf, leaf_rack)
             if key not in units:
                 units[key] = Counter(cages_of(names, leaf, leaf_rack))
             leaves[key] += 1

@@ -157,9 +157,10 @@ def test_design_figures_are_grouped_and_scaled_in_the_pdf(world, seeded, languag
 
     text = flat(pdf_text(proposal_pdf(revision=quote.current_revision, language=language)))
 
-    # 128 x 400G: 51.2 Tb/s in, half across the spine layer; 10,582 / 20,352 W
+    # 128 x 400G: 51.2 Tb/s in, half across the spine layer; 8,022 / 13,912 W (4 leaves of two
+    # rails and 2 spines)
     assert "51.2 Tb/s / 25.6 Tb/s" in text
-    assert "10.6 kW / 20.4 kW" in text
+    assert "8 kW / 13.9 kW" in text
     assert "1:1" in text and "1.0:1" not in text and "1.0 :1" not in text
     assert "131,072" in text and "131072" not in text  # tokens per step, an assumption
     assert "239,616,000" in text and "239616000" not in text  # server capex, an assumption

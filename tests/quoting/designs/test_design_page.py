@@ -2,6 +2,9 @@
 
 import re
 
+from quoting.designs.services.designs import design_bom_priced, design_compute
+from quoting.engine.fabric import FabricRequirements
+
 
 def test_a_first_visit_shows_a_design_from_the_defaults(sales_client, seeded):
     body = sales_client.get("/designs/new/").content.decode()
@@ -278,3 +281,39 @@ def test_the_save_forms_workload_follows_the_workload_the_page_compares(client, 
     ).content.decode()
     swapped = body.split('<div id="design-save-workload" hx-swap-oob="true">')[1].split("</div>")[0]
     assert '<option value="moe_47b" selected>' in swapped
+
+
+PAGE_72_GPUS = (
+    "/designs/new/?gpu_count={gpus}&gpus_per_server=8&nic_generation=NDR"
+    "&family=infiniband&planes=1&oversubscription=1"
+    "&switch_part_number=MQM9700-NS2F&server_to_leaf=same-row"
+    "&leaf_to_spine=same-row&spine_to_core=across-hall"
+    "&subnet_manager=auto&spares_percent=0&rail_optimized=on&currency=USD"
+)
+
+
+def test_a_rail_design_needing_more_switches_shows_the_non_rail_one_with_its_list_total(
+    sales_client, seeded
+):
+    """docs/fabric-design.md rule 6, "say so and show both": 72 HGX GPUs rail-optimised take
+    4 leaves of two rails + 2 spines; without rails 3 + 2, priced here beside the BOM."""
+    body = sales_client.get(PAGE_72_GPUS.format(gpus=72)).content.decode()
+    flat = design_compute(
+        requirements=FabricRequirements(
+            gpu_count=72,
+            switch_part_number="MQM9700-NS2F",
+            server_to_leaf="same-row",
+            leaf_to_spine="same-row",
+            spine_to_core="across-hall",
+            rail_optimized=False,
+        )
+    )
+    total = design_bom_priced(design=flat, currency="USD").total
+    assert (flat.leaf_count, flat.spine_count) == (3, 2)
+    assert f"Without rail optimization: 3 leaves + 2 spines, list total {total:,.2f} USD." in body
+    assert "where a design without rails needs 5 (3 leaves + 2 spines)" in body
+
+
+def test_no_non_rail_option_when_the_rail_design_is_as_small(sales_client, seeded):
+    body = sales_client.get(PAGE_72_GPUS.format(gpus=128)).content.decode()
+    assert 'id="non-rail-option"' not in body and "without rails needs" not in body

@@ -90,9 +90,13 @@ def test_unmanaged_switches_get_a_subnet_manager_added(catalog):
 
 
 def test_the_securities_design_states_its_next_step_in_counts(catalog):
-    step = design(catalog, gpu_count=128, switch_part_number="MQM9790-NS2F").next_step
+    d = design(catalog, gpu_count=128, switch_part_number="MQM9790-NS2F")
+    # 16 servers: 4 leaves of two whole rails + 2 spines; the next step is a full rail group of
+    # 32 servers, one rail per leaf: 8 leaves + 4 spines.
+    assert (d.leaf_count, d.spine_count) == (4, 2)
+    step = d.next_step
     assert (step.gpus, step.leaf_count, step.spine_count) == (256, 8, 4)
-    assert (step.added_switches, step.added_transceivers, step.added_cables) == (2, 320, 256)
+    assert (step.added_switches, step.added_transceivers, step.added_cables) == (6, 320, 256)
 
 
 # --- tiers ---------------------------------------------------------------------------------------

@@ -54,7 +54,7 @@ def test_a_dgx_takes_four_twin_port_flat_top_modules_per_node_not_eight_single_p
 
 
 def test_the_dgx_cable_schedule_names_each_nic_by_its_cage_and_port():
-    d = design(gpu_count=128, server_part_number="DGX-H100")
+    d = design(gpu_count=256, server_part_number="DGX-H100")
     node1 = [r for r in cable_schedule(d) if r.a_device == "node-001"]
     assert [r.a_port for r in node1] == [
         "c1/1",
@@ -226,7 +226,8 @@ def leaf_down_ports_used(d) -> Counter:
 def test_a_leafs_uplinks_count_its_ufm_ports_as_used_down_ports(servers, ratio):
     """16 servers at 2:1 on QM9790: every rail leaf has 16 servers and 8 uplinks would do; the
     leaves that also take a UFM port have 17 down ports in use, which 2:1 needs 9 uplinks for.
-    The uplink count follows the busiest leaf including its UFM ports."""
+    The uplink count follows the busiest leaf including its UFM ports. A leaf of several whole
+    rails (rule 5) has a port per rail of each server, and fewer leaves share the UFM ports."""
     d = design(
         server_count=servers,
         switch_part_number="MQM9790-NS2F",
@@ -234,16 +235,20 @@ def test_a_leafs_uplinks_count_its_ufm_ports_as_used_down_ports(servers, ratio):
         oversubscription=ratio,
     )
     used = leaf_down_ports_used(d)
-    assert max(used.values()) == servers + 1  # a server per rail leaf and one UFM port
+    # The servers' ports on the busiest leaf and its share of the 4 UFM ports: one each on
+    # 4 or 8 leaves, two each on 2 leaves of four rails.
+    ufm_ports = -(-len(d.ufm.links) // d.leaf_count)
+    assert max(used.values()) == servers * d.topology.rails_per_leaf + ufm_ports
     assert max(used.values()) <= d.topology.leaf_up * ratio
-    assert d.topology.reserved_down == 1
+    assert d.topology.reserved_down == ufm_ports
     check_schedule(d)
 
 
 def test_at_2_to_1_a_ufm_port_on_a_full_budget_leaf_costs_a_ninth_uplink():
-    """8 uplinks serve 16 servers at 2:1, all to one spine (8 leaves x 8 = 64 ports). A leaf
-    that also takes a UFM port uses 17 down ports, which 2:1 needs 9 uplinks for: 8 x 9 links
-    do not fit one 64-port spine, so two spines take 5 links from each leaf."""
+    """16 uplinks serve 16 servers on a leaf of two rails at 2:1, all to one spine (4 leaves x 16
+    = 64 ports). A leaf that also takes a UFM port uses 33 down ports, which 2:1 needs 17
+    uplinks for: 4 x 17 links do not fit one 64-port spine, so two spines take 9 links from
+    each leaf."""
     licence = design(
         server_count=16,
         switch_part_number="MQM9790-NS2F",
@@ -256,8 +261,8 @@ def test_at_2_to_1_a_ufm_port_on_a_full_budget_leaf_costs_a_ninth_uplink():
         oversubscription=2,
         subnet_manager="ufm-appliance",
     )
-    assert (licence.leaf_count, licence.spine_count, licence.topology.leaf_up) == (8, 1, 8)
-    assert (d.leaf_count, d.spine_count, d.topology.leaf_up) == (8, 2, 10)
+    assert (licence.leaf_count, licence.spine_count, licence.topology.leaf_up) == (4, 1, 16)
+    assert (d.leaf_count, d.spine_count, d.topology.leaf_up) == (4, 2, 18)
     assert d.oversubscription <= 2
 
 

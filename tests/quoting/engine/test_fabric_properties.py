@@ -86,7 +86,7 @@ def test_counts_follow_the_rounding_rules_and_never_block_more_than_asked(req):
     assert design.oversubscription <= float(req.ratio) + 0.005
     # Leaves: exactly as many as the endpoints need, in whole rail groups.
     if t.rail_optimized:
-        assert t.leaf_count == ceil_div(t.servers, t.leaf_capacity) * t.rails
+        assert t.leaf_count == ceil_div(t.servers, t.group_servers) * t.group_leaves
     else:
         server_leaves = sum(n for n, _ in t.leaf_fill())
         assert server_leaves == ceil_div(t.endpoints, t.leaf_capacity)

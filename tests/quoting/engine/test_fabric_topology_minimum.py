@@ -1,7 +1,10 @@
 """Rules 3, 5, 6 and 7: the fewest switches that cable evenly, checked against a brute force.
 
 The brute force below enumerates every leaf split, uplink count, spine count, pod size and core
-grouping the rules allow, written from docs/fabric-design.md without calling the engine's search.
+grouping the rules allow, written from docs/fabric-design.md without calling the engine's search;
+rail-optimised leaves may carry r whole rails (rule 5: "with few servers, one leaf may carry
+several whole rails") where r divides the rails per server and the servers of the growth target
+times r fit the leaf's down ports.
 """
 
 from __future__ import annotations
@@ -46,12 +49,14 @@ def test_the_seed_256_gpu_case_still_gives_eight_leaves_four_spines_and_eight_li
 
 
 @pytest.mark.parametrize(
-    ("gpus", "spines"), [(88, 2), (104, 2), (136, 3), (152, 3), (184, 3), (232, 4)]
+    ("gpus", "leaves", "spines"),
+    [(88, 4, 2), (104, 4, 2), (136, 8, 3), (152, 8, 3), (184, 8, 3), (232, 8, 4)],
 )
-def test_part_filled_rail_groups_no_longer_give_prime_spine_counts(gpus, spines):
-    # Before: 11, 13, 17, 19, 23 and 29 spines of one link each.
+def test_part_filled_rail_groups_no_longer_give_prime_spine_counts(gpus, leaves, spines):
+    # Before: 11, 13, 17, 19, 23 and 29 spines of one link each. Up to 16 servers, a leaf
+    # takes two whole rails (rule 5): 4 leaves.
     d = design(gpu_count=gpus)
-    assert (d.leaf_count, d.spine_count) == (8, spines)
+    assert (d.leaf_count, d.spine_count) == (leaves, spines)
     check_schedule(d)
 
 
@@ -143,7 +148,7 @@ def brute_minimum(
     asked = k // 2 if ratio == 1 else math.floor(k * ratio / (ratio + 1))
     if _cages(asked, ppc) + math.ceil(asked / ratio) > k:
         asked -= asked % ppc
-    layers = []
+    layers, several_rails = [], []
     for down in {asked, k // 2}:
 
         def leaves(n: int, down: int = down) -> int:
@@ -153,9 +158,14 @@ def brute_minimum(
         layers.append(
             (leaves(servers), leaves(target), math.ceil(busiest / ratio), k - _cages(down, ppc))
         )
+        # Leaves of r whole rails: every server of the target on one leaf per r rails.
+        for r in _divisors(rails) if rail else []:
+            if r > 1 and target * r <= down:
+                u_min = math.ceil(target * r / ratio)
+                several_rails.append((rails // r, rails // r, u_min, k - _cages(down, ppc)))
     two = [
         now + s
-        for now, later, u_min, u_max in layers
+        for now, later, u_min, u_max in layers + several_rails
         for u in range(u_min, u_max + 1)
         for s in _divisors(u)
         if later * (u // s) <= k
@@ -195,7 +205,8 @@ MAX_SERVERS = {40: 2700, 64: 2100, 144: 4200}
 
 @st.composite
 def clusters(draw, radix: int):
-    servers = draw(st.integers(1, MAX_SERVERS[radix]))
+    # Small clusters often: only they can put several whole rails on a leaf.
+    servers = draw(st.one_of(st.integers(1, radix), st.integers(1, MAX_SERVERS[radix])))
     growth = draw(st.one_of(st.none(), st.integers(servers, 2 * servers)))
     return dict(
         servers=servers,

@@ -49,6 +49,12 @@ DESIGNS = {
     ),
     "NDR200 split ports": dict(gpu_count=512, nic_generation="NDR200"),
     "not rail-optimized": dict(gpu_count=512, rail_optimized=False),
+    "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
+        gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
+    ),
+    "256 GPUs on Spectrum-X, leaves of two rails": dict(
+        gpu_count=256, family="ethernet", nic_generation="400GbE"
+    ),
     "three tiers": dict(gpu_count=4096),
 }
 
@@ -196,15 +202,15 @@ def test_the_port_map_lists_every_port_of_every_switch_with_the_schedules_peer(p
 
 
 def test_a_qm9700_has_64_ndr_ports_in_the_port_map(catalog):
-    design = design_fabric(FabricRequirements(gpu_count=128), catalog)
+    design = design_fabric(FabricRequirements(gpu_count=72), catalog)
     layout = plan_layout(design, SiteInputs(), catalog)
     assert design.switch.part_number.startswith("MQM97")
     rows = list(csv.DictReader(io.StringIO("".join(port_map_csv(layout)))))
-    leaf = [r for r in rows if r["device"] == "su1-leaf-r1"]
+    leaf = [r for r in rows if r["device"] == "su1-leaf-r1r2"]  # rails 1 and 2 of 9 servers
     assert len(leaf) == 64 and leaf[0]["port"] == "1/1" and leaf[-1]["port"] == "32/2"
-    assert len([r for r in leaf if r["peer_device"]]) == 16 + 16  # 16 servers, 16 uplinks
+    assert len([r for r in leaf if r["peer_device"]]) == 18 + 18  # 18 server ports, 18 uplinks
     free = [r for r in leaf if not r["peer_device"]]
-    assert len(free) == 32 and all(r["speed_gbps"] == "400" for r in free)
+    assert len(free) == 28 and all(r["speed_gbps"] == "400" for r in free)
 
 
 def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_ports(catalog):

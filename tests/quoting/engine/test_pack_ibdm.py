@@ -28,6 +28,9 @@ DESIGNS = {
         gpu_count=496, subnet_manager="ufm-appliance", storage_servers=4
     ),
     "XDR": dict(gpu_count=512, nic_generation="XDR"),
+    "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
+        gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
+    ),
 }
 
 

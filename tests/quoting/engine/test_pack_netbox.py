@@ -297,6 +297,12 @@ DESIGNS = {
         server_part_number="DGX-B300",
     ),
     "three tiers": dict(gpu_count=4096),
+    "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
+        gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
+    ),
+    "256 GPUs on Spectrum-X, leaves of two rails": dict(
+        gpu_count=256, family="ethernet", nic_generation="400GbE"
+    ),
 }
 
 

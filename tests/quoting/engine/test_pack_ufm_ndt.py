@@ -38,6 +38,9 @@ DESIGNS = {
     "UFM appliances and storage": dict(
         gpu_count=496, subnet_manager="ufm-appliance", storage_servers=4
     ),
+    "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
+        gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
+    ),
 }
 
 

@@ -32,15 +32,16 @@ from quoting.quotes.services.quotes import (
 )
 from quoting.quotes.services.snapshots import revision_network_price
 
-# 8 QM9790 leaves and 2 QM9700 spines, optics and cables: 4,428,288.00 CNY at list.
+# 4 QM9790 leaves of two whole rails each and 2 QM9700 spines, optics and cables: 3,621,888.00
+# CNY at list.
 REQUIREMENTS = {
     "gpu_count": 128,
     "nic_generation": "NDR",
     "switch_part_number": "MQM9790-NS2F",
     "subnet_manager": "on-switch",
 }
-HARDWARE = Decimal("4428288.00")
-SWITCHES = 10
+HARDWARE = Decimal("3621888.00")
+SWITCHES = 6
 FLAT = "SUP-STD-1Y"  # 43,200.00 CNY a year, as sold
 FLAT_PRICE = Decimal("43200.00")
 PER_DEVICE = "SUP-DEV-NBD-1Y"  # 6,480.00 CNY per switch a year
@@ -154,18 +155,18 @@ def test_the_tco_says_its_support_is_the_offers_and_the_servers_is_assumed(world
 
 
 def test_the_other_designs_pay_the_same_share_of_their_hardware(world):
-    """This offer's support is 43,200.00 of 4,428,288.00 of hardware: 0.98 % (to 0.01 %); the
-    other family's design pays 0.98 % of its own hardware, rounded to the cent."""
+    """This offer's support is 43,200.00 of 3,621,888.00 of hardware: 1.19 % (to 0.01 %); the
+    other family's design pays 1.19 % of its own hardware, rounded to the cent."""
     quote = _quote(world)
     _add(world, quote, FLAT)
     revision = _revision(quote)
-    assert revision.tco_snapshot["support_share_percent"] == "0.98"
+    assert revision.tco_snapshot["support_share_percent"] == "1.19"
 
     other_bom = bom_priced(bom=revision.design.tco_inputs["designs"][1]["bom"], currency="CNY")
     other_hardware = sum(ln.amount for ln in other_bom.lines if ln.category in HARDWARE_CATEGORIES)
     other = revision.tco_snapshot["options"][1]
     assert other["pricing"] == "list"
-    assert Decimal(other["support_per_year"]) == round_money(other_hardware * Decimal("0.98") / 100)
+    assert Decimal(other["support_per_year"]) == round_money(other_hardware * Decimal("1.19") / 100)
     assert Decimal(other["annual_cost_breakdown"]["support"]) == Decimal(other["support_per_year"])
 
 
@@ -178,7 +179,7 @@ def test_without_a_support_line_the_tco_assumes_its_percentage_and_says_so(world
     assumed = _assumption(revision, "costs.support_percent")
 
     assert this["support_per_year"] is None
-    assert _support(revision) == round_money(HARDWARE * Decimal("0.20"))  # 885,657.60
+    assert _support(revision) == round_money(HARDWARE * Decimal("0.20"))  # 724,377.60
     assert assumed["label"] == "Support per year, assumed"
     assert (assumed["value"], assumed["unit"]) == ("20", "% of hardware")
     assert not [a for a in revision.tco_snapshot["assumptions"] if "support_per_year" in a["key"]]
@@ -191,7 +192,7 @@ def test_removing_the_support_line_brings_the_assumption_back(world):
     line = _add(world, quote, FLAT)
     quote_remove_line(quote=quote, line=line, user=world.sales, expected_version=quote.version)
     revision = _revision(quote)
-    assert _support(revision) == Decimal("885657.60")
+    assert _support(revision) == Decimal("724377.60")
     assert _assumption(revision, "costs.support_percent")["label"] == "Support per year, assumed"
 
 
@@ -202,7 +203,7 @@ def test_an_optional_support_line_is_not_the_offers_support(world):
     quote_update_line(
         quote=quote, line=line, user=world.sales, expected_version=quote.version, optional=True
     )
-    assert _support(_revision(quote)) == Decimal("885657.60")
+    assert _support(_revision(quote)) == Decimal("724377.60")
 
 
 # --- per device and share of hardware: priced by the quote --------------------------------------
@@ -216,8 +217,8 @@ def test_support_per_device_is_sold_once_per_switch_spares_not_counted(world):
 
     line = _add(world, quote, PER_DEVICE)  # asked for 1: the quote counts its switches
     assert (line.quantity, line.unit_price) == (SWITCHES, DEVICE_PRICE)
-    assert "per device: 10 switches on this offer" in line.price_source
-    assert _support(_revision(quote)) == SWITCHES * DEVICE_PRICE  # 64,800.00
+    assert "per device: 6 switches on this offer" in line.price_source
+    assert _support(_revision(quote)) == SWITCHES * DEVICE_PRICE  # 38,880.00
     changed = quote.events.filter(verb=QuoteEventVerb.LINE_CHANGED).last()
     assert changed.details["line"] == PER_DEVICE
     assert changed.details["before"]["quantity"] == 1
@@ -229,23 +230,23 @@ def test_support_per_device_follows_the_switches_and_the_tco_follows_it(world):
     _add(world, quote, PER_DEVICE)
     leaves = _revision(quote).lines.get(role="leaf", product__category="switch")
     quote_update_line(
-        quote=quote, line=leaves, user=world.sales, expected_version=quote.version, quantity=7
+        quote=quote, line=leaves, user=world.sales, expected_version=quote.version, quantity=3
     )
-    assert _line(quote, PER_DEVICE).quantity == 9
-    assert _support(_revision(quote)) == 9 * DEVICE_PRICE  # 58,320.00
+    assert _line(quote, PER_DEVICE).quantity == 5
+    assert _support(_revision(quote)) == 5 * DEVICE_PRICE  # 32,400.00
 
 
 def test_support_as_a_share_of_hardware_is_that_share_of_the_hardware_lines(world):
     quote = _quote(world)
     line = _add(world, quote, SHARE)
     assert Product.objects.get(part_number=SHARE).hardware_percent == Decimal("10.00")
-    assert line.unit_price == line.list_price == Decimal("442828.80")  # 10 % of 4,428,288.00
-    assert _support(_revision(quote)) == Decimal("442828.80")
+    assert line.unit_price == line.list_price == Decimal("362188.80")  # 10 % of 3,621,888.00
+    assert _support(_revision(quote)) == Decimal("362188.80")
 
 
 def test_support_as_a_share_follows_line_discounts_then_takes_the_quote_discount(world):
-    """The spines' 460,800.00 less 5 % takes 23,040.00 off the hardware: 4,405,248.00, whose
-    10 % is 440,524.80; the 4 % quote discount then makes it 422,903.81 (422,903.808 rounded
+    """The spines' 460,800.00 less 5 % takes 23,040.00 off the hardware: 3,598,848.00, whose
+    10 % is 359,884.80; the 4 % quote discount then makes it 345,489.41 (345,489.408 rounded
     half up), the TCO's support a year."""
     quote = _quote(world)
     _add(world, quote, SHARE)
@@ -254,13 +255,13 @@ def test_support_as_a_share_follows_line_discounts_then_takes_the_quote_discount
         quote=quote, line=spines, user=world.sales, expected_version=quote.version,
         discount_percent=5,
     )  # fmt: skip
-    assert _line(quote, SHARE).unit_price == Decimal("440524.80")
+    assert _line(quote, SHARE).unit_price == Decimal("359884.80")
     quote_update_terms(
         quote=quote, user=world.sales, expected_version=quote.version, discount_percent=4
     )
     revision = _revision(quote)
-    assert _line(quote, SHARE).unit_price == Decimal("440524.80"), "priced before the discount"
-    assert _support(revision) == Decimal("422903.81")
+    assert _line(quote, SHARE).unit_price == Decimal("359884.80"), "priced before the discount"
+    assert _support(revision) == Decimal("345489.41")
     assert revision.tco_snapshot["support_share_percent"] == "10.00"
 
 
@@ -296,7 +297,7 @@ def test_the_proposal_says_the_support_is_the_offers_and_the_servers_is_assumed(
     revision = QuoteRevision.objects.get(pk=sent.pk)
     english = proposal_html(revision=revision, language="en")
     assert "Network support: this offer's own support lines, 43,200.00 CNY a year" in english
-    assert "(0.98 % of its hardware)" in english
+    assert "(1.19 % of its hardware)" in english
     assert "Server support is an assumption: 20 % of the servers a year." in english
     start = english.index('<section class="tco"')
     tco = english[start : english.index("</section>", start)]
