@@ -142,3 +142,31 @@ def requirement_rows(requirements: Mapping[str, Any]) -> list[Row]:
         if name not in known and value not in (None, "", False):
             rows.append((humanise(name), plain_text(value)))
     return rows
+
+
+# --- cable lengths --------------------------------------------------------------------------------
+
+# The link tiers a design's media are kept for ("media" in FabricDesign.as_dict()), in the
+# fabric's order.
+LENGTH_TIERS = ("server-leaf", "leaf-spine", "spine-core", "ufm-leaf")
+
+
+def cable_lengths(design: Mapping[str, Any] | None) -> dict | None:
+    """Which of a design snapshot's cable lengths were measured on its site and which assumed.
+
+    A tier left without a distance is measured on the site's rack layout, each cable bought at
+    its own run's length class (its media's cable is the longest run's); a tier whose distance
+    was typed takes that distance class for every cable, measured nowhere. Returns {"site": the
+    site's inputs, "measured": [(tier, longest class m)], "assumed": [(tier, class m)]}; None
+    without media (no design). A snapshot kept before media said "measured" reads as assumed.
+    """
+    media = (design or {}).get("media") if isinstance(design, Mapping) else None
+    if not media:
+        return None
+    lengths: dict = {"site": design.get("site") or {}, "measured": [], "assumed": []}
+    for tier in LENGTH_TIERS:
+        kept = media.get(tier)
+        if kept:
+            kind = "measured" if kept.get("measured") else "assumed"
+            lengths[kind].append((tier, kept.get("length_m")))
+    return lengths

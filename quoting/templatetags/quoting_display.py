@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django import template
 
-from quoting.designs.display import Row, requirement_rows
+from quoting.designs.display import Row, cable_lengths, requirement_rows
 from quoting.quotes.display import event_detail_rows
 
 register = template.Library()
@@ -19,3 +19,8 @@ def requirement_rows_filter(requirements) -> list[Row]:
 @register.filter
 def event_details(event) -> list[Row]:
     return event_detail_rows(event.verb, event.details)
+
+
+@register.filter(name="cable_lengths")
+def cable_lengths_filter(design) -> dict | None:
+    return cable_lengths(design)

@@ -125,6 +125,15 @@
   document.addEventListener("DOMContentLoaded", reachableTables);
   document.addEventListener("htmx:afterSettle", reachableTables);
 
+  // Design page: a rack power preset fills the budget and the select returns to "keep", so the
+  // number is the one input the form sends (the form's own change trigger designs again).
+  document.addEventListener("change", function (event) {
+    var select = event.target;
+    if (select.id !== "id_rack_power_preset" || !select.value) return;
+    select.form.elements.rack_power_kw.value = select.value;
+    select.value = "";
+  }, true);
+
   // TCO page: a preset fills the workload fields; the form's own change trigger recomputes.
   document.addEventListener("change", function (event) {
     var select = event.target;

@@ -310,7 +310,7 @@ DESIGN_QUERY = (
     "gpu_count=256&gpus_per_server=8&nic_generation=NDR&family=infiniband&planes=1"
     "&oversubscription=1&switch_part_number=MQM9790-NS2F&server_to_leaf=same-row"
     "&leaf_to_spine=same-row&spine_to_core=across-hall&subnet_manager=on-switch"
-    "&spares_percent=2&rail_optimized=on&currency=CNY"
+    "&spares_percent=2&rail_optimized=on&currency=CNY&rack_power_kw=40"
 )
 # Inputs the engine refuses, so its messages and the distance help are shown.
 DESIGN_ERRORS = (

@@ -16,6 +16,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.fabric.requirements import check_requirements
 from quoting.engine.install import SITE_FIELDS, SiteInputs
+from quoting.engine.install.site import RACK_POWER_PRESETS
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
 
 CURRENCY_CHOICES = [("CNY", "CNY"), ("USD", "USD")]
@@ -166,13 +167,41 @@ def design_form_data(requirements: dict) -> dict:
     return data
 
 
+# The select beside the rack power budget: a preset chosen there becomes the budget (the script
+# fills the number at once; without it, site_form_data does on the next request).
+RACK_POWER_PRESET = "rack_power_preset"
+_PRESET_VALUES = frozenset(f"{kw:g}" for kw, _label in RACK_POWER_PRESETS)
+
+
+def site_form_data(params) -> dict:
+    """The site fields given in `params` (a query), with a rack power preset chosen there written
+    into the budget: the page then shows the number it designs with, and links carry it alone."""
+    data = {name: params[name] for name in SITE_FIELDS if params.get(name, "") not in ("", None)}
+    preset = params.get(RACK_POWER_PRESET, "")
+    if preset in _PRESET_VALUES:
+        data["rack_power_kw"] = preset
+    return data
+
+
 class SiteForm(forms.Form):
     """The installation pack's site inputs from a query; empty fields take the defaults, the
-    layout checks the rules across them."""
+    layout checks the rules across them. The preset select only fills the budget (it is never
+    bound: site_form_data has turned it into the number)."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields.update(form_fields(SiteInputs, SITE_FIELDS, optional=frozenset(SITE_FIELDS)))
+        self.fields[RACK_POWER_PRESET] = forms.ChoiceField(
+            label=_("Rack power preset"),
+            required=False,
+            choices=[("", _("Keep the budget entered"))]
+            + [(f"{kw:g}", _(label)) for kw, label in RACK_POWER_PRESETS],
+            help_text=_("Sets the power budget per rack."),
+        )
 
     def site_values(self) -> dict:
-        return {k: v for k, v in self.cleaned_data.items() if v not in (None, "")}
+        return {
+            k: v
+            for k, v in self.cleaned_data.items()
+            if k != RACK_POWER_PRESET and v not in (None, "")
+        }

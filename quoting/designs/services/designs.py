@@ -26,6 +26,7 @@ from quoting.engine.install import (
     plan_layout,
 )
 from quoting.engine.install.layout import place_devices
+from quoting.engine.install.site import FORMER_DEFAULT_RACK_KW
 from quoting.engine.messages import Message, gettext_noop, message
 
 
@@ -207,8 +208,14 @@ def design_messages_json(design: FabricDesign) -> dict:
 
 def design_site_inputs(design) -> dict:
     """The site a saved design is measured on: the one its snapshot was computed for (a snapshot
-    from before sites changed the BOM has none: the defaults)."""
-    return dict((design.result or {}).get("site") or {})
+    from before sites changed the BOM has none: the defaults).
+
+    A snapshot without a rack power budget was made when the default rack was the 40 kW one: it
+    keeps that budget, so designing it again (a newer snapshot version, its installation pack)
+    does not move its servers onto today's default IDC racks and change its cables."""
+    site = dict((design.result or {}).get("site") or {})
+    site.setdefault("rack_power_kw", FORMER_DEFAULT_RACK_KW)
+    return site
 
 
 def site_from_json(data: dict) -> SiteInputs:

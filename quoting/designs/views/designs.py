@@ -23,10 +23,12 @@ from quoting.customers.selectors import projects_visible_to
 from quoting.designs.forms.contract import add_engine_errors, engine_error_text
 from quoting.designs.forms.designs import (
     CURRENCY_CHOICES,
+    RACK_POWER_PRESET,
     DesignForm,
     DesignSaveForm,
     SiteForm,
     design_form_data,
+    site_form_data,
 )
 from quoting.designs.forms.tco import tco_page_query
 from quoting.designs.models import InstallPackStatus, SavedDesign
@@ -64,6 +66,8 @@ from quoting.errors import QuoteError
 
 # Query parameters that are not cluster requirements.
 PAGE_PARAMS = {"project", "currency", "design", "workload"}
+# The site's query parameters: its fields and the rack power preset that fills one.
+SITE_PARAMS = {*SITE_FIELDS, RACK_POWER_PRESET}
 # The page draws rack elevations live up to this many servers; past it, the pack has them.
 ELEVATIONS_MAX_SERVERS = 256
 
@@ -78,8 +82,7 @@ def _project(request):
 
 def _site_form(params) -> SiteForm:
     """The site fields given in `params`; unbound (every default) when none is."""
-    given = {name: params[name] for name in SITE_FIELDS if params.get(name, "") not in ("", None)}
-    return SiteForm(given or None)
+    return SiteForm(site_form_data(params) or None)
 
 
 def _site_values(site_form: SiteForm) -> dict:
@@ -95,7 +98,7 @@ def _design_from_query(request, project=None, *, params=None):
     visit shows a design at once.
     """
     params = request.GET if params is None else params
-    if set(params) - PAGE_PARAMS - set(SITE_FIELDS):
+    if set(params) - PAGE_PARAMS - SITE_PARAMS:
         data = params
     elif project is not None and project.requirements:
         data = design_form_data(project.requirements)
@@ -163,7 +166,7 @@ def _requirements_query(form) -> str:
     form): the site measures the cables, so the schedule, drawing and pack need it too."""
     query = QueryDict(mutable=True)
     for name, value in form.data.items():
-        if name not in PAGE_PARAMS and name not in SITE_FIELDS and value not in ("", None):
+        if name not in PAGE_PARAMS and name not in SITE_PARAMS and value not in ("", None):
             query[name] = value
     site_form = getattr(form, "site_form", None)
     if site_form is not None and site_form.is_bound:

@@ -25,6 +25,21 @@ DEFAULT_SERVER_KW = 10.2
 # Storage servers are not catalog items: a typical 2 U all-flash node.
 STORAGE_SERVER_UNITS = 2
 STORAGE_SERVER_KW = 1.2
+# A rack's power budget when the site gives none: a typical Chinese IDC rack. Leased IDC halls
+# in China are built for 8-12 kW racks (issue #26: 139 of them for 127 DGX H100);
+# 12 kW is the top of that range and the smallest common budget that powers one 10.2 kW
+# DGX/HGX H100. Denser servers (DGX B200 14.3 kW) need the high-density rack, one choice away.
+TYPICAL_IDC_RACK_KW = 12.0
+# A high-density rack (liquid or rear-door cooled), room for three 10.2 kW DGX H100 or two DGX
+# B200/B300 per rack.
+HIGH_DENSITY_RACK_KW = 40.0
+# The budget before sites defaulted to the IDC rack: what a stored site without one meant.
+FORMER_DEFAULT_RACK_KW = 40.0
+# The presets offered beside the budget (kW, label).
+RACK_POWER_PRESETS = (
+    (TYPICAL_IDC_RACK_KW, _("Typical Chinese IDC rack (12 kW)")),
+    (HIGH_DENSITY_RACK_KW, _("High-density rack (40 kW)")),
+)
 
 
 NAME_PREFIX_PATTERN = r"(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)?"
@@ -36,9 +51,17 @@ class SiteInputs:
         default=48, metadata=spec("int", label=_("Rack height (U)"), low=1, high=60)
     )
     rack_power_kw: float = field(
-        default=40.0,
+        default=TYPICAL_IDC_RACK_KW,
         metadata=spec(
-            "float", label=_("Power budget per rack (kW)"), low=0, low_open=True, high=500
+            "float",
+            label=_("Power budget per rack (kW)"),
+            low=0,
+            low_open=True,
+            high=500,
+            help=_(
+                "Empty: 12 kW, a typical Chinese IDC rack. DGX B200 and denser servers need a "
+                "high-density rack (40 kW)."
+            ),
         ),
     )
     servers_per_rack: int | None = field(
@@ -135,13 +158,7 @@ def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> 
             )
         ]
     if server_max_kw > site.rack_power_kw:
-        errors["rack_power_kw"] = [
-            message(
-                _("a {rack:g} kW rack cannot power one {server:g} kW server."),
-                rack=site.rack_power_kw,
-                server=server_max_kw,
-            )
-        ]
+        errors["rack_power_kw"] = [_underpowered(site.rack_power_kw, server_max_kw)]
     if site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
         errors["servers_per_rack"] = [
             message(
@@ -153,3 +170,22 @@ def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> 
         ]
     if errors:
         raise InvalidInput(errors)
+
+
+def _underpowered(rack_kw: float, server_kw: float):
+    """The budget too low for one server; the high-density rack named when it is enough."""
+    if server_kw <= HIGH_DENSITY_RACK_KW:
+        return message(
+            _(
+                "a {rack:g} kW rack cannot power one {server:g} kW server: choose the "
+                "high-density rack ({dense:g} kW), or enter the site's own budget."
+            ),
+            rack=rack_kw,
+            server=server_kw,
+            dense=HIGH_DENSITY_RACK_KW,
+        )
+    return message(
+        _("a {rack:g} kW rack cannot power one {server:g} kW server."),
+        rack=rack_kw,
+        server=server_kw,
+    )

@@ -26,7 +26,9 @@ REQUIREMENTS = {
     "subnet_manager": "on-switch",
 }
 # Five 8 U servers of 10.2 kW fit a 48 U rack's height, not its 40 kW budget.
-OVER_BUDGET_SITE = {"servers_per_rack": 5}
+OVER_BUDGET_SITE = {"rack_power_kw": 40, "servers_per_rack": 5}
+# The racks these tests count are 40 kW ones, three servers a rack (not the 12 kW default's one).
+SITE_40_KW = {"rack_power_kw": 40}
 
 
 def flat(text: str) -> str:
@@ -41,15 +43,17 @@ def quote_from_design(world, *, servers: int = 16, language: str = "en"):
         name=f"{servers} servers",
         user=world.sales,
         requirements=REQUIREMENTS | {"server_count": servers},
+        site=SITE_40_KW,
     )
     return quote_create_from_design(project=world.project, design=design, user=world.sales)
 
 
 def layout_of(servers: int, **site):
+    site = SiteInputs(**(SITE_40_KW | site))
     design = design_compute(
-        requirements=requirements_from_json(REQUIREMENTS | {"server_count": servers})
+        requirements=requirements_from_json(REQUIREMENTS | {"server_count": servers}), site=site
     )
-    return design_install_layout(design=design, site=SiteInputs(**site))
+    return design_install_layout(design=design, site=site)
 
 
 @pytest.mark.parametrize(

@@ -49,13 +49,19 @@ def test_the_api_default_stays_one_single_port_module_per_nic(api):
 
 
 def test_the_server_sets_the_nic_generation_the_request_left_out(api):
-    body = post(api, gpu_count=64, server_part_number="HGX-B300-8GPU-SRV").json()
+    body = post(api, gpu_count=64, server_part_number="HGX-B300-8GPU-SRV", rack_power_kw=40).json()
     assert body["switch_sku"] == "920-9B36F-00RX-8S0"  # the XDR Quantum-X800
 
 
 def test_an_xdr_server_on_ethernet_is_spectrum_x_on_two_planes_of_400gbe(api):
     """NVIDIA's B300 Spectrum-X build: each 800G ConnectX-8 cage feeds two 400GbE planes."""
-    response = post(api, gpu_count=512, server_part_number="HGX-B300-8GPU-SRV", family="ethernet")
+    response = post(
+        api,
+        gpu_count=512,
+        server_part_number="HGX-B300-8GPU-SRV",
+        family="ethernet",
+        rack_power_kw=40,
+    )
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["planes"] == 2 and body["switch_sku"] == "920-9N42F-00RI-7C0"  # SN5600
@@ -134,7 +140,9 @@ def test_a_saved_design_keeps_its_server(client, seeded, make_user):
 
 
 def test_the_command_takes_a_server(seeded, capsys):
-    call_command("fabric_design", "--gpus", "256", "--server", "DGX-B200", "--json")
+    call_command(
+        "fabric_design", "--gpus", "256", "--server", "DGX-B200", "--rack-power-kw", "40", "--json"
+    )
     printed = json.loads(capsys.readouterr().out)
     assert printed["server_sku"] == "DGX-B200"
     assert quantities(printed["bom"])["980-9I51A-00NS00"] == 128
@@ -168,9 +176,11 @@ def test_the_tco_comparison_of_a_dgx_b200_design_prices_that_server_and_its_gpus
     from quoting.designs.services.designs import design_bom_priced, design_compute
     from quoting.designs.services.tco import design_tco_body
     from quoting.engine.fabric import FabricRequirements
+    from quoting.engine.install import SiteInputs
 
     design = design_compute(
-        requirements=FabricRequirements(gpu_count=64, server_part_number="DGX-B200")
+        requirements=FabricRequirements(gpu_count=64, server_part_number="DGX-B200"),
+        site=SiteInputs(rack_power_kw=40),
     )
     total = design_bom_priced(design=design, currency="USD").total
     body = design_tco_body(design=design, bom_total=total, currency="USD")

@@ -9,6 +9,7 @@ import pytest
 from quoting.designs.services.designs import design_bom_priced, design_compute
 from quoting.designs.services.tco import design_tco_body, tco_compute
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.install import SiteInputs
 
 # Network-bound (small batch, no overlap) so that what the spine layer costs shows.
 HARD_JOB = {"params_billion": 7, "tokens_per_node_per_step": 16_384, "overlap": 0.0}
@@ -94,7 +95,8 @@ def test_a_design_names_its_server_and_the_tco_powers_it_from_the_catalog(seeded
     and takes the catalog's 11 kW typical (NVIDIA DGX B200 User Guide: 14.3 kW max). A design
     without a chosen server is priced and powered as the cheapest server with its GPUs."""
     design = design_compute(
-        requirements=FabricRequirements(gpu_count=256, server_part_number="DGX-B200")
+        requirements=FabricRequirements(gpu_count=256, server_part_number="DGX-B200"),
+        site=SiteInputs(rack_power_kw=40),  # a 14.3 kW server: not on the 12 kW IDC rack
     )
     priced = design_bom_priced(design=design, currency="CNY")
     body = design_tco_body(design=design, bom_total=priced.total, currency="CNY",

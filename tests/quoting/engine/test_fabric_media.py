@@ -95,7 +95,9 @@ def test_4096_hdr_gpus_on_the_default_site_are_refused_at_their_measured_spine_c
     racks per row": no layout gives HDR a fibre)."""
     with pytest.raises(InvalidInput) as caught:
         design_on_site(
-            FabricRequirements(gpu_count=4096, nic_generation="HDR"), catalog, SiteInputs()
+            FabricRequirements(gpu_count=4096, nic_generation="HDR"),
+            catalog,
+            SiteInputs(rack_power_kw=40),
         )
     errors = caught.value.errors
     assert list(errors) == ["spine_to_core"]
@@ -108,7 +110,9 @@ def test_an_hdr_core_measured_within_aoc_reach_is_not_refused_for_its_usual_clas
     fibre; on a site it is planned within the row and its measured runs decide: 1,024 HDR GPUs on
     the default site measure within 30 m and are quoted on AOCs, as before issue 26."""
     d = design_on_site(
-        FabricRequirements(gpu_count=1024, nic_generation="HDR"), catalog, SiteInputs()
+        FabricRequirements(gpu_count=1024, nic_generation="HDR"),
+        catalog,
+        SiteInputs(rack_power_kw=40),
     )
     assert d.topology.tiers == 3
     assert d.requirements.spine_to_core is None

@@ -77,7 +77,7 @@ _PACKS: dict[str, Pack] = {}
 def _pack(name: str, catalog) -> Pack:
     if name not in _PACKS:
         design = design_fabric(FabricRequirements(**DESIGNS[name]), catalog)
-        layout = plan_layout(design, SiteInputs(), catalog)
+        layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
         _PACKS[name] = Pack(design, layout, b"".join(pack_zip_chunks(layout)))
     return _PACKS[name]
 
@@ -455,7 +455,7 @@ def test_labels_are_printed_at_7_pt_or_more_on_the_stock_every_sheet_names(pack)
 
 def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(catalog):
     design = design_fabric(FabricRequirements(gpu_count=256), catalog)
-    layout = plan_layout(design, SiteInputs(), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
     assert layout.servers_per_rack == 3  # 40 kW / 10.2 kW
     first = layout.devices["su1-r01-node01"]
     assert (layout.racks[first.rack].name, first.u) == ("A01", 1)
@@ -468,7 +468,7 @@ def test_servers_are_placed_by_scalable_unit_with_their_leaves_at_the_row_end(ca
 
 def test_racks_over_their_budget_are_flagged_once_for_the_design(catalog):
     design = design_fabric(FabricRequirements(gpu_count=64), catalog)
-    layout = plan_layout(design, SiteInputs(servers_per_rack=4), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40, servers_per_rack=4), catalog)
     over = [rack for rack in layout.racks if rack.max_kw > 40]
     assert len(over) == 2 and layout.racks[0] in over
     power = [w for w in layout.warnings if "kW budget" in w]
@@ -564,7 +564,7 @@ def test_rack_weight_sums_the_known_weights_and_names_the_devices_of_unknown_wei
     design = design_fabric(
         FabricRequirements(gpu_count=256, server_part_number="DGX-H100"), catalog
     )
-    layout = plan_layout(design, SiteInputs(), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
     racks = {r["rack"]: r for r in csv.DictReader(io.StringIO("".join(exports.racks_csv(layout))))}
     compute = racks["A01"]
     servers = compute["devices"].count("DGX-H100")
@@ -577,7 +577,7 @@ def test_rack_weight_sums_the_known_weights_and_names_the_devices_of_unknown_wei
     hgx = design_fabric(
         FabricRequirements(gpu_count=64, server_part_number="HGX-H100-8GPU-SRV"), catalog
     )
-    hgx_layout = plan_layout(hgx, SiteInputs(), catalog)
+    hgx_layout = plan_layout(hgx, SiteInputs(rack_power_kw=40), catalog)
     hgx_racks = list(csv.DictReader(io.StringIO("".join(exports.racks_csv(hgx_layout)))))
     assert all(r["weight_kg"] != "n/a" for r in hgx_racks)
     assert float(hgx_racks[0]["weight_kg"]) == 0
@@ -676,7 +676,7 @@ def test_the_readme_says_lengths_are_estimates_on_the_site_inputs_and_which_are_
 
 def test_management_switches_stand_near_the_racks_they_serve(catalog):
     design = design_fabric(FabricRequirements(gpu_count=4096, outofband_management=True), catalog)
-    layout = plan_layout(design, SiteInputs(), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
     runs = [c for c in layout.cables if c.tier == "oob-management"]
     assert len(runs) == design.management.outofband_cables
     # A management row across a 17-row hall would need runs of 50 m and more.

@@ -32,6 +32,7 @@ SIZES = {
         nic_generation="400GbE",
         planes=2,
         server_part_number="DGX-B300",
+        site=SiteInputs(rack_power_kw=40),  # a 14.5 kW server: not on the 12 kW IDC rack
     ),
     "1,024 GPUs Ethernet, three tiers sized for 16,384": dict(
         gpu_count=1024, growth_gpus=16384, family="ethernet", nic_generation="400GbE"
@@ -170,7 +171,10 @@ def test_site_inputs_change_the_cables_bought(catalog, change):
         lengths = {p.part_number: p.length_m for p in catalog}
         return sum(lengths[sku] * n for sku, n in bom_counts(design, "cable").items())
 
-    assert fibre_metres(SiteInputs(**change)) > fibre_metres(SiteInputs())
+    # On 40 kW racks of three servers, so that one server per rack is a change.
+    assert fibre_metres(SiteInputs(rack_power_kw=40, **change)) > fibre_metres(
+        SiteInputs(rack_power_kw=40)
+    )
 
 
 def test_a_distance_given_plans_the_tier_as_before(catalog):

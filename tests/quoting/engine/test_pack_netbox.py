@@ -312,7 +312,7 @@ def design(request, catalog):
 
 
 def test_a_pack_imports_into_an_empty_netbox_in_the_readmes_order(design, catalog):
-    layout = plan_layout(design, SiteInputs(), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
     nb = NetBox()
     import_pack(nb, netbox_files(layout))
     assert len(nb.devices) == len(layout.devices)

@@ -107,7 +107,7 @@ PartitionName=all Nodes=ALL Default=YES
 @pytest.mark.parametrize("name", list(DESIGNS))
 def test_slurmctld_loads_the_topology_with_each_server_under_one_switch(name, catalog, tmp_path):
     design = design_fabric(FabricRequirements(**DESIGNS[name]), catalog)
-    layout = plan_layout(design, SiteInputs(), catalog)
+    layout = plan_layout(design, SiteInputs(rack_power_kw=40), catalog)
     log = slurmctld_log(tmp_path, layout).replace(str(tmp_path), "<tmp>")
     assert "_read_topo_file: Reading the topology.conf file" in log, log[-2000:]
     assert "fatal" not in log, log[-2000:]

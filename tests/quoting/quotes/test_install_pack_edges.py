@@ -86,7 +86,7 @@ def chinese_client(client, make_user):
 def test_the_chinese_design_page_draws_and_warns_in_chinese_but_the_pack_stays_english(
     chinese_client, seeded
 ):
-    over_budget = f"{QUERY}&servers_per_rack=4"  # 4 x 10.2 kW and the switches: over 40 kW
+    over_budget = f"{QUERY}&rack_power_kw=40&servers_per_rack=4"  # 4 x 10.2 kW: over 40 kW
 
     page = chinese_client.get(f"/designs/new/?{over_budget}").content.decode()
 

@@ -60,6 +60,7 @@ def _quote(world, **requirements):
         name="128 GPUs",
         user=world.sales,
         requirements=REQUIREMENTS | requirements,
+        site={"rack_power_kw": 40},  # the cables HARDWARE prices were measured on 40 kW racks
     )
     return quote_create_from_design(project=world.project, design=design, user=world.sales)
 
