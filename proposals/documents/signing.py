@@ -37,6 +37,9 @@ SIGNATURE_FIELD = "FabricQuoteSeller"
 SIGNATURE_REASON = "Signed copy of an accepted offer"
 # A timestamp authority that does not answer in this long fails the copy (retried later).
 TSA_TIMEOUT_SECONDS = 10
+# Room for a B-B signature besides its certificates: signed attributes, the signature value
+# (512 bytes at RSA-4096), CMS framing; what pyHanko would otherwise find by signing twice.
+SIGNATURE_ROOM = 2048
 
 
 class SigningUnavailable(Exception):
@@ -165,8 +168,17 @@ def pdf_signed(pdf: bytes, *, seller: SellerCertificate, tsa_url: str = "") -> b
         signer=seller.signer,
         timestamper=timestamper,
         new_field_spec=fields.SigFieldSpec(SIGNATURE_FIELD, on_page=-1),
+        # Without a timestamp the signature's size is known beforehand: pyHanko's estimate
+        # (a dry run, which loads and checks the RSA key again) would double the signing
+        # time. In hexadecimal digits, as /Contents holds it.
+        bytes_reserved=None if tsa_url else 2 * (SIGNATURE_ROOM + _certificates_size(seller)),
     )
     return out.getvalue()
+
+
+def _certificates_size(seller: SellerCertificate) -> int:
+    der = serialization.Encoding.DER
+    return sum(len(c.public_bytes(der)) for c in (seller.certificate, *seller.chain))
 
 
 def _validation_context(seller: SellerCertificate) -> ValidationContext:
