@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.conf import settings
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from proposals.documents.signing import development_certificate_create, seller_certificate
 
@@ -21,10 +21,12 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(settings.DEVELOPMENT_SIGNING_PKCS12)
         if str(path) != str(settings.PROPOSALS_SIGNING_PKCS12):
-            raise CommandError(
+            # `make run` goes on: the configured certificate signs.
+            self.stdout.write(
                 "A signing certificate is configured (PROPOSALS_SIGNING_*): no development one "
-                "is needed."
+                "is made."
             )
+            return
         made = development_certificate_create(path, common_name=COMMON_NAME)
         seller = seller_certificate()
         self.stdout.write(
