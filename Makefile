@@ -12,9 +12,9 @@ PYTEST_ARGS ?=
 # PYTEST_WORKERS=0 runs it in one process (pdb, print debugging).
 PYTEST_WORKERS ?= 2
 
-.PHONY: run test lint check-system install install-dev migrate demo worker beat clean messages
+.PHONY: run test lint check-system install install-dev migrate demo signing-dev worker beat clean messages
 
-run: install migrate demo  ## set up (idempotent) and serve on http://127.0.0.1:8000
+run: install migrate demo signing-dev  ## set up (idempotent) and serve on http://127.0.0.1:8000
 	@echo "Serving FabricQuote on http://$(HOST):$(PORT)/  (Ctrl-C stops)"
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
@@ -57,7 +57,10 @@ demo: install  ## catalog and demo sign-ins; running it twice changes nothing
 	$(BIN)/python manage.py load_catalog
 	$(BIN)/python manage.py setup_demo
 
-worker: install  ## a Celery worker (needs REDIS_URL)
+signing-dev: install  ## the self-signed certificate development signs signed copies with (var/signing/), once
+	$(BIN)/python manage.py signing_certificate_dev
+
+worker: install signing-dev  ## a Celery worker (needs REDIS_URL)
 	$(BIN)/celery -A portal worker --loglevel INFO
 
 beat: install

@@ -9,7 +9,10 @@ class ProposalsConfig(AppConfig):
     def ready(self) -> None:
         import logging
 
-        from proposals import tasks  # noqa: F401 - registers the app's jobs (portal.queueing.enqueue)
+        from proposals import (  # noqa: F401 - registers the app's jobs and deploy checks
+            checks,
+            tasks,
+        )
         from proposals.documents.signals import document_ready
         from proposals.share.logs import redact_share_tokens
         from quoting.quotes.signals import revision_frozen

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -68,10 +69,25 @@ def _redis_db_per_worker() -> None:
         app.conf.update(broker_url=url, result_backend=url)
 
 
+def _development_signing_certificate() -> None:
+    """Signed copies are signed (PAdES): with the development certificate `make run` makes, made
+    here when it is missing (a fresh clone); every xdist worker ends up with the same one."""
+    from django.conf import settings
+
+    from proposals.documents.signing import development_certificate_create
+    from proposals.management.commands.signing_certificate_dev import COMMON_NAME
+
+    if str(settings.PROPOSALS_SIGNING_PKCS12) == str(settings.DEVELOPMENT_SIGNING_PKCS12):
+        development_certificate_create(
+            Path(settings.DEVELOPMENT_SIGNING_PKCS12), common_name=COMMON_NAME
+        )
+
+
 def pytest_configure(config):
     network_guard.install()  # loopback and unix sockets only, for the whole session
     api_contract.install()  # every /api/v1/ answer a test receives matches the published schema
     _redis_db_per_worker()
+    _development_signing_certificate()
 
 
 @pytest.fixture(autouse=True)

@@ -434,6 +434,25 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "FabricQuote <noreply@
 # Where the links in e-mails point (no request to build them from in a worker).
 PORTAL_URL = os.environ.get("PORTAL_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# The signed copy's digital signature (PAdES, proposals/documents/signing.py): the seller's
+# certificate with its key, either one PKCS#12 file (PROPOSALS_SIGNING_PKCS12) or PEM files
+# (PROPOSALS_SIGNING_KEY, PROPOSALS_SIGNING_CERT, the issuers in PROPOSALS_SIGNING_CHAIN), the
+# passphrase from the environment only. Unset, development signs with the self-signed
+# certificate `make run` creates (manage.py signing_certificate_dev); production.py has no such
+# default and its deploy check refuses a missing or self-signed certificate. With
+# PROPOSALS_TSA_URL (an RFC 3161 timestamp authority) copies are PAdES B-LT, else B-B.
+DEVELOPMENT_SIGNING_PKCS12 = VAR_DIR / "signing" / "development.p12"
+PROPOSALS_SIGNING_PKCS12 = os.environ.get("PROPOSALS_SIGNING_PKCS12", "")
+PROPOSALS_SIGNING_KEY = os.environ.get("PROPOSALS_SIGNING_KEY", "")
+PROPOSALS_SIGNING_CERT = os.environ.get("PROPOSALS_SIGNING_CERT", "")
+PROPOSALS_SIGNING_CHAIN = os.environ.get("PROPOSALS_SIGNING_CHAIN", "")
+PROPOSALS_SIGNING_PASSPHRASE = os.environ.get("PROPOSALS_SIGNING_PASSPHRASE", "")
+if not (PROPOSALS_SIGNING_PKCS12 or PROPOSALS_SIGNING_KEY):
+    PROPOSALS_SIGNING_PKCS12 = str(DEVELOPMENT_SIGNING_PKCS12)
+PROPOSALS_TSA_URL = os.environ.get("PROPOSALS_TSA_URL", "")
+# PEM file of the timestamp authority's root certificate (required with PROPOSALS_TSA_URL).
+PROPOSALS_TSA_ROOTS = os.environ.get("PROPOSALS_TSA_ROOTS", "")
+
 # Demo sign-in created by `make run` (manage.py setup_demo); never in production.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
 

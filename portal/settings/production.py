@@ -59,6 +59,10 @@ STORAGES = {
 if WEBHOOKS_ALLOW_LOOPBACK:  # noqa: F405
     raise ImproperlyConfigured("WEBHOOKS_ALLOW_LOOPBACK is for development only; unset it.")
 
+# The signed copy is signed with the seller's own certificate, never the development one: only
+# what the environment names (proposals/checks.py refuses a missing or self-signed one).
+PROPOSALS_SIGNING_PKCS12 = os.environ.get("PROPOSALS_SIGNING_PKCS12", "")
+
 # E-mail: SMTP when EMAIL_HOST is set (see base); without it, none is sent (the inbox still
 # tells everyone), rather than printed into the server's log.
 if not EMAIL_HOST and not os.environ.get("EMAIL_BACKEND"):  # noqa: F405

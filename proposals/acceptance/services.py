@@ -43,6 +43,7 @@ from proposals.documents.pdf import (
 )
 from proposals.documents.selectors import document_is_sent, document_ready_for
 from proposals.documents.services import RenderBusy, RenderRetry, _readable, proposal_request
+from proposals.documents.signing import seller_certificate, signed_copy_signed
 from proposals.events import quote_event
 from proposals.models import (
     Acceptance,
@@ -468,11 +469,17 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
         pk=acceptance_id, signed_status=DocumentStatus.RENDERING, signed_claim=claim
     )
     try:
+        seller = seller_certificate()  # the certificate page names the one that signs
         certificate = certificate_pdf(
-            context=certificate_context(acceptance, document=document),
+            context={**certificate_context(acceptance, document=document), "seller": seller},
             language=acceptance.language or acceptance.revision.quote.customer.language,
         )
-        signed = signed_copy_assemble(original=bytes(document.pdf), certificate=certificate)
+        # Signed last: the PAdES signature covers every byte before it, and signed_sha256 is
+        # the hash of these final bytes.
+        signed = signed_copy_signed(
+            signed_copy_assemble(original=bytes(document.pdf), certificate=certificate),
+            seller=seller,
+        )
     except Exception as exc:
         logger.exception("acceptance %s: signed copy failed", acceptance_id)
         reason = _readable(exc)

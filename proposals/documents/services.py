@@ -28,6 +28,7 @@ from proposals.documents.pdf import (
 )
 from proposals.documents.selectors import document_for
 from proposals.documents.signals import document_ready
+from proposals.documents.signing import SigningUnavailable
 from proposals.events import proposal_pdf_url, quote_event
 from proposals.models import (
     DocumentStatus,
@@ -168,6 +169,8 @@ def _readable(exc: BaseException) -> str:
         return "Rendering took too long; the quote may be too large for one document."
     if isinstance(exc, FetchRefused):
         return "The document referred to a resource outside the proposal template."
+    if isinstance(exc, SigningUnavailable):
+        return f"The signed copy could not be signed: {exc}"
     return "The PDF could not be produced (an internal error; the team can see the details)."
 
 

@@ -1,6 +1,6 @@
 """The signed copy: the accepted PDF's pages copied as they are, then the certificate's pages,
 and the accepted PDF itself attached byte for byte (`accepted-original.pdf`). And its check,
-which needs pypdf alone (no WeasyPrint, no database).
+which needs pypdf and pyHanko alone (no WeasyPrint, no database).
 
 The check compares what is rendered, not only each page's content stream (issue 23): each of
 the original's pages against the copy's, with everything reachable from it (content, resources:
@@ -10,6 +10,12 @@ document scripts) and its catalog may hold nothing the original's does not, besi
 attachment; the attachment must be the original; the original's SHA-256 must be the one the
 portal published. What only the portal can vouch for, the certificate's own claims (who signed,
 when, what they chose), is bound by the copy's SHA-256 as the portal recorded it.
+
+The copy is then signed by the seller (PAdES, proposals/documents/signing.py): an incremental
+update after the assembled copy adds a signature field (invisible, on the certificate's last
+page), the form and extension entries of the catalog and, for B-LT, the validation data (/DSS).
+The check allows exactly those, and reads the signature with pyHanko: intact, covering the
+whole file (or followed only by validation data), and whose certificate signed it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,13 @@ import hashlib
 import io
 import re
 
+from pyhanko.pdf_utils.misc import PdfError
+from pyhanko.pdf_utils.reader import PdfFileReader
+from pyhanko.sign.diff_analysis import ModificationLevel
+from pyhanko.sign.validation import validate_pdf_signature
+from pyhanko.sign.validation.errors import SignatureValidationError
+from pyhanko.sign.validation.status import SignatureCoverageLevel
+from pyhanko_certvalidator import ValidationContext
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
@@ -32,6 +45,9 @@ INHERITABLE = ("/Resources", "/MediaBox", "/CropBox", "/Rotate")
 # Objects compared at most per check: a copy built to make the check slow is refused instead.
 MAX_COMPARED = 500_000
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+# What the seller's signature adds to the catalog: the form holding its field, the developer
+# extension PAdES declares, the validation data of B-LT, the version it may raise.
+SIGNATURE_CATALOG_KEYS = ("/AcroForm", "/Extensions", "/DSS", "/Version")
 
 
 def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
@@ -48,6 +64,31 @@ def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
 
 
 @dataclasses.dataclass(frozen=True)
+class PdfSignature:
+    """The copy's digital signature as pyHanko reads it."""
+
+    intact: bool = False  # the bytes it covers are the ones signed, the signature is sound
+    whole_file: bool = False  # nothing after it, or only validation data (B-LT)
+    signer: str = ""  # its certificate's subject
+    signer_sha256: str = ""  # its certificate's SHA-256 fingerprint
+    timestamped: bool = False  # a timestamp authority's signature timestamp (B-T and up)
+    validation_data: bool = False  # /DSS: certificates and revocation data (B-LT)
+    count: int = 1
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.count == 1 and self.intact and self.whole_file and not self.error
+
+    @property
+    def level(self) -> str:
+        """The PAdES baseline level it reaches."""
+        if self.timestamped and self.validation_data:
+            return "B-LT"
+        return "B-T" if self.timestamped else "B-B"
+
+
+@dataclasses.dataclass(frozen=True)
 class SignedCopyCheck:
     original_sha256: str
     original_pages: int
@@ -57,6 +98,7 @@ class SignedCopyCheck:
     carries_original: bool = False  # False: a copy made before copies carried their original
     published_sha256: str = ""  # the original's, as the portal published it (if known)
     recorded_signed_sha256: str = ""  # the copy's, as the portal recorded it (if known)
+    signature: PdfSignature | None = None  # None: not digitally signed (or unreadable)
 
     @property
     def ok(self) -> bool:
@@ -117,6 +159,10 @@ def signed_copy_verify(
         problems.append(
             f"The certificate does not name the original's SHA-256 ({published or sha})."
         )
+    signature = pdf_signature(signed)
+    problems += _signature_problems(
+        signature, unsigned_but_recorded=bool(recorded) and (recorded == own)
+    )
     return SignedCopyCheck(
         original_sha256=sha,
         original_pages=count,
@@ -126,7 +172,112 @@ def signed_copy_verify(
         carries_original=bool(attached),
         published_sha256=published,
         recorded_signed_sha256=recorded,
+        signature=signature,
     )
+
+
+def pdf_signature(signed: bytes) -> PdfSignature | None:
+    """The copy's digital signature read by pyHanko, None when it carries none. Nothing is
+    fetched: whose certificate signed is reported (signer_sha256), trusting it is the caller's
+    (the portal knows its own certificate)."""
+    try:
+        signatures = PdfFileReader(io.BytesIO(signed), strict=False).embedded_signatures
+    except Exception as exc:  # a forged file may break pyHanko's reader anywhere: reported
+        return PdfSignature(error=f"its signatures cannot be read: {exc}"[:300])
+    if not signatures:
+        return None
+    try:
+        # Its own certificate as the root: trust is not judged here (see above), and pyHanko
+        # does not log a failed path for every copy checked.
+        own = ValidationContext(trust_roots=[signatures[0].signer_cert], allow_fetching=False)
+        stamper = ValidationContext(
+            trust_roots=_timestamp_certificates(signatures[0]), allow_fetching=False
+        )
+        status = validate_pdf_signature(
+            signatures[0], signer_validation_context=own, ts_validation_context=stamper
+        )
+    except (SignatureValidationError, PdfError, ValueError, KeyError, TypeError) as exc:
+        return PdfSignature(count=len(signatures), error=f"it cannot be validated: {exc}"[:300])
+    cert = status.signing_cert
+    return PdfSignature(
+        intact=status.intact and status.valid,
+        whole_file=status.coverage == SignatureCoverageLevel.ENTIRE_FILE
+        or (
+            status.coverage == SignatureCoverageLevel.ENTIRE_REVISION
+            and status.modification_level == ModificationLevel.LTA_UPDATES
+            and _validation_data_alone_after(signatures[0])
+        ),
+        signer=cert.subject.human_friendly,
+        signer_sha256=cert.sha256.hex(),
+        timestamped=status.timestamp_validity is not None,
+        validation_data="/DSS" in signatures[0].reader.root,
+        count=len(signatures),
+    )
+
+
+def _timestamp_certificates(signature) -> list:
+    """The certificates the signature's timestamp token carries (none without one)."""
+    for attribute in signature.signer_info["unsigned_attrs"] or ():
+        if attribute["type"].native == "signature_time_stamp_token":
+            token = attribute["values"][0]["content"]
+            return [c.chosen for c in token["certificates"] or ()]
+    return []
+
+
+# What pyHanko's update adding the validation data (B-LT) changes in the document information.
+_DSS_UPDATE_INFO = {"/ModDate", "/Producer"}
+
+
+def _validation_data_alone_after(signature) -> bool:
+    """One update after the signature, and it added the validation data (/DSS) alone: pyHanko
+    counts metadata changes as harmless too (LTA_UPDATES), the portal does not."""
+    reader = signature.reader
+    signed = signature.signed_revision
+    if reader.xrefs.total_revisions != signed + 2:
+        return False
+    before, after = reader.get_historical_root(signed), reader.root
+    if set(after) - set(before) != {"/DSS"} or set(before) - set(after):
+        return False
+    if any(after.raw_get(key) != before.raw_get(key) for key in before):
+        return False
+    then_trailer = reader.get_historical_resolver(signed).trailer_view
+    now_trailer = reader.trailer_view
+    if ("/Info" in then_trailer) != ("/Info" in now_trailer):
+        return False
+    if "/Info" not in now_trailer:
+        return True
+    then, now = then_trailer["/Info"], now_trailer["/Info"]  # dereferenced
+    keys = (set(then) | set(now)) - _DSS_UPDATE_INFO
+    return all(then.get(key) == now.get(key) for key in keys)
+
+
+def _signature_problems(signature: PdfSignature | None, *, unsigned_but_recorded: bool):
+    if signature is None:
+        if unsigned_but_recorded:
+            return []  # made before copies were signed: the portal's record vouches for it
+        return [
+            "The signed copy carries no digital signature (PAdES): the seller's signature was "
+            "removed, or it was made before signed copies were signed."
+        ]
+    if signature.error:
+        return [f"The signed copy's digital signature is not valid: {signature.error}"]
+    problems = []
+    if signature.count != 1:
+        problems.append(
+            f"The signed copy carries {signature.count} digital signatures; the portal signs "
+            f"it once."
+        )
+    if not signature.intact:
+        problems.append(
+            "The signed copy's digital signature is broken: the bytes it covers were changed "
+            "after signing."
+        )
+    if not signature.whole_file:
+        problems.append(
+            "The signed copy was changed after it was digitally signed (an update appended "
+            "after the signature)."
+        )
+    return problems
 
 
 def _certificate_text(copy: PdfReader, count: int) -> str:
@@ -386,7 +537,9 @@ def _document_problems(first: PdfReader, copy: PdfReader) -> list[str]:
         problems.append("The signed copy carries document scripts (/Names /JavaScript).")
     compare = _Comparison(first, copy)
     try:
-        for key in sorted(set(theirs) - {"/Type", "/Pages", "/Names", "/OpenAction", "/AA"}):
+        problems += _form_problems(theirs)
+        ignored = {"/Type", "/Pages", "/Names", "/OpenAction", "/AA", *SIGNATURE_CATALOG_KEYS}
+        for key in sorted(set(theirs) - ignored):
             if key not in mine:
                 problems.append(
                     f"The signed copy's catalog has {key}, which the original's has not."
@@ -407,10 +560,36 @@ def _document_problems(first: PdfReader, copy: PdfReader) -> list[str]:
     return problems
 
 
+def _form_problems(catalog) -> list[str]:
+    """The copy's form holds the seller's signature field(s) and nothing a reader would run or
+    fill in."""
+    form = _resolved(catalog.get("/AcroForm"))
+    if form is None:
+        return []
+    if not isinstance(form, DictionaryObject) or "/XFA" in form:
+        return ["The signed copy's form (/AcroForm) is not the signature's alone."]
+    fields = _resolved(form.get("/Fields")) or ArrayObject()
+    if not all(_is_signature_field(field) for field in fields):
+        return ["The signed copy's form (/AcroForm) has fields besides the digital signature's."]
+    return []
+
+
+def _is_signature_field(field) -> bool:
+    """An invisible signature field (its own widget) that runs nothing."""
+    field = _resolved(field)
+    if not isinstance(field, DictionaryObject) or field.get("/FT") != "/Sig":
+        return False
+    if "/Kids" in field or "/AA" in field or "/A" in field:
+        return False
+    rect = [float(v) for v in _resolved(field.get("/Rect")) or (0, 0, 0, 0)]
+    return len(rect) == 4 and (rect[2] - rect[0]) * (rect[3] - rect[1]) == 0
+
+
 def _certificate_page_problems(copy: PdfReader, count: int) -> list[str]:
     problems = []
     for n, page in enumerate(copy.pages[count:], start=count + 1):
-        if _resolved(page.get("/Annots")):
+        annotations = _resolved(page.get("/Annots")) or ArrayObject()
+        if not all(_is_signature_field(annotation) for annotation in annotations):
             problems.append(f"Page {n}, of the certificate, carries annotations.")
         if "/AA" in page:
             problems.append(f"Page {n}, of the certificate, carries actions (/AA).")

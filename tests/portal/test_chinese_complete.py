@@ -100,6 +100,7 @@ ALLOWED_WORDS = {
     "API",
     "CSV",
     "PDF",
+    "PAdES",  # ETSI's PDF signatures, named so on the signed copy's certificate
     "SVG",
     "ZIP",
     "URL",

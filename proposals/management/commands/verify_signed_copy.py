@@ -6,7 +6,9 @@ ORIGINAL.pdf's, unchanged in everything they draw (content, fonts, drawings, ann
 boxes, rotation, actions), that it runs no script, and that its certificate names the
 original's SHA-256; then that this SHA-256 is the one the portal published for the accepted PDF,
 and that the copy's own SHA-256 is the one it recorded for the signed copy (which binds the
-certificate's claims). Both come from this portal's records, or from the options.
+certificate's claims). Both come from this portal's records, or from the options. The copy's
+digital signature (PAdES) must be intact and cover the whole file (validation data aside); the
+certificate that made it is named, and whether it is the one the portal signs with now.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.core.management.base import BaseCommand
 
 from proposals.acceptance.selectors import signed_copy_checked
 from proposals.documents.signed_copy import ACCEPTED_ORIGINAL_NAME
+from proposals.documents.signing import SigningUnavailable, seller_certificate
 
 
 class Command(BaseCommand):
@@ -58,11 +61,30 @@ class Command(BaseCommand):
         sys.exit(1)
 
     @staticmethod
-    def _verified(check) -> str:
+    def _signed_by(check) -> str:
+        signature = check.signature
+        if signature is None:
+            return "It was made before signed copies were digitally signed. "
+        try:
+            ours = seller_certificate().sha256 == signature.signer_sha256
+        except SigningUnavailable:
+            ours = False
+        whose = (
+            "the portal's signing certificate"
+            if ours
+            else "not the certificate the portal signs with now"
+        )
+        return (
+            f"It is digitally signed (PAdES {signature.level}), intact, by {signature.signer} "
+            f"(certificate SHA-256 {signature.signer_sha256}: {whose}). "
+        )
+
+    @classmethod
+    def _verified(cls, check) -> str:
         said = (
             f"OK: this is the signed copy the portal recorded (SHA-256 {check.signed_sha256}) "
             f"of the accepted PDF (SHA-256 {check.original_sha256}). "
-        )
+        ) + cls._signed_by(check)
         if not check.carries_original:
             return said + (
                 "It was made before signed copies carried their original: its pages were "
