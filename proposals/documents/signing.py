@@ -114,7 +114,8 @@ def _loaded(files: tuple[str, ...], versions: tuple[float, ...]) -> SellerCertif
             "The signing key or certificate cannot be loaded: a wrong "
             "PROPOSALS_SIGNING_PASSPHRASE, or not a PKCS#12 / PEM file."
         ) from None
-    if key.public_key().public_numbers() != cert.public_key().public_numbers():
+    spki = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    if key.public_key().public_bytes(*spki) != cert.public_key().public_bytes(*spki):
         raise SigningUnavailable("The signing key is not the signing certificate's key.")
     der = serialization.Encoding.DER
     signer = signers.SimpleSigner(
