@@ -21,7 +21,9 @@ TRUNK_TIERS = ("leaf-spine", "spine-core")
 
 DESIGNS = {
     # 16 SUs of DGX B300 on two Spectrum-X planes: one link per leaf-spine pair.
-    "16-SU Spectrum-X DGX B300, default site": (
+    # 40 kW racks: on the 12 kW default a DGX B300 (14.5 kW) has no rack, and the 2,048-GPU
+    # hall grows runs beyond 500 m, where the whole tier is FR4 (another fibre) by rule.
+    "16-SU Spectrum-X DGX B300, 40 kW racks": (
         dict(
             server_count=1024,
             family="ethernet",
@@ -29,13 +31,13 @@ DESIGNS = {
             planes=2,
             server_part_number="DGX-B300",
         ),
-        SiteInputs(),
+        SiteInputs(rack_power_kw=40),
     ),
     # One link per leaf-spine pair and per spine-core pair, rows far enough apart that some
     # runs need single-mode optics and a few the 500 m ones.
     "2,048 GPUs IB sized for 65,536, rows 6 m apart": (
         dict(gpu_count=2048, growth_gpus=65536),
-        SiteInputs(racks_per_row=4, row_spacing_m=6),
+        SiteInputs(racks_per_row=4, row_spacing_m=6, rack_power_kw=40),
     ),
 }
 
