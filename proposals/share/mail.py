@@ -38,6 +38,8 @@ logger = logging.getLogger(__name__)
 
 QR_CONTENT_ID = "share-link-qr"
 ERROR_MAX = 300
+# No reminder the day the link was e-mailed (a link made for 2 days is not reminded at once).
+REMINDER_NOT_BEFORE = dt.timedelta(days=1)
 
 
 def _offer(link: ShareLink, language: str) -> dict:
@@ -136,6 +138,7 @@ def _remindable(now: dt.datetime):
     and unanswered (an accepted, declined or expired quote is no longer sent)."""
     return ShareLink.objects.filter(
         email_state=EmailState.SENT,
+        emailed_at__lte=now - REMINDER_NOT_BEFORE,
         revoked_at__isnull=True,
         expires_at__gt=now,
         quote__status=QuoteStatus.SENT,

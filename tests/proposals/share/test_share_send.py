@@ -270,8 +270,11 @@ def test_a_reminder_goes_once_before_the_link_expires_without_the_link(
     world, seller, sent_quote, django_capture_on_commit_callbacks
 ):
     link, token = _sent(sent_quote, seller, django_capture_on_commit_callbacks, days=30)
+    short, _ = _sent(sent_quote, seller, django_capture_on_commit_callbacks, days=2)
     mail.outbox.clear()
     now = timezone.now()
+    assert share_link_reminders_send(now=now + dt.timedelta(hours=12)) == 0  # not the same day
+    share_link_revoke(link=short, user=seller)
     assert share_link_reminders_send(now=now + dt.timedelta(days=26)) == 0  # 4 days left
     assert share_link_reminders_send(now=now + dt.timedelta(days=27, hours=1)) == 1
     assert share_link_reminders_send(now=now + dt.timedelta(days=28)) == 0  # once
@@ -323,3 +326,18 @@ def test_no_reminder_for_answered_expired_revoked_or_unmailed_links_nor_when_tur
     _read_at(live, now - dt.timedelta(days=5))
     mail.outbox.clear()
     assert share_link_reminders_send(now=now) == 0 and mail.outbox == []
+
+
+def test_a_rule_of_the_service_is_shown_at_the_panels_field_it_is_about(
+    client, world, seller, sent_quote, settings
+):
+    settings.PROPOSALS_LINK_MAX_DAYS = 60
+    client.force_login(seller)
+    response = client.post(
+        f"/quotes/{sent_quote.pk}/share-links/",
+        {"recipient_email": CUSTOMER, "days": 90, "send_email": "on"},
+        HTTP_HX_REQUEST="true",
+    )
+    page = response.content.decode()
+    assert '<span class="error" id="id_days-error">A link lasts from 1 to 60 days.</span>' in page
+    assert not ShareLink.objects.exists() and mail.outbox == []
