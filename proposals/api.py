@@ -210,6 +210,9 @@ class ShareLinkSerializer(serializers.ModelSerializer):
             "last_used_at",
             "use_count",
             "recent_views",
+            "email_state",
+            "emailed_at",
+            "email_error",
         ]
         read_only_fields = fields
         extra_kwargs = {
@@ -274,6 +277,21 @@ class ShareLinkCreateSerializer(serializers.Serializer):
     recipient_email = serializers.EmailField(max_length=254, required=False, allow_blank=True)
     days = serializers.IntegerField(
         min_value=1, max_value=365, required=False, help_text="Days until it expires (30)."
+    )
+    send_email = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text="E-mail the link to recipient_email from the portal (Reply-To: you), after "
+        "the link is made; the link's email_state says how it went.",
+    )
+    message = serializers.CharField(
+        max_length=2000, required=False, allow_blank=True, help_text="Your message in the e-mail."
+    )
+    language = serializers.ChoiceField(
+        choices=settings.LANGUAGES,
+        required=False,
+        allow_blank=True,
+        help_text="The e-mail's language (the customer's by default).",
     )
 
 
@@ -610,6 +628,7 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
         data = ShareLinkCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         link, token = share_link_create(quote=quote, user=request.user, **data.validated_data)
+        link.refresh_from_db()  # the e-mail's state, if it was sent in-process
         body = ShareLinkSerializer(link).data
         body["token"] = token
         body["link_url"] = request.build_absolute_uri(reverse("proposals:shared", args=[token]))

@@ -14,6 +14,11 @@ PROPOSALS_DEFAULTS: dict[str, object] = {
     "PROPOSALS_QUEUE": None,  # None: Celery's default queue
     "PROPOSALS_LINK_DAYS": 30,
     "PROPOSALS_LINK_MAX_DAYS": 365,
+    # Reminders to a link's recipient (proposals.share.mail), each once per link; 0 turns it off:
+    # this many days before the link expires, and this many days after its first real open
+    # when the customer has not answered.
+    "PROPOSALS_REMINDER_DAYS_BEFORE_EXPIRY": 3,
+    "PROPOSALS_REMINDER_OPENED_UNANSWERED_DAYS": 2,
 }
 
 

@@ -13,6 +13,23 @@ class ShareLinkForm(forms.Form):
     recipient_name = forms.CharField(label=_("Recipient"), max_length=100, required=False)
     recipient_email = forms.EmailField(label=_("E-mail"), required=False)
     days = forms.IntegerField(label=_("Valid for (days)"), min_value=1, max_value=365, initial=30)
+    # The e-mail the portal sends with the link (lengths and the language checked by
+    # share_link_create: the rules live there; these only bound what a POST may carry).
+    send_email = forms.BooleanField(
+        label=_("Send the link by e-mail"),
+        required=False,
+        initial=True,
+        help_text=_("When an e-mail address is given. The reply goes to you."),
+    )
+    language = forms.ChoiceField(
+        label=_("Language of the e-mail"), choices=settings.LANGUAGES, required=False
+    )
+    message = forms.CharField(
+        label=_("Message"),
+        required=False,
+        max_length=2000,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
 
 
 class ChosenKeysField(forms.Field):

@@ -102,6 +102,15 @@ class ProposalDocument(models.Model):
         return f"{self.revision.quote.number}-{self.revision.label}{draft}-{self.language}.pdf"
 
 
+class EmailState(models.TextChoices):
+    """Where the e-mail carrying a new link stands ("": none was asked for)."""
+
+    NONE = "", _("not e-mailed")
+    QUEUED = "queued", _("e-mail queued")
+    SENT = "sent", _("e-mail sent")
+    FAILED = "failed", _("e-mail failed")
+
+
 class ShareLink(models.Model):
     """A link to a quote for one recipient. Only the token's SHA-256 is kept.
 
@@ -124,6 +133,21 @@ class ShareLink(models.Model):
     revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
     last_used_at = models.DateTimeField(_("last opened"), null=True, blank=True)
     use_count = models.PositiveIntegerField(_("opens"), default=0)
+    # The e-mail the portal sent with the link (proposals.share.mail), if it was asked to: the
+    # message and language chosen, where it stands, and why it failed. The link itself is not
+    # kept (only the token's hash), so no e-mail is ever sent again with it.
+    email_state = models.CharField(
+        _("e-mail"), max_length=10, choices=EmailState.choices, blank=True, default=""
+    )
+    email_language = models.CharField(_("e-mail language"), max_length=10, blank=True)
+    email_message = models.TextField(_("message"), blank=True)
+    emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
+    email_error = models.CharField(_("e-mail error"), max_length=300, blank=True)
+    # Each reminder goes once (proposals.share.mail.share_link_reminders_send).
+    reminded_expiry_at = models.DateTimeField(_("reminded before expiry"), null=True, blank=True)
+    reminded_unanswered_at = models.DateTimeField(
+        _("reminded, opened and not answered"), null=True, blank=True
+    )
 
     class Meta:
         ordering = ["-created_at", "-pk"]

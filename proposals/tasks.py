@@ -14,6 +14,7 @@ from proposals.documents.services import (
     proposals_requeue_stuck,
     proposals_sent_missing_request,
 )
+from proposals.share.mail import share_link_email_send, share_link_reminders_send
 
 # A 200-line proposal renders in a few seconds; the limits only stop a runaway render. The hard
 # limit is the render timeout a claim is judged by (proposals.documents.claims): past it no
@@ -65,3 +66,19 @@ def proposals_requeue_stuck_task() -> int:
     return (
         proposals_requeue_stuck() + signed_copies_requeue_stuck() + proposals_sent_missing_request()
     )
+
+
+@shared_task(name="proposals.share_link_email", acks_late=True, soft_time_limit=60, time_limit=90)
+def share_link_email_task(link_id: int, token: str) -> bool:
+    """The e-mail of a new link. The token is its only copy (queued with a redacted argsrepr);
+    at most once through the link's emailed_at. Returns a bool: Celery logs the return value."""
+    return share_link_email_send(link_id=link_id, token=token)
+
+
+@shared_task(
+    name="proposals.share_link_reminders", acks_late=True, soft_time_limit=300, time_limit=360
+)
+def share_link_reminders_task() -> int:
+    """Daily (CELERY_BEAT_SCHEDULE): reminders before expiry and after an unanswered open,
+    each once per link (proposals.share.mail)."""
+    return share_link_reminders_send()

@@ -21,6 +21,7 @@ from proposals.documents.selectors import documents_visible_to
 from proposals.documents.services import proposal_request
 from proposals.forms import GenerateForm, ShareLinkForm
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument, ShareLink
+from proposals.share.qr import link_qr_svg
 from proposals.share.selectors import share_links_for_panel
 from proposals.share.services import (
     share_link_create,
@@ -40,6 +41,7 @@ def _quote(request: HttpRequest, quote_id: int):
 
 
 def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, error: str = ""):
+    """The panel; `new_link_url` is a link just made, shown this once with its QR code."""
     revision = quote.current_revision
     documents = (
         ProposalDocument.objects.filter(revision=revision).select_related("revision__quote")[:4]
@@ -65,8 +67,10 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "answer": answer,
             "configuration": _accepted_configuration(quote, answer),
             "generate_form": GenerateForm(initial={"language": quote.customer.language}),
-            "link_form": form or ShareLinkForm(),
+            "link_form": form or ShareLinkForm(initial={"language": quote.customer.language}),
+            "can_share": QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).exists(),
             "new_link_url": new_link_url,
+            "new_link_qr": new_link_url and link_qr_svg(new_link_url, title=gettext("QR code")),
             "error": error,
             "acceptance": acceptance_for(quote=quote),
         },
@@ -223,6 +227,9 @@ def share_link_new(request: HttpRequest, quote_id: int) -> HttpResponse:
     try:
         _, token = share_link_create(quote=quote, user=request.user, **form.cleaned_data)
     except QuoteError as exc:
+        if exc.field in form.fields:  # at the field it is about
+            form.add_error(exc.field, exc.message)
+            return _panel(request, quote, form=form)
         return _panel(request, quote, form=form, error=exc.message)
     # Shown once, now: only the token's hash is stored, and no cache may keep this answer.
     url = request.build_absolute_uri(reverse("proposals:shared", args=[token]))

@@ -469,6 +469,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Renewal reminders go out in the morning, when the sales engineers read them.
     "renewals-remind": {"task": "quoting.renewals_remind", "schedule": crontab(hour=7, minute=30)},
+    # Share-link reminders to customers (PROPOSALS_REMINDER_*), in their morning too.
+    "share-link-reminders": {
+        "task": "proposals.share_link_reminders",
+        "schedule": crontab(hour=8, minute=0),
+    },
     "proposals-requeue-stuck": {"task": "proposals.requeue_stuck", "schedule": 300.0},
     "snapshots-refresh": {"task": "quoting.snapshots_refresh", "schedule": crontab(minute=25)},
     "notification-emails-requeue": {

@@ -9,6 +9,7 @@ import hashlib
 import logging
 import secrets
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import connections, router, transaction
@@ -18,10 +19,12 @@ from django.utils import timezone
 from portal.clients import client_from_user_agent
 from portal.header_counts import work_counts_changed
 from portal.models import User
+from portal.queueing import enqueue_or_leave_to_sweeper
 from proposals.conf import proposals_setting
 from proposals.events import quote_event, share_link_data
 from proposals.models import (
     OPEN_KINDS_PENDING,
+    EmailState,
     LinkView,
     OpenKind,
     ShareLink,
@@ -57,6 +60,41 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+MESSAGE_MAX = 2000  # characters of the sales engineer's message in the link's e-mail
+
+
+def _days_checked(days: int | None) -> int:
+    days = proposals_setting("PROPOSALS_LINK_DAYS") if days is None else days
+    longest = proposals_setting("PROPOSALS_LINK_MAX_DAYS")
+    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= longest:
+        raise InvalidValue(f"A link lasts from 1 to {longest} days.", field="days")
+    return days
+
+
+def _recipient_checked(name: str, email: str) -> tuple[str, str]:
+    name, email = name.strip(), email.strip()
+    if len(name) > 100:
+        raise InvalidValue("Use at most 100 characters for the name.", field="recipient_name")
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError:
+            raise InvalidValue("Enter a valid e-mail address.", field="recipient_email") from None
+    return name, email
+
+
+def _email_checked(*, quote: Quote, message: str, language: str) -> tuple[str, str]:
+    message, language = message.strip(), language or quote.customer.language
+    if len(message) > MESSAGE_MAX:
+        raise InvalidValue(
+            f"Use at most {MESSAGE_MAX} characters for the message.", field="message"
+        )
+    if language not in dict(settings.LANGUAGES):
+        raise InvalidValue("Choose English or Chinese for the e-mail.", field="language")
+    return message, language
+
+
+@transaction.atomic
 def share_link_create(
     *,
     quote: Quote,
@@ -64,25 +102,23 @@ def share_link_create(
     recipient_name: str = "",
     recipient_email: str = "",
     days: int | None = None,
+    send_email: bool = False,
+    message: str = "",
+    language: str = "",
 ) -> tuple[ShareLink, str]:
-    """A new link for one recipient; returns it with its token, which is never stored."""
-    days = proposals_setting("PROPOSALS_LINK_DAYS") if days is None else days
-    longest = proposals_setting("PROPOSALS_LINK_MAX_DAYS")
-    if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= longest:
-        raise InvalidValue(f"A link lasts from 1 to {longest} days.", field="days")
-    recipient_name, recipient_email = recipient_name.strip(), recipient_email.strip()
-    if len(recipient_name) > 100:
-        raise InvalidValue("Use at most 100 characters for the name.", field="recipient_name")
-    if recipient_email:
-        try:
-            validate_email(recipient_email)
-        except ValidationError:
-            raise InvalidValue("Enter a valid e-mail address.", field="recipient_email") from None
+    """A new link for one recipient; returns it with its token, which is never stored.
+
+    With `send_email` and a recipient e-mail, the link is e-mailed to them after the commit
+    (proposals.share.mail): in `language` (the customer's by default), with `message`."""
+    days = _days_checked(days)
+    recipient_name, recipient_email = _recipient_checked(recipient_name, recipient_email)
+    message, language = _email_checked(quote=quote, message=message, language=language)
     if not QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).exists():
         raise IllegalTransition(
             "Send the quote before sharing it: a link only ever shows a sent revision.",
             field="status",
         )
+    emailed = bool(send_email and recipient_email)
     token = secrets.token_urlsafe(32)
     link = ShareLink.objects.create(
         quote=quote,
@@ -91,7 +127,12 @@ def share_link_create(
         token_hash=token_hash(token),
         created_by=user,
         expires_at=timezone.now() + dt.timedelta(days=days),
+        email_state=EmailState.QUEUED if emailed else EmailState.NONE,
+        email_language=language if emailed else "",
+        email_message=message if emailed else "",
     )
+    if emailed:
+        transaction.on_commit(lambda: _email_queue(link.pk, token))
     QuoteEvent.objects.create(
         quote=quote,
         actor=user,
@@ -104,6 +145,18 @@ def share_link_create(
         quote, "share_link.created", revision=shown.first(), share_link=share_link_data(link)
     )
     return link, token
+
+
+def _email_queue(link_id: int, token: str) -> None:
+    """After the commit: the e-mail's task, the token its only copy (never in a log). If the
+    broker refuses it nothing can send it later: the link says so (the quote page shows it)."""
+    queued = enqueue_or_leave_to_sweeper(
+        "proposals.share_link_email", link_id, token, argsrepr=f"({link_id}, '<token>')"
+    )
+    if not queued:
+        ShareLink.objects.filter(pk=link_id, email_state=EmailState.QUEUED).update(
+            email_state=EmailState.FAILED, email_error="The e-mail could not be queued."
+        )
 
 
 def share_link_revoke(*, link: ShareLink, user: User) -> ShareLink:

@@ -134,6 +134,39 @@
     select.value = "";
   }, true);
 
+  // A new share link (proposal panel): its read-only field selects itself when focused, and
+  // <button data-copy="<field id>"> (hidden until this script runs) copies it to the clipboard;
+  // without the clipboard API (an http page) the field is left selected for Ctrl+C.
+  document.addEventListener("focusin", function (event) {
+    if (event.target.matches && event.target.matches("input[data-select-on-focus]")) {
+      event.target.select();
+    }
+  });
+
+  function copyButtons(root) {
+    (root || document).querySelectorAll("button[data-copy][hidden]").forEach(function (button) {
+      button.hidden = false;
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { copyButtons(); });
+  document.addEventListener("htmx:afterSettle", function (event) { copyButtons(event.detail.elt); });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("button[data-copy]");
+    if (!button) return;
+    var field = document.getElementById(button.getAttribute("data-copy"));
+    if (!field) return;
+    var done = button.parentElement.querySelector("[data-copied]");
+    field.focus();
+    field.select();
+    var shown = function () { if (done) done.hidden = false; };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(field.value).then(shown, function () {});
+    } else if (document.execCommand && document.execCommand("copy")) {
+      shown();
+    }
+  });
+
   // TCO page: a preset fills the workload fields; the form's own change trigger recomputes.
   document.addEventListener("change", function (event) {
     var select = event.target;

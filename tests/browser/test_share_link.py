@@ -78,3 +78,46 @@ def test_every_tco_column_is_in_view_on_the_share_page_at_desk_width(
 
     assert widths[0] <= widths[1], widths  # nothing to scroll sideways to
     assert last_heading["x"] + last_heading["width"] <= sheet["x"] + sheet["width"]
+
+
+def test_sales_sends_a_link_by_email_then_copies_it_and_sees_its_qr_code(
+    live_server, browser, make_user
+):
+    from django.core import mail
+
+    from tests.browser.conftest import assert_no_serious_axe_violations, sign_in_as
+
+    world = world_make(make_user)
+    world.sales.email = "wang@reseller.example"
+    world.sales.save()
+    quote = quote_sent(world)
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    page = sign_in_as(context.new_page(), live_server.url, "wang")
+    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    page.wait_for_selector(".share-form")
+    assert page.is_checked("#id_send_email")
+    page.fill("#id_recipient_name", "Li Wei")
+    page.fill("#id_recipient_email", "li.wei@pcl.example")
+    page.fill("#id_message", "The two-tier option, as discussed.")
+    page.click(".share-form button[type=submit]")
+    field = page.locator("#share-url")
+    field.wait_for()
+    url = field.input_value()
+    assert "/p/" in url and page.locator(".share-qr-figure svg path").count() == 1
+
+    page.focus("#share-url")  # the read-only field selects itself
+    selected = page.evaluate(
+        "() => [getSelection().toString() || "
+        "document.activeElement.selectionEnd - "
+        "document.activeElement.selectionStart]"
+    )[0]
+    assert selected in (url, len(url))
+    page.click("button[data-copy=share-url]")  # shown by the script, hidden without it
+    page.wait_for_selector("[data-copied]:not([hidden])")
+    assert page.evaluate("() => navigator.clipboard.readText()") == url
+
+    (sent,) = mail.outbox
+    assert url.split("/p/")[1] in sent.body and "The two-tier option" in sent.body
+    page.wait_for_selector('[data-email-state="sent"]')
+    assert_no_serious_axe_violations(page, context="#proposal-panel")
+    context.close()
