@@ -685,6 +685,7 @@ def _host_media(
             server=chosen.server,
             distance=distance,
             field="server_to_leaf",
+            split=chosen.split,
         )
     if chosen.cage_planes > 1:
         return hosts.server_host_media(

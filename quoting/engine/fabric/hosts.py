@@ -72,11 +72,11 @@ def check_server(req, server: ProductSpec, nic_speed: int) -> None:
         ]
     speed = server.port_speed_gbps
     if req.family == "infiniband":
-        # NDR200 runs on ConnectX-7 NDR ports through single-port cages (splitter fibres).
+        # NDR200 runs on ConnectX-7 NDR ports, each port at 200G behind a splitter fibre: a
+        # single-port cage, or a DGX's twin-port cage (NVIDIA's DGX BasePOD runs its eight
+        # compute ports at NDR200).
         fits = req.nic_generation == server.generation or (
-            req.nic_generation == "NDR200"
-            and server.generation == "NDR"
-            and server.ports_per_cage == 1
+            req.nic_generation == "NDR200" and server.generation == "NDR"
         )
     else:
         fits = nic_speed == speed or lanes > 1
@@ -134,11 +134,14 @@ def server_host_media(
     field: str,
     per_cage: int | None = None,
     port_speed: int | None = None,
+    split: int = 1,
 ) -> Media:
     """Host links of a server (or NIC) whose cages each serve several ports: a DGX's twin-port
     cage, or a ConnectX-8 cage split across two planes (`per_cage` ports of `port_speed`). One
-    flat-top multi-port module per cage, one fibre per port to its own leaf port. Copper would
-    need both ports of a cage on one switch cage, which rails and planes never give."""
+    flat-top multi-port module per cage, one fibre per port to its own leaf port; at NDR200
+    (`split` 2) one splitter fibre per leaf port, its two legs to two host ports (the host's
+    400G module runs each port at 200G). Copper would need both ports of a cage on one switch
+    cage, which rails and planes never give."""
     per_cage = per_cage or server.ports_per_cage
     speed = port_speed or server.port_speed_gbps
     for kind in OPTICAL_MEDIA:
@@ -158,9 +161,9 @@ def server_host_media(
         if host_module is None:
             continue
         for switch_module in parts._switch_modules(catalog, switch, kind, distance):
-            fibre = parts._fibre(catalog, switch_module, 1, distance)
+            fibre = parts._fibre(catalog, switch_module, split, distance)
             if fibre:
-                return Media(kind, fibre, 1, switch_module, host_module)
+                return Media(kind, fibre, split, switch_module, host_module)
     raise InvalidInput.field(
         field,
         f"no catalog flat-top {per_cage}-port {server.cage_type} module with its fibre reaches "

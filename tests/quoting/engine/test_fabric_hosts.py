@@ -101,7 +101,7 @@ def test_a_b300_class_server_runs_xdr_with_single_port_800g_host_modules():
     [
         ({"server_part_number": "HGX-B300-8GPU-SRV"}, "nic_generation", "XDR"),
         ({"server_part_number": "DGX-H100", "nic_generation": "XDR"}, "nic_generation", "NDR"),
-        ({"server_part_number": "DGX-H100", "nic_generation": "NDR200"}, "nic_generation", "OSFP"),
+        ({"server_part_number": "DGX-B300", "nic_generation": "NDR200"}, "nic_generation", "XDR"),
         ({"server_part_number": "DGX-H100", "gpus_per_server": 4}, "gpus_per_server", "8 GPUs"),
         ({"server_part_number": "DGX-H100", "nics_per_server": 9}, "nics_per_server", "8"),
         ({"server_part_number": "NOPE-1"}, "server_part_number", "not a catalog server"),

@@ -41,6 +41,17 @@ def test_one_switch_draws_without_spines(catalog):
     assert "switch-01" in words and "spines" not in words
 
 
+def test_a_16_dgx_basepod_at_ndr200_draws_one_switch_of_64_ports_and_128_links(catalog):
+    """NVIDIA's DGX BasePOD with an NDR200 compute fabric (test_fabric_basepod.py): 16 DGX x 8
+    NDR200 ports on the 64 ports of one QM9700, two to a port."""
+    words = texts(
+        drawing(catalog, server_count=16, nic_generation="NDR200", server_part_number="DGX-H100")
+    )
+    assert "1 switch" in words and "16 × DGX-H100" in words
+    assert "128 endpoint ports" in words and "128 links" in words and "64 ports" in words
+    assert "spines" not in words
+
+
 def test_free_text_is_escaped(catalog):
     label = 'Lab <script>alert("x")</script> & "Co" ]]>'
     svg = fabric_svg(design_fabric(FabricRequirements(gpu_count=64, label=label), catalog))

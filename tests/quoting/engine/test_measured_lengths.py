@@ -51,6 +51,15 @@ SIZES = {
         gpu_count=512, nic_generation="NDR200", site=RAISED_FLOOR
     ),
     "512 GPUs DGX H100": dict(gpu_count=512, server_part_number="DGX-H100"),
+    "16 DGX H100 at NDR200 (BasePOD), raised floor": dict(
+        server_count=16, nic_generation="NDR200", server_part_number="DGX-H100", site=RAISED_FLOOR
+    ),
+    "17 DGX B200 at NDR200, two tiers": dict(
+        server_count=17,
+        nic_generation="NDR200",
+        server_part_number="DGX-B200",
+        site=SiteInputs(rack_power_kw=40),  # a 14.3 kW server: not on the 12 kW IDC rack
+    ),
     "512 GPUs not rail-optimized, raised floor": dict(
         gpu_count=512, rail_optimized=False, site=RAISED_FLOOR
     ),

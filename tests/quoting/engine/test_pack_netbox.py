@@ -297,6 +297,9 @@ DESIGNS = {
         server_part_number="DGX-B300",
     ),
     "three tiers": dict(gpu_count=4096),
+    "16 DGX H100 at NDR200 on one switch (BasePOD)": dict(
+        server_count=16, nic_generation="NDR200", server_part_number="DGX-H100"
+    ),
     "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
         gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
     ),

@@ -40,6 +40,9 @@ DESIGNS = {
     ),
     "three tiers": dict(gpu_count=4096),
     "16,384 GPUs": dict(gpu_count=16384),
+    "16 DGX H100 at NDR200 on one switch (BasePOD)": dict(
+        server_count=16, nic_generation="NDR200", server_part_number="DGX-H100"
+    ),
 }
 
 pytestmark = pytest.mark.skipif(

@@ -35,6 +35,9 @@ DESIGNS = {
         gpu_count=248, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
     ),
     "NDR200 split ports": dict(gpu_count=512, nic_generation="NDR200"),
+    "16 DGX H100 at NDR200 on one switch (BasePOD)": dict(
+        server_count=16, nic_generation="NDR200", server_part_number="DGX-H100"
+    ),
     "UFM appliances and storage": dict(
         gpu_count=496, subnet_manager="ufm-appliance", storage_servers=4
     ),
