@@ -8,6 +8,7 @@ memory cache. Set DATABASE_URL and REDIS_URL to run on PostgreSQL with real Cele
 from __future__ import annotations
 
 import os
+import warnings
 from datetime import timedelta
 from pathlib import Path
 
@@ -15,6 +16,10 @@ import dj_database_url
 from celery.schedules import crontab
 from csp.constants import NONCE, NONE, SELF
 from django.utils.translation import gettext_lazy as _
+
+# pyHanko imports cryptography's DSA key type to recognise such keys (we sign with RSA or EC):
+# cryptography deprecates DSA, and the warning would open every command's output.
+warnings.filterwarnings("ignore", message="DSA is deprecated", module="pyhanko")
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(os.environ.get("FABRICQUOTE_VAR_DIR", BASE_DIR / "var"))
