@@ -287,11 +287,9 @@ class ShareLinkCreateSerializer(serializers.Serializer):
     message = serializers.CharField(
         max_length=2000, required=False, allow_blank=True, help_text="Your message in the e-mail."
     )
-    language = serializers.ChoiceField(
-        choices=settings.LANGUAGES,
-        required=False,
-        allow_blank=True,
-        help_text="The e-mail's language (the customer's by default).",
+    # The one language choice set of the schema (no blank: left out means the customer's).
+    language = LanguageField(
+        required=False, help_text="The e-mail's language (the customer's by default)."
     )
 
 

@@ -36,6 +36,8 @@ from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
 
+from proposals.documents.signing import outside_event_loop
+
 # Written into the signed copy's document information too, for programs that read no text.
 ORIGINAL_SHA256_KEY = "/FabricQuoteOriginalSHA256"
 # The accepted PDF, attached to its signed copy byte for byte.
@@ -193,8 +195,11 @@ def pdf_signature(signed: bytes) -> PdfSignature | None:
         stamper = ValidationContext(
             trust_roots=_timestamp_certificates(signatures[0]), allow_fetching=False
         )
-        status = validate_pdf_signature(
-            signatures[0], signer_validation_context=own, ts_validation_context=stamper
+        status = outside_event_loop(
+            validate_pdf_signature,
+            signatures[0],
+            signer_validation_context=own,
+            ts_validation_context=stamper,
         )
     except (SignatureValidationError, PdfError, ValueError, KeyError, TypeError) as exc:
         return PdfSignature(count=len(signatures), error=f"it cannot be validated: {exc}"[:300])

@@ -10,6 +10,8 @@ never logged nor put in an error message.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import dataclasses
 import datetime as dt
 import functools
@@ -40,6 +42,19 @@ TSA_TIMEOUT_SECONDS = 10
 # Room for a B-B signature besides its certificates: signed attributes, the signature value
 # (512 bytes at RSA-4096), CMS framing; what pyHanko would otherwise find by signing twice.
 SIGNATURE_ROOM = 2048
+
+
+def outside_event_loop(function, /, *args, **kwargs):
+    """`function(*args, **kwargs)`, on a thread of its own when this one runs an event loop:
+    pyHanko's blocking calls (sign_pdf, validate_pdf_signature) run their coroutines with
+    asyncio.run, which refuses to start inside a running loop (an ASGI worker, a test driving
+    a browser through Playwright's sync API)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return function(*args, **kwargs)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(function, *args, **kwargs).result()
 
 
 class SigningUnavailable(Exception):
@@ -157,7 +172,8 @@ def pdf_signed(pdf: bytes, *, seller: SellerCertificate, tsa_url: str = "") -> b
             "embed_validation_info": True,
             "validation_context": _validation_context(seller),
         }
-    out = signers.sign_pdf(
+    out = outside_event_loop(
+        signers.sign_pdf,
         IncrementalPdfFileWriter(io.BytesIO(pdf)),
         signers.PdfSignatureMetadata(
             field_name=SIGNATURE_FIELD,

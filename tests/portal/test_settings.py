@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.proposals.test_signing_checks import seller_pkcs12
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = (
     "import json, django; from django.conf import settings; django.setup(); "
@@ -207,6 +209,9 @@ def test_production_settings_pass_the_deploy_checklist(tmp_path):
         ALLOWED_HOSTS="quotes.example.com",
         TRUSTED_PROXY_COUNT="1",
         FABRICQUOTE_VAR_DIR=str(tmp_path),
+        # Production signs signed copies with a seller's certificate an authority issued.
+        PROPOSALS_SIGNING_PKCS12=seller_pkcs12(tmp_path, self_signed=False),
+        PROPOSALS_SIGNING_PASSPHRASE="s3cret",
     )
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],

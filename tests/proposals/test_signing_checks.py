@@ -28,7 +28,8 @@ def _certificate(name: str, key, issuer: str, issuer_key, days: int = 365):
     )
 
 
-def _pkcs12(tmp_path, *, self_signed: bool, days: int = 365, passphrase: bytes = b"s3cret"):
+def seller_pkcs12(tmp_path, *, self_signed: bool, days: int = 365, passphrase: bytes = b"s3cret"):
+    """A seller's key and certificate in a PKCS#12 file, issued by a throw-away authority."""
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     authority = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     cert = (
@@ -61,7 +62,7 @@ def test_a_missing_certificate_fails_the_deploy_check(settings, tmp_path):
 def test_a_wrong_passphrase_fails_without_printing_it(settings, tmp_path):
     settings.PROPOSALS_SIGNING_PASSPHRASE = "not-the-passphrase"
     settings.PROPOSALS_SIGNING_KEY = settings.PROPOSALS_SIGNING_CERT = ""
-    settings.PROPOSALS_SIGNING_PKCS12 = _pkcs12(tmp_path, self_signed=False)
+    settings.PROPOSALS_SIGNING_PKCS12 = seller_pkcs12(tmp_path, self_signed=False)
     [message] = signing_certificate_check()
     assert message.id == "proposals.E001"
     assert "not-the-passphrase" not in message.msg and "PASSPHRASE" in message.msg
@@ -69,7 +70,7 @@ def test_a_wrong_passphrase_fails_without_printing_it(settings, tmp_path):
 
 def test_a_self_signed_certificate_fails_the_deploy_check(settings, tmp_path):
     settings.PROPOSALS_SIGNING_PASSPHRASE = "s3cret"
-    path = _pkcs12(tmp_path, self_signed=True)
+    path = seller_pkcs12(tmp_path, self_signed=True)
     assert _ids(settings, PROPOSALS_SIGNING_PKCS12=path) == ["proposals.E002"]
 
 
@@ -77,14 +78,14 @@ def test_a_certificate_issued_by_an_authority_passes_and_one_near_its_end_is_nam
     settings, tmp_path
 ):
     settings.PROPOSALS_SIGNING_PASSPHRASE = "s3cret"
-    assert _ids(settings, PROPOSALS_SIGNING_PKCS12=_pkcs12(tmp_path, self_signed=False)) == []
+    assert _ids(settings, PROPOSALS_SIGNING_PKCS12=seller_pkcs12(tmp_path, self_signed=False)) == []
     (tmp_path / "soon").mkdir()
-    soon = _pkcs12(tmp_path / "soon", self_signed=False, days=10)
+    soon = seller_pkcs12(tmp_path / "soon", self_signed=False, days=10)
     assert _ids(settings, PROPOSALS_SIGNING_PKCS12=soon) == ["proposals.W001"]
 
 
 def test_a_timestamp_authority_without_its_root_fails_the_deploy_check(settings, tmp_path):
     settings.PROPOSALS_SIGNING_PASSPHRASE = "s3cret"
-    path = _pkcs12(tmp_path, self_signed=False)
+    path = seller_pkcs12(tmp_path, self_signed=False)
     settings.PROPOSALS_TSA_URL, settings.PROPOSALS_TSA_ROOTS = "https://tsa.example.com/", ""
     assert _ids(settings, PROPOSALS_SIGNING_PKCS12=path) == ["proposals.E004"]
