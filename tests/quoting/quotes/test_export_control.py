@@ -164,3 +164,16 @@ def test_the_note_and_the_refusal_read_in_chinese(client, make_user, listed):
     assert "出口管制" in note and "不构成法律意见" in note and "我已核查" in note
     assert "出口管制" in refused.content.decode()
     assert "Read the export-control note" not in refused.content.decode()
+
+
+def test_the_admin_lists_destinations_by_their_iso_code(admin_client, db):
+    url = "/admin/quoting/exportdestination/add/"
+
+    refused = admin_client.post(url, {"country": "cn", "note": ""})
+    saved = admin_client.post(url, {"country": "CN", "note": "Check the end user."})
+
+    assert refused.status_code == 200 and "two-letter ISO 3166 code" in refused.content.decode()
+    assert saved.status_code == 302
+    assert list(ExportDestination.objects.values_list("country", "note")) == [
+        ("CN", "Check the end user.")
+    ]
