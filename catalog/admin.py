@@ -27,7 +27,7 @@ class ProductAdmin(admin.ModelAdmin):
     change_list_template = "admin/catalog/product/change_list.html"
     list_display = ["part_number", "name", "category", "generation", "lifecycle", "updated_at"]
     list_filter = ["category", "generation", "protocol", "lifecycle"]
-    search_fields = ["part_number", "name", "name_zh", "family"]
+    search_fields = ["part_number", "name", "name_zh", "family", "export_classification"]
     inlines = [PriceInline]
     fieldsets = [
         (
@@ -84,6 +84,10 @@ class ProductAdmin(admin.ModelAdmin):
             },
         ),
         (_("Servers"), {"fields": ["gpu_model", "gpu_count", "gpu_peak_tflops"]}),
+        (
+            _("Export control"),
+            {"fields": ["export_classification", "export_classification_source"]},
+        ),
     ]
 
     def get_urls(self):

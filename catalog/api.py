@@ -61,6 +61,8 @@ class ProductSerializer(serializers.ModelSerializer):
             "unit",
             "description_en",
             "description_zh",
+            "export_classification",
+            "export_classification_source",
             "specs",
             "prices",
             "updated_at",

@@ -23,6 +23,8 @@ PRODUCT_CSV_FIELDS = (
     *SPEC_FIELDS,
     "description_en",
     "description_zh",
+    "export_classification",
+    "export_classification_source",
 )
 
 

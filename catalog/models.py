@@ -22,6 +22,14 @@ PART_NUMBER_VALIDATOR = RegexValidator(
     _("Use letters, digits and . _ - only, starting with a letter or digit."),
 )
 CURRENCY_VALIDATOR = RegexValidator(r"^[A-Z]{3}$", _("Use a three-letter ISO 4217 code."))
+# An export control classification as the US Commerce Control List spells one (5A992.c, 4A090.a)
+# or EAR99; the catalog keeps what it was told, it does not classify.
+EXPORT_CLASSIFICATION_VALIDATOR = RegexValidator(
+    r"^(EAR99|[0-9][A-E][0-9]{3}(\.[A-Za-z0-9]+)*)$",
+    _("Use an ECCN such as 5A992.c or 4A090.a, or EAR99."),
+)
+# The source a classification marked as not confirmed carries.
+EXPORT_SOURCE_VERIFY = "verify"
 
 
 class Category(models.TextChoices):
@@ -368,6 +376,27 @@ class Product(models.Model):
         ),
     )
 
+    # Data for the staff's export-control note on quotes (quoting.quotes.selectors), never legal
+    # advice: empty means unknown, and a classification nobody confirmed says so in its source.
+    export_classification = models.CharField(
+        _("export classification"),
+        max_length=20,
+        blank=True,
+        validators=[EXPORT_CLASSIFICATION_VALIDATOR],
+        help_text=_(
+            "The ECCN the manufacturer states (e.g. 5A992.c), or EAR99; empty when unknown."
+        ),
+    )
+    export_classification_source = models.CharField(
+        _("export classification source"),
+        max_length=200,
+        blank=True,
+        help_text=_(
+            'Where the classification comes from (a document, a date), or "verify" while '
+            "nobody has confirmed it."
+        ),
+    )
+
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -436,8 +465,21 @@ class Product(models.Model):
                 _("A transceiver carries one or two ports.")
             )
         self._clean_pricing_basis(errors)
+        self._clean_export_classification(errors)
         if errors:
             raise ValidationError(errors)
+
+    def _clean_export_classification(self, errors: dict[str, list[str]]) -> None:
+        """A classification is sourced or marked "verify": an unsourced one would read as
+        certain on the staff's note."""
+        if self.export_classification and not self.export_classification_source.strip():
+            errors.setdefault("export_classification_source", []).append(
+                _('Say where the classification comes from, or write "verify".')
+            )
+        if self.export_classification_source and not self.export_classification:
+            errors.setdefault("export_classification", []).append(
+                _("A source needs the classification it gives.")
+            )
 
     def _clean_port_names(self, errors: dict[str, list[str]]) -> None:
         """One distinct OS name per compute port, on servers only."""

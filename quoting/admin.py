@@ -4,7 +4,14 @@ does not run the quote rules, so quotes, revisions and lines are read-only here)
 from django import forms
 from django.contrib import admin
 
-from quoting.customers.models import Contact, Customer, Project, Team, VatRate
+from quoting.customers.models import (
+    Contact,
+    Customer,
+    ExportDestination,
+    Project,
+    Team,
+    VatRate,
+)
 from quoting.customers.services import project_customer_check
 from quoting.designs.models import FxRate, SavedDesign, TcoScenario
 from quoting.errors import InvalidValue
@@ -113,6 +120,15 @@ class VatRateAdmin(admin.ModelAdmin):
 
     list_display = ["country", "tax_category", "vat_percent"]
     list_filter = ["country", "tax_category"]
+
+
+@admin.register(ExportDestination)
+class ExportDestinationAdmin(admin.ModelAdmin):
+    """Destinations whose quotes with classified items show staff the export-control note to
+    acknowledge before sending (quoting.quotes.selectors.revision_export_note)."""
+
+    list_display = ["country", "note"]
+    search_fields = ["country", "note"]
 
 
 @admin.register(ApprovalRule)

@@ -56,6 +56,13 @@ class ApprovalRequired(QuoteError):
     status_code = 409
 
 
+class ExportCheckRequired(QuoteError):
+    """Classified lines for a listed destination: staff acknowledge the export-control note of
+    the revision as it stands before it is sent. `problem_extra` names the lines."""
+
+    status_code = 409
+
+
 class QuoteExpired(QuoteError):
     """The validity date has passed."""
 

@@ -57,6 +57,35 @@ class VatRate(models.Model):
         return f"{self.country} {self.get_tax_category_display()}: {self.vat_percent} %"
 
 
+class ExportDestination(models.Model):
+    """A destination the admin lists for export-control attention: a quote for a customer there
+    with classified items shows staff a note to acknowledge before sending (never the customer;
+    docs/architecture.md). Rows in the admin rather than a setting, as VAT rates are: the list
+    changes with the rules, and whoever keeps it says why beside each code."""
+
+    country = models.CharField(
+        _("country"),
+        max_length=2,
+        unique=True,
+        validators=[COUNTRY_VALIDATOR],
+        help_text=_("ISO 3166-1 alpha-2 code, e.g. CN."),
+    )
+    note = models.CharField(
+        _("note"),
+        max_length=500,
+        blank=True,
+        help_text=_("Why it is listed, and what to check (shown to staff on the note)."),
+    )
+
+    class Meta:
+        ordering = ["country"]
+        verbose_name = _("export-control destination")
+        verbose_name_plural = _("export-control destinations")
+
+    def __str__(self) -> str:
+        return self.country
+
+
 class VatZone(models.TextChoices):
     # The VAT rate of each zone is a setting (QUOTING_VAT_PERCENT), not code.
     CHINA = "china", _("Mainland China (VAT)")

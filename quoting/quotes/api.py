@@ -1296,6 +1296,16 @@ class QuoteViewSet(
         services.quote_send(quote=quote, user=request.user, expected_version=version)
         return _quote_response(quote)
 
+    @_write_schema(
+        "Record that you checked the export-control note of the current revision (staff only; "
+        "not legal advice): send/ answers 409 export_check_required until then"
+    )
+    @action(detail=True, methods=["post"], url_path="export-check")
+    def export_check(self, request, pk=None):
+        quote, version = self.get_object(), if_match_version(request)
+        services.quote_export_check(quote=quote, user=request.user, expected_version=version)
+        return _quote_response(quote)
+
     @_write_schema("Open the quote for editing (the next revision once sent)")
     @action(detail=True, methods=["post"])
     def revise(self, request, pk=None):

@@ -14,11 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, Q
+from django.utils.translation import gettext as _
 
 from portal.models import CATALOG_MANAGER, DIRECTOR, SALES_MANAGER, User
 from quoting.customers.selectors import sees_every_team
 from quoting.errors import (
     ApprovalRequired,
+    ExportCheckRequired,
     IllegalTransition,
     NotAllowed,
     QuoteError,
@@ -26,6 +28,7 @@ from quoting.errors import (
 from quoting.quotes.models import TRANSITIONS, Approval, ApprovalDecision, Quote, QuoteRevision
 from quoting.quotes.models import QuoteStatus as Status
 from quoting.quotes.selectors import (
+    ExportNote,
     GateVerdict,
     approval_rules,
     revision_gate,
@@ -37,6 +40,7 @@ __all__ = [
     "approval_beyond",
     "approval_decide_check",
     "approvals_to_decide",
+    "export_check_sendable",
     "may_decide_approvals",
     "may_edit_cost",
     "may_view_margin",
@@ -110,6 +114,24 @@ def quote_send_check(
         )
     if refusal == "discount":
         raise ApprovalRequired(_beyond_rule_message(gate), field="discount_percent")
+
+
+def export_check_sendable(note: ExportNote | None) -> None:
+    """A revision whose export-control note (revision_export_note) nobody acknowledged for its
+    contents as they are is not sent: the staff read the note first. Not legal advice."""
+    if note is None or note.checked is not None:
+        return
+    error = ExportCheckRequired(
+        _(
+            "Export control: %(count)s line(s) carry an export classification and the "
+            "customer is in a listed destination (%(country)s). Read the export-control note on "
+            "the quote page and confirm you have checked it before sending."
+        )
+        % {"count": len(note.lines), "country": note.destination},
+        field="export_check",
+    )
+    error.problem_extra = note.as_problem()
+    raise error
 
 
 def _pct(value) -> str:

@@ -26,9 +26,11 @@ from django.db.models import (
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
+from catalog.models import EXPORT_SOURCE_VERIFY
 from portal.models import User
 from quoting.conf import quoting_setting
-from quoting.customers.selectors import customers_visible_to
+from quoting.customers.models import ExportDestination
+from quoting.customers.selectors import customer_country, customers_visible_to
 from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
 from quoting.errors import InvalidValue
 from quoting.quotes import content_hash
@@ -44,6 +46,7 @@ from quoting.quotes.models import (
     NotificationKind,
     Quote,
     QuoteEvent,
+    QuoteEventVerb,
     QuoteLine,
     QuoteRevision,
     Section,
@@ -931,3 +934,102 @@ def quote_list_rows(*, quotes: list[Quote]) -> list[QuoteListRow]:
         )
         for quote in quotes
     ]
+
+
+# --- export control ------------------------------------------------------------------------------
+
+# Classifications that never call for the note: unknown (empty) and EAR99, the EAR's catch-all
+# for items on no Commerce Control List entry.
+EXPORT_UNREMARKABLE = ("", "EAR99")
+
+
+@dataclass(frozen=True, slots=True)
+class ExportNoteLine:
+    position: int
+    sku: str
+    description: str
+    quantity: int
+    classification: str
+    source: str
+
+    @property
+    def to_verify(self) -> bool:
+        """Nobody confirmed the classification (the catalog's source is "verify")."""
+        return self.source.strip().lower() == EXPORT_SOURCE_VERIFY
+
+
+@dataclass(frozen=True, slots=True)
+class ExportNote:
+    """The staff's export-control note of a revision (never shown to the customer, not legal
+    advice): its classified lines, the listed destination, and the acknowledgement of these
+    contents for this destination, if any."""
+
+    destination: str
+    destination_note: str
+    lines: tuple[ExportNoteLine, ...]
+    fingerprint: str
+    checked: QuoteEvent | None
+
+    def as_problem(self) -> dict:
+        """What the API's export_check_required problem carries beside its message."""
+        return {
+            "destination": self.destination,
+            "lines": [
+                {
+                    "sku": line.sku,
+                    "classification": line.classification,
+                    "source": line.source,
+                }
+                for line in self.lines
+            ],
+        }
+
+
+def revision_export_note(*, revision: QuoteRevision) -> ExportNote | None:
+    """The note when the customer's country is a listed destination (ExportDestination) and a
+    line's product carries a classification other than EAR99; None otherwise (one query for
+    most quotes: the destination's).
+
+    An acknowledgement holds for the revision's content fingerprint as the database has it now
+    and the same destination: a line changed since needs a new one. For a draft (the only
+    revision sent from); a sent one's check stays in the audit trail."""
+    quote = revision.quote
+    country = customer_country(quote.customer)
+    destination = ExportDestination.objects.filter(country=country).first() if country else None
+    if destination is None:
+        return None
+    lines = tuple(
+        ExportNoteLine(
+            position=line.position,
+            sku=line.sku,
+            description=line.description,
+            quantity=line.quantity,
+            classification=line.product.export_classification,
+            source=line.product.export_classification_source,
+        )
+        for line in QuoteLine.objects.filter(revision=revision, product__isnull=False)
+        .exclude(product__export_classification__in=EXPORT_UNREMARKABLE)
+        .select_related("product")
+        .order_by("position", "pk")
+    )
+    if not lines:
+        return None
+    fingerprint = revision_content_fingerprint(revision=revision)
+    checked = (
+        QuoteEvent.objects.filter(
+            revision=revision,
+            verb=QuoteEventVerb.EXPORT_CHECKED,
+            details__destination=country,
+            details__fingerprint=fingerprint,
+        )
+        .select_related("actor")
+        .order_by("-at", "-pk")
+        .first()
+    )
+    return ExportNote(
+        destination=country,
+        destination_note=destination.note,
+        lines=lines,
+        fingerprint=fingerprint,
+        checked=checked,
+    )

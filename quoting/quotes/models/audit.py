@@ -35,6 +35,9 @@ class QuoteEventVerb(models.TextChoices):
         "accepted_document_replaced",
         _("Accepted PDF replaced by the sent one"),
     )
+    # Staff checked the export-control note of these lines for this destination (not legal
+    # advice); sending needs one for the revision's contents as they are.
+    EXPORT_CHECKED = "export_checked", _("Export-control note checked")
 
 
 # What each key of an event's details means, for the audit trail (the keys are stable data).
@@ -73,6 +76,9 @@ DETAIL_LABELS = {
     "request_note": _("request note"),
     "document": _("document"),
     "sha256": _("SHA-256"),
+    "destination": _("destination"),
+    "classified": _("classified lines"),
+    "fingerprint": _("content fingerprint"),
 }
 DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
 

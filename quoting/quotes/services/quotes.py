@@ -18,6 +18,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from catalog.models import Category, Product, TaxCategory, tax_category_of
 from portal.header_counts import work_counts_changed
@@ -68,6 +69,7 @@ from quoting.quotes.models import (
 )
 from quoting.quotes.permissions import (
     approval_decide_check,
+    export_check_sendable,
     may_decide_approvals,
     may_edit_cost,
     quote_send_check,
@@ -76,6 +78,7 @@ from quoting.quotes.selectors import (
     line_amount,
     offer_choice,
     revision_content_fingerprint,
+    revision_export_note,
     revision_gate,
     revision_totals,
 )
@@ -112,8 +115,8 @@ def _event(
     actor: User | None,
     revision: QuoteRevision | None = None,
     **details,
-) -> None:
-    QuoteEvent.objects.create(
+) -> QuoteEvent:
+    return QuoteEvent.objects.create(
         quote=quote,
         revision=revision or quote.current_revision,
         actor=actor,
@@ -1199,6 +1202,7 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     if not revision.lines.exists():
         raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
     _assert_fits(revision, field="lines")
+    export_check_sendable(revision_export_note(revision=revision))
     _tco_follows(revision, user=user)  # what is frozen is priced as sent
     totals = revision_totals(revision=revision)
     now = timezone.now()
@@ -1231,6 +1235,34 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
         },
     )
     return revision
+
+
+@_edits_quote
+def quote_export_check(*, quote: Quote, user: User, expected_version: int) -> QuoteEvent:
+    """Record that `user` checked the export-control note of the current revision as it stands
+    (its content fingerprint, the destination and the lines, in the audit trail): what sending
+    asks for. Not legal advice, and nothing the customer sees."""
+    _claim(quote, expected_version=expected_version)
+    revision = _current(quote)
+    _assert_not_frozen(revision)
+    note = revision_export_note(revision=revision)
+    if note is None:
+        raise InvalidValue(
+            gettext(
+                "This quote needs no export-control check: no line carries a classification "
+                "for a listed destination."
+            ),
+            field="export_check",
+        )
+    return _event(
+        quote,
+        QuoteEventVerb.EXPORT_CHECKED,
+        actor=user,
+        revision=revision,
+        destination=note.destination,
+        classified=", ".join(f"{line.sku} ({line.classification})" for line in note.lines),
+        fingerprint=note.fingerprint,
+    )
 
 
 def _booked_totals(quote: Quote) -> Totals:

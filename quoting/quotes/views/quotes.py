@@ -61,6 +61,7 @@ from quoting.quotes.selectors import (
     quote_list_rows,
     quotes_visible_to,
     revision_diff,
+    revision_export_note,
     revision_for_display,
     revision_gate,
 )
@@ -213,6 +214,13 @@ def _page_context(request, display, **extra) -> dict:
         "actions": actions,
         "any_action": any(actions.values()),
         "events": events,
+        # Staff only (this page): classified lines for a listed destination, to check before
+        # sending; a sent revision's check is in the audit trail.
+        "export_note": (
+            revision_export_note(revision=revision)
+            if is_current and not revision.is_frozen
+            else None
+        ),
         "design": revision.design_snapshot,
         "design_query": _design_query(revision, quote),
         # The edit forms are callables, each built once, and only where the template shows them
@@ -645,6 +653,9 @@ def _run_action(action: str, quote: Quote, user, version: int, note: str) -> str
     if action == "send":
         services.quote_send(quote=quote, user=user, expected_version=version)
         return _("Marked as sent: this revision is now frozen.")
+    if action == "export-check":
+        services.quote_export_check(quote=quote, user=user, expected_version=version)
+        return _("Export-control check recorded: the quote can be sent as it stands.")
     if action == "accept":
         services.quote_mark_accepted(
             quote=quote, actor=user, expected_version=version, note=note, recorded_by="staff"
@@ -659,7 +670,16 @@ def _run_action(action: str, quote: Quote, user, version: int, note: str) -> str
     raise Http404
 
 
-ACTIONS = ("request-approval", "approve", "reject", "send", "accept", "decline", "revise")
+ACTIONS = (
+    "request-approval",
+    "approve",
+    "reject",
+    "send",
+    "export-check",
+    "accept",
+    "decline",
+    "revise",
+)
 
 
 @login_required
