@@ -574,3 +574,55 @@ class PriceListItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.product.part_number} {self.list_price} {self.price_list.currency}"
+
+
+class SparesClass(models.TextChoices):
+    """The classes a quote's spares kit is offered by (quoting.engine.spares).
+
+    No PSU or fan class: the catalog holds no field-replaceable PSU or fan rows to spare.
+    """
+
+    OPTICS = "optics", _("optics")
+    CABLES = "cables", _("cables")
+    NICS = "nics", _("NICs")
+    SWITCHES = "switches", _("switches")
+
+
+# Which catalog categories each spares class covers: a DPU is a NIC on a shelf.
+SPARES_CLASS_OF_CATEGORY = {
+    Category.TRANSCEIVER: SparesClass.OPTICS,
+    Category.CABLE: SparesClass.CABLES,
+    Category.ADAPTER: SparesClass.NICS,
+    Category.DPU: SparesClass.NICS,
+    Category.SWITCH: SparesClass.SWITCHES,
+}
+
+
+class SparesRatio(models.Model):
+    """How many spares a quote made from a design offers of a class, as a share of the design's
+    quantity of each part of that class (rounded up per part): edited by the catalog manager in
+    the admin. A class without a row, or at 0 %, is not offered."""
+
+    spare_class = models.CharField(
+        _("class"), max_length=20, choices=SparesClass.choices, unique=True
+    )
+    percent = models.DecimalField(
+        _("spares %"),
+        max_digits=5,
+        decimal_places=2,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text=_("Of the design's quantity of each part of the class, rounded up per part."),
+    )
+
+    class Meta:
+        verbose_name = _("spares ratio")
+        verbose_name_plural = _("spares ratios")
+        ordering = ["spare_class"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(percent__gte=0) & Q(percent__lte=100), name="spares_percent_0_to_100"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_spare_class_display()}: {self.percent} %"

@@ -16,6 +16,8 @@ from catalog.models import (
     PriceList,
     PriceListItem,
     Product,
+    SparesClass,
+    SparesRatio,
     paid_yearly,
 )
 from quoting.engine.catalog import ProductSpec
@@ -160,3 +162,9 @@ def product_names_shown(*, part_numbers) -> dict[str, str]:
         .exclude(name_zh="")
         .values_list("part_number", "name_zh")
     )
+
+
+def spares_ratios() -> dict[str, Decimal]:
+    """The spares kit's percent per class (catalog.SparesRatio), in the classes' order."""
+    saved = dict(SparesRatio.objects.values_list("spare_class", "percent"))
+    return {c: saved[c] for c in SparesClass.values if c in saved}

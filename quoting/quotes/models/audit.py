@@ -45,6 +45,7 @@ DETAIL_LABELS = {
     "tax_percent": _("VAT %"),
     "design": _("design"),
     "lines": _("lines"),
+    "spares_kit_lines": _("spares kit lines"),
     "fx_rate": _("exchange rate"),
     "fx_source_currency": _("exchange from"),
     "sku": _("SKU"),
