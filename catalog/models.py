@@ -87,6 +87,8 @@ class Unit(models.TextChoices):
     DAY = "day", _("per day")
     YEAR = "year", _("per year")
     PROJECT = "project", _("per project")
+    # A service priced by cluster size: a quote made from a design sells one per compute node.
+    NODE = "node", _("per node")
 
 
 def paid_yearly(*, unit: str, category: str) -> bool:

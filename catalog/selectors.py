@@ -18,6 +18,7 @@ from catalog.models import (
     Product,
     SparesClass,
     SparesRatio,
+    Unit,
     paid_yearly,
 )
 from quoting.engine.catalog import ProductSpec
@@ -168,3 +169,12 @@ def spares_ratios() -> dict[str, Decimal]:
     """The spares kit's percent per class (catalog.SparesRatio), in the classes' order."""
     saved = dict(SparesRatio.objects.values_list("spare_class", "percent"))
     return {c: saved[c] for c in SparesClass.values if c in saved}
+
+
+def services_per_node() -> list[Product]:
+    """The active services priced per compute node, which a quote made from a design offers."""
+    return list(
+        Product.objects.filter(
+            category=Category.SERVICE, unit=Unit.NODE, lifecycle=Lifecycle.ACTIVE
+        ).order_by("part_number")
+    )

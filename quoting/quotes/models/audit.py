@@ -46,6 +46,7 @@ DETAIL_LABELS = {
     "design": _("design"),
     "lines": _("lines"),
     "spares_kit_lines": _("spares kit lines"),
+    "service_lines": _("service lines"),
     "fx_rate": _("exchange rate"),
     "fx_source_currency": _("exchange from"),
     "sku": _("SKU"),

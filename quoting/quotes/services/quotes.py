@@ -26,7 +26,7 @@ from catalog.models import (
     TaxCategory,
     tax_category_of,
 )
-from catalog.selectors import spares_ratios
+from catalog.selectors import services_per_node, spares_ratios
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.conf import quoting_setting
@@ -551,6 +551,22 @@ def _spares_kit_lines(revision: QuoteRevision, *, bom: list[dict], start: int) -
     )
 
 
+def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> list[QuoteLine]:
+    """The catalog's services priced per node (tuning, firmware audit, acceptance tests), one per
+    compute node of the design, as optional lines: offered with the fabric for the customer to
+    take, so the design's totals and the approval gate's list value stay the hardware's."""
+    rows = [
+        {"sku": p.part_number, "name": p.name, "category": p.category, "quantity": nodes}
+        for p in services_per_node()
+    ]
+    if not rows or nodes <= 0:
+        return []
+    priced = _priced(revision, rows, revision.quote.currency)
+    return QuoteLine.objects.bulk_create(
+        _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
+    )
+
+
 def _next_position(revision: QuoteRevision) -> int:
     count = revision.lines.count()
     if count >= MAX_LINES_PER_REVISION:
@@ -683,6 +699,9 @@ def quote_create_from_design(
     )
     lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
     kit = _spares_kit_lines(revision, bom=design.bom, start=len(lines) + 1)
+    services = _node_service_lines(
+        revision, nodes=design.result.get("node_count") or 0, start=len(lines) + len(kit) + 1
+    )
     # What the customer was shown, at list: the approval gate measures the quote against it.
     revision.design_list_value = sum(
         (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
@@ -697,6 +716,7 @@ def quote_create_from_design(
         design=design.name,
         lines=len(lines),
         spares_kit_lines=len(kit),
+        service_lines=len(services),
         fx_rate=revision.fx_rate,
         fx_source_currency=revision.fx_source_currency,
     )
