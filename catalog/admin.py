@@ -46,6 +46,9 @@ class ProductAdmin(admin.ModelAdmin):
                     "tax_category",
                     "pricing_basis",
                     "hardware_percent",
+                    "response_hours",
+                    "onsite_hours",
+                    "spares_days",
                     "description_en",
                     "description_zh",
                 ]

@@ -121,6 +121,10 @@ HARDWARE_CATEGORIES = frozenset(
 )
 
 
+# A support tier's response terms (Product), in the order the proposal prints them.
+SUPPORT_TERMS = ("response_hours", "onsite_hours", "spares_days")
+
+
 class CageType(models.TextChoices):
     OSFP = "OSFP", "OSFP"
     QSFP112 = "QSFP112", "QSFP112"
@@ -282,6 +286,31 @@ class Product(models.Model):
         validators=[MinValueValidator(0), MaxValueValidator(100)],
         help_text=_("With the pricing basis share of the quoted hardware: 10 = 10 % a year."),
     )
+    # A support tier's response terms, printed in the proposal beside the tier (the seed's
+    # premium: 2 h response, 4 h on site within the seller's service area, next-day spares).
+    response_hours = models.PositiveSmallIntegerField(
+        _("response within (hours)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Support: hours to respond, around the clock. Empty: no such promise."),
+    )
+    onsite_hours = models.PositiveSmallIntegerField(
+        _("on site within (hours)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Support: hours to be on site within the service area (the company profile's)."
+        ),
+    )
+    spares_days = models.PositiveSmallIntegerField(
+        _("spare parts within (days)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Support: days to deliver a spare part; 1 is the next day."),
+    )
     tax_category = models.CharField(
         _("tax category"),
         max_length=10,
@@ -438,6 +467,7 @@ class Product(models.Model):
                 _("A transceiver carries one or two ports.")
             )
         self._clean_pricing_basis(errors)
+        self._clean_support_terms(errors)
         if errors:
             raise ValidationError(errors)
 
@@ -459,6 +489,13 @@ class Product(models.Model):
             errors.setdefault("port_names", []).append(
                 _("Port names are letters, digits, '_', '.' or '-', separated by spaces.")
             )
+
+    def _clean_support_terms(self, errors: dict[str, list[str]]) -> None:
+        if self.category == Category.SUPPORT:
+            return
+        for name in SUPPORT_TERMS:
+            if getattr(self, name) is not None:
+                errors.setdefault(name, []).append(_("Only a support tier has these terms."))
 
     def _clean_pricing_basis(self, errors: dict[str, list[str]]) -> None:
         """Per device and share of hardware price a product sold per year; a share needs its
