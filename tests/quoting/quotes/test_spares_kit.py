@@ -11,6 +11,7 @@ cables 2 %, NICs 1 %, switches 0 % until the catalog manager sets one.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from decimal import Decimal
 
@@ -27,6 +28,7 @@ from quoting.quotes.services.quotes import (
     quote_create,
     quote_create_from_design,
 )
+from quoting.templatetags.quoting_messages import bom_role
 
 REQUIREMENTS = {"gpu_count": 256, "nic_generation": "NDR", "subnet_manager": "on-switch"}
 RATIOS = {"optics": Decimal("2"), "cables": Decimal("2"), "nics": Decimal("1")}
@@ -159,6 +161,11 @@ def test_a_kit_line_names_its_class_and_ratio_in_english_and_chinese(world):
             f"备件包：光模块（{base} 的 2 %）— {optics.product.name_zh}"
         )
     assert optics.description.startswith("Spares kit: optics"), "the line keeps English words"
+    # The role beside the part number on the quote page and in the workbook: words, not a code.
+    with translation.override("en"):
+        assert bom_role(optics.role) == "spares kit"
+    with translation.override("zh-hans"):
+        assert bom_role(optics.role) == "备件包"
 
 
 def test_the_catalog_managers_ratio_is_the_one_used(world):
@@ -195,3 +202,34 @@ def test_a_quote_without_a_design_gets_no_kit_when_parts_are_added(world):
     assert [(ln.sku, ln.quantity, ln.section) for ln in lines] == [
         ("MMA4Z00-NS", 384, Section.NETWORK)
     ]
+
+
+# --- the design page says what its quote will offer ----------------------------------------------
+
+DESIGN_PAGE = (
+    "/designs/new/?gpu_count=256&gpus_per_server=8&nic_generation=NDR"
+    "&family=infiniband&planes=1&oversubscription=1&switch_part_number=MQM9700-NS2F"
+    "&subnet_manager=auto&rail_optimized=on&currency=CNY&spares_percent="
+)
+
+
+def _kit_note(body: str) -> str:
+    found = re.search(r'<p class="muted" id="spares-kit">([^<]*)</p>', body)
+    return found.group(1) if found else ""
+
+
+def test_the_design_page_shows_the_ratios_its_quote_offers_in_english_and_chinese(
+    sales_client, seeded
+):
+    english = _kit_note(sales_client.get(DESIGN_PAGE + "0").content.decode())
+    chinese = _kit_note(
+        sales_client.get(DESIGN_PAGE + "0", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    )
+
+    # The 256-GPU BOM holds optics and cables, no NICs: only the classes it holds are named.
+    assert english.endswith("optics 2 %, cables 2 %")
+    assert chinese.endswith("光模块 2 %, 线缆 2 %")
+
+
+def test_the_design_page_names_no_kit_when_the_design_buys_its_spares(sales_client, seeded):
+    assert _kit_note(sales_client.get(DESIGN_PAGE + "5").content.decode()) == ""
