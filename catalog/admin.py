@@ -6,7 +6,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalog.forms import CatalogImportForm
-from catalog.models import PriceList, PriceListItem, Product
+from catalog.models import PriceList, PriceListItem, Product, SparesRatio
 from catalog.services import (
     CatalogImportError,
     catalog_csv_text,
@@ -46,6 +46,9 @@ class ProductAdmin(admin.ModelAdmin):
                     "tax_category",
                     "pricing_basis",
                     "hardware_percent",
+                    "response_hours",
+                    "onsite_hours",
+                    "spares_days",
                     "description_en",
                     "description_zh",
                 ]
@@ -148,3 +151,9 @@ class PriceListAdmin(admin.ModelAdmin):
     list_filter = ["currency", "is_default", "is_reference"]
     search_fields = ["name"]
     inlines = [PriceListItemInline]
+
+
+@admin.register(SparesRatio)
+class SparesRatioAdmin(admin.ModelAdmin):
+    list_display = ["spare_class", "percent"]
+    list_editable = ["percent"]

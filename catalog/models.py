@@ -95,6 +95,8 @@ class Unit(models.TextChoices):
     DAY = "day", _("per day")
     YEAR = "year", _("per year")
     PROJECT = "project", _("per project")
+    # A service priced by cluster size: a quote made from a design sells one per compute node.
+    NODE = "node", _("per node")
 
 
 def paid_yearly(*, unit: str, category: str) -> bool:
@@ -125,6 +127,10 @@ HARDWARE_CATEGORIES = frozenset(
         Category.SERVER,
     }
 )
+
+
+# A support tier's response terms (Product), in the order the proposal prints them.
+SUPPORT_TERMS = ("response_hours", "onsite_hours", "spares_days")
 
 
 class CageType(models.TextChoices):
@@ -287,6 +293,31 @@ class Product(models.Model):
         blank=True,
         validators=[MinValueValidator(0), MaxValueValidator(100)],
         help_text=_("With the pricing basis share of the quoted hardware: 10 = 10 % a year."),
+    )
+    # A support tier's response terms, printed in the proposal beside the tier (the seed's
+    # premium: 2 h response, 4 h on site within the seller's service area, next-day spares).
+    response_hours = models.PositiveSmallIntegerField(
+        _("response within (hours)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Support: hours to respond, around the clock. Empty: no such promise."),
+    )
+    onsite_hours = models.PositiveSmallIntegerField(
+        _("on site within (hours)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Support: hours to be on site within the service area (the company profile's)."
+        ),
+    )
+    spares_days = models.PositiveSmallIntegerField(
+        _("spare parts within (days)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_("Support: days to deliver a spare part; 1 is the next day."),
     )
     tax_category = models.CharField(
         _("tax category"),
@@ -466,6 +497,7 @@ class Product(models.Model):
             )
         self._clean_pricing_basis(errors)
         self._clean_export_classification(errors)
+        self._clean_support_terms(errors)
         if errors:
             raise ValidationError(errors)
 
@@ -499,6 +531,13 @@ class Product(models.Model):
             errors.setdefault("port_names", []).append(
                 _("Port names are letters, digits, '_', '.' or '-', separated by spaces.")
             )
+
+    def _clean_support_terms(self, errors: dict[str, list[str]]) -> None:
+        if self.category == Category.SUPPORT:
+            return
+        for name in SUPPORT_TERMS:
+            if getattr(self, name) is not None:
+                errors.setdefault(name, []).append(_("Only a support tier has these terms."))
 
     def _clean_pricing_basis(self, errors: dict[str, list[str]]) -> None:
         """Per device and share of hardware price a product sold per year; a share needs its
@@ -616,3 +655,55 @@ class PriceListItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.product.part_number} {self.list_price} {self.price_list.currency}"
+
+
+class SparesClass(models.TextChoices):
+    """The classes a quote's spares kit is offered by (quoting.engine.spares).
+
+    No PSU or fan class: the catalog holds no field-replaceable PSU or fan rows to spare.
+    """
+
+    OPTICS = "optics", _("optics")
+    CABLES = "cables", _("cables")
+    NICS = "nics", _("NICs")
+    SWITCHES = "switches", _("switches")
+
+
+# Which catalog categories each spares class covers: a DPU is a NIC on a shelf.
+SPARES_CLASS_OF_CATEGORY = {
+    Category.TRANSCEIVER: SparesClass.OPTICS,
+    Category.CABLE: SparesClass.CABLES,
+    Category.ADAPTER: SparesClass.NICS,
+    Category.DPU: SparesClass.NICS,
+    Category.SWITCH: SparesClass.SWITCHES,
+}
+
+
+class SparesRatio(models.Model):
+    """How many spares a quote made from a design offers of a class, as a share of the design's
+    quantity of each part of that class (rounded up per part): edited by the catalog manager in
+    the admin. A class without a row, or at 0 %, is not offered."""
+
+    spare_class = models.CharField(
+        _("class"), max_length=20, choices=SparesClass.choices, unique=True
+    )
+    percent = models.DecimalField(
+        _("spares %"),
+        max_digits=5,
+        decimal_places=2,
+        validators=[MinValueValidator(0), MaxValueValidator(100)],
+        help_text=_("Of the design's quantity of each part of the class, rounded up per part."),
+    )
+
+    class Meta:
+        verbose_name = _("spares ratio")
+        verbose_name_plural = _("spares ratios")
+        ordering = ["spare_class"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(percent__gte=0) & Q(percent__lte=100), name="spares_percent_0_to_100"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_spare_class_display()}: {self.percent} %"

@@ -16,6 +16,9 @@ from catalog.models import (
     PriceList,
     PriceListItem,
     Product,
+    SparesClass,
+    SparesRatio,
+    Unit,
     paid_yearly,
 )
 from quoting.engine.catalog import ProductSpec
@@ -159,4 +162,19 @@ def product_names_shown(*, part_numbers) -> dict[str, str]:
         Product.objects.filter(part_number__in=set(part_numbers))
         .exclude(name_zh="")
         .values_list("part_number", "name_zh")
+    )
+
+
+def spares_ratios() -> dict[str, Decimal]:
+    """The spares kit's percent per class (catalog.SparesRatio), in the classes' order."""
+    saved = dict(SparesRatio.objects.values_list("spare_class", "percent"))
+    return {c: saved[c] for c in SparesClass.values if c in saved}
+
+
+def services_per_node() -> list[Product]:
+    """The active services priced per compute node, which a quote made from a design offers."""
+    return list(
+        Product.objects.filter(
+            category=Category.SERVICE, unit=Unit.NODE, lifecycle=Lifecycle.ACTIVE
+        ).order_by("part_number")
     )

@@ -38,6 +38,8 @@ class CompanyProfileForm(forms.ModelForm):
             "tax_number",
             "bank_name",
             "bank_account",
+            "service_area_en",
+            "service_area_zh",
         )
 
     def clean_logo_upload(self):
@@ -83,6 +85,7 @@ class CompanyProfileAdmin(admin.ModelAdmin):
         ),
         (_("Contact"), {"fields": ("phone", "email", "website")}),
         (_("Bank"), {"fields": ("bank_name", "bank_account")}),
+        (_("Support"), {"fields": ("service_area_en", "service_area_zh")}),
         (_("Logo"), {"fields": ("logo_preview", "logo_upload", "logo_remove")}),
     )
 

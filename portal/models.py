@@ -142,6 +142,14 @@ class CompanyProfile(models.Model):
     )
     bank_name = models.CharField(_("bank"), max_length=200, blank=True)
     bank_account = models.CharField(_("bank account"), max_length=60, blank=True)
+    # Where a support tier's on-site time applies (Product.onsite_hours), printed beside it.
+    service_area_en = models.CharField(
+        _("service area (English)"),
+        max_length=100,
+        blank=True,
+        help_text=_("Where on-site support times apply, e.g. Shenzhen."),
+    )
+    service_area_zh = models.CharField(_("service area (Chinese)"), max_length=100, blank=True)
     logo = models.BinaryField(_("logo"), blank=True, null=True, editable=False)
     logo_type = models.CharField(max_length=20, blank=True, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
@@ -162,3 +170,6 @@ class CompanyProfile(models.Model):
 
     def address_for(self, language: str) -> str:
         return (language.startswith("zh") and self.address_zh) or self.address_en
+
+    def service_area_for(self, language: str) -> str:
+        return (language.startswith("zh") and self.service_area_zh) or self.service_area_en

@@ -50,6 +50,8 @@ DEMO_COMPANY = {
     "tax_number": "91440300MA5DEMO00X",
     "bank_name": "China Merchants Bank, Shenzhen Nanshan Branch",
     "bank_account": "7559 0000 0000 0000",
+    "service_area_en": "Shenzhen",
+    "service_area_zh": "深圳",
 }
 
 

@@ -18,7 +18,8 @@ from django.db.models import (
     Value,
     When,
 )
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from portal.models import CompanyProfile, User
 from proposals.models import (
@@ -137,7 +138,8 @@ class ProposalContent:
     revision: QuoteRevision
     issued: object  # date
     sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in the order of Section
-    support_promises: list[tuple[str, str]]  # (support line, what it promises), customer's language
+    # (support line, what it promises, its response terms), in the customer's language
+    support_promises: list[tuple[str, str, list[str]]]
     totals: Totals
     alternatives: list[AlternativeDelta]
     design: dict | None
@@ -193,21 +195,13 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             discount_percent=line.discount_percent,
         )
         sections[line.section].append(Row(line, amount))
-    chinese = language.startswith("zh")
-    promises = [
-        (
-            (ln.product.name_zh if chinese else "") or ln.description,
-            (ln.product.description_zh if chinese else "") or ln.product.description_en,
-        )
-        for ln in lines
-        if ln.section == Section.SUPPORT and ln.product is not None and ln.quantity
-    ]
+    promises = _support_promises(lines, language)
     drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
     return ProposalContent(
         revision=revision,
         issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
         sections=[(s, Section(s).label, rows) for s, rows in sections.items() if rows],
-        support_promises=[(name, promise) for name, promise in promises if promise],
+        support_promises=promises,
         totals=revision_totals(revision=revision, lines=lines),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
@@ -226,6 +220,54 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             version=content_hash.content_version(revision.content_sha256),
         ),
     )
+
+
+def _support_promises(lines: list[QuoteLine], language: str) -> list[tuple[str, str, list]]:
+    """Each support tier quoted, once: its name, and its response terms when the catalog gives
+    them (the on-site time within the seller's service area), else its description."""
+    chinese = language.startswith("zh")
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    area = profile.service_area_for(language) if profile else ""
+    promises, seen = [], set()
+    for ln in lines:
+        if ln.section != Section.SUPPORT or ln.product is None or not ln.quantity:
+            continue
+        if ln.product_id in seen:
+            continue
+        seen.add(ln.product_id)
+        product = ln.product
+        with translation.override(language):
+            terms = support_terms(product, area=area)
+        promise = "" if terms else (chinese and product.description_zh) or product.description_en
+        if terms or promise:
+            promises.append(((chinese and product.name_zh) or ln.description, promise, terms))
+    return promises
+
+
+def support_terms(product, *, area: str) -> list[str]:
+    """A support tier's response terms (catalog: response_hours, onsite_hours, spares_days) in
+    the active language; empty when it states none."""
+    terms = []
+    if product.response_hours:
+        terms.append(
+            gettext("Response within %(hours)s h, around the clock")
+            % {"hours": product.response_hours}
+        )
+    if product.onsite_hours and area:
+        terms.append(
+            gettext("On site within %(hours)s h in %(area)s")
+            % {"hours": product.onsite_hours, "area": area}
+        )
+    elif product.onsite_hours:
+        terms.append(
+            gettext("On site within %(hours)s h within our service area")
+            % {"hours": product.onsite_hours}
+        )
+    if product.spares_days == 1:
+        terms.append(gettext("Spare parts the next day"))
+    elif product.spares_days:
+        terms.append(gettext("Spare parts within %(days)s days") % {"days": product.spares_days})
+    return terms
 
 
 def _rack_figures(racks: dict | None, language: str) -> list[tuple[str, str, int]]:

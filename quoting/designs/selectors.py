@@ -12,10 +12,12 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from catalog.selectors import price_lookup
+from catalog.models import SPARES_CLASS_OF_CATEGORY, SparesClass
+from catalog.selectors import price_lookup, spares_ratios
 from quoting.conf import quoting_setting
 from quoting.designs.models import FxRate
 from quoting.engine.money import round_money
+from quoting.engine.spares import spares_kit
 
 # --- pricing a bill of materials ------------------------------------------------------------------
 #
@@ -227,3 +229,15 @@ def bom_priced(
         yearly_total=sum((ln.amount for ln in priced if ln.paid_yearly), Decimal("0.00")),
         fx=used,
     )
+
+
+def spares_kit_ratios(*, bom: Iterable) -> list[tuple[str, str]]:
+    """The classes a quote made from this BOM offers spares of, with the ratio it uses: (class
+    label in the active language, percent). Empty when the BOM buys its own spares."""
+    kit = spares_kit(
+        [_bom_row(line) for line in bom],
+        ratios=spares_ratios(),
+        class_of_category=SPARES_CLASS_OF_CATEGORY,
+    )
+    shown = {k.spare_class: f"{k.percent.normalize():f}" for k in kit}
+    return [(str(SparesClass(c).label), percent) for c, percent in shown.items()]

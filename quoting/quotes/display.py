@@ -32,6 +32,8 @@ DETAIL_LABELS = {
     "discount_percent": _("Discount"),
     "design": _("Design"),
     "lines": _("Lines"),
+    "spares_kit_lines": _("Spares kit lines"),
+    "service_lines": _("Service lines"),
     "fx_rate": _("Exchange rate"),
     "fx_source_currency": _("Converted from"),
     "sku": _("SKU"),

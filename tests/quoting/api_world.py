@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rest_framework.test import APIClient
 
+from catalog.models import SparesRatio
 from integrations.services import api_token_issue
 from quoting.customers.models import Contact
 from quoting.designs.models import SavedDesign
@@ -49,6 +50,9 @@ class QuoteWorld:
 def quote_world_make(make_user) -> QuoteWorld:
     world = world_make(make_user)
     design = design_make(world.project)
+    # The quote is the design's BOM line for line, as the API tests address it by SKU: no spares
+    # kit beside it (tests/quoting/quotes/test_spares_kit.py has the kit's own tests).
+    SparesRatio.objects.update(percent=0)
     quote = quote_create_from_design(project=world.project, design=design, user=world.sales)
     contact = Contact.objects.create(customer=world.customer, name="Dr. Chen")
     return QuoteWorld(world, design, quote, contact)

@@ -32,6 +32,7 @@ from quoting.designs.forms.designs import (
 )
 from quoting.designs.forms.tco import tco_page_query
 from quoting.designs.models import InstallPackStatus, SavedDesign
+from quoting.designs.selectors import spares_kit_ratios
 from quoting.designs.services.designs import (
     design_bom_priced,
     design_compute,
@@ -271,6 +272,8 @@ def design_new(request):
             "advice": design.advice_messages,
         }
     context |= _site_context(form.site_form, design)
+    if context.get("summary"):
+        context["spares_kit"] = spares_kit_ratios(bom=context["summary"].get("bom", []))
     if context.get("priced") is not None:
         context["catalog_names"] = product_names_shown(
             part_numbers=[line.sku for line in context["priced"].lines]

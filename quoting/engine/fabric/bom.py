@@ -14,6 +14,7 @@ from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.parts import Media
 from quoting.engine.fabric.topology import Topology, ceil_div
 from quoting.engine.messages import Message, gettext_noop, message
+from quoting.engine.spares import kit_of
 
 # What each BOM role is, for people: a role is a code in the BOM, the snapshot and a quote line.
 BOM_ROLE_LABELS = {
@@ -35,6 +36,8 @@ STORAGE_ROLE_PREFIX = "storage "
 
 def bom_role_label(role: str) -> Message:
     """The role's label as a translatable message; an unknown role reads as itself."""
+    if kit_of(role) is not None:  # its class and ratio are in the line's description
+        return message(gettext_noop("spares kit"))
     if role.startswith(STORAGE_ROLE_PREFIX):
         inner = role.removeprefix(STORAGE_ROLE_PREFIX)
         return message(gettext_noop("storage fabric: {role}"), role=bom_role_label(inner))

@@ -33,6 +33,7 @@ from quoting.quotes.models.quotes import (
     QuoteRevision,
     QuoteStatus,
     Section,
+    spares_kit_label,
 )
 
 __all__ = [
@@ -59,6 +60,7 @@ __all__ = [
     "QuoteRevision",
     "QuoteStatus",
     "Section",
+    "spares_kit_label",
     "TOTALLED_SECTIONS",
     "TRANSITIONS",
 ]

@@ -48,6 +48,8 @@ DETAIL_LABELS = {
     "tax_percent": _("VAT %"),
     "design": _("design"),
     "lines": _("lines"),
+    "spares_kit_lines": _("spares kit lines"),
+    "service_lines": _("service lines"),
     "fx_rate": _("exchange rate"),
     "fx_source_currency": _("exchange from"),
     "sku": _("SKU"),

@@ -16,10 +16,11 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import CURRENCY_VALIDATOR, Product
+from catalog.models import CURRENCY_VALIDATOR, Product, SparesClass
 from quoting.customers.models import Contact, Customer, Project
 from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
+from quoting.engine.spares import kit_of
 
 PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
@@ -435,9 +436,26 @@ class QuoteLine(models.Model):
         (the line keeps the English one it was made with); other lines read as they were typed."""
         from django.utils.translation import get_language
 
-        if self.product_id and (get_language() or "").startswith("zh") and self.product.name_zh:
-            return self.product.name_zh
-        return self.description
+        chinese = self.product_id and (get_language() or "").startswith("zh")
+        name = (chinese and self.product.name_zh) or ""
+        kit = kit_of(self.role)
+        if kit is not None and self.product_id:  # rebuilt in the reader's language
+            return spares_kit_label(*kit, name=name or self.product.name)
+        return name or self.description
+
+
+def spares_kit_label(spare_class: str, percent, base: int, *, name: str) -> str:
+    """A spares kit line as people read it: its class and the ratio that sized it, then the
+    part (quoting.engine.spares)."""
+    from django.utils.translation import gettext
+
+    label = SparesClass(spare_class).label if spare_class in SparesClass.values else spare_class
+    return gettext("Spares kit: %(class)s (%(percent)s %% of %(base)s) — %(name)s") % {
+        "class": label,
+        "percent": f"{percent.normalize():f}",
+        "base": base,
+        "name": name,
+    }
 
 
 class ApprovalDecision(models.TextChoices):

@@ -17,10 +17,17 @@ from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.db.models import F, Max
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 
-from catalog.models import Category, Product, TaxCategory, tax_category_of
+from catalog.models import (
+    SPARES_CLASS_OF_CATEGORY,
+    Category,
+    Product,
+    TaxCategory,
+    tax_category_of,
+)
+from catalog.selectors import services_per_node, spares_ratios
 from portal.header_counts import work_counts_changed
 from portal.models import User
 from quoting.conf import quoting_setting
@@ -33,6 +40,7 @@ from quoting.designs.services.snapshots import design_snapshot_current
 from quoting.designs.services.tco import workload_check as tco_workload_check
 from quoting.engine.errors import InvalidInput
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, Totals, round_money
+from quoting.engine.spares import spares_kit
 from quoting.errors import (
     IllegalTransition,
     InvalidValue,
@@ -66,6 +74,7 @@ from quoting.quotes.models import (
     QuoteRevision,
     QuoteStatus,
     Section,
+    spares_kit_label,
 )
 from quoting.quotes.permissions import (
     approval_decide_check,
@@ -521,6 +530,46 @@ def _bom_lines(
     return lines
 
 
+def _spares_kit_lines(revision: QuoteRevision, *, bom: list[dict], start: int) -> list[QuoteLine]:
+    """The design's spares kit at the catalog's ratios, as optional lines after its BOM: offered,
+    not ordered, so the required lines and the totals stay the design's. Its parts are the BOM's,
+    priced at the rate the BOM locked."""
+    kit = spares_kit(bom, ratios=spares_ratios(), class_of_category=SPARES_CLASS_OF_CATEGORY)
+    if not kit:
+        return []
+    with translation.override("en"):  # the line keeps English words; pages show them translated
+        rows = [
+            {
+                "sku": k.sku,
+                "name": spares_kit_label(k.spare_class, k.percent, k.base, name=k.name),
+                "category": k.category,
+                "quantity": k.quantity,
+                "role": k.role,
+            }
+            for k in kit
+        ]
+    priced = _priced(revision, rows, revision.quote.currency)
+    return QuoteLine.objects.bulk_create(
+        _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
+    )
+
+
+def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> list[QuoteLine]:
+    """The catalog's services priced per node (tuning, firmware audit, acceptance tests), one per
+    compute node of the design, as optional lines: offered with the fabric for the customer to
+    take, so the design's totals and the approval gate's list value stay the hardware's."""
+    rows = [
+        {"sku": p.part_number, "name": p.name, "category": p.category, "quantity": nodes}
+        for p in services_per_node()
+    ]
+    if not rows or nodes <= 0:
+        return []
+    priced = _priced(revision, rows, revision.quote.currency)
+    return QuoteLine.objects.bulk_create(
+        _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
+    )
+
+
 def _next_position(revision: QuoteRevision) -> int:
     count = revision.lines.count()
     if count >= MAX_LINES_PER_REVISION:
@@ -652,6 +701,10 @@ def quote_create_from_design(
         revision=revision, design=design, priced=priced, user=user, tco=tco, workload=workload
     )
     lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
+    kit = _spares_kit_lines(revision, bom=design.bom, start=len(lines) + 1)
+    services = _node_service_lines(
+        revision, nodes=design.result.get("node_count") or 0, start=len(lines) + len(kit) + 1
+    )
     # What the customer was shown, at list: the approval gate measures the quote against it.
     revision.design_list_value = sum(
         (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
@@ -665,6 +718,8 @@ def quote_create_from_design(
         actor=user,
         design=design.name,
         lines=len(lines),
+        spares_kit_lines=len(kit),
+        service_lines=len(services),
         fx_rate=revision.fx_rate,
         fx_source_currency=revision.fx_source_currency,
     )

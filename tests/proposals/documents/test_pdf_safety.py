@@ -127,7 +127,7 @@ def test_a_chinese_proposal_embeds_a_cjk_font_and_its_text_reads_back_in_chinese
     assert any("CJK" in name or "Noto" in name for name in _font_names(reader)), _font_names(reader)
     text = "".join(pdf_text(pdf).split())  # lines wrap anywhere in Chinese
     assert "鹏城实验室" in text
-    assert "7×24小时2小时响应" in text  # the support tier's promise, in the customer's words
+    assert "7×24小时，2小时内响应" in text  # the support tier's terms, in the customer's words
 
 
 def test_an_english_proposal_has_every_part(world, seeded):

@@ -1,0 +1,235 @@
+"""A spares kit by class beside a design's quote (issue 26 item 8, docs/fabric-design.md "Spares
+kit").
+
+The brief sells spares with the fabric (next-day spares are the premium support's promise). A
+quote made from a design offers, per class, the catalog's ratio of the design's quantity of each
+part, rounded up per part, as optional lines: offered, not ordered, so the required lines and
+the totals stay the design's. The ratios are catalog data (catalog.SparesRatio): optics and
+cables 2 %, NICs 1 %, switches 0 % until the catalog manager sets one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from decimal import Decimal
+
+import pytest
+from django.utils import translation
+
+from catalog.models import SPARES_CLASS_OF_CATEGORY, Product, SparesRatio
+from catalog.selectors import spares_ratios
+from quoting.designs.services.saved import design_save
+from quoting.engine.spares import kit_of, spares_kit
+from quoting.quotes.models import QuoteEventVerb, Section
+from quoting.quotes.services.quotes import (
+    quote_add_product,
+    quote_create,
+    quote_create_from_design,
+)
+from quoting.templatetags.quoting_messages import bom_role
+
+REQUIREMENTS = {"gpu_count": 256, "nic_generation": "NDR", "subnet_manager": "on-switch"}
+RATIOS = {"optics": Decimal("2"), "cables": Decimal("2"), "nics": Decimal("1")}
+
+
+@pytest.fixture(name="world")
+def world_on_the_catalog(seeded, world):
+    return world
+
+
+def _quote(world, **requirements):
+    design = design_save(
+        project=world.project,
+        name="256 GPUs",
+        user=world.sales,
+        requirements=REQUIREMENTS | requirements,
+    )
+    quote = quote_create_from_design(project=world.project, design=design, user=world.sales)
+    return design, quote.current_revision
+
+
+def _kit(revision):
+    return [ln for ln in revision.lines.order_by("position") if kit_of(ln.role)]
+
+
+def _designed(design, category):
+    """The design's quantity of each part of a category, spares excluded."""
+    counts = Counter()
+    for row in design.bom:
+        if row["category"] == category and row["role"] != "spare":
+            counts[row["sku"]] += row["quantity"]
+    return counts
+
+
+# --- the count, from a known bill of materials ---------------------------------------------------
+
+
+def test_each_part_of_a_class_gets_its_ratio_of_the_designed_quantity_rounded_up():
+    bom = [
+        {"sku": "OSFP-A", "name": "A", "category": "transceiver", "quantity": 300, "role": "leaf"},
+        {"sku": "OSFP-A", "name": "A", "category": "transceiver", "quantity": 84, "role": "spine"},
+        {"sku": "MPO-3M", "name": "M", "category": "cable", "quantity": 10, "role": "leaf"},
+        {"sku": "CX7", "name": "N", "category": "adapter", "quantity": 256, "role": "server NIC"},
+        {"sku": "QM9700", "name": "S", "category": "switch", "quantity": 12, "role": "leaf"},
+        {"sku": "SRV", "name": "H", "category": "server", "quantity": 32, "role": "server"},
+    ]
+    kit = spares_kit(
+        bom,
+        ratios=RATIOS | {"switches": Decimal(0)},
+        class_of_category={
+            "transceiver": "optics",
+            "cable": "cables",
+            "adapter": "nics",
+            "switch": "switches",
+        },
+    )
+
+    # 384 x 2 % = 7.68 -> 8; 10 x 2 % = 0.2 -> 1 (a class present gets one); 256 x 1 % -> 3.
+    assert [(k.spare_class, k.sku, k.quantity, k.base) for k in kit] == [
+        ("optics", "OSFP-A", 8, 384),
+        ("cables", "MPO-3M", 1, 10),
+        ("nics", "CX7", 3, 256),
+    ]
+
+
+def test_a_design_that_buys_spares_by_its_percentage_gets_no_kit():
+    bom = [
+        {"sku": "OSFP-A", "category": "transceiver", "quantity": 384, "role": "leaf"},
+        {"sku": "OSFP-A", "category": "transceiver", "quantity": 20, "role": "spare"},
+    ]
+    assert spares_kit(bom, ratios=RATIOS, class_of_category=SPARES_CLASS_OF_CATEGORY) == ()
+
+
+# --- on the quote --------------------------------------------------------------------------------
+
+
+def test_the_catalog_starts_with_the_stated_ratios_and_no_spare_switches(db):
+    assert spares_ratios() == RATIOS | {"switches": Decimal("0.00")}
+
+
+def test_a_256_gpu_quote_offers_the_kit_as_optional_lines_per_part_of_each_class(world):
+    design, revision = _quote(world)
+    kit = _kit(revision)
+
+    assert kit and {ln.section for ln in kit} == {Section.OPTIONAL}
+    expected = {}
+    for category, spare_class in (
+        ("transceiver", "optics"),
+        ("cable", "cables"),
+        ("adapter", "nics"),
+    ):
+        for sku, quantity in _designed(design, category).items():
+            expected[sku] = math.ceil(quantity * RATIOS[spare_class] / 100)
+    assert {ln.sku: ln.quantity for ln in kit} == expected
+    assert not any(ln.product.category == "switch" for ln in kit), "switches are at 0 %"
+    for ln in kit:
+        product = Product.objects.get(part_number=ln.sku)
+        assert (
+            ln.unit_price
+            == ln.list_price
+            == product.prices.get(
+                price_list__currency=revision.quote.currency, price_list__is_default=True
+            ).list_price
+        )
+
+
+def test_the_required_lines_and_the_totals_stay_the_designs(world):
+    design, revision = _quote(world)
+    required = [ln for ln in revision.lines.all() if ln.section != Section.OPTIONAL]
+
+    assert sorted((ln.sku, ln.role, ln.quantity) for ln in required) == sorted(
+        (row["sku"], row["role"], row["quantity"]) for row in design.bom
+    )
+    assert revision.design_list_value == sum(ln.quantity * ln.list_price for ln in required)
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert event.details["spares_kit_lines"] == len(_kit(revision))
+
+
+def test_a_kit_line_names_its_class_and_ratio_in_english_and_chinese(world):
+    design, revision = _quote(world)
+    optics = next(ln for ln in _kit(revision) if ln.product.category == "transceiver")
+    base = _designed(design, "transceiver")[optics.sku]
+
+    with translation.override("en"):
+        assert optics.description_shown == (
+            f"Spares kit: optics (2 % of {base}) — {optics.product.name}"
+        )
+    with translation.override("zh-hans"):
+        assert optics.description_shown == (
+            f"备件包：光模块（{base} 的 2 %）— {optics.product.name_zh}"
+        )
+    assert optics.description.startswith("Spares kit: optics"), "the line keeps English words"
+    # The role beside the part number on the quote page and in the workbook: words, not a code.
+    with translation.override("en"):
+        assert bom_role(optics.role) == "spares kit"
+    with translation.override("zh-hans"):
+        assert bom_role(optics.role) == "备件包"
+
+
+def test_the_catalog_managers_ratio_is_the_one_used(world):
+    SparesRatio.objects.filter(spare_class="switches").update(percent=Decimal("5"))
+    SparesRatio.objects.filter(spare_class="optics").update(percent=Decimal("0"))
+    design, revision = _quote(world)
+    kit = _kit(revision)
+
+    switches = {ln.sku: ln.quantity for ln in kit if ln.product.category == "switch"}
+    assert switches == {
+        sku: math.ceil(n * 5 / 100) for sku, n in _designed(design, "switch").items()
+    }
+    assert not any(ln.product.category == "transceiver" for ln in kit)
+
+
+def test_a_design_with_a_spares_percentage_keeps_its_spares_and_gets_no_kit(world):
+    _, revision = _quote(world, spares_percent=5)
+
+    assert revision.lines.filter(role="spare").exclude(section=Section.OPTIONAL).exists()
+    assert _kit(revision) == []
+
+
+def test_a_quote_without_a_design_gets_no_kit_when_parts_are_added(world):
+    quote = quote_create(project=world.project, user=world.sales)
+    quote_add_product(
+        quote=quote,
+        sku="MMA4Z00-NS",
+        quantity=384,
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    lines = list(quote.current_revision.lines.all())
+
+    assert [(ln.sku, ln.quantity, ln.section) for ln in lines] == [
+        ("MMA4Z00-NS", 384, Section.NETWORK)
+    ]
+
+
+# --- the design page says what its quote will offer ----------------------------------------------
+
+DESIGN_PAGE = (
+    "/designs/new/?gpu_count=256&gpus_per_server=8&nic_generation=NDR"
+    "&family=infiniband&planes=1&oversubscription=1&switch_part_number=MQM9700-NS2F"
+    "&subnet_manager=auto&rail_optimized=on&currency=CNY&spares_percent="
+)
+
+
+def _kit_note(body: str) -> str:
+    found = re.search(r'<p class="muted" id="spares-kit">([^<]*)</p>', body)
+    return found.group(1) if found else ""
+
+
+def test_the_design_page_shows_the_ratios_its_quote_offers_in_english_and_chinese(
+    sales_client, seeded
+):
+    english = _kit_note(sales_client.get(DESIGN_PAGE + "0").content.decode())
+    chinese = _kit_note(
+        sales_client.get(DESIGN_PAGE + "0", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    )
+
+    # The 256-GPU BOM holds optics and cables, no NICs: only the classes it holds are named.
+    assert english.endswith("optics 2 %, cables 2 %")
+    assert chinese.endswith("光模块 2 %, 线缆 2 %")
+
+
+def test_the_design_page_names_no_kit_when_the_design_buys_its_spares(sales_client, seeded):
+    assert _kit_note(sales_client.get(DESIGN_PAGE + "5").content.decode()) == ""
