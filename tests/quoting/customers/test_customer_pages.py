@@ -7,7 +7,7 @@ import pytest
 
 from quoting.customers.models import Customer
 from quoting.designs.services.saved import design_save
-from quoting.quotes.models import Quote
+from quoting.quotes.models import Quote, Section
 from tests.quoting.factories import CustomerFactory, ProjectFactory
 
 
@@ -143,7 +143,11 @@ def test_the_project_page_lists_designs_and_makes_a_quote_from_one(sales, world,
     assert response["Location"] == f"/quotes/{quote.pk}/"
     page = sales.get(response["Location"]).content.decode()
     assert "The design" in page and design.result["switch_sku"] in page
-    assert quote.current_revision.lines.count() == len(design.bom)
+    lines = quote.current_revision.lines
+    # The design's bill of materials as required lines; the spares kit and the per-node
+    # services beside them as optional ones (tests/quoting/quotes/test_spares_kit.py).
+    assert lines.exclude(section=Section.OPTIONAL).count() == len(design.bom)
+    assert lines.filter(section=Section.OPTIONAL).exists()
 
 
 def test_a_design_of_another_project_cannot_be_quoted_here(sales, world, seeded):
