@@ -147,7 +147,9 @@ def shared_body_render(*, revision: QuoteRevision, language: str) -> SharedBody:
         content = proposal_content(revision=revision, language=language)
         has_drawing = bool(content.drawing_uri)
         if has_drawing:  # served on its own URL: the page stays small, the drawing full size
-            content = dataclasses.replace(content, drawing_uri=f"{marker}/drawing.svg")
+            content = dataclasses.replace(
+                content, drawing_uri=f"{marker}/drawing.svg?lang={language}"
+            )
         html = render_to_string(
             CONTENT_TEMPLATE,
             {"c": content, "language": language, "logo_src": static("proposal/logo.svg")},

@@ -28,6 +28,7 @@ from proposals.models import (
 )
 from proposals.share.engagement import SECTIONS
 from quoting.customers.models import Customer, Project
+from quoting.designs.svg.fabric import drawing_in
 from quoting.quotes.models import (
     Quote,
     QuoteRevision,
@@ -98,14 +99,19 @@ def revision_has_drawing(*, revision: QuoteRevision) -> bool:
     return QuoteRevision.objects.filter(pk=revision.pk).exclude(design_drawing="").exists()
 
 
-def revision_drawing(*, revision: QuoteRevision) -> str:
-    """The fabric drawing (SVG) of a revision, read only when asked for."""
-    return (
+def revision_drawing(*, revision: QuoteRevision, language: str) -> str:
+    """The fabric drawing (SVG) of a revision in `language`, read only when asked for: only
+    that language's drawing is read, else the one drawing kept (revisions sent before
+    drawings were kept per language), as the PDF draws it (drawing_in)."""
+    row = (
         QuoteRevision.objects.filter(pk=revision.pk)
-        .values_list("design_drawing", flat=True)
+        .values_list("design_drawing", KeyTextTransform(language, "design_drawings"))
         .first()
-        or ""
     )
+    if row is None:
+        return ""
+    drawing, in_language = row
+    return drawing_in({language: in_language} if in_language else None, drawing, language)
 
 
 @dataclass(frozen=True)

@@ -400,7 +400,7 @@ def shared_drawing(request: HttpRequest, link: ShareLink) -> HttpResponse:
 @require_GET
 @shared_route
 def shared_drawing_svg(request: HttpRequest, link: ShareLink) -> HttpResponse:
-    drawing = revision_drawing(revision=link.revision_shown)
+    drawing = revision_drawing(revision=link.revision_shown, language=request.share_language)
     if not drawing:
         raise Http404
     return HttpResponse(drawing, content_type="image/svg+xml; charset=utf-8")

@@ -349,7 +349,12 @@ def pages_in_chinese(client, world) -> dict[str, str]:
     }
     client.logout()
     pages["share page"] = _get(client, f"/p/{world.token}")
+    # The share page's drawing is served on its own URL: read the one the page itself shows.
+    drawing_src = re.search(r'<img src="([^"]*/drawing\.svg[^"]*)"', pages["share page"])
+    assert drawing_src, "the share page should show the fabric drawing"
+    share_drawing = _get(client, html.unescape(drawing_src.group(1)))
     texts = {name: visible_text(body) for name, body in pages.items()}
+    texts["share page drawing"] = visible_text(share_drawing)
     texts["proposal PDF"] = pdf_text(
         proposal_pdf(revision=quote.current_revision, language="zh-hans")
     )

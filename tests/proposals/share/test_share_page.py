@@ -211,6 +211,39 @@ def test_the_drawing_opens_full_size_on_its_own_page(client, shared):
     assert "default-src 'none'" in svg["Content-Security-Policy"]
 
 
+SVG_ZH = (
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1600" height="900"><text>叶交换机</text></svg>'
+)
+
+
+def test_the_drawing_on_the_share_page_is_drawn_in_the_readers_language(client, shared):
+    quote, token = shared
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(
+        design_drawing=SVG,
+        design_drawings={"en": SVG, "zh-hans": SVG_ZH},
+        design_snapshot={"gpu_count": 128, "node_count": 16, "tiers": 2},
+        snapshot_version=SNAPSHOT_VERSION,
+    )
+    page = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    assert f'src="/p/{token}/drawing.svg?lang=zh-hans"' in page
+
+    chinese = client.get(f"/p/{token}/drawing.svg?lang=zh-hans").content.decode()
+    english = client.get(f"/p/{token}/drawing.svg?lang=en").content.decode()
+    assert "叶交换机" in chinese and "leaf-01" not in chinese
+    assert "leaf-01" in english
+
+
+def test_a_drawing_kept_in_one_language_only_is_shown_in_every_language(client, shared):
+    quote, token = shared
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(
+        design_drawing=SVG,
+        design_drawings=None,
+        design_snapshot={"gpu_count": 128, "node_count": 16, "tiers": 2},
+        snapshot_version=SNAPSHOT_VERSION,
+    )
+    assert b"leaf-01" in client.get(f"/p/{token}/drawing.svg?lang=zh-hans").content
+
+
 def test_a_quote_without_a_drawing_has_no_drawing_page(client, shared):
     _, token = shared
     assert client.get(f"/p/{token}/drawing").status_code == 404
