@@ -9,8 +9,21 @@ from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
 from quoting.engine.messages import Message
 from quoting.engine.tco.names import option_name_message
+from quoting.engine.tco.presets import MICROSECONDS, sharding_name
 
 register = template.Library()
+
+
+def _kept_names(kept: Message | str) -> Message | str:
+    """A kept message as the engine words it now: results kept before printed a sharding by
+    its code (fsdp) and microseconds as "us"."""
+    if not isinstance(kept, Message):
+        return MICROSECONDS if kept == "us" else kept
+    params = tuple(
+        (name, sharding_name(value) if name == "sharding" and isinstance(value, str) else value)
+        for name, value in kept.params
+    )
+    return Message(kept.template, params)
 
 
 @register.filter
@@ -43,8 +56,8 @@ def assumption_text(assumption, part: str) -> str:
     if isinstance(assumption, dict):
         kept = (assumption.get("messages") or {}).get(part)
         if kept:
-            return Message.from_json(kept).render(gettext)
-        return assumption.get(part, "")
+            return translated(_kept_names(Message.from_json(kept)))
+        return _kept_names(assumption.get(part, ""))
     return translated(getattr(assumption, part, ""))
 
 

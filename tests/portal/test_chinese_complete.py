@@ -192,7 +192,7 @@ ALLOWED_WORDS = {
     "km",
     "mm",
     "ms",
-    "us",
+    "µs",
     "ns",
     "s",
     "h",

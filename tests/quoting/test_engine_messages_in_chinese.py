@@ -94,3 +94,25 @@ def test_audit_details_read_as_labels_not_field_names():
 
     assert shown["变更前"] == "草稿" and shown["变更后"] == "已发送" and shown["总计"] == "10.00"
     assert shown["unknown_key"] == "1" and "备注" not in shown  # empty details are left out
+
+
+def test_a_kept_assumption_prints_microseconds_and_the_shardings_proper_name():
+    from quoting.templatetags.quoting_messages import assumption_text
+
+    kept = {  # as results kept before printed them: the code and "us"
+        "label": "Gradient traffic factor (fsdp)",
+        "unit": "us",
+        "messages": {
+            "label": {
+                "template": "Gradient traffic factor ({sharding})",
+                "params": [["sharding", "fsdp"]],
+            },
+            "unit": "us",
+        },
+    }
+    with translation.override("zh-hans"):
+        label, unit = assumption_text(kept, "label"), assumption_text(kept, "unit")
+        plain_unit = assumption_text({"unit": "us"}, "unit")
+
+    assert "FSDP" in label and "fsdp" not in label
+    assert unit == plain_unit == "µs"

@@ -23,8 +23,10 @@ from quoting.engine.tco.model import (
 )
 from quoting.engine.tco.presets import (
     DEFAULT_SERVERS_PER_LEAF,
+    MICROSECONDS,
     NVLINK_LATENCY_US,
     TRANSPORTS,
+    sharding_name,
 )
 
 QUOTE = message(_("the request"))
@@ -142,7 +144,9 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         ),
         Assumption(
             "workload.sharding_factor",
-            message(_("Gradient traffic factor ({sharding})"), sharding=workload.sharding),
+            message(
+                _("Gradient traffic factor ({sharding})"), sharding=sharding_name(workload.sharding)
+            ),
             workload.sharding_factor,
             "x",
             message(_("DDP/ZeRO-1/2 = 1, ZeRO-3/FSDP ~ 1.5 (tco-model §2)")),
@@ -186,7 +190,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             "model.nvlink_latency_us",
             message(_("NVLink hop latency")),
             NVLINK_LATENCY_US,
-            "us",
+            MICROSECONDS,
             message(_("NCCL ring/simple tuning table")),
         ),
     ]
@@ -212,7 +216,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                 f"transport.{name}.latency_us",
                 message(_("{transport}: latency per inter-node step"), transport=label),
                 transport.latency_us,
-                "us",
+                MICROSECONDS,
                 message(transport.source),
             )
         )

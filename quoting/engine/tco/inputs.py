@@ -27,15 +27,14 @@ from quoting.engine.tco.presets import (
     MAX_OVERSUBSCRIPTION,
     MAX_SERVERS_PER_LEAF,
     SHARDING_FACTORS,
+    SHARDING_NAMES,
     TRANSPORTS,
 )
 
 MAX_FABRICS = 8  # side-by-side comparison stays readable, and the chart palette has 8 colours
 MAX_MONEY = MONEY_MAX  # the one money limit (quoting.engine.money): a typing slip above it
 MONEY_STEP = "0.0001"  # the form's input step for amounts
-SHARDING_CHOICES = (
-    ("ddp", "DDP"), ("zero1", "ZeRO-1"), ("zero2", "ZeRO-2"), ("zero3", "ZeRO-3"), ("fsdp", "FSDP"),
-)  # fmt: skip
+SHARDING_CHOICES = tuple(SHARDING_NAMES.items())
 
 
 def _money(label: str = "", high: Decimal = MAX_MONEY, **kwargs: Any) -> dict:

@@ -96,6 +96,23 @@ SHARDING_FACTORS: dict[str, float] = {
     "zero3": 1.5,
     "fsdp": 1.5,
 }
+# Each sharding's proper name, as the form offers it and the assumptions print it.
+SHARDING_NAMES: dict[str, str] = {
+    "ddp": "DDP",
+    "zero1": "ZeRO-1",
+    "zero2": "ZeRO-2",
+    "zero3": "ZeRO-3",
+    "fsdp": "FSDP",
+}
+
+
+def sharding_name(code: str) -> str:
+    """A sharding's proper name (fsdp -> FSDP); an unknown code as it is."""
+    return SHARDING_NAMES.get(code, code)
+
+
+# Units as printed: microseconds are µs (snapshots kept before wrote "us").
+MICROSECONDS = "µs"
 
 # Defaults that only make sense in one currency (a tariff or a rental price is not a number
 # without its currency): a request in another currency must state them.
