@@ -15,6 +15,7 @@ from django.core.validators import validate_email
 from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from portal.clients import client_from_user_agent
 from portal.header_counts import work_counts_changed
@@ -67,19 +68,25 @@ def _days_checked(days: int | None) -> int:
     days = proposals_setting("PROPOSALS_LINK_DAYS") if days is None else days
     longest = proposals_setting("PROPOSALS_LINK_MAX_DAYS")
     if isinstance(days, bool) or not isinstance(days, int) or not 1 <= days <= longest:
-        raise InvalidValue(f"A link lasts from 1 to {longest} days.", field="days")
+        raise InvalidValue(
+            gettext("A link lasts from 1 to %(days)s days.") % {"days": longest}, field="days"
+        )
     return days
 
 
 def _recipient_checked(name: str, email: str) -> tuple[str, str]:
     name, email = name.strip(), email.strip()
     if len(name) > 100:
-        raise InvalidValue("Use at most 100 characters for the name.", field="recipient_name")
+        raise InvalidValue(
+            gettext("Use at most 100 characters for the name."), field="recipient_name"
+        )
     if email:
         try:
             validate_email(email)
         except ValidationError:
-            raise InvalidValue("Enter a valid e-mail address.", field="recipient_email") from None
+            raise InvalidValue(
+                gettext("Enter a valid e-mail address."), field="recipient_email"
+            ) from None
     return name, email
 
 
@@ -87,10 +94,11 @@ def _email_checked(*, quote: Quote, message: str, language: str) -> tuple[str, s
     message, language = message.strip(), language or quote.customer.language
     if len(message) > MESSAGE_MAX:
         raise InvalidValue(
-            f"Use at most {MESSAGE_MAX} characters for the message.", field="message"
+            gettext("Use at most %(count)s characters for the message.") % {"count": MESSAGE_MAX},
+            field="message",
         )
     if language not in dict(settings.LANGUAGES):
-        raise InvalidValue("Choose English or Chinese for the e-mail.", field="language")
+        raise InvalidValue(gettext("Choose English or Chinese for the e-mail."), field="language")
     return message, language
 
 
@@ -115,7 +123,7 @@ def share_link_create(
     message, language = _email_checked(quote=quote, message=message, language=language)
     if not QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).exists():
         raise IllegalTransition(
-            "Send the quote before sharing it: a link only ever shows a sent revision.",
+            gettext("Send the quote before sharing it: a link only ever shows a sent revision."),
             field="status",
         )
     emailed = bool(send_email and recipient_email)

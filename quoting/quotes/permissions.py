@@ -107,10 +107,12 @@ def quote_send_check(
     needs_approval = quote.status != Status.APPROVED and gate.needs_approval
     refusal = _send_refusal(quote=quote, needs_approval=needs_approval)
     if refusal == "deciding":
-        raise ApprovalRequired("A manager has not decided on the discount yet.")
+        raise ApprovalRequired(_("A manager has not decided on the discount yet."))
     if refusal == "status":
         raise IllegalTransition(
-            f"A quote that is {quote.get_status_display().lower()} cannot be sent.", field="status"
+            _("A quote that is %(status)s cannot be sent.")
+            % {"status": quote.get_status_display().lower()},
+            field="status",
         )
     if refusal == "discount":
         raise ApprovalRequired(_beyond_rule_message(gate), field="discount_percent")
@@ -186,15 +188,15 @@ def approvals_to_decide(*, user: User) -> Q | None:
 
 def _decide_refusal(*, user: User, quote: Quote, approval: Approval | None) -> QuoteError | None:
     if not may_decide_approvals(user=user):
-        return NotAllowed("Only a sales manager can approve or reject a discount.")
+        return NotAllowed(_("Only a sales manager can approve or reject a discount."))
     if (
         quote.status != Status.AWAITING_APPROVAL
         or approval is None
         or approval.decision != ApprovalDecision.PENDING
     ):
-        return IllegalTransition("This quote is not waiting for an approval.", field="status")
+        return IllegalTransition(_("This quote is not waiting for an approval."), field="status")
     if approval.requested_by_id == user.pk:
-        return NotAllowed("You cannot decide on your own request; ask another manager.")
+        return NotAllowed(_("You cannot decide on your own request; ask another manager."))
     return None
 
 

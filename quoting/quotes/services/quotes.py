@@ -277,8 +277,8 @@ def _edits_quote(service: Callable) -> Callable:
 def _transition(quote: Quote, to: str, *, actor: User | None, **details) -> None:
     if to not in TRANSITIONS[quote.status]:
         raise IllegalTransition(
-            f"A quote that is {quote.get_status_display().lower()} cannot become "
-            f"{QuoteStatus(to).label.lower()}.",
+            gettext("A quote that is %(status)s cannot become %(to)s.")
+            % {"status": quote.get_status_display().lower(), "to": QuoteStatus(to).label.lower()},
             field="status",
         )
     before = quote.status
@@ -378,7 +378,7 @@ def _editable_revision(quote: Quote, *, user: User) -> QuoteRevision:
     """The revision an edit goes to, after making the quote a draft again if it has to be."""
     if quote.status == QuoteStatus.ACCEPTED:
         raise IllegalTransition(
-            "The customer accepted this quote; it can no longer change.", field="status"
+            gettext("The customer accepted this quote; it can no longer change."), field="status"
         )
     revision = _current(quote)
     if revision.is_frozen:
@@ -1179,7 +1179,7 @@ def _decide(
 ) -> Approval:
     """Managers decide, never on their own request, and only up to their own limit."""
     if not may_decide_approvals(user=user):  # before the version: a role never has a say
-        raise NotAllowed("Only a sales manager can approve or reject a discount.")
+        raise NotAllowed(gettext("Only a sales manager can approve or reject a discount."))
     _claim(quote, expected_version=expected_version)
     approval = Approval.objects.filter(
         revision_id=quote.current_revision_id, decision=ApprovalDecision.PENDING
@@ -1231,7 +1231,9 @@ def quote_reject(
 ) -> Approval:
     """Back to draft, with the reason the sales engineer will read."""
     if not (reason or "").strip():
-        raise InvalidValue("Say why, so the sales engineer knows what to change.", field="reason")
+        raise InvalidValue(
+            gettext("Say why, so the sales engineer knows what to change."), field="reason"
+        )
     return _decide(
         quote, user=user, approve=False, reason=reason[:2000], expected_version=expected_version
     )
@@ -1249,13 +1251,17 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     quote_send_check(quote=quote, revision=revision, user=user, gate=gate)
     if quote.valid_until < timezone.localdate():
         raise QuoteExpired(
-            f"The quote was valid until {quote.valid_until}; set a new validity "
-            f"date before sending it.",
+            gettext(
+                "The quote was valid until %(date)s; set a new validity date before sending it."
+            )
+            % {"date": quote.valid_until},
             field="valid_until",
         )
     _assert_not_frozen(revision)
     if not revision.lines.exists():
-        raise InvalidValue("A quote needs at least one line before it is sent.", field="lines")
+        raise InvalidValue(
+            gettext("A quote needs at least one line before it is sent."), field="lines"
+        )
     _assert_fits(revision, field="lines")
     export_check_sendable(revision_export_note(revision=revision))
     _tco_follows(revision, user=user)  # what is frozen is priced as sent

@@ -248,6 +248,16 @@ def test_a_draft_quote_offers_no_share_link_form_and_says_to_send_it_first(clien
     assert not ShareLink.objects.filter(quote=draft).exists()
 
 
+def test_a_chinese_sales_user_is_told_in_chinese_to_send_the_quote_before_sharing(client, world):
+    draft = quote_create(project=world.project, user=world.sales)
+    world.sales.language = "zh-hans"
+    world.sales.save(update_fields=["language"])
+    client.force_login(world.sales)
+    body = client.post(f"/quotes/{draft.pk}/share-links/", {"days": 30}).content.decode()
+    assert "请先发送报价再分享：链接只显示已发送的版本。" in body
+    assert "Send the quote before sharing it" not in body
+
+
 def test_the_api_refuses_to_share_a_draft_naming_its_status(world):
     draft = quote_create(project=world.project, user=world.sales)
     response = token_client(world.sales).post(

@@ -384,6 +384,38 @@ def test_a_sales_user_cannot_approve_and_sees_why(client, world, draft):
     assert quote_reload(draft).status == QuoteStatus.AWAITING_APPROVAL
 
 
+def test_a_chinese_sales_user_is_told_in_chinese_why_they_cannot_approve_or_send(
+    client, world, draft
+):
+    world.sales.language = "zh-hans"
+    world.sales.save(update_fields=["language"])
+    client.force_login(world.sales)
+    client.post(
+        f"/quotes/{draft.pk}/terms/",
+        {
+            "expected_version": draft.version,
+            "discount_percent": "15",
+            "tax_percent": "13",
+            "valid_until": draft.valid_until.isoformat(),
+        },
+        **HTMX,
+    )
+    client.post(
+        f"/quotes/{draft.pk}/request-approval/", {"expected_version": quote_reload(draft).version}
+    )
+    approve = client.post(
+        f"/quotes/{draft.pk}/approve/", {"expected_version": quote_reload(draft).version}
+    )
+    send = client.post(
+        f"/quotes/{draft.pk}/send/", {"expected_version": quote_reload(draft).version}, follow=True
+    )
+
+    assert "只有销售经理可以批准或驳回折扣。" in approve.content.decode()
+    assert "Only a sales manager" not in approve.content.decode()
+    assert "经理尚未对该折扣作出决定。" in send.content.decode()
+    assert "has not decided" not in send.content.decode()
+
+
 def test_sending_a_draft_with_a_big_discount_is_refused_with_a_message(client, world, draft):
     client.force_login(world.sales)
     client.post(
