@@ -797,9 +797,10 @@ class RevisionDiff:
 
 
 def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
-    """Line by line, paired by the key each line keeps when a revision is copied."""
-    old_lines = {ln.key: ln for ln in old.lines.order_by("position")}
-    new_lines = {ln.key: ln for ln in new.lines.order_by("position")}
+    """Line by line, paired by the key each line keeps when a revision is copied; with each
+    line's product, whose name the page prints in the reader's language (description_shown)."""
+    old_lines = {ln.key: ln for ln in old.lines.select_related("product").order_by("position")}
+    new_lines = {ln.key: ln for ln in new.lines.select_related("product").order_by("position")}
     changed = []
     for key, new_line in new_lines.items():
         old_line = old_lines.get(key)

@@ -484,6 +484,34 @@ def test_the_quote_page_query_count_does_not_grow_with_lines(
         assert sales.get(f"/quotes/{draft.pk}/").status_code == 200
 
 
+def test_the_diff_page_names_products_in_chinese_for_a_chinese_reader(client, world, draft):
+    from catalog.models import Product
+
+    Product.objects.filter(part_number="CB-1").update(name_zh="线缆")
+    Product.objects.filter(part_number="SW-1").update(name_zh="叶交换机")
+    quote_send(quote=draft, user=world.sales, expected_version=draft.version)
+    world.sales.language = "zh-hans"
+    world.sales.save(update_fields=["language"])
+    client.force_login(world.sales)
+    client.post(f"/quotes/{draft.pk}/revise/", {"expected_version": draft.version})
+    quote = quote_reload(draft)
+    client.post(
+        f"/quotes/{quote.pk}/lines/{_line(quote, 'CB-1').pk}/",
+        {"expected_version": quote.version, "quantity": 10},
+        **HTMX,
+    )
+    client.post(
+        f"/quotes/{quote.pk}/lines/{_line(quote, 'SW-1').pk}/remove/",
+        {"expected_version": quote_reload(quote).version},
+        **HTMX,
+    )
+
+    diff = client.get(f"/quotes/{quote.pk}/diff/?a=1&b=2").content.decode()
+
+    assert "线缆" in diff and ">Cable<" not in diff
+    assert "叶交换机" in diff and "Leaf switch" not in diff
+
+
 def _line_table(page: str) -> str:
     start = page.index('<div id="quote-lines"')
     return page[start : page.index("</section>", start)]
