@@ -37,6 +37,7 @@ class CompanyProfileForm(forms.ModelForm):
             "website",
             "tax_number",
             "bank_name",
+            "bank_name_zh",
             "bank_account",
             "service_area_en",
             "service_area_zh",
@@ -84,7 +85,7 @@ class CompanyProfileAdmin(admin.ModelAdmin):
             },
         ),
         (_("Contact"), {"fields": ("phone", "email", "website")}),
-        (_("Bank"), {"fields": ("bank_name", "bank_account")}),
+        (_("Bank"), {"fields": ("bank_name", "bank_name_zh", "bank_account")}),
         (_("Support"), {"fields": ("service_area_en", "service_area_zh")}),
         (_("Logo"), {"fields": ("logo_preview", "logo_upload", "logo_remove")}),
     )

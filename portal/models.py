@@ -140,7 +140,8 @@ class CompanyProfile(models.Model):
         blank=True,
         help_text=_("Unified social credit code (统一社会信用代码) or VAT number."),
     )
-    bank_name = models.CharField(_("bank"), max_length=200, blank=True)
+    bank_name = models.CharField(_("bank (English)"), max_length=200, blank=True)
+    bank_name_zh = models.CharField(_("bank (Chinese)"), max_length=200, blank=True)
     bank_account = models.CharField(_("bank account"), max_length=60, blank=True)
     # Where a support tier's on-site time applies (Product.onsite_hours), printed beside it.
     service_area_en = models.CharField(
@@ -170,6 +171,9 @@ class CompanyProfile(models.Model):
 
     def address_for(self, language: str) -> str:
         return (language.startswith("zh") and self.address_zh) or self.address_en
+
+    def bank_name_for(self, language: str) -> str:
+        return (language.startswith("zh") and self.bank_name_zh) or self.bank_name
 
     def service_area_for(self, language: str) -> str:
         return (language.startswith("zh") and self.service_area_zh) or self.service_area_en

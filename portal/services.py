@@ -49,6 +49,7 @@ DEMO_COMPANY = {
     "email": "sales@fabricquote.invalid",
     "tax_number": "91440300MA5DEMO00X",
     "bank_name": "China Merchants Bank, Shenzhen Nanshan Branch",
+    "bank_name_zh": "招商银行深圳南山支行",
     "bank_account": "7559 0000 0000 0000",
     "service_area_en": "Shenzhen",
     "service_area_zh": "深圳",

@@ -102,7 +102,7 @@ def seller_for(*, owner: User | None, language: str) -> Seller:
         email=profile.email,
         website=profile.website,
         tax_number=profile.tax_number,
-        bank_name=profile.bank_name,
+        bank_name=profile.bank_name_for(language),
         bank_account=profile.bank_account,
         logo_uri=logo_uri,
         **contact,

@@ -239,7 +239,7 @@ def _parties(out: _Sheet, offer: _Offer) -> None:
         out.field(_("Offered by"), profile.legal_name_for(language))
         out.field(pgettext("workbook", "Address"), profile.address_for(language))
         out.field(_("Tax number"), profile.tax_number)
-        out.field(_("Bank"), profile.bank_name)
+        out.field(_("Bank"), profile.bank_name_for(language))
         out.field(_("Account number"), profile.bank_account)
     owner = quote.owner
     contact = [owner.get_full_name() or owner.get_username(), owner.email, owner.phone]

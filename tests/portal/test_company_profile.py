@@ -25,6 +25,7 @@ FORM = {
     "website": "",
     "tax_number": "91440300MA5ABCDE1X",
     "bank_name": "China Merchants Bank",
+    "bank_name_zh": "招商银行",
     "bank_account": "7559 1234",
 }
 ADD, CHANGE = "/admin/portal/companyprofile/add/", "/admin/portal/companyprofile/1/change/"
@@ -59,7 +60,7 @@ def test_the_admin_list_opens_the_one_profile_or_the_form_to_create_it(admin_cli
     )
     assert response.status_code == 302, response.content.decode()[:2000]
     profile = CompanyProfile.objects.get()
-    assert profile.legal_name_zh == "深圳织网网络有限公司"
+    assert profile.legal_name_zh == "深圳织网网络有限公司" and profile.bank_name_zh == "招商银行"
     assert bytes(profile.logo) == TINY_PNG and profile.logo_type == "image/png"
 
     assert admin_client.get("/admin/portal/companyprofile/").url == CHANGE

@@ -65,6 +65,7 @@ def profile(db):
         email="sales@fabric.example",
         tax_number="91440300MA5ABCDE1X",
         bank_name="China Merchants Bank, Nanshan Branch",
+        bank_name_zh="招商银行南山支行",
         bank_account="7559 1234 5678 0001",
     )
 
@@ -223,6 +224,30 @@ def test_the_pdf_names_the_seller_its_bank_and_tax_number_and_the_sales_engineer
     # the seller's name in every page's footer but the cover's
     pages = [page.extract_text() for page in pdf_reader(pdf).pages]
     assert all("".join(name.split()) in "".join(p.split()) for p in pages[1:])
+
+
+@pytest.mark.parametrize(
+    ("language", "bank", "other"),
+    [
+        ("en", "China Merchants Bank, Nanshan Branch", "招商银行南山支行"),
+        ("zh-hans", "招商银行南山支行", "China Merchants Bank, Nanshan Branch"),
+    ],
+)
+def test_the_proposal_names_the_sellers_bank_in_the_readers_language(
+    world, profile, language, bank, other
+):
+    html = proposal_html(revision=quote_sent(world).current_revision, language=language)
+
+    assert bank in html and other not in html
+
+
+def test_a_bank_without_a_chinese_name_is_printed_in_english_in_chinese(world, profile):
+    profile.bank_name_zh = ""
+    profile.save()
+
+    html = proposal_html(revision=quote_sent(world).current_revision, language="zh-hans")
+
+    assert "China Merchants Bank, Nanshan Branch" in html
 
 
 def test_the_share_page_shows_the_seller_and_the_sales_engineer(world, profile):
