@@ -136,6 +136,12 @@ def export_check_sendable(note: ExportNote | None) -> None:
     raise error
 
 
+def _role_words(role: str) -> str:
+    """The role that decides, as words in the active language (its group's code otherwise)."""
+    words = {SALES_MANAGER: _("sales manager"), DIRECTOR: _("director")}
+    return words.get(role or SALES_MANAGER, role)
+
+
 def _pct(value) -> str:
     """10.00 prints as 10, 12.50 as 12.5: limits read as people wrote them."""
     return f"{value.normalize():f}"
@@ -148,8 +154,8 @@ def _beyond_rule_message(gate: GateVerdict) -> str:
     reasons = []
     if worst.discount_percent > 0 and worst.below_list * 100 > rule.max_discount_percent:
         reasons.append(
-            f"A discount of {worst.discount_percent} % is above your limit of "
-            f"{_pct(rule.max_discount_percent)} %"
+            _("A discount of %(discount)s %% is above your limit of %(limit)s %%")
+            % {"discount": worst.discount_percent, "limit": _pct(rule.max_discount_percent)}
         )
     margin = worst.margin_percent
     if (
@@ -158,19 +164,20 @@ def _beyond_rule_message(gate: GateVerdict) -> str:
         and worst.margin * 100 < rule.min_margin_percent
     ):
         reasons.append(
-            f"a margin of {margin} % is below your floor of {_pct(rule.min_margin_percent)} %"
+            _("a margin of %(margin)s %% is below your floor of %(floor)s %%")
+            % {"margin": margin, "floor": _pct(rule.min_margin_percent)}
         )
     if rule.max_total is not None and worst.total > rule.max_total:
         reasons.append(
-            f"a total of {worst.total} is above your limit of {rule.max_total} "
-            f"{rule.max_total_currency}"
+            _("a total of %(total)s is above your limit of %(limit)s %(currency)s")
+            % {"total": worst.total, "limit": rule.max_total, "currency": rule.max_total_currency}
         )
-    reason = "; ".join(reasons) or "This is beyond your approval rule"
-    return (
-        f"{reason[0].upper()}{reason[1:]} (worst choice: {worst.label()}; measured on what "
-        f"the customer pays against list prices, lines and quote discounts together, in every "
-        f"configuration the link offers): ask a manager to approve it first."
-    )
+    reason = "; ".join(reasons) or _("This is beyond your approval rule")
+    return _(
+        "%(reason)s (worst choice: %(choice)s; measured on what the customer pays against list "
+        "prices, lines and quote discounts together, in every configuration the link offers): "
+        "ask a manager to approve it first."
+    ) % {"reason": f"{reason[0].upper()}{reason[1:]}", "choice": worst.label()}
 
 
 def approvals_to_decide(*, user: User) -> Q | None:
@@ -211,15 +218,17 @@ def approval_decide_check(
     if approve:
         gate = revision_gate(revision=approval.revision, user=user)
         if gate.needs_approval:
+            worst = gate.worst
+            measured = _("%(discount)s %% below list") % {"discount": worst.discount_percent}
+            if worst.margin_percent is not None:
+                measured += _(", %(margin)s %% margin") % {"margin": worst.margin_percent}
             raise NotAllowed(
-                f"This is above your own limit ({gate.worst.label()}: "
-                f"{gate.worst.discount_percent} % below list"
-                + (
-                    f", {gate.worst.margin_percent} % margin"
-                    if gate.worst.margin_percent is not None
-                    else ""
-                )
-                + f"); a {gate.required_role} decides it."
+                _("This is above your own limit (%(choice)s: %(measured)s); a %(role)s decides it.")
+                % {
+                    "choice": worst.label(),
+                    "measured": measured,
+                    "role": _role_words(gate.required_role),
+                }
             )
 
 

@@ -416,6 +416,31 @@ def test_a_chinese_sales_user_is_told_in_chinese_why_they_cannot_approve_or_send
     assert "has not decided" not in send.content.decode()
 
 
+def test_a_chinese_sales_user_is_told_in_chinese_that_a_discount_needs_a_manager(
+    client, world, draft
+):
+    world.sales.language = "zh-hans"
+    world.sales.save(update_fields=["language"])
+    client.force_login(world.sales)
+    client.post(
+        f"/quotes/{draft.pk}/terms/",
+        {
+            "expected_version": draft.version,
+            "discount_percent": "15",
+            "tax_percent": "13",
+            "valid_until": draft.valid_until.isoformat(),
+        },
+        **HTMX,
+    )
+    response = client.post(
+        f"/quotes/{draft.pk}/send/", {"expected_version": quote_reload(draft).version}
+    )
+    body = response.content.decode()
+    assert response.status_code == 409
+    assert "15.00 % 的折扣超出了您 10 % 的权限" in body and "请先请经理批准" in body
+    assert "ask a manager" not in body and "worst choice" not in body
+
+
 def test_sending_a_draft_with_a_big_discount_is_refused_with_a_message(client, world, draft):
     client.force_login(world.sales)
     client.post(
