@@ -16,11 +16,12 @@ register = template.Library()
 
 def _kept_names(kept: Message | str) -> Message | str:
     """A kept message as the engine words it now: results kept before printed a sharding by
-    its code (fsdp) and microseconds as "us"."""
+    its code (fsdp), microseconds as "us" and an option's name as its English key."""
     if not isinstance(kept, Message):
         return MICROSECONDS if kept == "us" else kept
+    now = {"sharding": sharding_name, "fabric": option_name_message}
     params = tuple(
-        (name, sharding_name(value) if name == "sharding" and isinstance(value, str) else value)
+        (name, now[name](value) if name in now and isinstance(value, str) else value)
         for name, value in kept.params
     )
     return Message(kept.template, params)
@@ -71,6 +72,12 @@ def engine_label(text: str) -> str:
 def option_name(name: str) -> str:
     """A TCO option's name in the active language (see quoting/engine/tco/names.py)."""
     return option_name_message(name or "").render(gettext) if name else ""
+
+
+@register.filter
+def option_names(names) -> str:
+    """TCO options' names in the active language, joined as the proposal lists them."""
+    return "; ".join(option_name(name) for name in names or ())
 
 
 @register.filter

@@ -21,6 +21,7 @@ from quoting.engine.tco.model import (
     plain,
     server_power,
 )
+from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import (
     DEFAULT_SERVERS_PER_LEAF,
     MICROSECONDS,
@@ -253,7 +254,10 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             rows.append(
                 Assumption(
                     f"fabric.{f.name}.node_bandwidth",
-                    message(_("{fabric}: achieved bandwidth per node"), fabric=f.name),
+                    message(
+                        _("{fabric}: achieved bandwidth per node"),
+                        fabric=option_name_message(f.name),
+                    ),
                     round(bandwidth / 1e9, 2),
                     "GB/s",
                     source,
@@ -268,7 +272,8 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                 Assumption(
                     f"fabric.{f.name}.network_opex_per_year",
                     message(
-                        _("{fabric}: network licences and subscriptions per year"), fabric=f.name
+                        _("{fabric}: network licences and subscriptions per year"),
+                        fabric=option_name_message(f.name),
                     ),
                     f.network_opex_per_year,
                     money,
@@ -285,7 +290,10 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             rows.append(
                 Assumption(
                     f"fabric.{f.name}.support_per_year",
-                    message(_("{fabric}: network support per year, as priced"), fabric=f.name),
+                    message(
+                        _("{fabric}: network support per year, as priced"),
+                        fabric=option_name_message(f.name),
+                    ),
                     f.support_per_year,
                     money,
                     message(
@@ -502,14 +510,19 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
     rows = [
         Assumption(
             f"fabric.{f.name}.oversubscription",
-            message(_("{fabric}: leaf-to-spine oversubscription"), fabric=f.name),
+            message(
+                _("{fabric}: leaf-to-spine oversubscription"), fabric=option_name_message(f.name)
+            ),
             f.oversubscription,
             ":1",
             QUOTE if f.oversubscription != 1 else message(_("non-blocking unless stated")),
         ),
         Assumption(
             f"fabric.{f.name}.servers_per_leaf",
-            message(_("{fabric}: servers under one leaf (rail group)"), fabric=f.name),
+            message(
+                _("{fabric}: servers under one leaf (rail group)"),
+                fabric=option_name_message(f.name),
+            ),
             f.leaf_servers,
             "",
             leaf_source,
@@ -525,7 +538,7 @@ def _leaf_rows(f, *, nodes: int) -> list[Assumption]:
                         "{fabric}: network time across the spine layer at {nodes} nodes "
                         "({share:.0%} of the traffic leaves the leaf)"
                     ),
-                    fabric=f.name,
+                    fabric=option_name_message(f.name),
                     nodes=nodes,
                     share=share,
                 ),

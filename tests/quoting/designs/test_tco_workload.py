@@ -361,3 +361,22 @@ def test_the_share_page_prints_the_workload_and_no_internal_note(
     assert "大语言模型预训练，70B" in tco and "本报价折后价格" in tco
     for note in INTERNAL_NOTES:
         assert note not in tco, note
+
+
+def test_the_chinese_proposal_names_the_quoted_option_in_chinese(world):
+    from django.utils import translation
+
+    from quoting.engine.tco.names import option_name_message
+
+    quote = _discounted(world)
+    sent = quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    revision = QuoteRevision.objects.get(pk=sent.pk)
+    name = tco_presented(revision.tco_snapshot)["quoted"]["name"]
+    with translation.override("zh-hans"):
+        chinese = option_name_message(name).render(translation.gettext)
+
+    html = proposal_html(revision=revision, language="zh-hans")
+
+    assert chinese != name and f"{chinese}：网络资本支出" in html
+    assert f"{chinese}：叶至脊收敛比" in html  # the assumptions name it too
+    assert name not in html
