@@ -85,8 +85,10 @@ def test_sales_quotes_a_designed_fabric_a_manager_approves_the_discount_and_it_i
 
     # Back to sales: send it.
     page.goto(quote_url)
-    page.click("#quote-actions >> button:has-text('Mark sent')")
-    page.wait_for_selector("#quote-status >> text=Sent")
+    # Sending freezes the revision, prices its TCO and queues its PDFs before the page
+    # answers: on two loaded cores (CI with its workers) that has taken over 10 s.
+    page.click("#quote-actions >> button:has-text('Mark sent')", timeout=45_000)
+    page.wait_for_selector("#quote-status >> text=Sent", timeout=45_000)
     audit = page.locator("#quote-audit").inner_text()
     for entry in (
         "Lines from the design",
