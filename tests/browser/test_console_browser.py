@@ -5,21 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import design_tco_loaded
+from tests.browser.conftest import console_errors, design_tco_loaded
 from tests.browser.worlds import design_page_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def console_errors(page) -> list[str]:
-    """The list the page's console errors and uncaught script errors go into from now on."""
-    found: list[str] = []
-    page.on(
-        "console",
-        lambda message: found.append(message.text) if message.type == "error" else None,
-    )
-    page.on("pageerror", lambda error: found.append(str(error)))
-    return found
 
 
 def test_the_design_page_logs_no_console_error_through_a_live_update(

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.conftest import sign_in_as
+from tests.browser.conftest import (
+    assert_no_serious_axe_violations,
+    console_errors,
+    sign_in_as,
+)
 from tests.browser.worlds import DESK, design_page_open, quote_page_open, speaking
 from tests.proposals.choice_world import quote_with_choices
 from tests.quoting.factories import world_make
@@ -56,6 +60,7 @@ def test_a_quote_with_alternatives_fits_a_desk_screen_with_its_options_in_the_ma
     assert page.locator(".quote-main #quote-alternatives").count() == 1
     assert page.locator(".quote-side #quote-alternatives").count() == 0
     assert_no_horizontal_overflow(page)
+    assert_no_serious_axe_violations(page, context="#quote-alternatives")
 
 
 PHONE = {"width": 390, "height": 844}
@@ -91,6 +96,7 @@ def test_the_managers_approval_page_fits_a_phone_with_approve_and_reject_at_hand
 ):
     from quoting.quotes.services.quotes import quote_request_approval
 
+    errors = console_errors(page)
     world = world_make(make_user)
     speaking(world.manager, language)
     quote = quote_with_choices(world, send=False)
@@ -102,6 +108,7 @@ def test_the_managers_approval_page_fits_a_phone_with_approve_and_reject_at_hand
     assert_no_horizontal_overflow(page)
     for selector in ("#decision-reason", "#decide-form .primary", "#decide-form [formaction]"):
         assert_within_the_screen(page, selector)
+    assert errors == []
 
 
 def test_a_sent_quote_with_its_proposal_share_links_and_tco_fits_a_phone(
