@@ -97,6 +97,17 @@ def csp_watch(page, *, page_errors: bool = False) -> list[str]:
     return found
 
 
+def console_errors(page) -> list[str]:
+    """The list the page's console errors and uncaught script errors go into from now on."""
+    found: list[str] = []
+    page.on(
+        "console",
+        lambda message: found.append(message.text) if message.type == "error" else None,
+    )
+    page.on("pageerror", lambda error: found.append(str(error)))
+    return found
+
+
 def sign_in_as(page, base_url: str, username: str, password: str = "pw"):
     """Signs `username` in through the login form; returns the page, on the home page."""
     page.goto(f"{base_url}/accounts/login/")

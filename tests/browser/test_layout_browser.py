@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.worlds import design_page_open, quote_page_open
+from tests.browser.conftest import (
+    assert_no_serious_axe_violations,
+    console_errors,
+    sign_in_as,
+)
+from tests.browser.worlds import DESK, design_page_open, quote_page_open, speaking
+from tests.proposals.choice_world import quote_with_choices
+from tests.quoting.factories import world_make
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -36,4 +43,77 @@ def test_a_quote_with_a_proposal_and_a_share_link_fits_a_desk_screen(
     live_server, page, make_user, seeded, language
 ):
     quote_page_open(page, live_server.url, make_user, language=language)
+    assert_no_horizontal_overflow(page)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_a_quote_with_alternatives_fits_a_desk_screen_with_its_options_in_the_main_column(
+    live_server, page, make_user, seeded, language
+):
+    world = world_make(make_user)
+    speaking(world.sales, language)
+    quote = quote_with_choices(world, send=False)
+    page.set_viewport_size(DESK)
+    sign_in_as(page, live_server.url, "wang")
+    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    page.wait_for_selector("#quote-alternatives table")
+    assert page.locator(".quote-main #quote-alternatives").count() == 1
+    assert page.locator(".quote-side #quote-alternatives").count() == 0
+    assert_no_horizontal_overflow(page)
+    assert_no_serious_axe_violations(page, context="#quote-alternatives")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def assert_within_the_screen(page, selector: str) -> None:
+    """The element can be scrolled to and lies across the screen's width, not past its edge."""
+    element = page.locator(selector).first
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"], box
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_staff_quote_page_fits_a_phone_its_tables_scrolling_in_their_own_frames(
+    live_server, page, make_user, seeded, language
+):
+    world = world_make(make_user)
+    speaking(world.sales, language)
+    quote = quote_with_choices(world, send=False)
+    page.set_viewport_size(PHONE)
+    sign_in_as(page, live_server.url, "wang")
+    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    page.wait_for_selector("#quote-alternatives table")
+    assert_no_horizontal_overflow(page)
+    for selector in ("#quote-actions button[type=submit]", "#quote-totals", "#picker-q"):
+        assert_within_the_screen(page, selector)
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_managers_approval_page_fits_a_phone_with_approve_and_reject_at_hand(
+    live_server, page, make_user, seeded, language
+):
+    from quoting.quotes.services.quotes import quote_request_approval
+
+    errors = console_errors(page)
+    world = world_make(make_user)
+    speaking(world.manager, language)
+    quote = quote_with_choices(world, send=False)
+    quote_request_approval(quote=quote, user=world.sales, expected_version=quote.version)
+    page.set_viewport_size(PHONE)
+    sign_in_as(page, live_server.url, "zhao")
+    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    page.wait_for_selector("#decide-form")
+    assert_no_horizontal_overflow(page)
+    for selector in ("#decision-reason", "#decide-form .primary", "#decide-form [formaction]"):
+        assert_within_the_screen(page, selector)
+    assert errors == []
+
+
+def test_a_sent_quote_with_its_proposal_share_links_and_tco_fits_a_phone(
+    live_server, page, make_user, seeded
+):
+    quote_page_open(page, live_server.url, make_user, language="zh-hans")
+    page.set_viewport_size(PHONE)
     assert_no_horizontal_overflow(page)

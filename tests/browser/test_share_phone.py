@@ -129,3 +129,55 @@ def test_the_reader_switches_to_chinese_and_downloads_the_chinese_pdf(shared, op
     with page.expect_download() as download:
         page.click("#download-pdf")
     assert download.value.suggested_filename.endswith("-zh-hans.pdf")
+
+
+def test_on_a_phone_the_proposal_folds_its_assumptions_and_lists_cost_per_gpu_hour(
+    shared, open_page
+):
+    _, token = shared
+    page = open_page(f"/p/{token}?lang=en", PHONE)
+    # The richest quote the tests build (a design, its TCO with charts, support): 13,097 px
+    # with the charts and the assumptions open, 8,445 px folded and listed (with the sticky bar).
+    assert page.evaluate("document.documentElement.scrollHeight") <= 9_000
+    assert page.locator("details.assumptions-fold").evaluate("d => d.open") is False
+    assert page.locator("section.tco figure.chart").first.is_hidden()
+    per_hour = page.locator("section.tco .tco-per-hour")
+    assert per_hour.is_visible() and per_hour.locator("li").count() == 2
+    assert _overflow(page) <= 0
+
+    desk = open_page(f"/p/{token}?lang=en", DESK)
+    assert desk.locator("section.tco figure.chart").first.is_visible()
+    assert desk.locator("section.tco .tco-per-hour").is_hidden()
+
+
+def test_the_contacts_phone_and_e_mail_on_the_share_page_are_tappable(make_user, seeded, open_page):
+    world = world_make(make_user)
+    world.sales.phone, world.sales.email = "+86 755 1234 5678", "wang@seller.example"
+    world.sales.save()
+    quote = quote_rich(world)
+    _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
+    page = open_page(f"/p/{token}?lang=en", PHONE)
+    assert page.locator('.seller a[href="tel:+8675512345678"]').inner_text() == "+86 755 1234 5678"
+    assert page.locator('.seller a[href="mailto:wang@seller.example"]').count() == 1
+
+
+def test_on_a_phone_the_total_and_accept_stay_at_the_foot_of_the_screen_until_the_form_opens(
+    shared, open_page
+):
+    _, token = shared
+    page = open_page(f"/p/{token}?lang=en", PHONE)
+    bar = page.locator(".sticky-answer")
+    page.locator("section.bom").scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    assert box is not None and abs(box["y"] + box["height"] - PHONE["height"]) <= 1, box
+    assert (
+        bar.locator("[data-figure=total]").inner_text() == page.locator(".offer-total").inner_text()
+    )
+
+    bar.locator("a.button").click()
+    page.click("#accept summary")
+    assert bar.is_hidden(), "the open form's fields are never under the bar"
+    assert page.locator("#id_name").is_visible()
+
+    desk = open_page(f"/p/{token}?lang=en", DESK)
+    assert desk.locator(".sticky-answer").is_hidden()

@@ -199,6 +199,33 @@ class SiteForm(forms.Form):
             help_text=_("Sets the power budget per rack."),
         )
 
+    # The site inputs the design page shows (the install pack's name its devices and size their
+    # servers elsewhere): the page has an error target beside each of these only.
+    DESIGN_PAGE_FIELDS = (
+        "rack_units",
+        "rack_power_kw",
+        RACK_POWER_PRESET,
+        "servers_per_rack",
+        "racks_per_row",
+        "rows",
+        "rack_pitch_m",
+        "row_spacing_m",
+        "cable_slack_m",
+        "cable_route",
+    )
+
+    def design_page_fields(self) -> list:
+        return [self[name] for name in self.DESIGN_PAGE_FIELDS]
+
+    def off_page_errors(self) -> list[str]:
+        """The errors of site inputs the design page has no field for (a query can carry them),
+        each after its label: the page shows them in its error box."""
+        return [
+            f"{self[name].label}: {' '.join(errors)}"
+            for name, errors in self.errors.items()
+            if name in self.fields and name not in self.DESIGN_PAGE_FIELDS
+        ]
+
     def site_values(self) -> dict:
         return {
             k: v

@@ -81,6 +81,17 @@ def test_a_bad_site_field_is_an_inline_error_on_the_page(sales_client, seeded):
     assert "rows" in response.context["site_form"].errors
 
 
+def test_a_bad_site_input_the_design_page_has_no_field_for_is_in_its_error_box(
+    sales_client, seeded
+):
+    response = sales_client.get(PAGE + "&server_units=99", headers={"HX-Request": "true"})
+    assert response.context["design"] is None
+    html = response.content.decode()
+    assert 'id="err-server_units"' not in html, "no out-of-band swap without a target"
+    box = html.split('class="error-box"', 1)[1].split("</div>", 1)[0]
+    assert "Server height (U):" in box
+
+
 def test_a_saved_design_keeps_its_site_and_opens_with_it(client, seeded, make_user):
     from tests.quoting.factories import CustomerFactory, ProjectFactory
 
