@@ -6,6 +6,8 @@ where there is one, so a form can show the message beside it.
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 
 class QuoteError(Exception):
     status_code = 400
@@ -26,8 +28,11 @@ class MissingPrices(QuoteError):
     def __init__(self, skus: list[str], currency: str) -> None:
         self.skus = sorted(set(skus))
         super().__init__(
-            f"No price in {currency} (nor one convertible with a known exchange rate) for: "
-            f"{', '.join(self.skus)}. Add them to a price list, or add an exchange rate.",
+            gettext(
+                "No price in %(currency)s (nor one convertible with a known exchange rate) for: "
+                "%(skus)s. Add them to a price list, or add an exchange rate."
+            )
+            % {"currency": currency, "skus": ", ".join(self.skus)},
             field="lines",
         )
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from portal.models import User
 from quoting.customers.models import Project
@@ -40,9 +41,12 @@ def design_save(
         requirements = requirements_from_json(requirements)
     name = name.strip()
     if not name or len(name) > 200:
-        raise InvalidValue("Name the design in 1 to 200 characters.", field="name")
+        raise InvalidValue(gettext("Name the design in 1 to 200 characters."), field="name")
     if project.designs.filter(name=name).exists():
-        raise InvalidValue(f"This project already has a design called {name}.", field="name")
+        raise InvalidValue(
+            gettext("This project already has a design called %(name)s.") % {"name": name},
+            field="name",
+        )
     # The engine runs here, once: pages, quotes and proposals read the snapshot.
     snapshot = design_snapshot_values(
         requirements=requirements,

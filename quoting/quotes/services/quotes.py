@@ -158,11 +158,11 @@ def _percent(value, field: str) -> Decimal:
     try:
         percent = Decimal(str(value))
     except (InvalidOperation, ValueError):
-        raise InvalidValue("Enter a percentage such as 5 or 12.5.", field=field) from None
+        raise InvalidValue(gettext("Enter a percentage such as 5 or 12.5."), field=field) from None
     if not percent.is_finite() or not Decimal(0) <= percent <= Decimal(100):
-        raise InvalidValue("A percentage must be between 0 and 100.", field=field)
+        raise InvalidValue(gettext("A percentage must be between 0 and 100."), field=field)
     if percent != percent.quantize(Decimal("0.01")):
-        raise InvalidValue("Use at most two decimal places for a percentage.", field=field)
+        raise InvalidValue(gettext("Use at most two decimal places for a percentage."), field=field)
     return percent.quantize(Decimal("0.01"))  # as the NUMERIC(5, 2) column gives it back
 
 
@@ -183,7 +183,9 @@ def _tco_follows(revision: QuoteRevision, *, user: User) -> None:
 def _quantity(value) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_QUANTITY:
         raise InvalidValue(
-            f"The quantity must be a whole number from 0 to {MAX_QUANTITY:,}.", field="quantity"
+            gettext("The quantity must be a whole number from 0 to %(most)s.")
+            % {"most": f"{MAX_QUANTITY:,}"},
+            field="quantity",
         )
     return value
 
@@ -206,15 +208,21 @@ def _assert_fits(revision: QuoteRevision, *, field: str) -> None:
         )
         if amount > TOTAL_MAX:
             raise InvalidValue(
-                f"This line would come to {amount:,}, more than a quote can hold ({limit}); "
-                f"lower its quantity or its price.",
+                gettext(
+                    "This line would come to %(amount)s, more than a quote can hold "
+                    "(%(limit)s); lower its quantity or its price."
+                )
+                % {"amount": f"{amount:,}", "limit": limit},
                 field=field,
             )
     totals = revision_totals(revision=revision, lines=lines)
     if max(totals.subtotal, totals.total) > TOTAL_MAX:
         raise InvalidValue(
-            f"The quote would total {max(totals.subtotal, totals.total):,}, more than a quote "
-            f"can hold ({limit}); lower a quantity or a price.",
+            gettext(
+                "The quote would total %(amount)s, more than a quote can hold (%(limit)s); "
+                "lower a quantity or a price."
+            )
+            % {"amount": f"{max(totals.subtotal, totals.total):,}", "limit": limit},
             field=field,
         )
 
@@ -223,11 +231,14 @@ def _money(value, field: str) -> Decimal:
     try:
         amount = Decimal(str(value))
     except (InvalidOperation, ValueError):
-        raise InvalidValue("Enter an amount such as 1200.00.", field=field) from None
+        raise InvalidValue(gettext("Enter an amount such as 1200.00."), field=field) from None
     if not amount.is_finite() or amount < 0 or amount > MONEY_MAX:
-        raise InvalidValue(f"The amount must be between 0 and {MONEY_MAX:,}.", field=field)
+        raise InvalidValue(
+            gettext("The amount must be between 0 and %(most)s.") % {"most": f"{MONEY_MAX:,}"},
+            field=field,
+        )
     if amount != round_money(amount):
-        raise InvalidValue("Use at most two decimal places for an amount.", field=field)
+        raise InvalidValue(gettext("Use at most two decimal places for an amount."), field=field)
     return round_money(amount)
 
 
@@ -291,8 +302,11 @@ def _assert_not_frozen(revision: QuoteRevision) -> None:
     # The last defence: whatever path a write takes, a sent revision never changes.
     if revision.is_frozen:
         raise RevisionFrozen(
-            f"{revision.label} of {revision.quote.number} was sent and can no longer change; "
-            f"edit the quote to open the next revision."
+            gettext(
+                "%(revision)s of %(number)s was sent and can no longer change; edit the quote "
+                "to open the next revision."
+            )
+            % {"revision": revision.label, "number": revision.quote.number}
         )
 
 
@@ -415,16 +429,21 @@ def _line_in(revision: QuoteRevision, line: QuoteLine, *, looked_at: int) -> Quo
         return QuoteLine.objects.get(pk=line.pk)
     if line.revision_id != looked_at:
         if not revision.quote.revisions.filter(pk=line.revision_id).exists():
-            raise InvalidValue("This line is not on this quote.", field="line")
+            raise InvalidValue(gettext("This line is not on this quote."), field="line")
         raise RevisionFrozen(
-            f"This line belongs to an older revision than {revision.label}, and a sent "
-            f"revision never changes; edit the current revision instead.",
+            gettext(
+                "This line belongs to an older revision than %(revision)s, and a sent revision "
+                "never changes; edit the current revision instead."
+            )
+            % {"revision": revision.label},
             field="line",
         )
     try:
         return revision.lines.get(key=line.key)
     except QuoteLine.DoesNotExist:
-        raise InvalidValue("This line is not on the quote any more.", field="line") from None
+        raise InvalidValue(
+            gettext("This line is not on the quote any more."), field="line"
+        ) from None
 
 
 # --- numbering -----------------------------------------------------------------------------------
@@ -573,7 +592,10 @@ def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> l
 def _next_position(revision: QuoteRevision) -> int:
     count = revision.lines.count()
     if count >= MAX_LINES_PER_REVISION:
-        raise InvalidValue(f"A quote holds at most {MAX_LINES_PER_REVISION} lines.", field="lines")
+        raise InvalidValue(
+            gettext("A quote holds at most %(most)s lines.") % {"most": MAX_LINES_PER_REVISION},
+            field="lines",
+        )
     return (revision.lines.aggregate(m=Max("position"))["m"] or 0) + 1
 
 
@@ -582,7 +604,7 @@ def _next_position(revision: QuoteRevision) -> int:
 
 def _contact_of(customer_id: int, contact: Contact | None) -> Contact | None:
     if contact is not None and contact.customer_id != customer_id:
-        raise InvalidValue("This contact belongs to another customer.", field="contact")
+        raise InvalidValue(gettext("This contact belongs to another customer."), field="contact")
     return contact
 
 
@@ -616,11 +638,13 @@ def quote_create(
     contact = _contact_of(customer.pk, contact)
     currency = (currency or customer.default_currency).upper()
     if len(currency) != 3 or not currency.isalpha():
-        raise InvalidValue("Use a three-letter currency code such as CNY.", field="currency")
+        raise InvalidValue(
+            gettext("Use a three-letter currency code such as CNY."), field="currency"
+        )
     today = timezone.localdate()
     valid_until = valid_until or today + dt.timedelta(days=quoting_setting("QUOTING_VALIDITY_DAYS"))
     if valid_until < today:
-        raise InvalidValue("The validity date is in the past.", field="valid_until")
+        raise InvalidValue(gettext("The validity date is in the past."), field="valid_until")
     series, year = quoting_setting("QUOTING_NUMBER_SERIES"), today.year
     seq = _quote_number_take(series=series, year=year)
     quote = Quote(
@@ -686,9 +710,9 @@ def quote_create_from_design(
     if workload is not None:
         _workload(workload)
     if design.project_id != project.pk:
-        raise InvalidValue("This design belongs to another project.", field="design")
+        raise InvalidValue(gettext("This design belongs to another project."), field="design")
     if tco is not None and tco.project_id != project.pk:
-        raise InvalidValue("This TCO scenario belongs to another project.", field="tco")
+        raise InvalidValue(gettext("This TCO scenario belongs to another project."), field="tco")
     quote = quote_create(
         project=project, user=user, currency=currency, contact=contact, external_id=external_id
     )
@@ -751,11 +775,13 @@ def quote_add_product(
     quantity, discount = _quantity(quantity), _percent(discount_percent, "discount_percent")
     product = Product.objects.filter(part_number=sku).first()
     if product is None:
-        raise InvalidValue(f"There is no product {sku} in the catalog.", field="sku")
+        raise InvalidValue(
+            gettext("There is no product %(sku)s in the catalog.") % {"sku": sku}, field="sku"
+        )
     if section is not None and section not in Section.values:
-        raise InvalidValue("Unknown section.", field="section")
+        raise InvalidValue(gettext("Unknown section."), field="section")
     if section == Section.ALTERNATIVES:
-        raise InvalidValue("Alternatives come from a saved design.", field="section")
+        raise InvalidValue(gettext("Alternatives come from a saved design."), field="section")
     _claim(quote, expected_version=expected_version)
     revision = _editable_revision(quote, user=user)
     price = _priced(revision, [{"sku": sku, "quantity": quantity}], quote.currency).lines[0]
@@ -810,9 +836,11 @@ def quote_add_free_text(
     """A line the catalog does not have (a site survey, freight), priced by hand."""
     description = (description or "").strip()
     if not description or len(description) > 500:
-        raise InvalidValue("Describe the line in 1 to 500 characters.", field="description")
+        raise InvalidValue(
+            gettext("Describe the line in 1 to 500 characters."), field="description"
+        )
     if section not in Section.values or section == Section.ALTERNATIVES:
-        raise InvalidValue("Unknown section.", field="section")
+        raise InvalidValue(gettext("Unknown section."), field="section")
     quantity, price = _quantity(quantity), _money(unit_price, "unit_price")
     discount = _percent(discount_percent, "discount_percent")
     _claim(quote, expected_version=expected_version)
@@ -881,15 +909,17 @@ def quote_update_line(
         changes["unit_price"] = _money(unit_price, "unit_price")
     if unit_cost is not None:
         if not may_edit_cost(user=user):
-            raise NotAllowed("Only managers and catalog managers can change a unit cost.")
+            raise NotAllowed(gettext("Only managers and catalog managers can change a unit cost."))
         changes["unit_cost"] = _money(unit_cost, "unit_cost")
     if vat_percent is not None:
         if not may_decide_approvals(user=user):
-            raise NotAllowed("Only a manager can override a line's VAT rate.")
+            raise NotAllowed(gettext("Only a manager can override a line's VAT rate."))
         reason = (vat_reason or "").strip()
         if not reason or len(reason) > 200:
             raise InvalidValue(
-                "Say why this line's VAT rate differs from the table (up to 200 characters).",
+                gettext(
+                    "Say why this line's VAT rate differs from the table (up to 200 characters)."
+                ),
                 field="vat_reason",
             )
         changes["vat_percent"] = _percent(vat_percent, "vat_percent")
@@ -900,7 +930,9 @@ def quote_update_line(
     target = _line_in(revision, line, looked_at=looked_at)
     if optional is not None and bool(optional) != (target.section == Section.OPTIONAL):
         if target.section == Section.ALTERNATIVES:
-            raise InvalidValue("A line of an alternative cannot be optional.", field="optional")
+            raise InvalidValue(
+                gettext("A line of an alternative cannot be optional."), field="optional"
+            )
         changes["section"] = Section.OPTIONAL if optional else _section_of(target)
     before = {f: getattr(target, f) for f in changes}
     for name, value in changes.items():
@@ -968,10 +1000,12 @@ def quote_update_terms(
     tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
     workload = None if workload is None else _workload(workload)
     if valid_until is not None and valid_until < timezone.localdate():
-        raise InvalidValue("The validity date is in the past.", field="valid_until")
+        raise InvalidValue(gettext("The validity date is in the past."), field="valid_until")
     current = _current(quote)
     if workload is not None and current.design_id is None:
-        raise InvalidValue("This quote has no design to compare fabrics for.", field="workload")
+        raise InvalidValue(
+            gettext("This quote has no design to compare fabrics for."), field="workload"
+        )
     terms_kept = (
         discount in (None, current.discount_percent)
         and tax in (None, current.tax_percent)
@@ -1069,13 +1103,16 @@ def quote_add_alternative(
     """
     label = (label or "").strip()
     if not label or len(label) > 100:
-        raise InvalidValue("Name the alternative in 1 to 100 characters.", field="label")
+        raise InvalidValue(gettext("Name the alternative in 1 to 100 characters."), field="label")
     if design.project_id != quote.project_id:
-        raise InvalidValue("This design belongs to another project.", field="design")
+        raise InvalidValue(gettext("This design belongs to another project."), field="design")
     _claim(quote, expected_version=expected_version)
     revision = _editable_revision(quote, user=user)
     if revision.lines.filter(alternative_group=label).exists():
-        raise InvalidValue(f"There is already an alternative called {label}.", field="label")
+        raise InvalidValue(
+            gettext("There is already an alternative called %(label)s.") % {"label": label},
+            field="label",
+        )
     lines = QuoteLine.objects.bulk_create(
         _bom_lines(
             revision=revision,
@@ -1108,7 +1145,10 @@ def quote_remove_alternative(*, quote: Quote, label: str, user: User, expected_v
     lines = revision.lines.filter(section=Section.ALTERNATIVES, alternative_group=label)
     count = lines.count()
     if not count:
-        raise InvalidValue(f"There is no alternative called {label[:100]}.", field="label")
+        raise InvalidValue(
+            gettext("There is no alternative called %(label)s.") % {"label": label[:100]},
+            field="label",
+        )
     lines.delete()
     _tco_follows(revision, user=user)
     _event(
@@ -1134,8 +1174,10 @@ def quote_request_approval(
     gate = revision_gate(revision=revision, user=user)
     if not gate.needs_approval:
         raise InvalidValue(
-            "Every configuration the link offers is within your approval rule: the quote can "
-            "be sent.",
+            gettext(
+                "Every configuration the link offers is within your approval rule: the quote "
+                "can be sent."
+            ),
             field="discount_percent",
         )
     _transition(quote, QuoteStatus.AWAITING_APPROVAL, actor=user)
@@ -1438,8 +1480,11 @@ def quote_mark_accepted(
         quote.status == QuoteStatus.SENT and quote.valid_until < timezone.localdate()
     ):
         raise QuoteExpired(
-            f"This quote was valid until {quote.valid_until} and can no longer "
-            f"be accepted; ask for a new revision.",
+            gettext(
+                "This quote was valid until %(date)s and can no longer be accepted; ask for a "
+                "new revision."
+            )
+            % {"date": quote.valid_until},
             field="status",
         )
     _transition(quote, QuoteStatus.ACCEPTED, actor=actor, **details)

@@ -11,6 +11,7 @@ from collections import defaultdict
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from portal.models import User
 from quoting.errors import IllegalTransition, InvalidValue
@@ -61,19 +62,24 @@ def _renewable(quote: Quote) -> list[TermLine]:
     """The terms a renewal of `quote` renews; refuses (409) what cannot be renewed."""
     if quote.status != QuoteStatus.ACCEPTED:
         raise IllegalTransition(
-            "Only an accepted quote has support or licences to renew.", field="status"
+            gettext("Only an accepted quote has support or licences to renew."), field="status"
         )
     terms = [term for term in quote_term_lines(quote=quote) if term.line.quantity]
     if not terms:
         raise IllegalTransition(
-            "This quote booked no support or licence with a term: there is nothing to renew.",
+            gettext(
+                "This quote booked no support or licence with a term: there is nothing to renew."
+            ),
             field="lines",
         )
     alive = open_renewal(quote_renewals(quote=quote))
     if alive is not None:
         raise IllegalTransition(
-            f"{alive.number} already renews this quote ({alive.get_status_display().lower()}); "
-            f"work on it, or decline it first.",
+            gettext(
+                "%(number)s already renews this quote (%(status)s); work on it, or decline it "
+                "first."
+            )
+            % {"number": alive.number, "status": alive.get_status_display().lower()},
             field="renewal",
         )
     return terms
@@ -154,21 +160,25 @@ def quote_term_start_set(
     (line_changed) records the old and new start; nothing else on the accepted quote changes.
     """
     if not isinstance(starts_on, dt.date) or isinstance(starts_on, dt.datetime):
-        raise InvalidValue("Enter a date such as 2026-05-01.", field="starts_on")
+        raise InvalidValue(gettext("Enter a date such as 2026-05-01."), field="starts_on")
     _claim(quote, expected_version=expected_version)
     if quote.status != QuoteStatus.ACCEPTED:
         raise IllegalTransition(
-            "Only the booked lines of an accepted quote have a term to start.", field="status"
+            gettext("Only the booked lines of an accepted quote have a term to start."),
+            field="status",
         )
     terms = {str(term.line.key): term for term in quote_term_lines(quote=quote)}
     term = terms.get(str(line_key))
     if term is None:
-        raise InvalidValue("No booked line with a term has this key.", field="line_key")
+        raise InvalidValue(gettext("No booked line with a term has this key."), field="line_key")
     earliest, latest = _start_window(quote)
     if not earliest <= starts_on <= latest:
         raise InvalidValue(
-            f"A term starts from {earliest} to {latest}: a year before to two years after the "
-            f"acceptance.",
+            gettext(
+                "A term starts from %(earliest)s to %(latest)s: a year before to two years after "
+                "the acceptance."
+            )
+            % {"earliest": earliest, "latest": latest},
             field="starts_on",
         )
     line = term.line

@@ -43,6 +43,21 @@ def test_the_limits_are_the_columns_that_store_a_price_and_a_total():
     assert str(TOTAL_MAX) == "9999999999999999.99"
 
 
+def test_a_chinese_api_client_reads_the_refusal_in_chinese_at_the_same_field(api, qw):
+    etag = api.get(_url(qw.quote))["ETag"]
+    response = api.post(
+        _url(qw.quote, "lines/"),
+        {"description": "Everything", "quantity": 10_000, "unit_price": PRICE_MAX},
+        format="json",
+        HTTP_IF_MATCH=etag,
+        HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )
+    assert response.status_code == 400
+    message = field_errors(response)["unit_price"][0]
+    assert "超出报价可容纳的上限（9,999,999,999,999,999.99）" in message
+    assert "more than a quote can hold" not in message
+
+
 def test_10000_times_the_largest_price_is_refused_at_the_line_not_a_500_later(api, qw):
     lines_before = QuoteLine.objects.count()
     response = _write(

@@ -115,6 +115,21 @@ def test_a_product_without_any_usable_price_is_refused_naming_every_sku_and_noth
     assert not QuoteCounter.objects.filter(last__gt=0).exists()  # the number was not used up
 
 
+def test_a_chinese_reader_is_told_in_chinese_which_products_have_no_price(world, university_design):
+    from django.utils import translation
+
+    PriceListItem.objects.filter(
+        product__part_number="MQM9700-NS2F", price_list__currency="CNY"
+    ).delete()
+    with translation.override("zh-hans"), pytest.raises(MissingPrices) as caught:
+        quote_create_from_design(
+            project=world.project, design=university_design, user=world.sales, currency="CNY"
+        )
+    assert caught.value.message.startswith("以下产品没有 CNY 价格")
+    assert "MQM9700-NS2F" in caught.value.message
+    assert "No price" not in caught.value.message
+
+
 def test_a_design_of_another_project_cannot_be_quoted(world, university_design):
     from tests.quoting.factories import ProjectFactory
 
