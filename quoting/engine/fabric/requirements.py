@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from quoting.engine.contract import field_errors, spec
 from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric.storage import servers_needed, sizing_asked
 from quoting.engine.messages import Message, message
 from quoting.engine.messages import gettext_noop as _
 
@@ -54,6 +55,9 @@ FAMILIES = tuple(value for value, _label in FAMILY_CHOICES)
 SUBNET_MANAGERS = tuple(value for value, _label in SUBNET_MANAGER_CHOICES)
 MAX_GPUS = 1_000_000
 MAX_DISTANCE_M = 10_000
+MAX_STORAGE_SERVERS = 100_000
+MAX_STORAGE_TB = 10_000_000  # 10 EB
+MAX_STORAGE_GB_PER_S = 1_000_000
 
 
 def _distance(label: str) -> dict:
@@ -183,7 +187,7 @@ class FabricRequirements:
             "int",
             label=_("Storage servers"),
             low=0,
-            high=100_000,
+            high=MAX_STORAGE_SERVERS,
             help=_("0: no separate storage fabric."),
         ),
     )
@@ -203,6 +207,74 @@ class FabricRequirements:
     )
     storage_oversubscription: float = field(
         default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16)
+    )
+    # The workload the storage serves (all empty: storage_servers alone decides). Each sets a
+    # number of storage servers, the largest wins (fabric/storage.py); docs/fabric-design.md.
+    storage_capacity_tb: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage capacity (TB usable)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_TB,
+            help=_("Empty: the storage servers given decide."),
+        ),
+    )
+    storage_read_gb_per_s: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage read (GB/s)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_GB_PER_S,
+            help=_("What all GPU servers read together."),
+        ),
+    )
+    storage_write_gb_per_s: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage write (GB/s)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_GB_PER_S,
+            help=_("What all GPU servers write together, e.g. checkpoints."),
+        ),
+    )
+    # One storage server, by default a 2U all-flash NVMe node (an assumption, stated in
+    # docs/fabric-design.md): 24 x 15.36 TB drives at 8+2 erasure coding is 294.9 TB usable.
+    storage_server_tb: float = field(
+        default=295,
+        metadata=spec(
+            "float",
+            label=_("Usable TB per storage server"),
+            low=0,
+            low_open=True,
+            high=10_000,
+            help=_("Assumed: a 2U all-flash NVMe node; use the storage vendor's figure."),
+        ),
+    )
+    storage_server_read_gb_per_s: float = field(
+        default=40,
+        metadata=spec(
+            "float",
+            label=_("Read GB/s per storage server"),
+            low=0,
+            low_open=True,
+            high=1_000,
+        ),
+    )
+    storage_server_write_gb_per_s: float = field(
+        default=20,
+        metadata=spec(
+            "float",
+            label=_("Write GB/s per storage server"),
+            low=0,
+            low_open=True,
+            high=1_000,
+        ),
     )
 
     @property
@@ -306,10 +378,23 @@ def check_requirements(req: FabricRequirements) -> None:
             "subnet_manager",
             message(_("Ethernet fabrics have no subnet manager; leave it on auto.")),
         )
-    if req.storage_servers > 0:
+    if req.storage_servers > 0 or sizing_asked(req):
         for field_name in ("storage_ports_per_server", "storage_ports_per_storage_server"):
             if getattr(req, field_name) == 0:
                 fail(field_name, message(_("must be at least 1 when there is a storage fabric.")))
+    for field_name, count in servers_needed(req).items():
+        if count > MAX_STORAGE_SERVERS:
+            fail(
+                field_name,
+                message(
+                    _(
+                        "needs {count} storage servers, more than {most}: check the figure, or "
+                        "give what one storage server delivers."
+                    ),
+                    count=f"{count:,}",
+                    most=f"{MAX_STORAGE_SERVERS:,}",
+                ),
+            )
     if errors:
         raise InvalidInput(errors)
 
