@@ -150,3 +150,23 @@ def test_a_workload_needing_more_than_100000_storage_servers_says_how_many(catal
         "needs 1,000,000 storage servers, more than 100,000: check the figure, or give what one "
         "storage server delivers."
     ]
+
+
+def test_the_worked_example_of_the_docs(catalog):
+    d = design(
+        catalog,
+        storage_capacity_tb=1_000,
+        storage_read_gb_per_s=400,
+        storage_write_gb_per_s=100,
+        storage_server_tb=300,
+    )
+    z, storage = d.as_dict()["storage_sizing"], d.as_dict()["storage"]
+    assert (z["storage_servers"], z["sized_by"], z["ports_per_storage_server"]) == (
+        10,
+        "storage_read_gb_per_s",
+        2,
+    )
+    assert (storage["endpoint_ports"], storage["leaf_count"], storage["tiers"]) == (52, 1, 1)
+    figures = ("capacity_tb", "read_gb_per_s", "write_gb_per_s")
+    assert [z[k]["headroom_percent"] for k in figures] == [200, 0, 100]
+    assert z["compute_gb_per_s"] == 1_280
