@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
 from quoting.engine.contract import field_errors, spec
 from quoting.engine.errors import InvalidInput
-from quoting.engine.fabric.storage import servers_needed, sizing_asked
 from quoting.engine.messages import Message, message
 from quoting.engine.messages import gettext_noop as _
 
@@ -58,6 +58,7 @@ MAX_DISTANCE_M = 10_000
 MAX_STORAGE_SERVERS = 100_000
 MAX_STORAGE_TB = 10_000_000  # 10 EB
 MAX_STORAGE_GB_PER_S = 1_000_000
+MAX_STORAGE_SERVER_PORTS = 16  # the field's bound, and the storage sizing's (fabric/storage.py)
 
 
 def _distance(label: str) -> dict:
@@ -203,7 +204,10 @@ class FabricRequirements:
         ),
     )
     storage_ports_per_storage_server: int = field(
-        default=2, metadata=spec("int", label=_("Ports per storage server"), low=0, high=16)
+        default=2,
+        metadata=spec(
+            "int", label=_("Ports per storage server"), low=0, high=MAX_STORAGE_SERVER_PORTS
+        ),
     )
     storage_oversubscription: float = field(
         default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16)
@@ -325,6 +329,37 @@ def distance_m(value: Distance | None, field_name: str = "") -> float:
     if value is None:
         value = UNMEASURED_DISTANCES[field_name]
     return DISTANCE_CLASSES[value] if isinstance(value, str) else float(value)
+
+
+# The inputs that ask for storage sizing (none given: storage_servers alone, as before), and the
+# figure of one storage server that each is divided by (fabric/storage.py sizes).
+STORAGE_ASKED = {
+    "storage_capacity_tb": "storage_server_tb",
+    "storage_read_gb_per_s": "storage_server_read_gb_per_s",
+    "storage_write_gb_per_s": "storage_server_write_gb_per_s",
+}
+
+
+def number(value: float | int) -> Decimal:
+    """A float as a person wrote it (str of a float is its shortest round-trip text)."""
+    return Decimal(str(value))
+
+
+def ceil_of(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+def sizing_asked(req: FabricRequirements) -> bool:
+    return any(getattr(req, name) is not None for name in STORAGE_ASKED)
+
+
+def servers_needed(req: FabricRequirements) -> dict[str, int]:
+    """Storage servers each asked input needs on its own, by input (none asked: empty)."""
+    return {
+        asked: ceil_of(number(getattr(req, asked)) / number(getattr(req, per_server)))
+        for asked, per_server in STORAGE_ASKED.items()
+        if getattr(req, asked) is not None
+    }
 
 
 def check_requirements(req: FabricRequirements) -> None:

@@ -10,49 +10,25 @@ and racks all see the sized counts. Decimal, from each number as written, so tha
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-from typing import TYPE_CHECKING, Any
+from decimal import ROUND_FLOOR, Decimal
+from typing import Any
 
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric.requirements import (
+    MAX_STORAGE_SERVER_PORTS,
+    FabricRequirements,
+    ceil_of,
+    number,
+    servers_needed,
+    sizing_asked,
+)
 from quoting.engine.messages import Message, gettext_noop, message
-
-if TYPE_CHECKING:
-    from quoting.engine.fabric.requirements import FabricRequirements
 
 # The share of a port's line rate a storage client sees end to end: perftest moves large RDMA
 # messages at about 97 % of line rate, a parallel file system's clients see less (protocol,
 # metadata, uneven striping). An assumption we state, not a measurement: 400G is 50 GB/s of line
 # rate, 40 GB/s of storage throughput.
 STORAGE_PORT_EFFICIENCY = Decimal("0.8")
-
-# The inputs that ask for sizing (none given: storage_servers alone, as before), and the count
-# each sets: what one storage server delivers of it.
-ASKED = {
-    "storage_capacity_tb": "storage_server_tb",
-    "storage_read_gb_per_s": "storage_server_read_gb_per_s",
-    "storage_write_gb_per_s": "storage_server_write_gb_per_s",
-}
-
-
-def number(value: float | int) -> Decimal:
-    """A float as a person wrote it (str of a float is its shortest round-trip text)."""
-    return Decimal(str(value))
-
-
-def ceil_of(value: Decimal) -> int:
-    return int(value.to_integral_value(rounding=ROUND_CEILING))
-
-
-def sizing_asked(req: FabricRequirements) -> bool:
-    return any(getattr(req, name) is not None for name in ASKED)
-
-
-def servers_needed(req: FabricRequirements) -> dict[str, int]:
-    """Storage servers each asked input needs on its own, by input (none asked: empty)."""
-    return {
-        asked: ceil_of(number(getattr(req, asked)) / number(getattr(req, per_server)))
-        for asked, per_server in ASKED.items()
-        if getattr(req, asked) is not None
-    }
 
 
 def port_gb_per_s(port_gbps: int) -> Decimal:
@@ -65,7 +41,7 @@ class StorageSizing:
     """What the sized storage delivers against what was asked (None: not asked)."""
 
     storage_servers: int
-    sized_by: str  # the input that set the count: storage_servers or one of ASKED
+    sized_by: str  # the input that set the count: storage_servers or one of STORAGE_ASKED
     ports_per_storage_server: int
     port_gbps: int
     port_gb_per_s: Decimal  # usable, each way
@@ -110,6 +86,7 @@ def storage_sized(
 ) -> tuple[FabricRequirements, StorageSizing | None]:
     """The requirements with storage_servers and storage_ports_per_storage_server raised to what
     the capacity and rates asked need, and the sizing; unchanged and None when none is asked.
+    Raises InvalidInput on the per-server rate when a storage server would need too many ports.
 
     Sizing sized requirements again changes nothing: each count is a max over the given one."""
     if not sizing_asked(req):
@@ -122,7 +99,26 @@ def storage_sized(
     read = number(req.storage_server_read_gb_per_s)
     write = number(req.storage_server_write_gb_per_s)
     # Reads and writes go opposite ways on a full-duplex port: the busier direction decides.
-    ports = max(req.storage_ports_per_storage_server, ceil_of(max(read, write) / per_port))
+    busier = max(read, write)
+    ports = max(req.storage_ports_per_storage_server, ceil_of(busier / per_port))
+    if ports > MAX_STORAGE_SERVER_PORTS:
+        field = "storage_server_read_gb_per_s" if read >= write else "storage_server_write_gb_per_s"
+        raise InvalidInput(
+            {
+                field: [
+                    message(
+                        gettext_noop(
+                            "one storage server of {rate} GB/s needs {ports} ports of {per_port} "
+                            "GB/s, more than {most}: give a smaller figure or a faster generation."
+                        ),
+                        rate=_text(busier),
+                        ports=ports,
+                        per_port=_text(per_port),
+                        most=MAX_STORAGE_SERVER_PORTS,
+                    )
+                ]
+            }
+        )
     carried = ports * per_port
     sized = replace(req, storage_servers=servers, storage_ports_per_storage_server=ports)
     return sized, StorageSizing(

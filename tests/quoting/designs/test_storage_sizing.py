@@ -69,6 +69,14 @@ def test_the_schema_documents_the_storage_sizing(api):
         ({"storage_server_write_gb_per_s": 1e9}, "storage_server_write_gb_per_s"),
         ({"storage_capacity_tb": 10_000_000, "storage_server_tb": 1}, "storage_capacity_tb"),
         ({"storage_capacity_tb": 100, "storage_ports_per_server": 0}, "storage_ports_per_server"),
+        (
+            {
+                "nic_generation": "HDR",
+                "storage_read_gb_per_s": 100,
+                "storage_server_read_gb_per_s": 400,
+            },
+            "storage_server_read_gb_per_s",
+        ),
     ],
 )
 def test_bad_storage_figures_are_a_400_naming_the_field(api, bad, field):

@@ -170,3 +170,18 @@ def test_the_worked_example_of_the_docs(catalog):
     figures = ("capacity_tb", "read_gb_per_s", "write_gb_per_s")
     assert [z[k]["headroom_percent"] for k in figures] == [200, 0, 100]
     assert z["compute_gb_per_s"] == 1_280
+
+
+def test_a_storage_server_needing_more_than_16_ports_is_refused_on_its_rate(catalog):
+    # HDR ports carry 20 GB/s: 400 GB/s from one storage server would need 20 of them.
+    with pytest.raises(InvalidInput) as caught:
+        design(
+            catalog,
+            nic_generation="HDR",
+            storage_read_gb_per_s=800,
+            storage_server_read_gb_per_s=400,
+        )
+    assert [str(m) for m in caught.value.messages["storage_server_read_gb_per_s"]] == [
+        "one storage server of 400 GB/s needs 20 ports of 20 GB/s, more than 16: give a smaller "
+        "figure or a faster generation."
+    ]
