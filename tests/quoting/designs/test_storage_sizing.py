@@ -108,6 +108,15 @@ def test_a_bad_storage_figure_is_an_inline_error_on_the_page(sales_client, seede
     error = body.split('id="err-storage_capacity_tb"', 1)[1].split("</div>", 1)[0]
     assert "Ensure this value is greater than 0." in error
     assert "No design yet" in body
+    # Refused by the engine once it knows the port speed: still at the field that caused it.
+    body = sales_client.get(
+        query(storage_read_gb_per_s=100, storage_server_read_gb_per_s=400).replace(
+            "nic_generation=NDR", "nic_generation=HDR"
+        ),
+        HTTP_HX_REQUEST="true",
+    ).content.decode()
+    error = body.split('id="err-storage_server_read_gb_per_s"', 1)[1].split("</div>", 1)[0]
+    assert "needs 20 ports of 20 GB/s, more than 16" in error
 
 
 def test_the_headroom_and_the_short_compute_ports_read_in_chinese(client, make_user, seeded):
