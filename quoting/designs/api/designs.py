@@ -116,6 +116,49 @@ class PowerSerializer(serializers.Serializer):
     max = serializers.IntegerField()
 
 
+class StorageFigureSerializer(serializers.Serializer):
+    delivered = serializers.FloatField(help_text="What the sized storage delivers.")
+    asked = serializers.FloatField(allow_null=True, help_text="What was asked, or null.")
+    headroom_percent = serializers.IntegerField(
+        allow_null=True,
+        help_text="Whole percent delivered above the ask, rounded down; null when not asked.",
+    )
+
+
+class StorageSizingSerializer(serializers.Serializer):
+    """The storage sized from storage_capacity_tb, storage_read_gb_per_s and
+    storage_write_gb_per_s (docs/fabric-design.md, "Storage sized from the workload")."""
+
+    storage_servers = serializers.IntegerField(
+        help_text="Storage servers designed: the largest count any input needs."
+    )
+    sized_by = serializers.ChoiceField(
+        choices=[
+            "storage_servers",
+            "storage_capacity_tb",
+            "storage_read_gb_per_s",
+            "storage_write_gb_per_s",
+        ],
+        help_text="The input that set the count (storage_servers: the count given covers all).",
+    )
+    ports_per_storage_server = serializers.IntegerField(
+        help_text="Ports per storage server: enough for its read or write rate, at least the "
+        "number given."
+    )
+    port_gbps = serializers.IntegerField(help_text="Line rate of a storage port (Gb/s).")
+    port_gb_per_s = serializers.FloatField(
+        help_text="Storage throughput one port carries each way (GB/s): line rate x efficiency."
+    )
+    port_efficiency = serializers.FloatField(help_text="The share of line rate assumed.")
+    capacity_tb = StorageFigureSerializer(help_text="Usable TB.")
+    read_gb_per_s = StorageFigureSerializer(help_text="Aggregate read GB/s.")
+    write_gb_per_s = StorageFigureSerializer(help_text="Aggregate write GB/s.")
+    compute_gb_per_s = serializers.FloatField(
+        help_text="What the GPU servers' storage ports carry each way (GB/s); a warning says "
+        "when it is below the read or write asked."
+    )
+
+
 class DesignSerializer(serializers.Serializer):
     """The design contract: these keys always exist; more are added freely."""
 
@@ -170,6 +213,11 @@ class DesignSerializer(serializers.Serializer):
         allow_null=True,
         help_text="The separate storage fabric (its parts are in bom with roles 'storage ...'), "
         "or null.",
+    )
+    storage_sizing = StorageSizingSerializer(
+        allow_null=True,
+        help_text="The storage sized from the capacity and rates asked, with the headroom "
+        "delivered; null when none was asked.",
     )
     site = serializers.JSONField(
         allow_null=True,

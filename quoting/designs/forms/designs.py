@@ -47,6 +47,12 @@ FORM_FIELDS = (
     "storage_ports_per_server",
     "storage_ports_per_storage_server",
     "storage_oversubscription",
+    "storage_capacity_tb",
+    "storage_read_gb_per_s",
+    "storage_write_gb_per_s",
+    "storage_server_tb",
+    "storage_server_read_gb_per_s",
+    "storage_server_write_gb_per_s",
 )
 # Bookmarked pages from before the storage fabric lack these: empty means the default.
 OPTIONAL_FIELDS = frozenset(
@@ -55,6 +61,12 @@ OPTIONAL_FIELDS = frozenset(
         "storage_ports_per_server",
         "storage_ports_per_storage_server",
         "storage_oversubscription",
+        "storage_capacity_tb",
+        "storage_read_gb_per_s",
+        "storage_write_gb_per_s",
+        "storage_server_tb",
+        "storage_server_read_gb_per_s",
+        "storage_server_write_gb_per_s",
     }
 )
 

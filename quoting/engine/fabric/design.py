@@ -42,6 +42,12 @@ from quoting.engine.fabric.requirements import (
     check_requirements,
     distance_m,
 )
+from quoting.engine.fabric.storage import (
+    StorageSizing,
+    storage_sized,
+    storage_sizing_advice,
+    storage_sizing_warnings,
+)
 from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
 from quoting.engine.messages import Message, gettext_noop, message
 
@@ -112,6 +118,9 @@ class FabricDesign:
     # The separate storage fabric, designed as a fabric of its own; its switches, optics, power
     # and rack units are already in this design's BOM and totals, every other figure is compute.
     storage: FabricDesign | None = None
+    # The storage sized from the workload (capacity, read and write asked), what it delivers
+    # against the ask; None when none was asked. `requirements` then has the sized counts.
+    storage_sizing: StorageSizing | None = None
     # The chosen server, whose own cages decide the host-side optics; None: NIC cages.
     server: ProductSpec | None = None
     # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves.
@@ -331,6 +340,7 @@ class FabricDesign:
             "next_step": _fields(self.next_step),
             "management": _fields(self.management),
             "storage": self._storage_dict(),
+            "storage_sizing": self.storage_sizing.as_dict() if self.storage_sizing else None,
             "site": dict(self.lengths.site) if self.lengths else None,
             "warnings": list(self.warnings),
             "advice": list(self.advice),
@@ -524,6 +534,7 @@ def _design(
     lengths: FabricLengths | None = None,
 ) -> FabricDesign:
     check_requirements(req)
+    req, storage_sizing = _storage_sizing(req, catalog)
     host_distance, host_measured = _tier_distance(req, "server_to_leaf", "server-leaf", lengths)
     warnings: list[Message] = []
     chosen = _parts_chosen(req, catalog)
@@ -560,6 +571,8 @@ def _design(
     non_rail_switches = _rail_tier_warning(req, t, warnings)
     _general_warnings(req, t, chosen.switch, buy.tally, warnings)
     _storage_warnings(storage, warnings)
+    if storage_sizing:
+        warnings += storage_sizing_warnings(req, storage_sizing)
     design = FabricDesign(
         requirements=req,
         topology=t,
@@ -580,8 +593,10 @@ def _design(
         next_step=None,
         non_rail_switches=non_rail_switches,
         warning_messages=(),
-        advice_messages=_design_advice(req, t, chosen, storage) + _cords_assumed(req, lengths),
+        advice_messages=_design_advice(req, t, chosen, storage, storage_sizing)
+        + _cords_assumed(req, lengths),
         storage=storage,
+        storage_sizing=storage_sizing,
         server=chosen.server,
         ufm=ufm,
         host_cage_planes=chosen.cage_planes,
@@ -884,6 +899,18 @@ def _quote_nics(
         tally.add(chosen.nic, t.servers * req.nics, "server NIC", powered=False)
 
 
+def _storage_sizing(
+    req: FabricRequirements, catalog: list[ProductSpec]
+) -> tuple[FabricRequirements, StorageSizing | None]:
+    """The storage counts raised to the capacity and rates asked (fabric/storage.py), at the
+    storage ports' speed: the NIC generation's (a generation no catalog product runs is refused
+    by _parts_chosen, on its field)."""
+    port_gbps = parts.generation_speed(catalog, req.nic_generation)
+    if port_gbps is None:
+        return req, None
+    return storage_sized(req, port_gbps)
+
+
 def _storage_added(
     req: FabricRequirements,
     catalog: list[ProductSpec],
@@ -917,7 +944,11 @@ def _storage_warnings(storage: FabricDesign | None, warnings: list[Message]) -> 
 
 
 def _design_advice(
-    req: FabricRequirements, t: Topology, chosen: _Chosen, storage: FabricDesign | None
+    req: FabricRequirements,
+    t: Topology,
+    chosen: _Chosen,
+    storage: FabricDesign | None,
+    storage_sizing: StorageSizing | None,
 ) -> tuple[Message, ...]:
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
     advice = _advice(req, t, chosen.switch, fabric_switches)
@@ -936,6 +967,8 @@ def _design_advice(
         )
     if storage:
         advice += (_storage_advice(req, storage),)
+    if storage_sizing:
+        advice += (storage_sizing_advice(req, storage_sizing),)
     return advice
 
 
@@ -1021,6 +1054,9 @@ def _storage(
         outofband_management=False,
         spares_percent=0,  # spares are counted once, over the merged BOM
         storage_servers=0,
+        storage_capacity_tb=None,  # sized already: the derived fabric's endpoints are its own
+        storage_read_gb_per_s=None,
+        storage_write_gb_per_s=None,
     )
     try:
         return _design(derived, catalog, look_ahead=False, lengths=lengths)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 
 from quoting.engine.contract import field_errors, spec
@@ -54,6 +55,10 @@ FAMILIES = tuple(value for value, _label in FAMILY_CHOICES)
 SUBNET_MANAGERS = tuple(value for value, _label in SUBNET_MANAGER_CHOICES)
 MAX_GPUS = 1_000_000
 MAX_DISTANCE_M = 10_000
+MAX_STORAGE_SERVERS = 100_000
+MAX_STORAGE_TB = 10_000_000  # 10 EB
+MAX_STORAGE_GB_PER_S = 1_000_000
+MAX_STORAGE_SERVER_PORTS = 16  # the field's bound, and the storage sizing's (fabric/storage.py)
 
 
 def _distance(label: str) -> dict:
@@ -183,7 +188,7 @@ class FabricRequirements:
             "int",
             label=_("Storage servers"),
             low=0,
-            high=100_000,
+            high=MAX_STORAGE_SERVERS,
             help=_("0: no separate storage fabric."),
         ),
     )
@@ -199,10 +204,81 @@ class FabricRequirements:
         ),
     )
     storage_ports_per_storage_server: int = field(
-        default=2, metadata=spec("int", label=_("Ports per storage server"), low=0, high=16)
+        default=2,
+        metadata=spec(
+            "int", label=_("Ports per storage server"), low=0, high=MAX_STORAGE_SERVER_PORTS
+        ),
     )
     storage_oversubscription: float = field(
         default=1, metadata=spec("float", label=_("Storage oversubscription"), low=1, high=16)
+    )
+    # The workload the storage serves (all empty: storage_servers alone decides). Each sets a
+    # number of storage servers, the largest wins (fabric/storage.py); docs/fabric-design.md.
+    storage_capacity_tb: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage capacity (TB usable)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_TB,
+            help=_("Empty: the storage servers given decide."),
+        ),
+    )
+    storage_read_gb_per_s: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage read (GB/s)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_GB_PER_S,
+            help=_("What all GPU servers read together."),
+        ),
+    )
+    storage_write_gb_per_s: float | None = field(
+        default=None,
+        metadata=spec(
+            "float",
+            label=_("Storage write (GB/s)"),
+            low=0,
+            low_open=True,
+            high=MAX_STORAGE_GB_PER_S,
+            help=_("What all GPU servers write together, e.g. checkpoints."),
+        ),
+    )
+    # One storage server, by default a 2U all-flash NVMe node (an assumption, stated in
+    # docs/fabric-design.md): 24 x 15.36 TB drives at 8+2 erasure coding is 294.9 TB usable.
+    storage_server_tb: float = field(
+        default=295,
+        metadata=spec(
+            "float",
+            label=_("Usable TB per storage server"),
+            low=0,
+            low_open=True,
+            high=10_000,
+            help=_("Assumed: a 2U all-flash NVMe node; use the storage vendor's figure."),
+        ),
+    )
+    storage_server_read_gb_per_s: float = field(
+        default=40,
+        metadata=spec(
+            "float",
+            label=_("Read GB/s per storage server"),
+            low=0,
+            low_open=True,
+            high=1_000,
+        ),
+    )
+    storage_server_write_gb_per_s: float = field(
+        default=20,
+        metadata=spec(
+            "float",
+            label=_("Write GB/s per storage server"),
+            low=0,
+            low_open=True,
+            high=1_000,
+        ),
     )
 
     @property
@@ -253,6 +329,37 @@ def distance_m(value: Distance | None, field_name: str = "") -> float:
     if value is None:
         value = UNMEASURED_DISTANCES[field_name]
     return DISTANCE_CLASSES[value] if isinstance(value, str) else float(value)
+
+
+# The inputs that ask for storage sizing (none given: storage_servers alone, as before), and the
+# figure of one storage server that each is divided by (fabric/storage.py sizes).
+STORAGE_ASKED = {
+    "storage_capacity_tb": "storage_server_tb",
+    "storage_read_gb_per_s": "storage_server_read_gb_per_s",
+    "storage_write_gb_per_s": "storage_server_write_gb_per_s",
+}
+
+
+def number(value: float | int) -> Decimal:
+    """A float as a person wrote it (str of a float is its shortest round-trip text)."""
+    return Decimal(str(value))
+
+
+def ceil_of(value: Decimal) -> int:
+    return int(value.to_integral_value(rounding=ROUND_CEILING))
+
+
+def sizing_asked(req: FabricRequirements) -> bool:
+    return any(getattr(req, name) is not None for name in STORAGE_ASKED)
+
+
+def servers_needed(req: FabricRequirements) -> dict[str, int]:
+    """Storage servers each asked input needs on its own, by input (none asked: empty)."""
+    return {
+        asked: ceil_of(number(getattr(req, asked)) / number(getattr(req, per_server)))
+        for asked, per_server in STORAGE_ASKED.items()
+        if getattr(req, asked) is not None
+    }
 
 
 def check_requirements(req: FabricRequirements) -> None:
@@ -306,10 +413,23 @@ def check_requirements(req: FabricRequirements) -> None:
             "subnet_manager",
             message(_("Ethernet fabrics have no subnet manager; leave it on auto.")),
         )
-    if req.storage_servers > 0:
+    if req.storage_servers > 0 or sizing_asked(req):
         for field_name in ("storage_ports_per_server", "storage_ports_per_storage_server"):
             if getattr(req, field_name) == 0:
                 fail(field_name, message(_("must be at least 1 when there is a storage fabric.")))
+    for field_name, count in servers_needed(req).items():
+        if count > MAX_STORAGE_SERVERS:
+            fail(
+                field_name,
+                message(
+                    _(
+                        "needs {count} storage servers, more than {most}: check the figure, or "
+                        "give what one storage server delivers."
+                    ),
+                    count=f"{count:,}",
+                    most=f"{MAX_STORAGE_SERVERS:,}",
+                ),
+            )
     if errors:
         raise InvalidInput(errors)
 

@@ -37,6 +37,12 @@ OPTIONS = {
     "storage_ports": "storage_ports_per_server",
     "storage_node_ports": "storage_ports_per_storage_server",
     "storage_oversubscription": "storage_oversubscription",
+    "storage_capacity_tb": "storage_capacity_tb",
+    "storage_read": "storage_read_gb_per_s",
+    "storage_write": "storage_write_gb_per_s",
+    "storage_server_tb": "storage_server_tb",
+    "storage_server_read": "storage_server_read_gb_per_s",
+    "storage_server_write": "storage_server_write_gb_per_s",
 }
 
 
@@ -149,6 +155,8 @@ class Command(BaseCommand):
                 f"{storage['tiers']} tier(s), {storage['leaf_count']} leaves, "
                 f"{storage['spine_count']} spines, {storage['core_count']} core."
             )
+        if summary["storage_sizing"]:
+            self.stdout.write(_sizing_text(summary["storage_sizing"]))
         for line in summary["bom"]:
             self.stdout.write(f"  {line['quantity']:>7} × {line['sku']:<22} {line['role']}")
         for warning in summary["warnings"]:
@@ -158,4 +166,23 @@ class Command(BaseCommand):
 def _errors_text(errors: dict) -> str:
     return "; ".join(
         f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in errors.items()
+    )
+
+
+def _sizing_text(z: dict) -> str:
+    """The storage sized from the workload, each figure against its ask."""
+    figures = []
+    for key, name, unit in (
+        ("capacity_tb", "capacity", "TB"),
+        ("read_gb_per_s", "read", "GB/s"),
+        ("write_gb_per_s", "write", "GB/s"),
+    ):
+        f = z[key]
+        text = f"{name} {f['delivered']:,g} {unit}"
+        if f["asked"] is not None:
+            text += f" for {f['asked']:,g} {unit} asked (+{f['headroom_percent']} %)"
+        figures.append(text)
+    return (
+        f"Storage sized by {z['sized_by']}: {z['storage_servers']} storage servers, "
+        f"{z['ports_per_storage_server']} ports each; {'; '.join(figures)}."
     )
