@@ -9,6 +9,7 @@ from dataclasses import asdict
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from quoting.customers.models import PLAN_PARTS, Project, plan_fields
 from quoting.designs.forms.contract import form_fields
 from quoting.designs.forms.designs import NO_SWITCH_FOR_GENERATION
 from quoting.designs.services.designs import design_nic_generations
@@ -48,3 +49,15 @@ class ProjectForm(forms.Form):
         given = {k: self.cleaned_data[k] for k in ("gpu_count", "nic_generation")}
         given = {k: v for k, v in given.items() if v}
         return asdict(FabricRequirements(**given)) if given else {}
+
+
+class ProjectPlanForm(forms.ModelForm):
+    """Which parts of the plan the customer asks for, each yes/no with a note (PLAN_PARTS)."""
+
+    class Meta:
+        model = Project
+        fields = plan_fields()
+
+    def parts(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        """(yes/no, note) per part, in the order of PLAN_PARTS."""
+        return [(self[f"needs_{part}"], self[f"needs_{part}_note"]) for part, _label in PLAN_PARTS]
