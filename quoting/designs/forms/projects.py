@@ -41,7 +41,17 @@ class ProjectForm(forms.Form):
         nic = asked["nic_generation"]
         nic.choices = [("", "—"), *design_nic_generations()]  # not known yet; as designable
         nic.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
-        self.fields = {"name": self.fields["name"], **asked, "notes": self.fields["notes"]}
+        # The parts of the plan, as on the project page (ProjectPlanForm), at the model's defaults.
+        plan = forms.fields_for_model(Project, fields=plan_fields())
+        self.fields = {
+            "name": self.fields["name"],
+            **asked,
+            "notes": self.fields["notes"],
+            **plan,
+        }
+
+    def plan(self) -> dict:
+        return {name: self.cleaned_data[name] for name in plan_fields()}
 
     def requirements(self) -> dict:
         """All the requirement fields (the rest at their defaults), so the design page can

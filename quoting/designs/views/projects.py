@@ -63,6 +63,7 @@ def project_new(request, customer_pk: int):
                 owner=request.user,
                 requirements=form.requirements(),
                 notes=form.cleaned_data["notes"],
+                **form.plan(),
             )
         except (QuoteError, ValidationError) as error:  # full_clean: a duplicate name...
             _refusal_on_form(form, error)

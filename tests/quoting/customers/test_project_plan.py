@@ -128,3 +128,27 @@ def test_the_plan_form_is_in_chinese_for_a_chinese_reader(client, world):
     client.force_login(world.sales)
     html = client.get(f"/projects/{world.project.pk}/").content.decode()
     assert "灾备与备份" in html and "保存方案" in html
+
+
+def test_a_new_project_takes_its_plan_from_the_form(client, world):
+    client.force_login(world.sales)
+    url = f"/customers/{world.customer.pk}/projects/new/"
+    html = client.get(url).content.decode()
+    assert re.search(r'<input[^>]*name="needs_network"[^>]*checked', html)
+    created = client.post(
+        url,
+        {
+            "name": "Training cluster",
+            "needs_network": "on",
+            "needs_gpu_servers": "on",
+            "needs_gpu_servers_note": "32 x B200",
+        },
+    )
+    assert created.status_code == 302
+    project = Project.objects.get(customer=world.customer, name="Training cluster")
+    assert (project.needs_gpu_servers, project.needs_network, project.needs_backup) == (
+        True,
+        True,
+        False,
+    )
+    assert project.needs_gpu_servers_note == "32 x B200"
