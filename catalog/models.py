@@ -42,6 +42,9 @@ class Category(models.TextChoices):
     SOFTWARE = "software", _("Software / licence")
     SERVICE = "service", _("Service")
     SUPPORT = "support", _("Support")
+    # Storage arrays, backup software and appliances of other makers, for the DR and backup part
+    # of a plan (#26): rows the catalog manager adds (admin or CSV); the seed brings none.
+    STORAGE = "storage", _("Storage and backup (third party)")
 
 
 class TaxCategory(models.TextChoices):
@@ -57,6 +60,8 @@ TAX_CATEGORY_OF_CATEGORY = {
     Category.SERVICE: TaxCategory.SERVICES,
     Category.SUPPORT: TaxCategory.SERVICES,
     Category.SOFTWARE: TaxCategory.SOFTWARE,
+    # Mostly arrays and appliances; backup software sold alone names its own tax category.
+    Category.STORAGE: TaxCategory.GOODS,
 }
 
 
@@ -97,13 +102,18 @@ class Unit(models.TextChoices):
     PROJECT = "project", _("per project")
     # A service priced by cluster size: a quote made from a design sells one per compute node.
     NODE = "node", _("per node")
+    # Software licensed per GPU for a year (NVIDIA AI Enterprise, Base Command Manager).
+    GPU_YEAR = "gpu_year", _("per GPU per year")
 
 
 def paid_yearly(*, unit: str, category: str) -> bool:
     """Whether one unit's price buys one year: support contracts, and per-endpoint software
-    licences, which are subscriptions (UFM Enterprise: per managed endpoint per year). A TCO pays
-    them every year of its horizon, not once."""
-    return unit == Unit.YEAR or (unit == Unit.ENDPOINT and category == Category.SOFTWARE)
+    licences, which are subscriptions (UFM Enterprise: per managed endpoint per year), and
+    licences per GPU per year (NVIDIA AI Enterprise). A TCO pays them every year of its horizon,
+    not once."""
+    return unit in (Unit.YEAR, Unit.GPU_YEAR) or (
+        unit == Unit.ENDPOINT and category == Category.SOFTWARE
+    )
 
 
 class PricingBasis(models.TextChoices):

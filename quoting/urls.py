@@ -44,6 +44,7 @@ urlpatterns = [
     path("customers/<int:customer_pk>/projects/new/", projects.project_new, name="project-new"),
     path("projects/", projects.project_list, name="project-list"),
     path("projects/<int:pk>/", projects.project_detail, name="project-detail"),
+    path("projects/<int:pk>/plan/", projects.project_plan, name="project-plan"),
     path(
         "projects/<int:pk>/designs/<int:design_pk>/quote/",
         quote_views.quote_from_design,

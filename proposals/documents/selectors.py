@@ -31,6 +31,7 @@ from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
 from quoting.quotes import content_hash
 from quoting.quotes.models import (
+    SECTION_ORDER,
     QuoteLine,
     QuoteRevision,
     Section,
@@ -137,7 +138,7 @@ def seller_printed(*, owner_id: int | None) -> str:
 class ProposalContent:
     revision: QuoteRevision
     issued: object  # date
-    sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in the order of Section
+    sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in SECTION_ORDER
     # (support line, what it promises, its response terms), in the customer's language
     support_promises: list[tuple[str, str, list[str]]]
     totals: Totals
@@ -185,7 +186,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
     )
     revision = revision_snapshot_current(revision=revision)
     lines = list(revision.lines.all())
-    sections: dict[str, list[Row]] = {s: [] for s in Section.values}
+    sections: dict[str, list[Row]] = {s: [] for s in SECTION_ORDER}
     # A line of nothing (a design's unused role, a line zeroed while editing) adds nothing to the
     # totals and means nothing to the customer: it is not printed.
     for line in (ln for ln in lines if ln.quantity):

@@ -170,11 +170,53 @@ class Contact(models.Model):
         return f"{self.name} ({self.customer})"
 
 
+# The parts of a plan a project may ask for (#26: "GPU servers, InfiniBand network,
+# virtualization management and DR backup must be planned together"), in the order pages show
+# them: (part, the label of its question). Each part is a yes/no field `needs_<part>` with a note
+# `needs_<part>_note` on Project, and a quote section of the same name (quoting.quotes.models.
+# Section) whose lines answer it (quoting.quotes.selectors.revision_completeness).
+PLAN_PARTS = (
+    ("gpu_servers", _("GPU servers")),
+    ("network", _("Network")),
+    ("cluster_management", _("Virtualization and cluster management")),
+    ("backup", _("DR and backup")),
+)
+PLAN_NOTE_MAX_LENGTH = 500
+
+
+def plan_fields() -> tuple[str, ...]:
+    """needs_gpu_servers, needs_gpu_servers_note, needs_network, ...: the API's and forms' names."""
+    return tuple(
+        name for part, _label in PLAN_PARTS for name in (f"needs_{part}", f"needs_{part}_note")
+    )
+
+
+def _plan_note(label) -> models.CharField:
+    return models.CharField(
+        label,
+        max_length=PLAN_NOTE_MAX_LENGTH,
+        blank=True,
+        help_text=_("What the customer said about it, e.g. the existing backup system."),
+    )
+
+
 class Project(models.Model):
     customer = models.ForeignKey(Customer, on_delete=models.CASCADE, related_name="projects")
     name = models.CharField(_("name"), max_length=200)
     # The FabricRequirements fields, as the sales engineer last entered them.
     requirements = models.JSONField(_("cluster requirements"), default=dict, blank=True)
+    # Which parts of the plan the customer asks for (PLAN_PARTS). Network yes, the rest no: what
+    # every project asked for before the other parts could be quoted.
+    needs_gpu_servers = models.BooleanField(_("GPU servers wanted"), default=False)
+    needs_gpu_servers_note = _plan_note(_("GPU servers note"))
+    needs_network = models.BooleanField(_("network wanted"), default=True)
+    needs_network_note = _plan_note(_("network note"))
+    needs_cluster_management = models.BooleanField(
+        _("virtualization and cluster management wanted"), default=False
+    )
+    needs_cluster_management_note = _plan_note(_("virtualization and cluster management note"))
+    needs_backup = models.BooleanField(_("DR and backup wanted"), default=False)
+    needs_backup_note = _plan_note(_("DR and backup note"))
     notes = models.TextField(_("notes"), max_length=5000, blank=True)
     # The CRM's own id for this record (PUT .../by-external-id/{external_id}/ upserts by it).
     external_id = models.CharField(

@@ -9,7 +9,7 @@ from django.db import IntegrityError, models, transaction
 
 from portal.header_counts import work_counts_changed
 from portal.models import User
-from quoting.customers.models import Contact, Customer, Project, Team, VatZone
+from quoting.customers.models import Contact, Customer, Project, Team, VatZone, plan_fields
 from quoting.customers.permissions import team_for_filing
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.errors import InvalidValue
@@ -297,11 +297,16 @@ def project_create(
     requirements: dict | None = None,
     notes: str = "",
     external_id: str | None = None,
+    **plan,
 ) -> Project:
     """A project of `customer`; a name the customer already has, or an external id another
-    project has, is refused with AlreadyExists naming that project."""
+    project has, is refused with AlreadyExists naming that project. `plan`: the parts it asks
+    for (needs_gpu_servers, needs_gpu_servers_note, ...: plan_fields()), else the defaults."""
     if requirements:
         requirements_from_json(requirements)  # refuse unknown fields before storing them
+    unknown = set(plan) - set(plan_fields())
+    if unknown:
+        raise TypeError(f"project_create() got unexpected fields {sorted(unknown)}")
     project = Project(
         customer=customer,
         name=name.strip(),
@@ -309,6 +314,7 @@ def project_create(
         requirements=requirements or {},
         notes=notes,
         external_id=external_id_clean(external_id),
+        **plan,
     )
     unique_save(project, lambda: _project_checks(project))
     return project
@@ -334,8 +340,8 @@ def project_customer_check(*, project: Project, customer: Customer) -> None:
 
 @transaction.atomic
 def project_update(*, project: Project, **changes) -> Project:
-    """Rename a project, change its notes, or move it to another customer of its team while it
-    has no quotes.
+    """Rename a project, change its notes or the parts of the plan it asks for, or move it to
+    another customer of its team while it has no quotes.
 
     A quote belongs to the customer it was made for: moving a project that has quotes would
     leave them on the old customer. The row lock makes a quote created at the same moment wait

@@ -46,7 +46,7 @@ from portal.api.exceptions import validation_error
 from portal.api.pagination import list_count_key
 from portal.header_counts import quotes_counted
 from quoting.customers.api import CONFLICT_SCOPES, ConflictMixin, external_id_field
-from quoting.customers.models import Contact
+from quoting.customers.models import PLAN_PARTS, Contact
 from quoting.customers.selectors import contacts_visible_to, projects_visible_to
 from quoting.designs.api.contract import serializer_fields
 from quoting.designs.api.designs import workload_field
@@ -74,6 +74,7 @@ from quoting.quotes.selectors import (
     booked_data,
     line_amount,
     quote_audit_trail,
+    quote_completeness,
     quotes_visible_to,
     revision_diff,
     revision_totals,
@@ -242,6 +243,15 @@ def quote_listed(row: tuple, zone=None) -> dict:
     }
 
 
+class CompletenessWarningSerializer(serializers.Serializer):
+    part = serializers.ChoiceField(
+        choices=[part for part, _label in PLAN_PARTS],
+        help_text="The part of the plan the project asks for (needs_<part> on the project); "
+        "also the name of the quote section its lines go in.",
+    )
+    message = serializers.CharField(help_text="The warning, in the language of the request.")
+
+
 class QuoteDetailSerializer(QuoteSerializer):
     tax_percent = _percent(source="current_revision.tax_percent")
     discount_percent = _percent(source="current_revision.discount_percent")
@@ -255,6 +265,12 @@ class QuoteDetailSerializer(QuoteSerializer):
         help_text="What the customer accepted and the reseller books: the accepted revision, "
         "the chosen alternative and optional lines, and their totals. Null until accepted."
     )
+    completeness_warnings = serializers.SerializerMethodField(
+        help_text="For staff: each part the project's plan asks for (needs_gpu_servers, "
+        "needs_network, needs_cluster_management, needs_backup) that has no line of a quantity "
+        "in its section of the current revision. It never blocks sending and never reaches "
+        "the customer. Empty when the quote answers the whole plan."
+    )
 
     class Meta(QuoteSerializer.Meta):
         fields = [
@@ -264,6 +280,7 @@ class QuoteDetailSerializer(QuoteSerializer):
             "workload",
             "totals",
             "booked",
+            "completeness_warnings",
         ]
         read_only_fields = fields
 
@@ -274,6 +291,10 @@ class QuoteDetailSerializer(QuoteSerializer):
     @extend_schema_field(BookedSerializer(allow_null=True))
     def get_booked(self, quote):
         return booked_data(quote)
+
+    @extend_schema_field(CompletenessWarningSerializer(many=True))
+    def get_completeness_warnings(self, quote):
+        return [w.as_json() for w in quote_completeness(quote=quote)]
 
 
 # One quote's JSON (QuoteDetailSerializer's, a test holds them equal) without building the
@@ -362,6 +383,7 @@ def quote_detailed(quote: Quote) -> dict:
         "workload": revision.workload,
         "totals": totals_printed(revision_totals(revision=revision)),
         "booked": booked_data(quote),
+        "completeness_warnings": [w.as_json() for w in quote_completeness(quote=quote)],
     }
 
 

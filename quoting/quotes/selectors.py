@@ -29,13 +29,14 @@ from django.utils.translation import gettext_noop, ngettext
 from catalog.models import EXPORT_SOURCE_VERIFY
 from portal.models import User
 from quoting.conf import quoting_setting
-from quoting.customers.models import ExportDestination
+from quoting.customers.models import PLAN_PARTS, ExportDestination, Project
 from quoting.customers.selectors import customer_country, customers_visible_to
 from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
 from quoting.errors import InvalidValue
 from quoting.quotes import content_hash
 from quoting.quotes.margins import RevisionMargins, line_margin, lines_margin, revision_margins
 from quoting.quotes.models import (
+    SECTION_ORDER,
     TOTALLED_SECTIONS,
     Approval,
     ApprovalRule,
@@ -487,7 +488,7 @@ def _revision_lines(revision: QuoteRevision) -> list[QuoteLine]:
 
 
 def _sections_of(lines: Iterable[QuoteLine]) -> dict[str, list[LineView]]:
-    sections: dict[str, list[LineView]] = {s: [] for s in Section.values}
+    sections: dict[str, list[LineView]] = {s: [] for s in SECTION_ORDER}
     for line in lines:
         sections[line.section].append(LineView(line, _amount(line)))
     return {s: rows for s, rows in sections.items() if rows}
@@ -1034,3 +1035,58 @@ def revision_export_note(*, revision: QuoteRevision) -> ExportNote | None:
         fingerprint=fingerprint,
         checked=checked,
     )
+
+
+# --- completeness: the project's plan against the quote ------------------------------------------
+
+# What the staff page and the API say when the project asks for a part and the quote has no line
+# for it. One sentence per part, so each language words it whole.
+MISSING_PART_MESSAGES = {
+    "gpu_servers": gettext_noop(
+        "The project asks for GPU servers; this quote has no line for them."
+    ),
+    "network": gettext_noop("The project asks for the network; this quote has no line for it."),
+    "cluster_management": gettext_noop(
+        "The project asks for virtualization and cluster management; this quote has no line for it."
+    ),
+    "backup": gettext_noop("The project asks for DR and backup; this quote has no line for it."),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CompletenessWarning:
+    part: str  # a PLAN_PARTS name, which is also the name of its quote section
+    message: str  # in the language of the request
+
+    def as_json(self) -> dict:
+        return {"part": self.part, "message": self.message}
+
+
+def revision_completeness(
+    *, project: Project, lines: Iterable[QuoteLine]
+) -> list[CompletenessWarning]:
+    """A warning for each part of the plan the project asks for (needs_<part>) that has no line
+    of a quantity in its section of the revision (`lines`), in the order of PLAN_PARTS.
+
+    For staff only: the quote page and the API detail show it; it never blocks sending (the
+    customer may buy that part elsewhere, or later) and never reaches the customer. Optional
+    items and alternatives do not answer a part: they are offered, not ordered."""
+    quoted = {line.section for line in lines if line.quantity}
+    return [
+        CompletenessWarning(part, _(MISSING_PART_MESSAGES[part]))
+        for part, _label in PLAN_PARTS
+        if getattr(project, f"needs_{part}") and part not in quoted
+    ]
+
+
+def quote_completeness(*, quote: Quote) -> list[CompletenessWarning]:
+    """revision_completeness() of the quote's current revision, read for the API: the project's
+    plan, and the lines only when it asks for something (two small queries at most)."""
+    asked = [f"needs_{part}" for part, _label in PLAN_PARTS]
+    project = Project.objects.only(*asked).get(pk=quote.project_id)
+    if not any(getattr(project, name) for name in asked):
+        return []
+    lines = QuoteLine.objects.filter(revision_id=quote.current_revision_id).only(
+        "section", "quantity"
+    )
+    return revision_completeness(project=project, lines=lines)

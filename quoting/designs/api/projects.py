@@ -21,7 +21,7 @@ from quoting.customers.api import (
     external_id_field,
 )
 from quoting.customers.filters import ProjectFilter
-from quoting.customers.models import Customer, Project
+from quoting.customers.models import PLAN_NOTE_MAX_LENGTH, Customer, Project, plan_fields
 from quoting.customers.selectors import customers_visible_to, projects_visible_to
 from quoting.customers.services import project_create, project_delete, project_update
 from quoting.designs.api.designs import DesignOnSiteSerializer, workload_field
@@ -33,6 +33,15 @@ from quoting.engine.install import SITE_FIELDS
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
 
 
+def _plan_note() -> serializers.CharField:
+    return serializers.CharField(
+        max_length=PLAN_NOTE_MAX_LENGTH,
+        required=False,
+        allow_blank=True,
+        help_text="What the customer said about this part (e.g. the backup system in place).",
+    )
+
+
 class ProjectInputSerializer(serializers.Serializer):
     customer = serializers.PrimaryKeyRelatedField(
         queryset=Customer.objects.none(),
@@ -42,6 +51,26 @@ class ProjectInputSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200)
     notes = serializers.CharField(max_length=5000, required=False, allow_blank=True)
     external_id = external_id_field()
+    # The parts of the plan the customer asks for; left out: as stored (a new project: network
+    # yes, the others no).
+    needs_gpu_servers = serializers.BooleanField(
+        required=False, help_text="The customer asks for GPU servers. Default false."
+    )
+    needs_gpu_servers_note = _plan_note()
+    needs_network = serializers.BooleanField(
+        required=False, help_text="The customer asks for the network (fabric). Default true."
+    )
+    needs_network_note = _plan_note()
+    needs_cluster_management = serializers.BooleanField(
+        required=False,
+        help_text="The customer asks for virtualization and cluster management (Base Command "
+        "Manager, AI Enterprise...). Default false.",
+    )
+    needs_cluster_management_note = _plan_note()
+    needs_backup = serializers.BooleanField(
+        required=False, help_text="The customer asks for DR and backup. Default false."
+    )
+    needs_backup_note = _plan_note()
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -61,6 +90,7 @@ class ProjectSerializer(serializers.ModelSerializer):
             "name",
             "notes",
             "requirements",
+            *plan_fields(),
             "owner",
             "external_id",
             "created_at",
@@ -163,7 +193,7 @@ class SavedDesignSerializer(serializers.ModelSerializer):
         retrieve="One project",
         destroy="Delete a project without quotes",
         create="Create a project",
-        partial_update="Rename a project or change its notes",
+        partial_update="Rename a project, change its notes or the parts of the plan it asks for",
         partial_update_description="The customer may change only while the project has no "
         "quotes, and only to a customer of the same team: otherwise 400 naming `customer`.",
     ),

@@ -9,6 +9,7 @@ from dataclasses import asdict
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from quoting.customers.models import PLAN_PARTS, Project, plan_fields
 from quoting.designs.forms.contract import form_fields
 from quoting.designs.forms.designs import NO_SWITCH_FOR_GENERATION
 from quoting.designs.services.designs import design_nic_generations
@@ -40,7 +41,17 @@ class ProjectForm(forms.Form):
         nic = asked["nic_generation"]
         nic.choices = [("", "—"), *design_nic_generations()]  # not known yet; as designable
         nic.error_messages["invalid_choice"] = NO_SWITCH_FOR_GENERATION
-        self.fields = {"name": self.fields["name"], **asked, "notes": self.fields["notes"]}
+        # The parts of the plan, as on the project page (ProjectPlanForm), at the model's defaults.
+        plan = forms.fields_for_model(Project, fields=plan_fields())
+        self.fields = {
+            "name": self.fields["name"],
+            **asked,
+            "notes": self.fields["notes"],
+            **plan,
+        }
+
+    def plan(self) -> dict:
+        return {name: self.cleaned_data[name] for name in plan_fields()}
 
     def requirements(self) -> dict:
         """All the requirement fields (the rest at their defaults), so the design page can
@@ -48,3 +59,15 @@ class ProjectForm(forms.Form):
         given = {k: self.cleaned_data[k] for k in ("gpu_count", "nic_generation")}
         given = {k: v for k, v in given.items() if v}
         return asdict(FabricRequirements(**given)) if given else {}
+
+
+class ProjectPlanForm(forms.ModelForm):
+    """Which parts of the plan the customer asks for, each yes/no with a note (PLAN_PARTS)."""
+
+    class Meta:
+        model = Project
+        fields = plan_fields()
+
+    def parts(self) -> list[tuple[forms.BoundField, forms.BoundField]]:
+        """(yes/no, note) per part, in the order of PLAN_PARTS."""
+        return [(self[f"needs_{part}"], self[f"needs_{part}_note"]) for part, _label in PLAN_PARTS]

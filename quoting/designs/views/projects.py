@@ -19,13 +19,15 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from quoting.customers.filters import ProjectFilter
+from quoting.customers.models import Project
 from quoting.customers.selectors import customers_visible_to, project_quotes, projects_visible_to
 from quoting.customers.services import (
     project_create,
+    project_update,
 )
 from quoting.customers.views import _list, _refusal_on_form
 from quoting.designs.display import requirement_rows
-from quoting.designs.forms.projects import ProjectForm
+from quoting.designs.forms.projects import ProjectForm, ProjectPlanForm
 from quoting.designs.models import SavedDesign
 from quoting.designs.services.snapshots import design_priced
 from quoting.errors import QuoteError
@@ -61,6 +63,7 @@ def project_new(request, customer_pk: int):
                 owner=request.user,
                 requirements=form.requirements(),
                 notes=form.cleaned_data["notes"],
+                **form.plan(),
             )
         except (QuoteError, ValidationError) as error:  # full_clean: a duplicate name...
             _refusal_on_form(form, error)
@@ -96,7 +99,7 @@ def _designs_priced(designs, currency: str) -> list[DesignRow]:
     return rows
 
 
-def _project_page(request, project, *, error: str = "", status: int = 200):
+def _project_page(request, project, *, error="", status=200, plan_form=None):
     designs = project.designs.defer("racks")  # the proposal's, not this page's
     currency = project.customer.default_currency
     designs = _designs_priced(designs, currency)
@@ -110,6 +113,7 @@ def _project_page(request, project, *, error: str = "", status: int = 200):
         "quotes": project_quotes(project=project),
         "new_design_url": new_design,
         "page_error": error,
+        "plan_form": plan_form or ProjectPlanForm(instance=project),
     }
     return render(request, "quoting/project_detail.html", context, status=status)
 
@@ -119,3 +123,21 @@ def _project_page(request, project, *, error: str = "", status: int = 200):
 def project_detail(request, pk: int):
     project = get_object_or_404(projects_visible_to(user=request.user), pk=pk)
     return _project_page(request, project)
+
+
+@login_required
+@require_http_methods(["POST"])
+def project_plan(request, pk: int):
+    """The parts of the plan the customer asks for; a bad note is shown at its field."""
+    project = get_object_or_404(projects_visible_to(user=request.user), pk=pk)
+    # A copy to validate: the instance the page shows keeps its stored values until saved.
+    form = ProjectPlanForm(request.POST, instance=Project(pk=project.pk))
+    if form.is_valid():
+        try:
+            project_update(project=project, **form.cleaned_data)
+        except (QuoteError, ValidationError) as error:
+            _refusal_on_form(form, error)
+        else:
+            messages.success(request, _("The plan is saved."))
+            return redirect("quoting:project-detail", pk=project.pk)
+    return _project_page(request, project, status=400, plan_form=form)

@@ -8,9 +8,9 @@ from django.utils.translation import gettext_lazy as _
 
 from portal.widgets import IsoDateInput
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
-from quoting.quotes.models import Section
+from quoting.quotes.models import SECTION_ORDER, Section
 
-EDITABLE_SECTIONS = [(s.value, s.label) for s in Section if s != Section.ALTERNATIVES]
+EDITABLE_SECTIONS = [(s.value, s.label) for s in SECTION_ORDER if s != Section.ALTERNATIVES]
 
 
 class VersionForm(forms.Form):

@@ -81,10 +81,36 @@ class Section(models.TextChoices):
     SUPPORT = "support", _("Support")
     OPTIONAL = "optional", _("Optional items")
     ALTERNATIVES = "alternatives", _("Alternatives")
+    # The other parts of the seed's plan (#26): "GPU servers, InfiniBand network, virtualization
+    # management and DR backup must be planned together". After the first five, whose stored
+    # values and order stay; SECTION_ORDER is the order pages print them in.
+    GPU_SERVERS = "gpu_servers", _("GPU servers")
+    CLUSTER_MANAGEMENT = "cluster_management", _("Virtualization and cluster management")
+    BACKUP = "backup", _("DR and backup")
 
+
+# The order every page, the proposal and the workbook show the sections in: the plan's parts as
+# the customer builds the cluster, then the work, the support and what is only offered.
+SECTION_ORDER = (
+    Section.GPU_SERVERS,
+    Section.NETWORK,
+    Section.CLUSTER_MANAGEMENT,
+    Section.BACKUP,
+    Section.SERVICES,
+    Section.SUPPORT,
+    Section.OPTIONAL,
+    Section.ALTERNATIVES,
+)
 
 # Optional items and alternatives are offered, not ordered: they stay out of the totals.
-TOTALLED_SECTIONS = (Section.NETWORK, Section.SERVICES, Section.SUPPORT)
+TOTALLED_SECTIONS = (
+    Section.GPU_SERVERS,
+    Section.NETWORK,
+    Section.CLUSTER_MANAGEMENT,
+    Section.BACKUP,
+    Section.SERVICES,
+    Section.SUPPORT,
+)
 
 
 class LineKind(models.TextChoices):
@@ -344,7 +370,7 @@ class QuoteLine(models.Model):
     key = models.UUIDField(default=uuid.uuid4, editable=False)
     position = models.PositiveIntegerField(_("position"))
     section = models.CharField(
-        _("section"), max_length=16, choices=Section.choices, default=Section.NETWORK
+        _("section"), max_length=20, choices=Section.choices, default=Section.NETWORK
     )
     alternative_group = models.CharField(
         _("alternative"),

@@ -25,6 +25,7 @@ from catalog.models import (
     Category,
     Product,
     TaxCategory,
+    Unit,
     tax_category_of,
 )
 from catalog.selectors import services_per_node, spares_ratios
@@ -478,14 +479,37 @@ def _revision_fx(revision: QuoteRevision) -> FxLock | None:
     return FxLock(revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date)
 
 
-SECTION_OF_CATEGORY = {Category.SERVICE: Section.SERVICES, Category.SUPPORT: Section.SUPPORT}
+SECTION_OF_CATEGORY = {
+    Category.SERVICE: Section.SERVICES,
+    Category.SUPPORT: Section.SUPPORT,
+    Category.STORAGE: Section.BACKUP,
+}
+
+
+def section_of_product(*, category: str, gpu_count: int | None = None, unit: str = "") -> str:
+    """The part of the plan a product is quoted under unless the user names another: a server
+    with GPUs under GPU servers (a server without them is a management host of the fabric, a
+    UFM host: network), software licensed per GPU per year (AI Enterprise, Base Command Manager)
+    under cluster management, third-party storage under backup, services and support in theirs,
+    the rest of the fabric under network."""
+    if category == Category.SERVER and gpu_count:
+        return Section.GPU_SERVERS
+    if category == Category.SOFTWARE and unit == Unit.GPU_YEAR:
+        return Section.CLUSTER_MANAGEMENT
+    return SECTION_OF_CATEGORY.get(category, Section.NETWORK)
+
+
+def _product_section(product: Product) -> str:
+    return section_of_product(
+        category=product.category, gpu_count=product.gpu_count, unit=product.unit
+    )
 
 
 def _section_of(line: QuoteLine) -> str:
     """Where a line belongs when it is not optional: its product's section, or services."""
     if line.product_id is None:
         return Section.SERVICES
-    return SECTION_OF_CATEGORY.get(line.product.category, Section.NETWORK)
+    return _product_section(line.product)
 
 
 def _kind_of(product: Product | None) -> str:
@@ -524,7 +548,12 @@ def _bom_lines(
             QuoteLine(
                 revision=revision,
                 position=position,
-                section=section or SECTION_OF_CATEGORY.get(row.category, Section.NETWORK),
+                section=section
+                or (
+                    _product_section(product)
+                    if product
+                    else SECTION_OF_CATEGORY.get(row.category, Section.NETWORK)
+                ),
                 alternative_group=group,
                 kind=_kind_of(product),
                 product=product,
@@ -788,7 +817,7 @@ def quote_add_product(
     line = QuoteLine.objects.create(
         revision=revision,
         position=_next_position(revision),
-        section=section or SECTION_OF_CATEGORY.get(product.category, Section.NETWORK),
+        section=section or _product_section(product),
         kind=_kind_of(product),
         product=product,
         sku=sku,

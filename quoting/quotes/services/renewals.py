@@ -17,6 +17,7 @@ from portal.models import User
 from quoting.errors import IllegalTransition, InvalidValue
 from quoting.quotes.events import event_date
 from quoting.quotes.models import (
+    TOTALLED_SECTIONS,
     LineKind,
     NotificationKind,
     Quote,
@@ -52,7 +53,8 @@ from quoting.quotes.services.quotes import (
 # late for hardware already running), two years on (an installation that slipped).
 START_MONTHS_BEFORE = 12
 START_MONTHS_AFTER = 24
-FREE_TEXT_SECTIONS = (Section.NETWORK, Section.SERVICES, Section.SUPPORT)
+# A free-text line renews in its own part of the plan; one only offered renews as a service.
+FREE_TEXT_SECTIONS = TOTALLED_SECTIONS
 
 
 # --- the renewal quote ---------------------------------------------------------------------------

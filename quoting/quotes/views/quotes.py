@@ -60,6 +60,7 @@ from quoting.quotes.selectors import (
     quote_audit_trail,
     quote_list_rows,
     quotes_visible_to,
+    revision_completeness,
     revision_diff,
     revision_export_note,
     revision_for_display,
@@ -220,6 +221,16 @@ def _page_context(request, display, **extra) -> dict:
             revision_export_note(revision=revision)
             if is_current and not revision.is_frozen
             else None
+        ),
+        # Staff only (this page and the API detail): the parts the project asks for that have no
+        # line here. It never blocks sending.
+        "completeness": (
+            revision_completeness(
+                project=quote.project,
+                lines=(row.line for rows in display.sections.values() for row in rows),
+            )
+            if is_current
+            else []
         ),
         "design": revision.design_snapshot,
         "design_query": _design_query(revision, quote),
