@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import time
 import zipfile
 
 import pytest
@@ -57,11 +56,18 @@ def test_a_pack_past_the_limit_is_a_202_with_its_state_and_the_worker_builds_it(
     assert "rack_power_kw = 70" in archive.read("README.txt").decode()
 
 
-def test_a_32768_gpu_pack_no_longer_holds_the_request(crm):
-    started = time.perf_counter()
+def test_a_32768_gpu_pack_no_longer_holds_the_request(crm, monkeypatch):
+    """Building the zip took 9-17 s in the request; now the request never builds it (a rule
+    about where the work happens, not a stopwatch: the machine's load decides the seconds)."""
+
+    def built_in_the_request(*args, **kwargs):
+        raise AssertionError("the install pack was built while the web worker waited")
+
+    monkeypatch.setattr("quoting.designs.api.designs.pack_zip_chunks", built_in_the_request)
+    monkeypatch.setattr("quoting.designs.services.packs.pack_zip_chunks", built_in_the_request)
     asked = ask(crm, gpu_count=32_768)
     assert asked.status_code == 202 and asked.json()["status"] == "pending"
-    assert time.perf_counter() - started < 2  # was 9-17 s of building in the request
+    assert DesignInstallPack.objects.get().status == "pending"
 
 
 def test_up_to_the_limit_the_zip_still_comes_in_the_answer(crm):
