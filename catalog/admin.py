@@ -70,6 +70,7 @@ class ProductAdmin(admin.ModelAdmin):
                     "uplink_port_count",
                     "uplink_speed_gbps",
                     "port_names",
+                    "cooling",
                 ]
             },
         ),

@@ -40,6 +40,7 @@ class ProductSpecsSerializer(serializers.ModelSerializer):
             "uplink_port_count",
             "uplink_speed_gbps",
             "port_names",
+            "cooling",
         ]
 
 

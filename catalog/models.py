@@ -161,6 +161,15 @@ class Media(models.TextChoices):
     TWISTED_PAIR = "twisted-pair", _("Twisted pair (RJ45 patch cord)")
 
 
+class Cooling(models.TextChoices):
+    AIR = "air", _("Air-cooled")
+    LIQUID = "liquid", _("Liquid-cooled")
+    # A rack-scale system (GB200/GB300 NVL72): one catalog item is a whole rack with its own
+    # power shelves and liquid cooling, so it takes a rack of its own whatever the site's
+    # air-cooled rack power budget.
+    LIQUID_RACK = "liquid-rack", _("Liquid-cooled rack-scale system (a rack of its own)")
+
+
 class FormFactor(models.TextChoices):
     FINNED = "finned", _("Finned top (switch cages)")
     FLAT_TOP = "flat-top", _("Flat top (NIC / DGX cages)")
@@ -232,6 +241,7 @@ SPEC_FIELDS = (
     "uplink_port_count",
     "uplink_speed_gbps",
     "port_names",
+    "cooling",
 )
 
 
@@ -417,6 +427,19 @@ class Product(models.Model):
         ),
     )
 
+    # The site model racks a liquid-cooled rack-scale system on its own, outside the rack
+    # power budget (quoting/engine/install/layout.py); empty: not stated (air).
+    cooling = models.CharField(
+        _("cooling"),
+        max_length=12,
+        choices=Cooling.choices,
+        blank=True,
+        help_text=_(
+            "Rack-scale (GB200 NVL72): one item is a whole liquid-cooled rack with its own "
+            "power shelves. Empty: not stated (air)."
+        ),
+    )
+
     # Data for the staff's export-control note on quotes (quoting.quotes.selectors), never legal
     # advice: empty means unknown, and a classification nobody confirmed says so in its source.
     export_classification = models.CharField(
@@ -501,6 +524,8 @@ class Product(models.Model):
                 % {"field": self._meta.get_field(missing).verbose_name}
             )
         self._clean_port_names(errors)
+        if self.cooling == Cooling.LIQUID_RACK and self.category != Category.SERVER:
+            errors.setdefault("cooling", []).append(_("Only a server is a rack-scale system."))
         if self.ports_per_module is not None and self.ports_per_module > 2:
             errors.setdefault("ports_per_module", []).append(
                 _("A transceiver carries one or two ports.")

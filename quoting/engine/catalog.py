@@ -49,6 +49,14 @@ class ProductSpec:
     # uplinks (the SN2201's 4 x 100G QSFP28 beside its 48 x 1G RJ45). Both or neither.
     uplink_port_count: int | None = None
     uplink_speed_gbps: int | None = None
+    # air, liquid, or liquid-rack: a rack-scale system (GB200 NVL72), one item a whole
+    # liquid-cooled rack with its own power shelves; "" when the catalog does not say (air).
+    cooling: str = ""
+
+    @property
+    def rack_scale(self) -> bool:
+        """A whole rack of its own: racked alone, outside the site's air-cooled power budget."""
+        return self.cooling == "liquid-rack"
 
     @property
     def os_port_names(self) -> tuple[str, ...]:

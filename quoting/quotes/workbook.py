@@ -640,7 +640,10 @@ def _racks(out: _Sheet, rows: list[dict]) -> None:
         out.next()
         count = row.get("count") or 1
         out.put("A", f"{row.get('racks', '')}" + (f" (×{count})" if count > 1 else ""))
-        out.put("B", kinds.get(row.get("kind"), _("Network")))
+        kind = kinds.get(row.get("kind"), _("Network"))
+        if row.get("liquid"):
+            kind = _("Compute, liquid-cooled rack-scale")
+        out.put("B", kind)
         out.put("C", row.get("su", ""))
         out.put("D", f"{row.get('units_used', '')} / {row.get('units_free', '')}")
         out.put("E", row.get("typical_kw"), fmt="0.00")

@@ -31,10 +31,11 @@ ELEVATIONS_TITLE = "Rack elevations: {name} ({racks} racks, budget {budget:g} kW
 def _figures(rack: Rack, budget_kw: float) -> tuple:
     return (
         rack.kind,
+        rack.own_power,
         rack.units_used,
         round(rack.typical_kw, 2),
         round(rack.max_kw, 2),
-        rack.max_kw > budget_kw + 1e-9,
+        rack.over_budget(budget_kw),
     )
 
 
@@ -114,12 +115,13 @@ def power_rows(layout: InstallLayout) -> list[dict]:
                 "racks": _ranges(group),
                 "count": len(group),
                 "kind": rack.kind,
+                "liquid": rack.own_power,
                 "su": (f"{sus[0]}" if len(sus) == 1 else f"{sus[0]}–{sus[-1]}") if sus else "",
                 "units_used": rack.units_used,
                 "units_free": layout.site.rack_units - rack.units_used,
                 "typical_kw": round(rack.typical_kw, 2),
                 "max_kw": round(rack.max_kw, 2),
-                "over": rack.max_kw > budget + 1e-9,
+                "over": rack.over_budget(budget),
             }
         )
     return rows
@@ -143,7 +145,9 @@ def rack_appendix(layout: InstallLayout, translations: dict[str, Translate]) -> 
         "servers_per_rack": layout.servers_per_rack,
         "shown_count": len(shown),
         "grouped": len(layout.racks) > TABLE_RACKS_MAX,
-        "over_count": sum(r.max_kw > site.rack_power_kw + 1e-9 for r in layout.racks),
+        "over_count": sum(r.over_budget(site.rack_power_kw) for r in layout.racks),
+        # Rack-scale systems' own liquid-cooled racks (GB200 NVL72), outside the site's budget.
+        "liquid_count": sum(r.own_power for r in layout.racks),
         "typical_kw": round(sum(r.typical_kw for r in layout.racks), 2),
         "max_kw": round(sum(r.max_kw for r in layout.racks), 2),
         "rows": power_rows(layout),

@@ -965,11 +965,32 @@ def _design_advice(
                 speed=chosen.nic_speed,
             ),
         )
+    if chosen.server is not None and chosen.server.rack_scale:
+        advice += (_rack_scale_advice(req, t, chosen.server),)
     if storage:
         advice += (_storage_advice(req, storage),)
     if storage_sizing:
         advice += (storage_sizing_advice(req, storage_sizing),)
     return advice
+
+
+def _rack_scale_advice(req: FabricRequirements, t: Topology, server: ProductSpec) -> Message:
+    """A rack-scale system (GB200 NVL72) is one rack: its GPUs meet over NVLink inside it, and
+    this fabric joins the racks; rail groups of racks are the scalable units the racks and the
+    leaves are placed by."""
+    group = min(t.servers, t.group_servers) if t.rail_optimized and t.tiers > 1 else t.servers
+    return message(
+        gettext_noop(
+            "Each {sku} is a liquid-cooled rack of its own, up to {kw:g} kW on its own power "
+            "shelves: its {gpus} GPUs meet over NVLink inside the rack, and this fabric joins "
+            "{racks} racks, {group} racks per scalable unit."
+        ),
+        sku=server.part_number,
+        kw=(server.power_max_w or 0) / 1000,
+        gpus=req.gpus_per_server,
+        racks=t.servers,
+        group=group,
+    )
 
 
 def _ufm_shared_cages(
@@ -1920,7 +1941,21 @@ def _advice(
                 hops=t.max_hops,
             )
         )
-    if t.tiers > 1 and req.rail_optimized and t.rails_per_leaf > 1:
+    if t.tiers > 1 and req.rail_optimized and t.rails_per_leaf > 1 and t.servers > t.group_servers:
+        # Rule 5b: a server wider than a pod, in rail groups of leaves of several rails.
+        advice.append(
+            message(
+                gettext_noop(
+                    "Each leaf carries {rails} whole rails of the {servers} servers of its rail "
+                    "group: same-rail traffic inside a group stays one hop, on {leaves} leaves "
+                    "per group."
+                ),
+                rails=t.rails_per_leaf,
+                servers=t.group_servers,
+                leaves=t.group_leaves * req.planes,
+            )
+        )
+    elif t.tiers > 1 and req.rail_optimized and t.rails_per_leaf > 1:
         advice.append(
             message(
                 gettext_noop(

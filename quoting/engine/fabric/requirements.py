@@ -94,13 +94,13 @@ class FabricRequirements:
         default=None, metadata=spec("int", label=_("or servers"), low=1, high=200_000)
     )
     gpus_per_server: int = field(
-        default=8, metadata=spec("int", label=_("GPUs per server"), low=1, high=64)
+        default=8, metadata=spec("int", label=_("GPUs per server"), low=1, high=72)
     )
     # Compute NIC ports per server (per plane); default 1 per GPU.
     nics_per_server: int | None = field(
         default=None,
         metadata=spec(
-            "int", label=_("Compute NICs per server"), help=_("Empty: one per GPU."), low=1, high=64
+            "int", label=_("Compute NICs per server"), help=_("Empty: one per GPU."), low=1, high=72
         ),
     )
     # HDR, NDR, NDR200, XDR, or an Ethernet speed such as 400GbE

@@ -201,6 +201,8 @@ class _LeafLayer:
     up_min: int  # uplinks the busiest leaf of the target needs at the asked oversubscription
     up_max: int  # free ports after the down ports' cages
     rails_per_leaf: int = 1
+    # Rule 5b: several rail groups of leaves with several rails each (a server wider than a pod)
+    multi_group: bool = False
 
 
 @functools.cache
@@ -316,10 +318,16 @@ def _leaf_layers(ask: _Ask) -> list[_LeafLayer]:
     splits = [(asked_down, False)]
     if ask.radix // 2 != asked_down:
         splits.append((ask.radix // 2, True))
-    return [
+    layers = [
         _leaf_layer(ask, down, one_to_one, rails_per_leaf)
         for down, one_to_one in splits
         for rails_per_leaf in _rails_per_leaf_choices(ask, down)
+    ]
+    return layers + [
+        _leaf_layer(ask, down, one_to_one, rails_per_leaf, multi_group=True)
+        for down, one_to_one in splits
+        for rails_per_leaf in _wide_rails_per_leaf(ask, down)
+        if rails_per_leaf not in _rails_per_leaf_choices(ask, down)
     ]
 
 
@@ -337,6 +345,22 @@ def _rails_per_leaf_choices(ask: _Ask, down: int) -> list[int]:
     ]
 
 
+def _wide_rails_per_leaf(ask: _Ask, down: int) -> list[int]:
+    """Rule 5b: a server with more rails than a pod has leaf slots (an NVL72 rack's 72 compute
+    ports against the 32 leaves of a 64-port pod) is rail-optimised in rail groups of leaves
+    that each carry r whole rails of the group's servers: every divisor r whose group of
+    rails / r leaves fits a pod. Narrower servers never need it. Not offered with leaf ports
+    kept for UFM: a leaf full of whole servers has none, and more leaves for two UFM ports are
+    not worth it (the UFM hosts are left out, an appliance is refused)."""
+    if not ask.rail_optimized or ask.rails <= ask.radix // 2 or ask.reserved_down:
+        return []
+    return [
+        r
+        for r in divisors(ask.rails)
+        if r > 1 and ask.rails // r <= ask.radix // 2 and r <= down * ask.split
+    ]
+
+
 def _leaves_for(ask: _Ask, capacity: int, server_count: int, rails_per_leaf: int = 1) -> int:
     if ask.rail_optimized:
         group_servers = capacity // rails_per_leaf
@@ -344,7 +368,9 @@ def _leaves_for(ask: _Ask, capacity: int, server_count: int, rails_per_leaf: int
     return ceil_div(server_count * ask.rails, capacity)
 
 
-def _leaf_layer(ask: _Ask, down: int, one_to_one: bool, rails_per_leaf: int = 1) -> _LeafLayer:
+def _leaf_layer(
+    ask: _Ask, down: int, one_to_one: bool, rails_per_leaf: int = 1, multi_group: bool = False
+) -> _LeafLayer:
     capacity = down * ask.split
     # Uplinks follow the busiest leaf, not the leaf's capacity: a part-filled rail group
     # needs fewer spines, and a growth target is how to pay for empty ports up front.
@@ -362,6 +388,7 @@ def _leaf_layer(ask: _Ask, down: int, one_to_one: bool, rails_per_leaf: int = 1)
         up_min=math.ceil(busiest_ports / ask.ratio),
         up_max=ask.radix - cage_aligned(down, ask.ports_per_cage),
         rails_per_leaf=rails_per_leaf,
+        multi_group=multi_group,
     )
 
 
@@ -370,7 +397,7 @@ def _headroom_servers(ask: _Ask, layer: _LeafLayer, up: int, shape: dict[str, in
     cores (three tiers) have room for, each filled as cabled; leaves of several rails take
     only their own rail group (one more server past it splits a rail over two leaves)."""
     per_leaf_now = min(layer.down, math.floor(up * ask.ratio)) * ask.split  # endpoints as cabled
-    if layer.rails_per_leaf > 1:
+    if layer.rails_per_leaf > 1 and not layer.multi_group:
         return per_leaf_now // layer.rails_per_leaf
     links = shape["links_per_leaf_per_spine"]
     if shape["tiers"] == 2:
@@ -379,7 +406,8 @@ def _headroom_servers(ask: _Ask, layer: _LeafLayer, up: int, shape: dict[str, in
         room = ask.radix // (shape["spines_per_core_group"] * shape["links_per_spine_per_core"])
         room *= shape["leaves_per_pod"]  # pods the cores take
     if ask.rail_optimized:
-        return room // ask.rails * per_leaf_now
+        group_leaves = ask.rails // layer.rails_per_leaf
+        return room // group_leaves * (per_leaf_now // layer.rails_per_leaf)
     return room * per_leaf_now // ask.rails
 
 
@@ -389,7 +417,7 @@ def _built(ask: _Ask, layer: _LeafLayer, up: int, **shape: int) -> Topology:
         leaf_up=up,
         leaf_count=layer.now,
         headroom_servers=_headroom_servers(ask, layer, up, shape),
-        step_servers=ask.block_of(layer.down),
+        step_servers=ask.block_of(layer.down) // (layer.rails_per_leaf if layer.multi_group else 1),
         one_to_one_split=layer.one_to_one,
         rails_per_leaf=layer.rails_per_leaf,
         **shape,
@@ -442,9 +470,10 @@ def _three_tiers(ask: _Ask, layers: list[_LeafLayer]) -> Topology:
     so that every spine meets every core of its group with m links and no core gives a pod
     more than k / pods ports. Minimise leaves + spines today + cores for the target."""
     best: tuple | None = None
-    step = ask.rails if ask.rail_optimized else 1
-    # Leaves of several rails are one rail group, which two tiers always hold.
-    for layer in (layer for layer in layers if layer.rails_per_leaf == 1):
+    # Leaves of several rails are one rail group, which two tiers always hold, unless the
+    # server is wider than a pod (rule 5b): then pods hold whole groups of such leaves.
+    for layer in (layer for layer in layers if layer.rails_per_leaf == 1 or layer.multi_group):
+        step = ask.rails // layer.rails_per_leaf if ask.rail_optimized else 1
         for pod in range(step, ask.radix // 2 + 1, step):
             if 2 <= ceil_div(layer.target, pod) <= ask.radix:
                 best = _best_pod_shape(ask, layer, pod, best)

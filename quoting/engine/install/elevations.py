@@ -63,6 +63,8 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
     )
     row_label = tr(gettext_noop("Row {row}"))
     power_label = tr(gettext_noop("{kw:.1f} / {budget:g} kW max"))
+    # A rack-scale system's own rack: its power shelves, not the site's budget.
+    liquid_label = tr(gettext_noop("{kw:.1f} kW max, liquid-cooled, own power"))
     weight_label = tr(gettext_noop("{kg:,.0f} kg"))
     weight_floor = tr(gettext_noop("≥ {kg:,.0f} kg, {count} unknown"))
     weight_unknown = tr(gettext_noop("Weight unknown: {devices}"))
@@ -92,14 +94,15 @@ def rack_elevations_svg(layout: InstallLayout, translate: Translate | None = Non
             yield f'<text class="row" x="{MARGIN}" y="{top + 12}">{row}</text>\n'
         x = MARGIN + rack.position * (RACK_W + RACK_GAP)
         y = top + HEAD
-        over = rack.max_kw > site.rack_power_kw + 1e-9
+        over = rack.over_budget(site.rack_power_kw)
+        label = liquid_label if rack.own_power else power_label
         weight = rack_weight(layout, rack)
         parts = [
             f'<g class="rack{" over" if over else ""}" data-rack="{rack.name}">',
             f'<text x="{x}" y="{top + 26}">{rack.name} · {rack.units_used}/{site.rack_units} U'
             "</text>",
             f'<text class="kw" x="{x}" y="{top + 37}">'
-            f"{escape(power_label.format(kw=rack.max_kw, budget=site.rack_power_kw))}</text>",
+            f"{escape(label.format(kw=rack.max_kw, budget=site.rack_power_kw))}</text>",
             f'<text class="kg" x="{x}" y="{top + 48}">{_weight(weight)}</text>',
             f'<rect class="frame" x="{x}" y="{y}" width="{RACK_W}" height="{rack_h}"/>',
             _u_scale(x, y, site.rack_units),

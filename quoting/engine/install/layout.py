@@ -75,6 +75,9 @@ class Rack:
     server_typical_w: float = 0.0  # servers: outside the design's network power
     server_max_w: float = 0.0
     parts: Counter = field(default_factory=Counter)  # racked parts: devices, optics, cables
+    # "liquid-rack": a rack-scale system's own liquid-cooled rack (GB200 NVL72), powered by its
+    # own power shelves, so the site's air-cooled budget is not its; "" for the site's racks.
+    cooling: str = ""
 
     row_name: str = ""  # A, B, ... AA
     name: str = ""  # A01: row and position
@@ -90,6 +93,15 @@ class Rack:
     @property
     def max_kw(self) -> float:
         return (self.network_max_w + self.server_max_w) / 1000
+
+    @property
+    def own_power(self) -> bool:
+        return self.cooling == "liquid-rack"
+
+    def over_budget(self, budget_kw: float) -> bool:
+        """Over the site's rack power budget; a rack-scale system's own rack never is (it
+        brings its power shelves and liquid cooling, sized for it)."""
+        return not self.own_power and self.max_kw > budget_kw + 1e-9
 
 
 @dataclass(slots=True)
@@ -360,9 +372,14 @@ def place_devices(
     """Racks and every device at its U, no cables yet: (layout, the cable schedule's device
     names -> placed names, the catalog by part number). Raises InvalidInput on a site field."""
     server = _server_model(design.server, site)
-    check_site(site, server_units=server.units, server_max_kw=server.max_kw)
-    per_rack = site.servers_per_rack or min(
-        site.rack_units // server.units, int(site.rack_power_kw / server.max_kw + 1e-9)
+    check_site(
+        site, server_units=server.units, server_max_kw=server.max_kw, own_rack=server.rack_scale
+    )
+    per_rack = (
+        1
+        if server.rack_scale
+        else site.servers_per_rack
+        or min(site.rack_units // server.units, int(site.rack_power_kw / server.max_kw + 1e-9))
     )
     by_sku = {p.part_number: p for p in catalog}
     plane_names = [_Names(design, plane) for plane in range(1, design.planes + 1)]
@@ -407,6 +424,7 @@ class _ServerModel:
     units: int
     typical_kw: float
     max_kw: float
+    rack_scale: bool = False  # a whole liquid-cooled rack of its own (GB200 NVL72)
 
     def device(self, name: str, su: int) -> Device:
         return Device(
@@ -423,8 +441,12 @@ class _ServerModel:
 
 def _server_model(server: ProductSpec | None, site: SiteInputs) -> _ServerModel:
     """The site's figures for the server, else the catalog server's, else an 8-GPU DGX-class
-    system's."""
-    units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
+    system's. A rack-scale system fills its own rack, whatever the site's server height."""
+    rack_scale = bool(server and server.rack_scale)
+    if rack_scale:
+        units = site.rack_units
+    else:
+        units = site.server_units or (server and server.rack_units) or DEFAULT_SERVER_UNITS
     if site.server_power_kw:
         max_kw = typical_kw = site.server_power_kw
     elif server and server.power_max_w:
@@ -432,7 +454,7 @@ def _server_model(server: ProductSpec | None, site: SiteInputs) -> _ServerModel:
         typical_kw = (server.power_typical_w or server.power_max_w) / 1000
     else:
         max_kw = typical_kw = DEFAULT_SERVER_KW
-    return _ServerModel(server.part_number if server else "", units, typical_kw, max_kw)
+    return _ServerModel(server.part_number if server else "", units, typical_kw, max_kw, rack_scale)
 
 
 @dataclass(slots=True)
@@ -534,6 +556,8 @@ def _place_servers(
     placer, names = placing.placer, placing.plane_names[0]
     for rack_number in range(math.ceil(len(servers) / per_rack)):
         rack = placer.rack("compute", su + 1)
+        if server.rack_scale:
+            rack.cooling = "liquid-rack"
         chunk = servers[rack_number * per_rack : (rack_number + 1) * per_rack]
         for slot, s in enumerate(chunk):
             name = f"su{su + 1}-r{rack_number + 1:02d}-node{slot + 1:02d}"

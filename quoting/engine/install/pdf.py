@@ -292,7 +292,12 @@ def _device(d, x: float, y: float, width: float, u_h: float) -> str:
 
 def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: float) -> str:
     site = layout.site
-    over = rack.max_kw > site.rack_power_kw + 1e-9
+    over = rack.over_budget(site.rack_power_kw)
+    power = (
+        f"{rack.max_kw:.1f} kW max, liquid-cooled, own power"
+        if rack.own_power
+        else f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max"
+    )
     height = site.rack_units * u_h
     bottom = top - height
     weight = "".join(
@@ -305,8 +310,7 @@ def _rack(layout: InstallLayout, rack, x: float, width: float, top: float, u_h: 
         ("0.78 0.16 0.16 rg " if over else "0 g ")
         + f"BT /F1 8 Tf {x:.1f} {top + 35:.1f} Td "
         + _text(
-            f"{rack.max_kw:.1f} / {site.rack_power_kw:g} kW max, "
-            f"{rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else "")
+            f"{power}, {rack.units_used}/{site.rack_units} U" + ("  OVER BUDGET" if over else "")
         )
         + " Tj ET 0 g\n",
         weight,

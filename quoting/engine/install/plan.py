@@ -70,7 +70,7 @@ RACKS_NAMED = 8
 def _power_warning(layout: InstallLayout, site: SiteInputs) -> None:
     """One warning for the design, not one per rack: a hall of 12 kW racks holding 10 kW
     servers would otherwise list hundreds of lines saying the same thing."""
-    over = [rack for rack in layout.racks if rack.max_kw > site.rack_power_kw + 1e-9]
+    over = [rack for rack in layout.racks if rack.over_budget(site.rack_power_kw)]
     if not over:
         return
     worst = max(rack.max_kw for rack in over)

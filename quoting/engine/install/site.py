@@ -144,8 +144,12 @@ class SiteInputs:
 SITE_FIELDS = tuple(SiteInputs.__dataclass_fields__)
 
 
-def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> None:
-    """Every field against its spec, then: the rack must hold at least one server."""
+def check_site(
+    site: SiteInputs, *, server_units: int, server_max_kw: float, own_rack: bool = False
+) -> None:
+    """Every field against its spec, then: the rack must hold at least one server. A rack-scale
+    system (`own_rack`, GB200 NVL72) is a liquid-cooled rack with its own power shelves: the
+    site's air-cooled budget is not its, and it is one per rack."""
     errors = field_errors(site)
     if errors:
         raise InvalidInput(errors)
@@ -157,9 +161,13 @@ def check_site(site: SiteInputs, *, server_units: int, server_max_kw: float) -> 
                 server=server_units,
             )
         ]
-    if server_max_kw > site.rack_power_kw:
+    if server_max_kw > site.rack_power_kw and not own_rack:
         errors["rack_power_kw"] = [_underpowered(site.rack_power_kw, server_max_kw)]
-    if site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
+    if own_rack and (site.servers_per_rack or 1) > 1:
+        errors["servers_per_rack"] = [
+            message(_("a rack-scale system is a rack of its own: one per rack."))
+        ]
+    elif site.servers_per_rack and site.servers_per_rack * server_units > site.rack_units:
         errors["servers_per_rack"] = [
             message(
                 _("{servers} servers of {server} U do not fit a {rack} U rack."),

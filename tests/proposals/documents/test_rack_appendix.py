@@ -218,3 +218,44 @@ def test_a_small_design_draws_every_rack(seeded):
     assert [f["racks"] for f in appendix["figures"]] == ["A01–A06", "A07", "B01"]
     # A figure is captioned by the PDF: the drawing's own title (its rack count) is left out.
     assert not any("racks, budget" in svg for svg in appendix["elevations"]["en"])
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        (
+            "en",
+            (
+                "Compute, liquid-cooled rack-scale",
+                "Own power shelves",
+                "8 racks are liquid-cooled rack-scale systems with their own power shelves",
+            ),
+        ),
+        ("zh-hans", ("计算（液冷机柜级）", "自带电源架", "8 个机柜为液冷机柜级系统")),
+    ],
+)
+def test_nvl72_racks_are_listed_liquid_cooled_on_their_own_power(world, seeded, language, words):
+    """A DGX GB200 NVL72 is a rack of its own (about 120 kW, liquid-cooled, its own power
+    shelves): the appendix lists it with its power and not against the 12 kW budget."""
+    world.customer.language = language
+    world.customer.save()
+    design = design_save(
+        project=world.project,
+        name="GB200 scalable unit",
+        user=world.sales,
+        requirements={
+            "server_count": 8,
+            "gpus_per_server": 72,
+            "server_part_number": "DGX-GB200-NVL72",
+        },
+        site={},
+    )
+    quote = quote_create_from_design(project=world.project, design=design, user=world.sales)
+    racks = quote.current_revision.design_racks
+    assert (racks["liquid_count"], racks["over_count"]) == (8, 0)
+    liquid = [row for row in racks["rows"] if row["liquid"]]
+    assert len(liquid) == 8 and all(row["max_kw"] >= 120 and not row["over"] for row in liquid)
+    html = flat(proposal_html(revision=quote.current_revision, language=language))
+    for word in words:
+        assert word in html, word
+    assert "Over budget" not in html and "超出预算" not in html

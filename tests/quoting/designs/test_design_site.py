@@ -3,7 +3,10 @@ the cable schedule and the revision's pack; its runs decide the cables bought.""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import zipfile
 from collections import Counter
 
 import pytest
@@ -138,3 +141,44 @@ def test_the_command_takes_the_site_for_the_design(seeded, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed["site"]["cable_route"] == "raised-floor"
     assert skus(printed["bom"]) & COPPER
+
+
+NVL72_RACKS = {"server_count": 8, "gpus_per_server": 72, "server_part_number": "DGX-GB200-NVL72"}
+
+
+def test_nvl72_racks_are_designed_on_the_default_12_kw_site_through_the_api(api):
+    """A DGX GB200 NVL72 (about 120 kW, liquid-cooled, its own power shelves) is a rack of its
+    own: the 12 kW air-cooled budget does not refuse it (DGX SuperPOD RA, DGX GB200: 8 racks,
+    576 GPUs per SU; DGX GB200 User Guide: 72 ConnectX-7 NDR ports a rack)."""
+    response = api.post("/api/v1/designs/", NVL72_RACKS, content_type="application/json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["site"]["rack_power_kw"] == 12
+    assert body["cables"]["server-leaf"] == 576
+    assert any("liquid-cooled rack of its own" in a for a in body["advice"])
+    # Two on a rack is refused at the field, not a 500.
+    response = api.post(
+        "/api/v1/designs/", {**NVL72_RACKS, "servers_per_rack": 2}, content_type="application/json"
+    )
+    assert response.status_code == 400 and "servers_per_rack" in field_errors(response)
+
+
+def test_the_nvl72_page_and_pack_show_the_racks_liquid_cooled_on_their_own_power(
+    sales_client, seeded
+):
+    query = (
+        "server_count=8&gpus_per_server=72&server_part_number=DGX-GB200-NVL72"
+        "&nic_generation=NDR&family=infiniband&planes=1&oversubscription=1"
+        "&subnet_manager=auto&spares_percent=0&rail_optimized=on"
+    )
+    response = sales_client.get(f"/designs/new/?{query}")
+    assert response.context["design"] is not None and not response.context["site_form"].errors
+    html = response.content.decode()
+    assert html.count("kW max, liquid-cooled, own power") == 8 and "over its" not in html
+
+    pack = sales_client.get(f"/designs/install-pack.zip?{query}")
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(pack.streaming_content)))
+    racks = list(csv.DictReader(io.StringIO(archive.read("racks.csv").decode())))
+    liquid = [r for r in racks if r["cooling"] == "liquid"]
+    assert len(liquid) == 8 and {r["kind"] for r in liquid} == {"compute"}
+    assert all(r["over_budget"] == "no" and float(r["max_kw"]) >= 120 for r in liquid)

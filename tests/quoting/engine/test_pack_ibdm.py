@@ -34,6 +34,10 @@ DESIGNS = {
     "72 DGX H100 GPUs on leaves of two rails, UFM appliances": dict(
         gpu_count=72, server_part_number="DGX-H100", subnet_manager="ufm-appliance"
     ),
+    # Each rack one host of 72 ConnectX-7 ports, on leaves of four rails.
+    "one SU of DGX GB200 NVL72 racks": dict(
+        server_count=8, gpus_per_server=72, server_part_number="DGX-GB200-NVL72"
+    ),
 }
 
 

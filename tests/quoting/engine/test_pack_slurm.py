@@ -43,6 +43,10 @@ DESIGNS = {
     "16 DGX H100 at NDR200 on one switch (BasePOD)": dict(
         server_count=16, nic_generation="NDR200", server_part_number="DGX-H100"
     ),
+    # Three tiers, rail groups of racks with several rails per leaf (rule 5b).
+    "four SUs of DGX GB200 NVL72 racks": dict(
+        server_count=32, gpus_per_server=72, server_part_number="DGX-GB200-NVL72"
+    ),
 }
 
 pytestmark = pytest.mark.skipif(
