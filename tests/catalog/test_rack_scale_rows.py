@@ -20,7 +20,7 @@ from django.core.exceptions import ValidationError
 from catalog.models import PriceListItem, Product
 from catalog.selectors import product_specs
 
-migration = importlib.import_module("catalog.migrations.0014_product_cooling_and_nvl72_racks")
+migration = importlib.import_module("catalog.migrations.0015_product_cooling_and_nvl72_racks")
 RACKS = ("DGX-GB200-NVL72", "DGX-GB300-NVL72")
 
 
