@@ -5,6 +5,7 @@ who prints it as the seller, and which document is a frozen revision's sent PDF.
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -268,10 +269,17 @@ def payment_schedule_of(revision: QuoteRevision, *, total: Decimal) -> list[Mile
     ]
 
 
+# The catalog's note to staff that a price is its reference price, to check before quoting
+# ("Reference price: verify.", "参考价格，请核实。"): an offer prints no such thing, a sent one
+# is binding.
+CATALOG_NOTE = re.compile(r"\s*(Reference (price|figure): verify\.|参考(价格|数据)，请核实。)")
+
+
 def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offered], list[Offered]]:
     """(support, services) the offer names: each support tier quoted once with its response
     terms when the catalog gives them (the on-site time within the seller's service area), else
-    its description; each service line; then those offered as optional lines, with their price."""
+    its description; each service line by its name (a service's catalog description is written
+    for staff); then those offered as optional lines, with their price."""
     chinese = language.startswith("zh")
     profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
     area = profile.service_area_for(language) if profile else ""
@@ -293,7 +301,10 @@ def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offere
         seen.add((product.pk, is_optional))
         with translation.override(language):
             terms = support_terms(product, area=area) if category == Category.SUPPORT else []
-        promise = "" if terms else (chinese and product.description_zh) or product.description_en
+        promise = ""
+        if category == Category.SUPPORT and not terms:
+            described = (chinese and product.description_zh) or product.description_en
+            promise = CATALOG_NOTE.sub("", described).strip()
         offered = Offered(
             (chinese and product.name_zh) or ln.description,
             promise,

@@ -90,6 +90,7 @@ from quoting.quotes.selectors import (
     revision_export_note,
     revision_gate,
     revision_totals,
+    schedule_text,
 )
 from quoting.quotes.services.notifications import approvers, notify, person_name
 from quoting.quotes.services.snapshots import revision_snapshot_from_design, revision_tco_refresh
@@ -230,11 +231,6 @@ def _additional_terms(value: str) -> str:
             field="additional_terms",
         )
     return value
-
-
-def _schedule_text(schedule) -> str:
-    """A schedule in one line for the audit trail: "On order 30.00 %; On delivery 70.00 %"."""
-    return "; ".join(f"{m['label']} {m['percent']} %" for m in schedule or [])
 
 
 # The usual milestones' names, translated when a quote takes them from the company's default
@@ -1150,7 +1146,7 @@ def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, sch
     if schedule is not None and schedule != revision.payment_schedule:
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
-            before=_schedule_text(revision.payment_schedule), after=_schedule_text(schedule),
+            before=schedule_text(revision.payment_schedule), after=schedule_text(schedule),
         )  # fmt: skip
         revision.payment_schedule = schedule
         revision.save(update_fields=["payment_schedule"])

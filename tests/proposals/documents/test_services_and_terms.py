@@ -151,3 +151,15 @@ def test_a_sent_offer_states_binding_prices_and_its_pdf_prints_the_milestones_in
     chinese = " ".join(pdf_text(bytes(sent_pdf(revision, "zh-hans").pdf)).split())
     assert "付款计划" in chinese and f"30 % {thirty} CNY" in chinese
     assert f"{until} 之前有效并具有约束力" in chinese
+
+
+def test_a_sent_offer_prints_no_catalog_note_that_a_price_is_a_reference_price(world):
+    """The per-device tier and the per-node services carry "Reference price: verify." in the
+    catalog's descriptions: a note to staff, never printed in an offer."""
+    quote = _quote(world, ("SUP-DEV-NBD-1Y", None), (TUNING, Section.OPTIONAL))
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    revision = QuoteRevision.objects.get(pk=quote.current_revision_id)
+    english = _services(proposal_html(revision=revision, language="en"))
+    assert "Remote support on business days" in english and "Reference" not in english
+    chinese = _services(proposal_html(revision=revision, language="zh-hans"))
+    assert "工作日远程支持" in chinese and "参考" not in chinese

@@ -271,3 +271,17 @@ def test_the_api_sets_and_reads_the_schedule_and_terms(api, qw):
     assert api.get(f"/api/v1/quotes/{qw.quote.pk}/").json()["payment_schedule"] == expected
     revisions = api.get(f"/api/v1/quotes/{qw.quote.pk}/revisions/").json()
     assert revisions[-1]["payment_schedule"] == expected
+
+
+def test_the_revision_diff_shows_a_changed_schedule_and_terms(client, world):
+    quote = quote_sent(world)
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version,
+        payment_schedule=THIRTY_SIXTY_TEN, additional_terms="Delivery DDP Shenzhen.",
+    )  # fmt: skip
+    client.force_login(world.sales)
+    html = client.get(f"/quotes/{quote.pk}/diff/?a=1&b=2").content.decode()
+    assert (
+        "Payment schedule: — → On order 30.00 %; On delivery 60.00 %; On acceptance 10.00 %" in html
+    )
+    assert "Additional terms: — → Delivery DDP Shenzhen." in html
