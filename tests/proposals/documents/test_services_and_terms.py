@@ -163,3 +163,22 @@ def test_a_sent_offer_prints_no_catalog_note_that_a_price_is_a_reference_price(w
     assert "Remote support on business days" in english and "Reference" not in english
     chinese = _services(proposal_html(revision=revision, language="zh-hans"))
     assert "工作日远程支持" in chinese and "参考" not in chinese
+
+
+def test_the_share_page_of_a_sent_offer_states_binding_prices_and_the_milestones(client, world):
+    from proposals.share.services import share_link_create
+
+    quote = _quote(world, (PREMIUM, Section.OPTIONAL))
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version, payment_schedule=SCHEDULE
+    )
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    token = share_link_create(quote=quote, user=world.sales)[1]
+    english = client.get(f"/p/{token}?lang=en").content.decode()
+    assert f"binding until {quote.valid_until.isoformat()}" in english
+    assert "indicative" not in english and "Reference price" not in english
+    assert english.count("<tr data-milestone>") == 3 and "Available as an option" in english
+    chinese = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    assert "付款计划" in chinese and "可选购" in chinese
+    # The milestones' names as the quote holds them (typed in English here).
+    assert re.search(r"<tr data-milestone><td[^>]*>On order</td>", chinese)
