@@ -64,7 +64,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
 @login_required
 def home(request: HttpRequest):
     work = work_queues(user=request.user)
-    context = {"catalog": catalog_summary(), "work_counts": work.counts}
+    context = {
+        "catalog": catalog_summary(),
+        "work_counts": work.counts,
+        "company_editable": _may_edit_company(request.user),
+    }
     if work.counts is not NO_WORK:
         context["work"] = work
     return render(request, "portal/home.html", context)

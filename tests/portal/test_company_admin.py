@@ -105,3 +105,10 @@ def test_the_demo_has_a_company_admin_and_a_seller_paid_30_60_10(db):
     demo_users_ensure()
     assert User.objects.get(username="company").has_role(COMPANY_ADMIN)
     assert [m["percent"] for m in DEMO_COMPANY["payment_schedule"]] == ["30.00", "60.00", "10.00"]
+
+
+def test_the_home_page_leads_company_admins_to_the_profile_and_not_sales(client, make_user):
+    client.force_login(make_user("kim", role=COMPANY_ADMIN))
+    assert f'href="{URL}"' in client.get("/").content.decode()
+    client.force_login(make_user("wang", role="sales"))
+    assert f'href="{URL}"' not in client.get("/").content.decode()

@@ -1085,7 +1085,7 @@ def quote_update_terms(
         and tax in (None, current.tax_percent)
         and valid_until in (None, quote.valid_until)
         and workload in (None, current.workload)
-        and schedule in (None, current.payment_schedule)
+        and schedule in (None, current.payment_schedule or [])  # none kept is an empty one
         and additional_terms in (None, current.additional_terms)
     )
     if terms_kept and not links:
@@ -1143,7 +1143,7 @@ def quote_update_terms(
 
 def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms):
     """quote_update_terms' payment schedule and additional terms: an event for each changed."""
-    if schedule is not None and schedule != revision.payment_schedule:
+    if schedule is not None and schedule != (revision.payment_schedule or []):
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
             before=schedule_text(revision.payment_schedule), after=schedule_text(schedule),

@@ -285,3 +285,13 @@ def test_the_revision_diff_shows_a_changed_schedule_and_terms(client, world):
         "Payment schedule: — → On order 30.00 %; On delivery 60.00 %; On acceptance 10.00 %" in html
     )
     assert "Additional terms: — → Delivery DDP Shenzhen." in html
+
+
+def test_an_empty_schedule_on_a_revision_without_one_changes_nothing(world):
+    quote = quote_sent(world)
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=None)
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version, payment_schedule=[]
+    )
+    quote.refresh_from_db()
+    assert quote.status == "sent" and quote.current_revision.number == 1
