@@ -2,6 +2,22 @@
 
 from django.db import migrations, models
 
+# The demo seller (portal.services.DEMO_COMPANY) as setup_demo made it before schedules: it gets
+# the demo's 30/60/10 so the README's walk-through shows one. Any other seller sets its own.
+DEMO_SELLER = "Shenzhen FabricQuote Networks Co., Ltd. (demo)"
+DEMO_SCHEDULE = [
+    {"label": "On order", "percent": "30.00"},
+    {"label": "On delivery", "percent": "60.00"},
+    {"label": "On acceptance", "percent": "10.00"},
+]
+
+
+def demo_seller_schedule(apps, schema_editor):
+    CompanyProfile = apps.get_model("portal", "CompanyProfile")
+    CompanyProfile.objects.filter(legal_name_en=DEMO_SELLER, payment_schedule=[]).update(
+        payment_schedule=DEMO_SCHEDULE
+    )
+
 
 class Migration(migrations.Migration):
 
@@ -15,4 +31,5 @@ class Migration(migrations.Migration):
             name='payment_schedule',
             field=models.JSONField(blank=True, default=list, verbose_name='default payment schedule'),
         ),
+        migrations.RunPython(demo_seller_schedule, migrations.RunPython.noop),
     ]

@@ -112,3 +112,28 @@ def test_the_home_page_leads_company_admins_to_the_profile_and_not_sales(client,
     assert f'href="{URL}"' in client.get("/").content.decode()
     client.force_login(make_user("wang", role="sales"))
     assert f'href="{URL}"' not in client.get("/").content.decode()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_an_existing_demo_seller_the_demo_schedule_and_no_one_else():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = (
+        ("portal", "0004_company_bank_name_in_chinese"),
+        (
+            "portal",
+            "0005_company_admin_and_payment_schedule",
+        ),
+    )
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps.get_model("portal", "CompanyProfile")
+    old.objects.create(pk=1, legal_name_en=DEMO_COMPANY["legal_name_en"])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate([after])
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    assert CompanyProfile.objects.get().payment_schedule == DEMO_COMPANY["payment_schedule"]
