@@ -1,6 +1,5 @@
 import base64
 
-from django import forms
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.shortcuts import redirect
@@ -8,61 +7,14 @@ from django.urls import reverse
 from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 
-from portal.models import LOGO_MAX_BYTES, CompanyProfile, User, logo_content_type
+from portal.forms import CompanyProfileForm
+from portal.models import CompanyProfile, User
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
     fieldsets = (*BaseUserAdmin.fieldsets, (_("Preferences"), {"fields": ("language", "phone")}))
     list_display = ("username", "email", "first_name", "last_name", "is_staff", "language")
-
-
-class CompanyProfileForm(forms.ModelForm):
-    logo_upload = forms.FileField(
-        label=_("Logo"),
-        required=False,
-        help_text=_("PNG or JPEG, at most 512 KB; printed on the proposal's cover."),
-    )
-    logo_remove = forms.BooleanField(label=_("Remove the logo"), required=False)
-
-    class Meta:
-        model = CompanyProfile
-        fields = (
-            "legal_name_en",
-            "legal_name_zh",
-            "address_en",
-            "address_zh",
-            "phone",
-            "email",
-            "website",
-            "tax_number",
-            "bank_name",
-            "bank_name_zh",
-            "bank_account",
-            "service_area_en",
-            "service_area_zh",
-        )
-
-    def clean_logo_upload(self):
-        upload = self.cleaned_data.get("logo_upload")
-        if not upload:
-            return None
-        if upload.size > LOGO_MAX_BYTES:
-            raise forms.ValidationError(_("The logo may take at most 512 KB."))
-        data = upload.read()
-        if logo_content_type(data) is None:
-            raise forms.ValidationError(_("Upload a PNG or JPEG image."))
-        return data
-
-    def save(self, commit=True):
-        profile = super().save(commit=False)
-        if self.cleaned_data.get("logo_remove"):
-            profile.logo, profile.logo_type = None, ""
-        elif data := self.cleaned_data.get("logo_upload"):
-            profile.logo, profile.logo_type = data, logo_content_type(data)
-        if commit:
-            profile.save()
-        return profile
 
 
 @admin.register(CompanyProfile)

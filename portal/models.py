@@ -9,7 +9,10 @@ SALES_MANAGER = "sales-manager"
 CATALOG_MANAGER = "catalog-manager"
 # Decides approvals beyond a sales manager's rule (quoting.quotes.models.ApprovalRule).
 DIRECTOR = "director"
-ROLE_GROUPS = (SALES, SALES_MANAGER, CATALOG_MANAGER, DIRECTOR)
+# Edits the seller's company profile (portal page /settings/company/). Appended: a role's bit
+# is its place in ROLE_GROUPS.
+COMPANY_ADMIN = "company-admin"
+ROLE_GROUPS = (SALES, SALES_MANAGER, CATALOG_MANAGER, DIRECTOR, COMPANY_ADMIN)
 
 
 # One more bit after the roles: the user holds `quoting.view_margin` (the reseller's cost and
@@ -151,6 +154,8 @@ class CompanyProfile(models.Model):
         help_text=_("Where on-site support times apply, e.g. Shenzhen."),
     )
     service_area_zh = models.CharField(_("service area (Chinese)"), max_length=100, blank=True)
+    # The payment schedule a new quote starts with ([{"label", "percent"}], quoting's rules).
+    payment_schedule = models.JSONField(_("default payment schedule"), default=list, blank=True)
     logo = models.BinaryField(_("logo"), blank=True, null=True, editable=False)
     logo_type = models.CharField(max_length=20, blank=True, editable=False)
     updated_at = models.DateTimeField(auto_now=True)

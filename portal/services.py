@@ -6,7 +6,15 @@ from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 
-from portal.models import CATALOG_MANAGER, DIRECTOR, SALES, SALES_MANAGER, CompanyProfile, User
+from portal.models import (
+    CATALOG_MANAGER,
+    COMPANY_ADMIN,
+    DIRECTOR,
+    SALES,
+    SALES_MANAGER,
+    CompanyProfile,
+    User,
+)
 
 # Model permissions per role, as "app_label.codename". Row-level scoping lives in selectors.
 ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
@@ -29,7 +37,14 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
         for action in ("add", "change", "delete", "view")
     )
     + ("quoting.view_margin",),
+    # The company profile's page (portal.views.company_profile_edit) asks for the role itself;
+    # the permissions let a company admin with admin access edit it there too.
+    COMPANY_ADMIN: ("portal.view_companyprofile", "portal.change_companyprofile"),
 }
+
+# Who may edit the seller's company profile on its portal page: company admins, and catalog
+# managers, who keep the prices and already kept the profile in the admin.
+COMPANY_PROFILE_EDITORS = (COMPANY_ADMIN, CATALOG_MANAGER)
 
 DEMO_USERS = (
     # username, role, staff (admin access), first name, phone
@@ -37,6 +52,7 @@ DEMO_USERS = (
     ("manager", SALES_MANAGER, False, "Demo Manager", "+86 755 8600 0102"),
     ("catalog", CATALOG_MANAGER, True, "Demo Catalog", ""),
     ("director", DIRECTOR, False, "Demo Director", "+86 755 8600 0103"),
+    ("company", COMPANY_ADMIN, False, "Demo Company Admin", ""),
 )
 
 # A made-up seller (the .invalid domain, a code of the right shape): replace it in the admin.
@@ -53,6 +69,11 @@ DEMO_COMPANY = {
     "bank_account": "7559 0000 0000 0000",
     "service_area_en": "Shenzhen",
     "service_area_zh": "深圳",
+    "payment_schedule": [
+        {"label": "On order", "percent": "30.00"},
+        {"label": "On delivery", "percent": "60.00"},
+        {"label": "On acceptance", "percent": "10.00"},
+    ],
 }
 
 

@@ -14,6 +14,7 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/language/", views.language_set, name="language-set"),
+    path("settings/company/", views.company_profile_edit, name="company-profile"),
     path("catalog/", include("catalog.urls")),
     # Before the pages: every API call would first be tried against each of their patterns.
     path("api/v1/", include("portal.api.urls")),
@@ -24,6 +25,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
 ]
 
+handler403 = "portal.views.permission_denied"  # JSON under /api/, a translated page elsewhere
 handler404 = "portal.views.not_found"  # JSON under /api/
 handler500 = "portal.views.server_error"  # the database out of reach: 503, see the view
 

@@ -2,10 +2,14 @@ import functools
 import sys
 from pathlib import Path
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
@@ -13,9 +17,20 @@ from django.views.i18n import set_language
 
 from catalog.selectors import catalog_summary
 from portal.api.exceptions import problem_response
+from portal.forms import CompanyProfileForm
 from portal.health import portal_health
 from portal.middleware import DATABASE_DOWN, database_unavailable
+from portal.models import CompanyProfile
+from portal.services import COMPANY_PROFILE_EDITORS
 from portal.work import NO_WORK, work_queues
+from quoting.errors import InvalidValue
+from quoting.quotes.forms.quotes import (
+    MilestoneFormSet,
+    milestone_error,
+    milestones_filled,
+    schedule_of,
+)
+from quoting.quotes.services.quotes import payment_schedule_clean
 
 
 @require_GET
@@ -49,7 +64,11 @@ def favicon(request: HttpRequest) -> HttpResponse:
 @login_required
 def home(request: HttpRequest):
     work = work_queues(user=request.user)
-    context = {"catalog": catalog_summary(), "work_counts": work.counts}
+    context = {
+        "catalog": catalog_summary(),
+        "work_counts": work.counts,
+        "company_editable": _may_edit_company(request.user),
+    }
     if work.counts is not NO_WORK:
         context["work"] = work
     return render(request, "portal/home.html", context)
@@ -82,3 +101,51 @@ def not_found(request: HttpRequest, exception=None):
     if request.path.startswith("/api/"):
         return problem_response(request, 404, "No API resource at this path.")
     return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception=None):
+    """handler403: under /api/ a 403 problem, as the API's own refusals; elsewhere a page in the
+    user's language that says why and leads back."""
+    if request.path.startswith("/api/"):
+        return problem_response(request, 403, "You do not have permission to do this.")
+    return render(request, "403.html", status=403)
+
+
+def _may_edit_company(user) -> bool:
+    return any(user.has_role(role) for role in COMPANY_PROFILE_EDITORS)
+
+
+@login_required
+def company_profile_edit(request: HttpRequest):
+    """The seller's company profile (what proposals print) and the payment schedule new quotes
+    start with: company admins and catalog managers (portal.services.COMPANY_PROFILE_EDITORS)."""
+    if not _may_edit_company(request.user):
+        raise PermissionDenied
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    data = request.POST if request.method == "POST" else None
+    form = CompanyProfileForm(data, request.FILES or None, instance=profile)
+    milestones = MilestoneFormSet(
+        data,
+        prefix="milestone",
+        initial=[dict(m) for m in (profile.payment_schedule if profile else [])],
+    )
+    if data is not None and form.is_valid() and milestones.is_valid():
+        filled = milestones_filled(milestones)
+        try:
+            schedule = payment_schedule_clean(schedule_of(filled))
+        except InvalidValue as error:
+            if not milestone_error(filled, error.field, error.message):
+                milestones._non_form_errors = milestones.error_class([error.message])
+        else:
+            with transaction.atomic():
+                saved = form.save(commit=False)
+                saved.payment_schedule = schedule
+                saved.save()
+            messages.success(request, _("Company profile saved."))
+            return redirect("company-profile")
+    return render(
+        request,
+        "portal/company_profile.html",
+        {"form": form, "milestones": milestones, "profile": profile},
+        status=400 if data is not None else 200,
+    )

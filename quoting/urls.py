@@ -97,6 +97,11 @@ urlpatterns = [
         name="quote-line-remove",
     ),
     path("quotes/<int:pk>/terms/", quote_views.quote_terms, name="quote-terms"),
+    path(
+        "quotes/<int:pk>/payment-terms/",
+        quote_views.quote_payment_terms,
+        name="quote-payment-terms",
+    ),
     path("quotes/<int:pk>/tco/", quote_views.quote_tco, name="quote-tco"),
     path("quotes/<int:pk>/workload/", quote_views.quote_workload, name="quote-workload"),
     path("quotes/<int:pk>/renewals/", renewal_views.quote_renewals_panel, name="quote-renewals"),

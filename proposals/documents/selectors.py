@@ -5,6 +5,7 @@ who prints it as the seller, and which document is a frozen revision's sent PDF.
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -21,6 +22,7 @@ from django.db.models import (
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
+from catalog.models import Category
 from portal.models import CompanyProfile, User
 from proposals.models import (
     DocumentStatus,
@@ -29,6 +31,7 @@ from proposals.models import (
 from quoting.designs.services.tco import tco_presented
 from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
+from quoting.engine.money import milestone_amounts
 from quoting.quotes import content_hash
 from quoting.quotes.models import (
     SECTION_ORDER,
@@ -134,13 +137,35 @@ def seller_printed(*, owner_id: int | None) -> str:
     return "|".join(str(part) for part in owner)
 
 
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """A support tier or a service the offer names under "Services and support": included (in
+    the totals) or optional (offered beside them, at the price of its line)."""
+
+    name: str
+    promise: str  # what it is, when the catalog states no response terms
+    terms: list[str]  # a support tier's response terms
+    optional: bool = False
+    position: int = 0  # its line in the bill of materials
+    amount: Decimal = Decimal(0)
+
+
+@dataclass(frozen=True, slots=True)
+class Milestone:
+    label: str
+    percent: Decimal
+    amount: Decimal  # the percent of the offer's total, to the cent (milestone_amounts)
+
+
 @dataclass(frozen=True)
 class ProposalContent:
     revision: QuoteRevision
     issued: object  # date
     sections: list[tuple[str, str, list[Row]]]  # (key, label, rows), in SECTION_ORDER
-    # (support line, what it promises, its response terms), in the customer's language
-    support_promises: list[tuple[str, str, list[str]]]
+    # The support tiers and the services offered, included first, in the customer's language:
+    # what "Services and support" says is what the bill of materials holds.
+    support_offers: list[Offered]
+    service_offers: list[Offered]
     totals: Totals
     alternatives: list[AlternativeDelta]
     design: dict | None
@@ -158,10 +183,17 @@ class ProposalContent:
     # The fingerprint of the revision and lines read here (quoting.quotes.content_hash), in the
     # version of the one stored at the send: what a rendered PDF records it was made from.
     content_sha256: str = ""
+    # The revision's payment schedule with each milestone's amount of the total.
+    payment_schedule: list[Milestone] = field(default_factory=list)
 
     @property
     def quote(self):
         return self.revision.quote
+
+    @property
+    def offers_choices(self) -> bool:
+        """Optional items or alternatives: the total ordered may differ from the one quoted."""
+        return any(key in (Section.OPTIONAL, Section.ALTERNATIVES) for key, _l, _r in self.sections)
 
 
 def svg_data_uri(svg: str) -> str:
@@ -196,14 +228,17 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             discount_percent=line.discount_percent,
         )
         sections[line.section].append(Row(line, amount))
-    promises = _support_promises(lines, language)
+    support, services = _offered(sections, language)
     drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
+    totals = revision_totals(revision=revision, lines=lines)
     return ProposalContent(
         revision=revision,
         issued=timezone.localdate(revision.sent_at) if revision.sent_at else timezone.localdate(),
         sections=[(s, Section(s).label, rows) for s, rows in sections.items() if rows],
-        support_promises=promises,
-        totals=revision_totals(revision=revision, lines=lines),
+        support_offers=support,
+        service_offers=services,
+        totals=totals,
+        payment_schedule=payment_schedule_of(revision, total=totals.total),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
         drawing_uri=svg_data_uri(drawing) if drawing else None,
@@ -223,26 +258,64 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
     )
 
 
-def _support_promises(lines: list[QuoteLine], language: str) -> list[tuple[str, str, list]]:
-    """Each support tier quoted, once: its name, and its response terms when the catalog gives
-    them (the on-site time within the seller's service area), else its description."""
+def payment_schedule_of(revision: QuoteRevision, *, total: Decimal) -> list[Milestone]:
+    """The revision's milestones with their amounts; none for a revision without a schedule."""
+    schedule = revision.payment_schedule or []
+    percents = [Decimal(m["percent"]) for m in schedule]
+    return [
+        Milestone(m["label"], percent, amount)
+        for m, percent, amount in zip(
+            schedule, percents, milestone_amounts(total, percents), strict=True
+        )
+    ]
+
+
+# The catalog's note to staff that a price is its reference price, to check before quoting
+# ("Reference price: verify.", "参考价格，请核实。"): an offer prints no such thing, a sent one
+# is binding.
+CATALOG_NOTE = re.compile(r"\s*(Reference (price|figure): verify\.|参考(价格|数据)，请核实。)")
+
+
+def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offered], list[Offered]]:
+    """(support, services) the offer names: each support tier quoted once with its response
+    terms when the catalog gives them (the on-site time within the seller's service area), else
+    its description; each service line by its name (a service's catalog description is written
+    for staff); then those offered as optional lines, with their price."""
     chinese = language.startswith("zh")
     profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
     area = profile.service_area_for(language) if profile else ""
-    promises, seen = [], set()
-    for ln in lines:
-        if ln.section != Section.SUPPORT or ln.product is None or not ln.quantity:
+    support, services, seen = [], [], set()
+    included = [
+        (row, False) for key in (Section.SUPPORT, Section.SERVICES) for row in sections[key]
+    ]
+    optional = [(row, True) for row in sections[Section.OPTIONAL]]
+    for row, is_optional in included + optional:
+        ln, product = row.line, row.line.product
+        category = product.category if product is not None else None
+        if ln.section == Section.SERVICES and product is None:  # a service typed by hand
+            services.append(Offered(ln.description, "", [], position=ln.position))
             continue
-        if ln.product_id in seen:
+        if category not in (Category.SUPPORT, Category.SERVICE):
+            continue  # a network item among the optional ones: the bill of materials says it
+        if category == Category.SUPPORT and (product.pk, is_optional) in seen:
             continue
-        seen.add(ln.product_id)
-        product = ln.product
+        seen.add((product.pk, is_optional))
         with translation.override(language):
-            terms = support_terms(product, area=area)
-        promise = "" if terms else (chinese and product.description_zh) or product.description_en
-        if terms or promise:
-            promises.append(((chinese and product.name_zh) or ln.description, promise, terms))
-    return promises
+            terms = support_terms(product, area=area) if category == Category.SUPPORT else []
+        promise = ""
+        if category == Category.SUPPORT and not terms:
+            described = (chinese and product.description_zh) or product.description_en
+            promise = CATALOG_NOTE.sub("", described).strip()
+        offered = Offered(
+            (chinese and product.name_zh) or ln.description,
+            promise,
+            terms,
+            optional=is_optional,
+            position=ln.position,
+            amount=row.amount,
+        )
+        (support if category == Category.SUPPORT else services).append(offered)
+    return support, services
 
 
 def support_terms(product, *, area: str) -> list[str]:

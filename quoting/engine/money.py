@@ -102,3 +102,13 @@ def totals_compute(
     net = subtotal - discount
     tax = sum((row.tax for row in rows), Decimal("0.00"))
     return Totals(subtotal, discount, net, tax, net + tax, tuple(rows))
+
+
+def milestone_amounts(total: Decimal, percents: Iterable[Decimal]) -> list[Decimal]:
+    """What each milestone of a payment schedule asks: its percent of `total`, rounded to the
+    cent; the last takes what rounding left over, so the amounts add up to `total` exactly."""
+    percents = list(percents)
+    amounts = [round_money(total * percent / _HUNDRED) for percent in percents[:-1]]
+    if percents:
+        amounts.append(total - sum(amounts, Decimal(0)))
+    return amounts

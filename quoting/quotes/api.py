@@ -81,6 +81,7 @@ from quoting.quotes.selectors import (
 )
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
+from quoting.quotes.services.quotes import ADDITIONAL_TERMS_MAX, MAX_MILESTONES
 from quoting.quotes.workbook import XLSX_CONTENT_TYPE, quote_xlsx
 
 
@@ -127,6 +128,38 @@ class BookedSerializer(TotalsSerializer):
     optional = serializers.ListField(
         child=serializers.UUIDField(), help_text="The keys of the optional lines included."
     )
+
+
+class MilestoneSerializer(serializers.Serializer):
+    label = serializers.CharField(max_length=100, help_text="When it is due, e.g. On order.")
+    percent = serializers.DecimalField(
+        max_digits=5,
+        decimal_places=2,
+        help_text="Its share of the total: above 0; the milestones add up to exactly 100.",
+    )
+
+
+def payment_schedule_field(**kwargs) -> MilestoneSerializer:
+    return MilestoneSerializer(
+        many=True,
+        help_text="When the customer pays, printed in the proposal's terms with each "
+        "milestone's amount of the total (the last takes the rounding). Empty: none printed.",
+        **kwargs,
+    )
+
+
+def payment_schedule_printed(schedule) -> list[dict]:
+    """MilestoneSerializer(many=True) of a stored schedule; [] for none."""
+    return [
+        {"label": m["label"], "percent": _decimal(_PERCENT, Decimal(m["percent"]))}
+        for m in schedule or []
+    ]
+
+
+ADDITIONAL_TERMS_HELP = (
+    "Terms of this revision beyond the standard ones, printed as written (one text, in the "
+    "quote's language)."
+)
 
 
 class QuoteSerializer(serializers.ModelSerializer):
@@ -260,6 +293,10 @@ class QuoteDetailSerializer(QuoteSerializer):
         help_text="The workload preset the current revision's TCO assumes; empty for a TCO "
         "scenario chosen by hand.",
     )
+    payment_schedule = serializers.SerializerMethodField()
+    additional_terms = serializers.CharField(
+        source="current_revision.additional_terms", help_text=ADDITIONAL_TERMS_HELP
+    )
     totals = serializers.SerializerMethodField()
     booked = serializers.SerializerMethodField(
         help_text="What the customer accepted and the reseller books: the accepted revision, "
@@ -278,11 +315,17 @@ class QuoteDetailSerializer(QuoteSerializer):
             "tax_percent",
             "discount_percent",
             "workload",
+            "payment_schedule",
+            "additional_terms",
             "totals",
             "booked",
             "completeness_warnings",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(payment_schedule_field())
+    def get_payment_schedule(self, quote):
+        return payment_schedule_printed(quote.current_revision.payment_schedule)
 
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, quote):
@@ -328,6 +371,8 @@ DETAILED_COLUMNS = (
             "total",
             "tax_breakdown",
             "workload",
+            "payment_schedule",
+            "additional_terms",
         )
     ),
     *(f"booked_{name}" for name in ("subtotal", "discount", "net", "tax", "total")),
@@ -381,6 +426,8 @@ def quote_detailed(quote: Quote) -> dict:
         "tax_percent": _decimal(_PERCENT, revision.tax_percent),
         "discount_percent": _decimal(_PERCENT, revision.discount_percent),
         "workload": revision.workload,
+        "payment_schedule": payment_schedule_printed(revision.payment_schedule),
+        "additional_terms": revision.additional_terms,
         "totals": totals_printed(revision_totals(revision=revision)),
         "booked": booked_data(quote),
         "completeness_warnings": [w.as_json() for w in quote_completeness(quote=quote)],
@@ -438,6 +485,7 @@ class LineSerializer(serializers.ModelSerializer):
 
 class RevisionSerializer(serializers.ModelSerializer):
     label = serializers.CharField()
+    payment_schedule = serializers.SerializerMethodField()
     created_by = serializers.CharField(source="created_by.username")
     totals = serializers.SerializerMethodField()
 
@@ -456,9 +504,16 @@ class RevisionSerializer(serializers.ModelSerializer):
             "tax_percent",
             "discount_percent",
             "workload",
+            "payment_schedule",
+            "additional_terms",
             "totals",
         ]
         read_only_fields = fields
+        extra_kwargs = {"additional_terms": {"help_text": ADDITIONAL_TERMS_HELP}}
+
+    @extend_schema_field(payment_schedule_field())
+    def get_payment_schedule(self, revision):
+        return payment_schedule_printed(revision.payment_schedule)
 
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, revision):
@@ -643,6 +698,14 @@ class QuoteTermsSerializer(serializers.Serializer):
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
     workload = workload_field(required=False)
+    payment_schedule = payment_schedule_field(required=False, max_length=MAX_MILESTONES)
+    additional_terms = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=ADDITIONAL_TERMS_MAX,
+        trim_whitespace=True,
+        help_text=ADDITIONAL_TERMS_HELP,
+    )
     contact = contact_field()
     external_id = external_id_field()
 
@@ -893,7 +956,8 @@ def _write_schema(
         responses={201: QuoteDetailSerializer, **errors(*IDEMPOTENT_ERRORS)},
     ),
     partial_update=_write_schema(
-        "Change the validity date, VAT, quote discount, contact or external id",
+        "Change the validity date, VAT, quote discount, payment schedule, additional terms, "
+        "contact or external id",
         request=QuoteTermsSerializer,
     ),
 )

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -63,6 +63,11 @@ FIELDS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {
 FIELDS[2] = (
     (*FIELDS[1][0], "tax_breakdown"),
     (*FIELDS[1][1], "vat_percent"),
+)
+# 3: the payment schedule and the additional terms (printed in the proposal's terms).
+FIELDS[3] = (
+    (*FIELDS[2][0], "payment_schedule", "additional_terms"),
+    FIELDS[2][1],
 )
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots

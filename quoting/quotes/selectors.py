@@ -797,6 +797,11 @@ class RevisionDiff:
         return not (self.added or self.removed or self.changed or self.terms)
 
 
+def schedule_text(schedule) -> str:
+    """A payment schedule in one line: "On order 30.00 %; On delivery 70.00 %"."""
+    return "; ".join(f"{m['label']} {m['percent']} %" for m in schedule or [])
+
+
 def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
     """Line by line, paired by the key each line keeps when a revision is copied; with each
     line's product, whose name the page prints in the reader's language (description_shown)."""
@@ -819,6 +824,14 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
         for f in ("discount_percent", "tax_percent")
         if getattr(old, f) != getattr(new, f)
     }
+    # The payment schedule and additional terms, each as one line of text.
+    if (old.payment_schedule or []) != (new.payment_schedule or []):
+        terms["payment_schedule"] = (
+            schedule_text(old.payment_schedule),
+            schedule_text(new.payment_schedule),
+        )
+    if old.additional_terms != new.additional_terms:
+        terms["additional_terms"] = (old.additional_terms, new.additional_terms)
     return RevisionDiff(
         added=[ln for k, ln in new_lines.items() if k not in old_lines],
         removed=[ln for k, ln in old_lines.items() if k not in new_lines],

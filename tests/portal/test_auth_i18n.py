@@ -50,7 +50,7 @@ def test_setup_demo_is_idempotent_and_prints_the_login(capsys, settings, seeded)
     call_command("setup_demo")
     second = capsys.readouterr().out
     assert "sales" in first and settings.DEMO_PASSWORD in first
-    assert first.count("  created") == 4 and second.count("already there") == 5
+    assert first.count("  created") == 5 and second.count("already there") == 6
     assert "2 customers created" in first and "Demo data: already there." in second
     from portal.models import User
 

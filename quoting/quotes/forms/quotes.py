@@ -3,12 +3,15 @@ services check the rules (a quantity from 0 to 1,000,000, a discount from 0 to 1
 
 from __future__ import annotations
 
+import re
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from portal.widgets import IsoDateInput
 from quoting.engine.tco.presets import WORKLOAD_PRESETS
 from quoting.quotes.models import SECTION_ORDER, Section
+from quoting.quotes.services.quotes import MAX_MILESTONES
 
 EDITABLE_SECTIONS = [(s.value, s.label) for s in SECTION_ORDER if s != Section.ALTERNATIVES]
 
@@ -73,3 +76,52 @@ class WorkloadForm(VersionForm):
         label=_("TCO workload"),
         choices=[(key, _(preset.label)) for key, preset in WORKLOAD_PRESETS.items()],
     )
+
+
+class PaymentTermsForm(VersionForm):
+    """The revision's additional terms; its milestones come in a MilestoneFormSet beside it."""
+
+    additional_terms = forms.CharField(
+        label=_("Additional terms"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_("Printed under the standard terms, as written: use the quote's language."),
+    )
+
+
+class MilestoneForm(forms.Form):
+    """One payment milestone; a row left empty is no milestone."""
+
+    label = forms.CharField(label=_("Milestone"), max_length=100, required=False)
+    percent = forms.DecimalField(label=_("Percent"), required=False)
+
+    def is_blank(self) -> bool:
+        data = self.cleaned_data
+        return not (data.get("label") or "").strip() and data.get("percent") is None
+
+
+# Two empty rows to add milestones with, up to the services' limit (MAX_MILESTONES).
+MilestoneFormSet = forms.formset_factory(
+    MilestoneForm, extra=2, max_num=MAX_MILESTONES, absolute_max=MAX_MILESTONES, validate_max=True
+)
+
+
+def milestones_filled(formset) -> list[MilestoneForm]:
+    """The rows of a valid MilestoneFormSet filled in, in order (empty rows are no milestones)."""
+    return [form for form in formset.forms if not form.is_blank()]
+
+
+def schedule_of(filled: list[MilestoneForm]) -> list[dict]:
+    return [
+        {"label": f.cleaned_data["label"], "percent": f.cleaned_data["percent"]} for f in filled
+    ]
+
+
+def milestone_error(filled: list[MilestoneForm], field: str | None, message: str) -> bool:
+    """Put the services' `payment_schedule[i].label|percent` at the i-th row filled in; False
+    when the error is not a milestone's (the sum, the count: the form says it above the rows)."""
+    match = re.fullmatch(r"payment_schedule\[(\d+)\]\.(label|percent)", field or "")
+    if match and int(match[1]) < len(filled):
+        filled[int(match[1])].add_error(match[2], message)
+        return True
+    return False

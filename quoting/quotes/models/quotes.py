@@ -335,6 +335,12 @@ class QuoteRevision(models.Model):
     total = _total(_("total"))
     # The VAT per rate ([{vat_percent, net, tax}], highest rate first), stored with the totals.
     tax_breakdown = models.JSONField(_("VAT by rate"), null=True, blank=True)
+    # When the customer pays: [{"label": "On order", "percent": "30.00"}, ...], percentages
+    # summing to exactly 100 (services.quotes.payment_schedule_clean). A new quote takes the
+    # company profile's default; null on revisions made before schedules, which print none.
+    payment_schedule = models.JSONField(_("payment schedule"), null=True, blank=True)
+    # Terms of this offer beyond the standard ones, in the quote's language, printed as written.
+    additional_terms = models.TextField(_("additional terms"), max_length=2000, blank=True)
 
     class Meta:
         ordering = ["quote", "number"]

@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from catalog.models import (
     SPARES_CLASS_OF_CATEGORY,
@@ -30,7 +30,7 @@ from catalog.models import (
 )
 from catalog.selectors import services_per_node, spares_ratios
 from portal.header_counts import work_counts_changed
-from portal.models import User
+from portal.models import CompanyProfile, User
 from quoting.conf import quoting_setting
 from quoting.customers.models import Contact, Project
 from quoting.customers.selectors import vat_rates_for
@@ -91,6 +91,7 @@ from quoting.quotes.selectors import (
     revision_export_note,
     revision_gate,
     revision_totals,
+    schedule_text,
 )
 from quoting.quotes.services.notifications import approvers, notify, person_name
 from quoting.quotes.services.snapshots import revision_snapshot_from_design, revision_tco_refresh
@@ -165,6 +166,101 @@ def _percent(value, field: str) -> Decimal:
     if percent != percent.quantize(Decimal("0.01")):
         raise InvalidValue(gettext("Use at most two decimal places for a percentage."), field=field)
     return percent.quantize(Decimal("0.01"))  # as the NUMERIC(5, 2) column gives it back
+
+
+MAX_MILESTONES = 10  # a schedule longer than this is a payment plan, not an offer's terms
+MILESTONE_LABEL_MAX = 100
+ADDITIONAL_TERMS_MAX = 2000
+
+
+def payment_schedule_clean(milestones) -> list[dict]:
+    """A payment schedule as stored: [{"label", "percent"}], each percent above 0 with at most
+    two places, together exactly 100 (compared as Decimals, never rounded into place). An empty
+    schedule is allowed: the proposal then prints none. The first fault is refused, named by its
+    path (`payment_schedule[1].percent`) so a form or the API shows it at the field."""
+    milestones = list(milestones or [])
+    if len(milestones) > MAX_MILESTONES:
+        raise InvalidValue(
+            gettext("A payment schedule has at most %(count)s milestones.")
+            % {"count": MAX_MILESTONES},
+            field="payment_schedule",
+        )
+    cleaned = []
+    for index, milestone in enumerate(milestones):
+        at = f"payment_schedule[{index}]"
+        label = str(milestone.get("label") or "").strip()
+        if not label:
+            raise InvalidValue(gettext("Name the milestone."), field=f"{at}.label")
+        if len(label) > MILESTONE_LABEL_MAX:
+            raise InvalidValue(
+                gettext("Keep the milestone's name under %(count)s characters.")
+                % {"count": MILESTONE_LABEL_MAX},
+                field=f"{at}.label",
+            )
+        try:
+            percent = Decimal(str(milestone.get("percent")))
+        except (InvalidOperation, ValueError):
+            percent = None
+        if percent is None or not percent.is_finite():
+            raise InvalidValue(gettext("Enter a percentage such as 30."), field=f"{at}.percent")
+        if not Decimal(0) < percent <= Decimal(100):
+            raise InvalidValue(
+                gettext("A milestone's percentage must be above 0 and at most 100."),
+                field=f"{at}.percent",
+            )
+        if percent != percent.quantize(Decimal("0.01")):
+            raise InvalidValue(
+                gettext("Use at most two decimal places for a percentage."), field=f"{at}.percent"
+            )
+        cleaned.append({"label": label, "percent": f"{percent:.2f}"})
+    total = sum((Decimal(m["percent"]) for m in cleaned), Decimal(0))
+    if cleaned and total != Decimal(100):
+        raise InvalidValue(
+            gettext("The milestones add up to %(total)s %%; they must add up to exactly 100 %%.")
+            % {"total": f"{total:.2f}"},
+            field="payment_schedule",
+        )
+    return cleaned
+
+
+def _additional_terms(value: str) -> str:
+    value = value.strip()
+    if len(value) > ADDITIONAL_TERMS_MAX:
+        raise InvalidValue(
+            gettext("Keep the additional terms under %(count)s characters.")
+            % {"count": ADDITIONAL_TERMS_MAX},
+            field="additional_terms",
+        )
+    return value
+
+
+# The usual milestones' names, translated when a quote takes them from the company's default
+# (a name typed otherwise is kept as typed).
+STANDARD_MILESTONES = (
+    gettext_noop("On order"),
+    gettext_noop("On delivery"),
+    gettext_noop("On acceptance"),
+    gettext_noop("On installation"),
+)
+
+
+def _default_payment_schedule(language: str) -> list[dict]:
+    """The company profile's default in the customer's language, checked again: a profile
+    edited in the admin by hand must not start quotes with a schedule they could not save."""
+    default = (
+        CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK)
+        .values_list("payment_schedule", flat=True)
+        .first()
+    )
+    try:
+        schedule = payment_schedule_clean(default)
+    except (InvalidValue, AttributeError, TypeError):
+        return []
+    with translation.override(language):
+        for milestone in schedule:
+            if milestone["label"] in STANDARD_MILESTONES:
+                milestone["label"] = gettext(milestone["label"])
+    return schedule
 
 
 def _workload(value) -> str:
@@ -347,6 +443,8 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         tco_charts=old.tco_charts,
         snapshot_version=old.snapshot_version,
         design_list_value=old.design_list_value,
+        payment_schedule=old.payment_schedule,
+        additional_terms=old.additional_terms,
     )
     copies = list(old.lines.all())
     for line in copies:
@@ -692,7 +790,11 @@ def quote_create(
     unique_save(quote, lambda: external_id_check(quote, quote.external_id))
     vat = quoting_setting("QUOTING_VAT_PERCENT").get(customer.vat_zone, Decimal(0))
     revision = QuoteRevision.objects.create(
-        quote=quote, number=1, created_by=user, tax_percent=Decimal(vat)
+        quote=quote,
+        number=1,
+        created_by=user,
+        tax_percent=Decimal(vat),
+        payment_schedule=_default_payment_schedule(customer.language),
     )
     quote.current_revision = revision
     quote.save(update_fields=["current_revision"])
@@ -1012,12 +1114,16 @@ def quote_update_terms(
     tax_percent=None,
     valid_until: dt.date | None = None,
     workload: str | None = None,
+    payment_schedule=None,
+    additional_terms: str | None = None,
     contact=KEEP,
     external_id=KEEP,
 ) -> Quote:
     """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
-    rounded lines), the VAT rate (0 for export), the validity date and the workload its TCO
-    assumes (a preset's key; the TCO is computed again). None leaves a term as it is. One
+    rounded lines), the VAT rate (0 for export), the validity date, the workload its TCO
+    assumes (a preset's key; the TCO is computed again), the payment schedule (milestones
+    summing to 100 %, payment_schedule_clean) and the additional terms printed with the
+    standard ones. None leaves a term as it is. One
     version bump and one event per term that really changed, all or nothing; when nothing
     changes, nothing is written (an approved quote stays approved).
 
@@ -1028,6 +1134,8 @@ def quote_update_terms(
     discount = None if discount_percent is None else _percent(discount_percent, "discount_percent")
     tax = None if tax_percent is None else _percent(tax_percent, "tax_percent")
     workload = None if workload is None else _workload(workload)
+    schedule = None if payment_schedule is None else payment_schedule_clean(payment_schedule)
+    additional_terms = None if additional_terms is None else _additional_terms(additional_terms)
     if valid_until is not None and valid_until < timezone.localdate():
         raise InvalidValue(gettext("The validity date is in the past."), field="valid_until")
     current = _current(quote)
@@ -1040,6 +1148,8 @@ def quote_update_terms(
         and tax in (None, current.tax_percent)
         and valid_until in (None, quote.valid_until)
         and workload in (None, current.workload)
+        and schedule in (None, current.payment_schedule or [])  # none kept is an empty one
+        and additional_terms in (None, current.additional_terms)
     )
     if terms_kept and not links:
         if quote.version != expected_version:
@@ -1090,7 +1200,26 @@ def quote_update_terms(
         revision.tax_percent = tax
         revision.save(update_fields=["tax_percent"])
         _assert_fits(revision, field="tax_percent")
+    _payment_terms_set(quote, revision, user=user, schedule=schedule, terms=additional_terms)
     return quote
+
+
+def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms):
+    """quote_update_terms' payment schedule and additional terms: an event for each changed."""
+    if schedule is not None and schedule != (revision.payment_schedule or []):
+        _event(
+            quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
+            before=schedule_text(revision.payment_schedule), after=schedule_text(schedule),
+        )  # fmt: skip
+        revision.payment_schedule = schedule
+        revision.save(update_fields=["payment_schedule"])
+    if terms is not None and terms != revision.additional_terms:
+        _event(
+            quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
+            before=revision.additional_terms, after=terms,
+        )  # fmt: skip
+        revision.additional_terms = terms
+        revision.save(update_fields=["additional_terms"])
 
 
 def quote_set_discount(

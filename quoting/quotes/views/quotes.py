@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from urllib.parse import urlencode
@@ -39,8 +40,13 @@ from quoting.quotes.forms.quotes import (
     AlternativeForm,
     FreeTextForm,
     LineForm,
+    MilestoneFormSet,
+    PaymentTermsForm,
     TermsForm,
     WorkloadForm,
+    milestone_error,
+    milestones_filled,
+    schedule_of,
 )
 from quoting.quotes.margins import Margin, lines_margin
 from quoting.quotes.models import (
@@ -245,11 +251,37 @@ def _page_context(request, display, **extra) -> dict:
                 }
             )
         ),
+        "payment_forms": cache(lambda: _payment_forms(revision, quote)),
         "free_text_form": cache(lambda: FreeTextForm(auto_id="ft-%s")),
         "alternative_form": cache(
             lambda: AlternativeForm(auto_id="alt-%s", designs=quote.project.designs.all())
         ),
     } | extra
+
+
+@dataclass
+class PaymentForms:
+    form: PaymentTermsForm
+    milestones: MilestoneFormSet
+
+
+def _payment_forms(revision: QuoteRevision, quote: Quote, data=None) -> PaymentForms:
+    """The revision's payment schedule and additional terms as the page edits them (bound to
+    `data` when they come back refused, so nothing typed is lost)."""
+    form = PaymentTermsForm(
+        data,
+        auto_id="pay-%s",
+        initial={"expected_version": quote.version, "additional_terms": revision.additional_terms},
+    )
+    milestones = MilestoneFormSet(
+        data,
+        prefix="milestone",
+        initial=[
+            {"label": m["label"], "percent": Decimal(m["percent"])}
+            for m in revision.payment_schedule or []
+        ],
+    )
+    return PaymentForms(form, milestones)
 
 
 LINES_TEMPLATE = "quoting/_quote_lines.html"
@@ -584,6 +616,44 @@ def quote_terms(request, pk: int):
         )
 
     return _edit(request, quote, form, error_ids, run)
+
+
+@login_required
+@require_POST
+def quote_payment_terms(request, pk: int):
+    """The payment schedule and additional terms of the draft: a plain form (not htmx), so a
+    refusal shows the whole form again as typed, the message at the milestone at fault."""
+    quote = _quote_or_404(request, pk)
+    revision = quote.current_revision
+    forms = _payment_forms(revision, quote, request.POST)
+
+    def refused(message: str, status: int = 400):
+        display = _display(request, quote.pk)
+        context = _page_context(request, display, payment_forms=forms, payment_error=message)
+        return render(request, "quoting/quote_detail.html", context, status=status)
+
+    if not forms.form.is_valid():
+        return refused(_("The page is out of date: reload it."))
+    if not forms.milestones.is_valid():
+        return refused(
+            " ".join(forms.milestones.non_form_errors()) or _("Check the milestones marked.")
+        )
+    filled = milestones_filled(forms.milestones)
+    try:
+        services.quote_update_terms(
+            quote=quote,
+            user=request.user,
+            expected_version=forms.form.cleaned_data["expected_version"],
+            payment_schedule=schedule_of(filled),
+            additional_terms=forms.form.cleaned_data["additional_terms"],
+        )
+    except QuoteError as error:
+        message = _error_message(error)
+        if not milestone_error(filled, error.field, message) and error.field in forms.form.fields:
+            forms.form.add_error(error.field, message)
+        return refused(message, status=error.status_code)
+    messages.success(request, _("Payment schedule and terms saved."))
+    return redirect("quoting:quote-detail", pk=quote.pk)
 
 
 @login_required
