@@ -50,6 +50,12 @@ def _trimmed(number: Decimal) -> Decimal:
 
 
 @register.filter
+def amounts_total(rows) -> Decimal:
+    """The sum of the rows' `amount`s (a proposal section's lines): its subtotal as printed."""
+    return sum((row.amount for row in rows), Decimal(0))
+
+
+@register.filter
 def grouped(value: object, decimals: object = None) -> object:
     """409600 → 409,600; `grouped:2` → 239,616,000.00. Without a count, a number keeps the
     decimals it was given ("0.6667", "239616000.00") and a float drops a bare ".0"."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
+from django.utils.translation import gettext
 
 from tests.browser.conftest import (
     assert_no_serious_axe_violations,
@@ -88,6 +90,19 @@ def test_the_staff_quote_page_fits_a_phone_its_tables_scrolling_in_their_own_fra
     assert_no_horizontal_overflow(page)
     for selector in ("#quote-actions button[type=submit]", "#quote-totals", "#picker-q"):
         assert_within_the_screen(page, selector)
+    # No column is hidden on a phone (#27): the lines' unit price and the options' difference
+    # are there, reached by scrolling their table's own frame sideways.
+    with translation.override(language):
+        unit_price, difference = gettext("Unit price"), gettext("Difference")
+    for heading in (
+        page.locator("#quote-lines th", has_text=unit_price).first,
+        page.locator("#quote-alternatives th", has_text=difference).first,
+    ):
+        assert heading.evaluate("th => getComputedStyle(th).display") == "table-cell"
+        heading.scroll_into_view_if_needed()
+        assert heading.is_visible()
+        box = heading.bounding_box()
+        assert box["width"] > 0 and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"]
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

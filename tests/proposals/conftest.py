@@ -75,6 +75,73 @@ def quote_rich(world, *, language="en", costs=None):
     """A quote from a real design of the shipped catalog, with a TCO scenario and a support tier:
     every part of the proposal has something to show. Needs the `seeded` fixture. `costs` (the
     TCO request's) make its figures as wide as a real cluster's."""
+    quote = _quote_rich_draft(world, language=language, costs=costs)
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    quote.refresh_from_db()
+    return quote
+
+
+LONG_QUOTE_LINES = 200
+
+
+def quote_long(world, *, language="en"):
+    """quote_rich grown to 200 lines, as a large cluster's offer is: the design's BOM, an
+    alternative fabric from a second design, per-rack cabling kits with long descriptions,
+    services and optional items; sent. Needs the `seeded` fixture."""
+    from quoting.designs.services.saved import design_save
+    from quoting.quotes.models import Section
+    from quoting.quotes.services.quotes import quote_add_alternative
+
+    quote = _quote_rich_draft(world, language=language)
+    rail = design_save(
+        project=world.project,
+        name="128 GPUs, RoCE",
+        user=world.sales,
+        requirements={
+            "server_count": 16,
+            "gpus_per_server": 8,
+            "nic_generation": "NDR",
+            "switch_part_number": "MQM9700-NS2F",
+            "label": world.customer.company,
+        },
+    )
+    quote_add_alternative(
+        quote=quote,
+        design=rail,
+        label="Managed switches",
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    lines = quote.current_revision.lines.count()
+    # About a half network kits, a third services, the rest optional items: 200 in all.
+    kinds = ["network", "network", "network", "services", "services", "optional"]
+    for n in range(LONG_QUOTE_LINES - lines):
+        kind = kinds[n % len(kinds)]
+        rack = f"{n // 3 + 1:02d}"
+        description = {
+            "network": f"Rack {rack} cabling kit: LinkX 400G OSFP twin-port DAC and AOC cables, "
+            "labelled both ends, bundled per server, with Velcro ties and a patch-panel map",
+            "services": f"Rack {rack} on-site installation, cabling and link verification by a "
+            "certified engineer, including a cable test report",
+            "optional": f"Rack {rack} spare optics (two 400G transceivers, kept on site)",
+        }[kind]
+        quote_add_free_text(
+            quote=quote,
+            description=description,
+            quantity=1 + n % 4,
+            unit_price=f"{1200 + 37 * n}.50",
+            section={"network": Section.NETWORK, "services": Section.SERVICES}.get(
+                kind, Section.OPTIONAL
+            ),
+            user=world.sales,
+            expected_version=quote.version,
+        )
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    quote.refresh_from_db()
+    return quote
+
+
+def _quote_rich_draft(world, *, language="en", costs=None):
     from quoting.designs.models import TcoScenario
     from quoting.designs.services.saved import design_save
     from quoting.designs.services.tco import tco_compute
@@ -120,8 +187,6 @@ def quote_rich(world, *, language="en", costs=None):
     quote_add_product(
         quote=quote, sku="SUP-PREM-1Y", quantity=1, user=world.sales, expected_version=quote.version
     )
-    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
-    quote.refresh_from_db()
     return quote
 
 

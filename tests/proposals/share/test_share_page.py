@@ -4,15 +4,25 @@ and (issue 12) a view reads a body rendered once per revision and language."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from proposals.documents.pdf import proposal_html
 from proposals.models import ProposalDocument
 from proposals.share import pages
 from proposals.share.pages import screen_ready
 from proposals.share.services import share_link_create
 from quoting.designs.services.snapshots import SNAPSHOT_VERSION
-from quoting.quotes.models import Quote, QuoteRevision, QuoteStatus
-from quoting.quotes.services.quotes import quote_add_free_text, quote_revise, quote_send
+from quoting.quotes.models import Quote, QuoteRevision, QuoteStatus, Section
+from quoting.quotes.services.quotes import (
+    quote_add_free_text,
+    quote_approve,
+    quote_request_approval,
+    quote_revise,
+    quote_send,
+)
+from tests.proposals.choice_world import quote_with_choices
 from tests.proposals.conftest import quote_sent, quote_with_lines
 from tests.quoting.factories import quote_reload
 
@@ -326,3 +336,56 @@ def test_a_second_view_reads_the_kept_body_in_a_few_queries_whatever_the_lines(
     assert len(statements) <= 4, statements
     assert len(small) == len(large)
     assert not any("quoting_quoteline" in s or "proposals_proposaldocument" in s for s in large)
+
+
+# --- a long offer on a phone (#27 item 5) --------------------------------------------------------
+
+
+def test_the_page_folds_each_section_with_its_count_and_subtotal_and_the_pdf_prints_tables(
+    client, world
+):
+    quote = quote_with_choices(world)
+    _, token = share_link_create(quote=quote, user=world.sales)
+    page = client.get(f"/p/{token}?lang=en").content.decode()
+
+    folds = r'<details class="fold bom-group" data-group="(\w+)"><summary>(.*?)</summary>'
+    summaries = dict(re.findall(folds, page, re.S))
+    assert list(summaries) == ["network", "services", "optional", "alternatives"]
+    text = {key: " ".join(re.sub(r"<[^>]+>", " ", html).split()) for key, html in summaries.items()}
+    assert text["network"] == f"Network 1 line 200,000.00 {quote.currency}"  # 2 x 100,000.00
+    assert text["services"] == f"Services 1 line 12,345.67 {quote.currency}"
+    # 3 x 999.99 less 7.5 % (2,774.97), and 8,000.00: offered, outside the totals
+    assert text["optional"] == f"Optional items 2 lines 10,774.97 {quote.currency}"
+    # Each alternative's own subtotal: the section's sum would add up options one cannot combine.
+    currency = quote.currency
+    assert text["alternatives"] == (
+        f"Alternatives 3 lines Better: 234,321.09 {currency} Best: 460,000.00 {currency}"
+    )
+    assert '<details class="fold bom-group" data-group="network" open' not in page
+    # Two optional items to tick: a short list, shown open.
+    assert '<details class="fold choice-fold" open>' in page
+
+    printed = proposal_html(revision=quote.current_revision, language="en")
+    assert "<details" not in printed and "<h3>Network</h3>" in printed
+
+
+def test_a_long_list_of_optional_items_to_tick_folds(client, world):
+    quote = quote_with_choices(world, send=False)
+    for n in range(4):
+        quote_add_free_text(
+            quote=quote,
+            description=f"Spare transceiver {n}",
+            quantity=1,
+            unit_price="500.00",
+            section=Section.OPTIONAL,
+            user=world.sales,
+            expected_version=quote.version,
+        )
+    quote_request_approval(quote=quote, user=world.sales, expected_version=quote.version)
+    quote_approve(quote=quote, user=world.manager)
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    _, token = share_link_create(quote=quote, user=world.sales)
+    page = client.get(f"/p/{token}?lang=zh-hans").content.decode()
+    assert '<details class="fold choice-fold">' in page
+    assert "可选 6 项" in page
+    assert page.count('name="optional"') == 6  # folded, every one still ticks into the form

@@ -1,0 +1,188 @@
+"""No page logs a console error (#27 item 5): every staff page, signed in, and every page the
+customer reaches from a share link, in English and Chinese, on a desk and a phone. A script
+error, a failed request the page makes, or a Content-Security-Policy violation (Chromium logs
+each as a console error) fails the test, naming the page, the language and the width."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from proposals.acceptance.as_built import as_built_sign_off_ask
+from proposals.acceptance.services import share_accept
+from proposals.share.services import share_link_create
+from quoting.quotes.services.as_built import as_built_check_run, as_built_plan
+from quoting.quotes.services.quotes import (
+    quote_add_free_text,
+    quote_create,
+    quote_request_approval,
+    quote_send,
+)
+from tests.browser.conftest import sign_in_as
+from tests.browser.worlds import speaking
+from tests.proposals.choice_world import quote_with_choices
+from tests.proposals.conftest import quote_rich
+from tests.quoting.api_world import quote_world_make
+from tests.quoting.quotes.as_built_world import ibnetdiscover_text, links_of
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height": 844}}
+LANGUAGES = ("en", "zh-hans")
+
+
+@pytest.fixture
+def portal(make_user, seeded):
+    """Quotes in every state a page shows: a draft, one awaiting the manager's approval, one
+    sent with a design and its TCO (open on its link), one accepted with an as-built check put
+    to the customer. Returns (staff pages, manager pages, open token, accepted token)."""
+    qw = quote_world_make(make_user)
+    world = qw.world
+    accepted = qw.quote
+    quote_send(quote=accepted, user=world.sales, expected_version=accepted.version)
+    link, accepted_token = share_link_create(quote=accepted, user=world.sales)
+    share_accept(link=link, revision_number=1, name="Li Wei", title="CTO", agreed=True)
+    accepted.refresh_from_db()
+    revision = accepted.booked_revision
+    check = as_built_check_run(
+        revision=revision,
+        user=world.sales,
+        filename="fabric.txt",
+        content=ibnetdiscover_text(links_of(as_built_plan(revision))).encode(),
+    )
+    as_built_sign_off_ask(check=check, user=world.sales)
+
+    sent = quote_rich(world)
+    _, open_token = share_link_create(quote=sent, user=world.sales, recipient_name="Li Wei")
+
+    draft = quote_create(project=world.project, user=world.sales)
+    quote_add_free_text(
+        quote=draft,
+        description="Site survey",
+        quantity=1,
+        unit_price="5000.00",
+        user=world.sales,
+        expected_version=draft.version,
+    )
+    waiting = quote_with_choices(world, send=False)
+    quote_request_approval(quote=waiting, user=world.sales, expected_version=waiting.version)
+
+    part_number = sent.current_revision.lines.exclude(sku="").first().sku
+    staff = [
+        "/",
+        "/quotes/",
+        f"/quotes/{draft.pk}/",
+        f"/quotes/{sent.pk}/",
+        f"/quotes/{sent.pk}/proposal/",
+        f"/quotes/{accepted.pk}/",
+        f"/quotes/{accepted.pk}/revisions/{revision.number}/as-built/",
+        f"/quotes/{accepted.pk}/revisions/{revision.number}/as-built/{check.pk}/",
+        f"/designs/new/?project={world.project.pk}",
+        "/tco/",
+        "/customers/",
+        f"/customers/{world.customer.pk}/",
+        "/projects/",
+        f"/projects/{world.project.pk}/",
+        "/catalog/",
+        f"/catalog/{part_number}/",
+        "/inbox/",
+        "/account/notifications/",
+    ]
+    manager = ["/", f"/quotes/{waiting.pk}/"]
+    return world, staff, manager, open_token, accepted_token
+
+
+class Tab:
+    """One tab for many pages: the console errors it logs, each with the page it was on."""
+
+    def __init__(self, browser, viewport: dict, label: str) -> None:
+        self.context = browser.new_context(viewport=viewport)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(60_000)
+        self.label, self.at, self.errors = label, "", []
+        # The one 4xx a step means to get: the document the server answers with (a faulty
+        # form's 400, its faults at their fields). Chromium logs any 4xx document as a failed
+        # load; a 4xx for anything else the page asks for still fails.
+        self.refused_document: str | None = None
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda e: self.errors.append(f"{self.at} [{self.label}]: {e}"))
+
+    def _console(self, message) -> None:
+        if message.type != "error":
+            return
+        if (
+            self.refused_document is not None
+            and message.location.get("url") == self.refused_document
+            and message.text.startswith(
+                "Failed to load resource: the server responded with a status of 400"
+            )
+        ):
+            return
+        self.errors.append(f"{self.at} [{self.label}]: {message.text}")
+
+    def settle(self) -> None:
+        """Waits until the page's own requests (htmx fragments, the design's TCO) are done: an
+        error they cause is logged before the test moves on."""
+        # A page that keeps polling never idles: the errors it logged so far are counted.
+        with contextlib.suppress(PlaywrightTimeout):
+            self.page.wait_for_load_state("networkidle", timeout=20_000)
+
+    def visit(self, base: str, path: str) -> None:
+        self.at = path
+        self.page.goto(base + path)
+        self.settle()
+
+
+def test_no_page_logs_a_console_error_in_either_language_on_a_desk_or_a_phone(
+    portal, browser, live_server
+):
+    world, staff, manager, open_token, accepted_token = portal
+    base, errors, visited = live_server.url, [], 0
+    for language in LANGUAGES:
+        speaking(world.sales, language)
+        speaking(world.manager, language)
+        for width, viewport in WIDTHS.items():
+            label = f"{language} {width}"
+            for username, paths in (("wang", staff), ("zhao", manager)):
+                tab = Tab(browser, viewport, label)
+                sign_in_as(tab.page, base, username)
+                for path in paths:
+                    tab.visit(base, path)
+                    visited += 1
+                errors += tab.errors
+                tab.context.close()
+
+            customer = Tab(browser, viewport, label)
+            shared = f"/p/{open_token}?lang={language}"
+            customer.visit(base, shared)
+            customer.visit(base, f"/p/{open_token}/drawing?lang={language}")
+            customer.visit(base, f"/p/{accepted_token}?lang={language}")  # the as-built sign-off
+            # Accepting without ticking the agreement: the page again, the fault at its field.
+            customer.visit(base, shared)
+            page = customer.page
+            customer.at = f"{shared} (accept, not agreed)"
+            page.click("#accept summary")
+            page.fill("#id_name", "Li Wei")
+            page.evaluate("document.getElementById('accept-form').noValidate = true")
+            customer.refused_document = f"{base}/p/{open_token}/accept?lang={language}"
+            with page.expect_response(customer.refused_document) as answer:
+                page.click("#accept-form button[type=submit]:not(.recalculate)")
+            assert answer.value.status == 400  # the form again, nothing recorded
+            page.wait_for_selector("[aria-invalid=true], #accept-error")
+            customer.settle()
+            customer.refused_document = None
+            # Declining asks for a confirmation first.
+            customer.visit(base, shared)
+            customer.at = f"{shared} (decline, to confirm)"
+            page.click("#decline summary")
+            with page.expect_navigation():
+                page.click("#decline button[type=submit]")
+            page.wait_for_selector("button.danger")
+            customer.settle()
+            visited += 5
+            errors += customer.errors
+            customer.context.close()
+    print(f"{visited} pages visited")
+    assert errors == [], "\n".join(errors)
