@@ -243,6 +243,12 @@ def acceptance_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> di
         "language": acceptance.language,
         "link_id": acceptance.link_id,
         "link_recipient": acceptance.link.recipient_name if acceptance.link_id else "",
+        "signer_email": acceptance.signer_email,
+        "signer_email_verified_at": (
+            acceptance.signer_email_verified_at.isoformat()
+            if acceptance.signer_email_verified_at
+            else None
+        ),
         "browser": acceptance.browser,
         "system": acceptance.os,
         "is_mobile": acceptance.is_mobile,

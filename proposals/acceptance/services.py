@@ -661,6 +661,8 @@ def acceptance_event_data(acceptance: Acceptance, *, signed_pdf_url: str | None)
         "note": "",
         **{name: data[name] for name in kept},
         "signed_at": event_time(acceptance.signed_at),
+        "signer_email": acceptance.signer_email,
+        "signer_email_verified_at": event_time(acceptance.signer_email_verified_at),
         "share_link": (
             {"id": link.pk, "recipient_name": link.recipient_name} if link is not None else None
         ),

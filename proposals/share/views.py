@@ -563,6 +563,7 @@ def _shared_code_sent(request: HttpRequest, link: ShareLink) -> HttpResponse:
         return _shared_page(request, link, status=400, accept_form=form, **kept)
     data = form.cleaned_data
     try:
+        _picked(request, link, request.POST)  # a choice the offer has, of the revision shown
         share_accept_checked(
             name=data["name"],
             title=data["title"],
