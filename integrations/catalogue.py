@@ -196,6 +196,12 @@ class EventAcceptanceSerializer(serializers.Serializer):
     title = serializers.CharField(allow_blank=True)
     company = serializers.CharField(allow_blank=True)
     signed_at = serializers.DateTimeField()
+    signer_email = serializers.CharField(
+        allow_blank=True,
+        help_text="The link's address the signer proved with a one-time code; empty: not "
+        "verified by e-mail (a link without an address, or recorded by staff).",
+    )
+    signer_email_verified_at = serializers.DateTimeField(allow_null=True)
     signer_timezone = serializers.CharField(allow_blank=True)
     signature_kind = serializers.ChoiceField(choices=SIGNATURE_KINDS, allow_null=True)
     language = _nullable_text()

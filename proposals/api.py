@@ -331,6 +331,14 @@ class AcceptanceSerializer(serializers.Serializer):
     language = serializers.CharField(help_text="The language of the PDF accepted.")
     link_id = serializers.IntegerField(allow_null=True, help_text="The share link used.")
     link_recipient = serializers.CharField()
+    signer_email = serializers.CharField(  # not EmailField: its "" would match two schemas
+        allow_blank=True,
+        help_text="The link's recipient address the signer proved they read with a one-time "
+        "code e-mailed there; empty when the link had no address (not verified by e-mail).",
+    )
+    signer_email_verified_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the signer's code was given back; null: not verified."
+    )
     browser = serializers.CharField()
     system = serializers.CharField()
     is_mobile = serializers.BooleanField()

@@ -19,6 +19,15 @@ PROPOSALS_DEFAULTS: dict[str, object] = {
     # when the customer has not answered.
     "PROPOSALS_REMINDER_DAYS_BEFORE_EXPIRY": 3,
     "PROPOSALS_REMINDER_OPENED_UNANSWERED_DAYS": 2,
+    # The signer's one-time code (proposals.acceptance.signer_codes), asked before an accept on
+    # a link with a recipient e-mail (PROPOSALS_SIGNER_CODE, from the environment): it lasts
+    # this many minutes and allows this many wrong tries; a link gets a new one at most every
+    # RESEND_SECONDS and at most PER_HOUR in an hour.
+    "PROPOSALS_SIGNER_CODE": True,
+    "PROPOSALS_SIGNER_CODE_MINUTES": 10,
+    "PROPOSALS_SIGNER_CODE_TRIES": 5,
+    "PROPOSALS_SIGNER_CODE_RESEND_SECONDS": 60,
+    "PROPOSALS_SIGNER_CODES_PER_HOUR": 5,
 }
 
 

@@ -77,6 +77,8 @@ class AcceptForm(ChoiceForm):
     invoice_tax_id = forms.CharField(max_length=1000, required=False)
     invoice_address_phone = forms.CharField(max_length=1000, required=False)
     invoice_bank_account = forms.CharField(max_length=1000, required=False)
+    # The one-time code e-mailed to the link's recipient (checked by share_accept).
+    signer_code = forms.CharField(max_length=20, required=False)
 
     SIGNED_FIELDS = (
         "company",

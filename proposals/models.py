@@ -310,6 +310,13 @@ class Acceptance(models.Model):
     signed_claimed_by = models.CharField(max_length=100, blank=True, editable=False)
     signed_started_at = models.DateTimeField(_("signed copy started"), null=True, blank=True)
     signed_updated_at = models.DateTimeField(_("signed copy updated"), null=True, blank=True)
+    # The signer proved they read the link's recipient e-mail with a one-time code sent there
+    # (SignerCode): the address and when. Empty when the link had no address (nothing to verify
+    # against) or staff recorded the answer for the customer.
+    signer_email = models.EmailField(_("signer's verified e-mail"), blank=True)
+    signer_email_verified_at = models.DateTimeField(
+        _("signer's e-mail verified"), null=True, blank=True
+    )
 
     class Meta:
         ordering = ["-signed_at", "-pk"]
@@ -325,6 +332,31 @@ class Acceptance(models.Model):
 
     def __str__(self) -> str:
         return f"{self.revision} {self.signer_name}"
+
+
+class SignerCode(models.Model):
+    """A one-time code e-mailed to a link's recipient: giving it back proves the signer reads that
+    address (proposals.acceptance.signer_codes). Only its keyed hash is kept; it is bound to the
+    link and the revision it was asked for, lasts a few minutes, allows a few wrong tries and
+    is spent by the acceptance it verifies. A newer code for the link replaces it."""
+
+    link = models.ForeignKey(ShareLink, on_delete=models.CASCADE, related_name="signer_codes")
+    revision = models.ForeignKey(QuoteRevision, on_delete=models.CASCADE, related_name="+")
+    email = models.EmailField(_("sent to"))
+    code_hash = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(_("sent"), auto_now_add=True, db_index=True)
+    expires_at = models.DateTimeField(_("expires"))
+    tries = models.PositiveSmallIntegerField(_("wrong tries"), default=0)
+    used_at = models.DateTimeField(_("used"), null=True, blank=True)
+    replaced_at = models.DateTimeField(_("replaced"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        verbose_name = _("signer's code")
+        verbose_name_plural = _("signer's codes")
+
+    def __str__(self) -> str:
+        return f"{self.link_id} {self.created_at:%Y-%m-%d %H:%M}"
 
 
 class AsBuiltSignOff(models.Model):

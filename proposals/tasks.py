@@ -14,7 +14,11 @@ from proposals.documents.services import (
     proposals_requeue_stuck,
     proposals_sent_missing_request,
 )
-from proposals.share.mail import share_link_email_send, share_link_reminders_send
+from proposals.share.mail import (
+    share_link_email_send,
+    share_link_reminders_send,
+    signer_code_email_send,
+)
 
 # A 200-line proposal renders in a few seconds; the limits only stop a runaway render. The hard
 # limit is the render timeout a claim is judged by (proposals.documents.claims): past it no
@@ -73,6 +77,13 @@ def share_link_email_task(link_id: int, token: str) -> bool:
     """The e-mail of a new link. The token is its only copy (queued with a redacted argsrepr);
     at most once through the link's emailed_at. Returns a bool: Celery logs the return value."""
     return share_link_email_send(link_id=link_id, token=token)
+
+
+@shared_task(name="proposals.signer_code_email", acks_late=True, soft_time_limit=60, time_limit=90)
+def signer_code_email_task(code_id: int, code: str) -> bool:
+    """A signer's one-time code. The code travels only here (queued with a redacted argsrepr)
+    and in the e-mail; the row keeps its hash. Returns a bool: Celery logs the return value."""
+    return signer_code_email_send(code_id=code_id, code=code)
 
 
 @shared_task(

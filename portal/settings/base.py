@@ -458,6 +458,11 @@ PROPOSALS_TSA_URL = os.environ.get("PROPOSALS_TSA_URL", "")
 # PEM file of the timestamp authority's root certificate (required with PROPOSALS_TSA_URL).
 PROPOSALS_TSA_ROOTS = os.environ.get("PROPOSALS_TSA_ROOTS", "")
 
+# The customer's signer proves they read the share link's recipient e-mail with a one-time code
+# before an acceptance is recorded (proposals/conf.py has its other PROPOSALS_SIGNER_CODE_*
+# limits). Off, links with an address accept as links without one: unverified.
+PROPOSALS_SIGNER_CODE = env_bool("PROPOSALS_SIGNER_CODE", True)
+
 # Demo sign-in created by `make run` (manage.py setup_demo); never in production.
 DEMO_PASSWORD = os.environ.get("DEMO_PASSWORD", "fabric-demo-2026")
 

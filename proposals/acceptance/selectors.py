@@ -19,6 +19,7 @@ from django.db.models import (
 from django.utils import timezone
 
 from portal.models import User
+from proposals.acceptance.signer_codes import email_masked
 from proposals.documents.signed_copy import SignedCopyCheck, signed_copy_verify
 from proposals.models import (
     Acceptance,
@@ -242,6 +243,12 @@ def acceptance_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> di
         "language": acceptance.language,
         "link_id": acceptance.link_id,
         "link_recipient": acceptance.link.recipient_name if acceptance.link_id else "",
+        "signer_email": acceptance.signer_email,
+        "signer_email_verified_at": (
+            acceptance.signer_email_verified_at.isoformat()
+            if acceptance.signer_email_verified_at
+            else None
+        ),
         "browser": acceptance.browser,
         "system": acceptance.os,
         "is_mobile": acceptance.is_mobile,
@@ -296,6 +303,17 @@ def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -
             acceptance.signed_at, acceptance.signer_timezone or settings.TIME_ZONE
         ),
         "signed_utc": _signed_time(acceptance.signed_at, "UTC"),
+        # The one-time code's proof (signer_codes), masked as on the page; none for a link
+        # without an address, or an answer staff recorded.
+        "signer_email": email_masked(acceptance.signer_email, "…"),
+        "signer_email_verified": (
+            _signed_time(
+                acceptance.signer_email_verified_at,
+                acceptance.signer_timezone or settings.TIME_ZONE,
+            )
+            if acceptance.signer_email_verified_at and acceptance.signer_email
+            else ""
+        ),
         "signature_uri": "data:image/png;base64," + base64.b64encode(png).decode() if png else "",
         "totals": totals,
         "currency": quote.currency,

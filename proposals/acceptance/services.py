@@ -34,6 +34,16 @@ from proposals.acceptance.signature import (
     signature_from_data_url,
     signature_typed_png,
 )
+from proposals.acceptance.signer_codes import (
+    CodeThrottled,
+    code_hash,
+    code_minutes,
+    code_new,
+    code_send_refusal,
+    signer_code_required,
+    signer_code_spend,
+    signer_code_verified,
+)
 from proposals.conf import proposals_setting
 from proposals.documents.claims import claim_abandoned, claimant, seconds_until_abandoned
 from proposals.documents.pdf import (
@@ -51,6 +61,7 @@ from proposals.models import (
     ProposalDocument,
     ShareLink,
     SignatureKind,
+    SignerCode,
 )
 from quoting.engine.money import Totals
 from quoting.errors import (
@@ -94,6 +105,12 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
     """
     quote = Quote.objects.select_for_update().get(pk=link.quote_id)
     revision = revision_shared(link=link)
+    _open_checked(quote, revision, revision_number)
+    return quote_sent_revision_reinstate(quote=quote, revision=revision), revision
+
+
+def _open_checked(quote: Quote, revision: QuoteRevision | None, revision_number: int) -> None:
+    """Raises why `revision` of `quote` cannot be answered now (nothing when it can)."""
     state = offer_state(quote=quote, revision=revision)
     if state == QuoteStatus.ACCEPTED:
         raise IllegalTransition(_("This offer has already been accepted."), field="status")
@@ -116,7 +133,6 @@ def _answerable(link: ShareLink, revision_number: int) -> tuple[Quote, QuoteRevi
             ),
             field="revision",
         )
-    return quote_sent_revision_reinstate(quote=quote, revision=revision), revision
 
 
 def _answer(service, quote: Quote, **details) -> Quote:
@@ -156,6 +172,7 @@ def share_accept(
     invoice_tax_id: str = "",
     invoice_address_phone: str = "",
     invoice_bank_account: str = "",
+    signer_code: str = "",
 ) -> Quote:
     """The customer's yes through a link: the quote is marked accepted and an Acceptance row
     records who signed, from what, for which revision and which exact PDF, what they chose, in
@@ -166,27 +183,36 @@ def share_accept(
     `optional`: optional lines' keys; offer_choice refuses anything else) records nothing. A
     typed signature left empty is the signer's name typed (as Odoo's "auto" signature); a drawn
     one must have ink.
+
+    On a link with a recipient e-mail the signer gives the one-time code e-mailed there
+    (`signer_code`, see signer_codes): checked after the other inputs, spent with the
+    acceptance, which records the address and when it was verified.
     """
-    name, title = signer_checked(name, title)
-    if not agreed:
-        raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
-    signed = _signer_details(
+    name, title, signed, purchase = share_accept_checked(
         name=name,
+        title=title,
+        agreed=agreed,
         company=company,
         signature_kind=signature_kind,
         signature_text=signature_text,
         signature_data=signature_data,
         signer_timezone=signer_timezone,
-    )
-    purchase = _purchase_details(
         po_number=po_number,
         invoice_company=invoice_company,
         invoice_tax_id=invoice_tax_id,
         invoice_address_phone=invoice_address_phone,
         invoice_bank_account=invoice_bank_account,
     )
+    verified = None
+    if signer_code_required(link):
+        verified = signer_code_verified(
+            link=link, revision_number=revision_number, code=signer_code
+        )
     with transaction.atomic():
         quote, revision = _answerable(link, revision_number)
+        now = timezone.now()
+        if verified is not None:
+            signer_code_spend(verified, now=now)
         choice = offer_choice(revision=revision, alternative=alternative, optional_keys=optional)
         browser, system, mobile = client_from_user_agent(user_agent or "")
         language = language if language in dict(settings.LANGUAGES) else quote.customer.language
@@ -206,7 +232,9 @@ def share_accept(
             user_agent=(user_agent or "")[:400],
             document=document,
             document_sha256=document.sha256 if document else "",
-            signed_updated_at=timezone.now(),
+            signed_updated_at=now,
+            signer_email=verified.email if verified else "",
+            signer_email_verified_at=now if verified else None,
             **signed,
             **purchase,
             **_acceptance_choice(choice),
@@ -236,6 +264,88 @@ def share_accept(
         # Logged only: quote_mark_accepted announced it.
         quote_event(quote, "quote.accepted", revision=revision)
     return quote
+
+
+def share_accept_checked(
+    *,
+    name: str,
+    title: str,
+    agreed: bool,
+    company: str = "",
+    signature_kind: str = SignatureKind.TYPED,
+    signature_text: str = "",
+    signature_data: str = "",
+    signer_timezone: str = "",
+    po_number: str = "",
+    invoice_company: str = "",
+    invoice_tax_id: str = "",
+    invoice_address_phone: str = "",
+    invoice_bank_account: str = "",
+) -> tuple[str, str, dict, dict]:
+    """The signer's inputs as share_accept records them, or the first fault (InvalidValue at its
+    field): (name, title, signature fields, purchase fields). Writes nothing: asking for a
+    signing code runs it too, so a code is never sent for a form that would be refused."""
+    name, title = signer_checked(name, title)
+    if not agreed:
+        raise InvalidValue(_("Tick the box to accept the terms of this offer."), field="agreed")
+    signed = _signer_details(
+        name=name,
+        company=company,
+        signature_kind=signature_kind,
+        signature_text=signature_text,
+        signature_data=signature_data,
+        signer_timezone=signer_timezone,
+    )
+    purchase = _purchase_details(
+        po_number=po_number,
+        invoice_company=invoice_company,
+        invoice_tax_id=invoice_tax_id,
+        invoice_address_phone=invoice_address_phone,
+        invoice_bank_account=invoice_bank_account,
+    )
+    return name, title, signed, purchase
+
+
+def signer_code_send(*, link: ShareLink, revision_number: int) -> SignerCode:
+    """A new one-time code for the signer of `link`, e-mailed to its recipient after the commit
+    by the task proposals.signer_code_email (the code is its argument, shown as '<code>' in
+    Celery's logs). Earlier live codes of the link are replaced. Refused (CodeThrottled, at the
+    code field) within PROPOSALS_SIGNER_CODE_RESEND_SECONDS of the last code or past
+    PROPOSALS_SIGNER_CODES_PER_HOUR; refused as an answer would be when the revision cannot be
+    answered. With the broker down the e-mail is lost (logged) and the signer asks again."""
+    if not signer_code_required(link):
+        raise InvalidValue(_("This link needs no code: accept the offer."), field="signer_code")
+    with transaction.atomic():
+        # One request at a time per link: the limits count rows this lock serialises.
+        ShareLink.objects.select_for_update().filter(pk=link.pk).values("pk").first()
+        quote = Quote.objects.get(pk=link.quote_id)
+        revision = revision_shared(link=link)
+        _open_checked(quote, revision, revision_number)
+        now = timezone.now()
+        refusal = code_send_refusal(link, now)
+        if refusal:
+            raise CodeThrottled(refusal, field="signer_code")
+        SignerCode.objects.filter(link=link, used_at__isnull=True, replaced_at__isnull=True).update(
+            replaced_at=now
+        )
+        code = code_new()
+        row = SignerCode.objects.create(
+            link=link,
+            revision=revision,
+            email=link.recipient_email,
+            code_hash=code_hash(link_id=link.pk, revision_id=revision.pk, code=code),
+            expires_at=now + dt.timedelta(minutes=code_minutes()),
+        )
+        transaction.on_commit(
+            lambda: enqueue_or_leave_to_sweeper(
+                "proposals.signer_code_email",
+                row.pk,
+                code,
+                queue=proposals_setting("PROPOSALS_QUEUE"),
+                argsrepr=f"({row.pk}, '<code>')",
+            )
+        )
+    return row
 
 
 def _acceptance_choice(choice: OfferChoice) -> dict:
@@ -551,6 +661,8 @@ def acceptance_event_data(acceptance: Acceptance, *, signed_pdf_url: str | None)
         "note": "",
         **{name: data[name] for name in kept},
         "signed_at": event_time(acceptance.signed_at),
+        "signer_email": acceptance.signer_email,
+        "signer_email_verified_at": event_time(acceptance.signer_email_verified_at),
         "share_link": (
             {"id": link.pk, "recipient_name": link.recipient_name} if link is not None else None
         ),

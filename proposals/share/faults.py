@@ -26,6 +26,7 @@ PAGE_ORDER = (
     "invoice_bank_account",
     "remarks",
     "agreed",
+    "signer_code",
 )
 
 
@@ -36,6 +37,8 @@ INVOICE_FIELDS = (
     "invoice_address_phone",
     "invoice_bank_account",
 )
+# On the page only when it applies: the signing code's field, on a link that asks for a code.
+OPTIONAL_FIELDS = ("signer_code",)
 # The customer's choice: its faults are shown in the choice block, above the form.
 CHOICE_FIELDS = ("alternative", "optional")
 ALIASES = {
@@ -57,15 +60,25 @@ class Faults:
 
 
 def faults_of(
-    form, *, error: str = "", error_field: str | None = None, not_shown: tuple[str, ...] = ()
+    form,
+    *,
+    error: str = "",
+    error_field: str | None = None,
+    not_shown: tuple[str, ...] = (),
+    also_shown: tuple[str, ...] = (),
 ) -> Faults:
     """A sent-back form's faults: the form's own per field, and the service's `error` at
     `error_field` when the page has that field, else as the general message. `not_shown`:
     fields this page leaves out (the fapiao details on an English page for a foreign customer):
-    their faults are general, so none is lost."""
+    their faults are general, so none is lost. `also_shown`: fields only some pages have (the
+    signing code's, on a link that asks for one)."""
     if form is None:
         return Faults(general=error)
-    on_page = tuple(name for name in PAGE_ORDER if name not in not_shown)
+    on_page = tuple(
+        name
+        for name in PAGE_ORDER
+        if name not in not_shown and (name not in OPTIONAL_FIELDS or name in also_shown)
+    )
     messages: dict[str, str] = {}
     general = ""
     for name, errors in form.errors.items():

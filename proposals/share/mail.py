@@ -27,8 +27,9 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from portal.models import CompanyProfile
+from proposals.acceptance.signer_codes import code_matches, code_minutes
 from proposals.conf import proposals_setting
-from proposals.models import EmailState, OpenKind, ShareLink
+from proposals.models import EmailState, OpenKind, ShareLink, SignerCode
 from proposals.share.qr import link_qr_png
 from proposals.share.services import token_hash
 from quoting.quotes.models import QuoteRevision, QuoteStatus
@@ -127,6 +128,46 @@ def share_link_email_send(*, link_id: int, token: str) -> bool:
         _failed(link_id, f"{type(exc).__name__}: {exc}")
         return False
     ShareLink.objects.filter(pk=link_id).update(email_state=EmailState.SENT, email_error="")
+    return True
+
+
+# --- the signer's one-time code (proposals.acceptance.signer_codes) -----------------------------
+
+
+def signer_code_email(code_row: SignerCode, code: str) -> EmailMultiAlternatives:
+    """The e-mail carrying a signing code: in the link's language, to its recipient, the reply
+    to the sales engineer. The code is written nowhere else."""
+    link = code_row.link
+    language = link.email_language or link.quote.customer.language
+    with translation.override(language):
+        context = {
+            **_offer(link, language),
+            "code": code,
+            "minutes": code_minutes(),
+            "revision": code_row.revision,
+        }
+        subject = gettext("Your signing code for offer %(number)s") % {"number": link.quote.number}
+        return _email(link, template="signer_code", subject=subject, context=context)
+
+
+def signer_code_email_send(*, code_id: int, code: str) -> bool:
+    """Send a signing code, if it is still the link's live code; True when it went. A failure is
+    logged (never the code): the signer asks for a new one."""
+    row = (
+        SignerCode.objects.select_related("link__quote__customer", "link__created_by", "revision")
+        .filter(pk=code_id)
+        .first()
+    )
+    if row is None or not code_matches(row, code):
+        logger.warning("signer code %s: the task carried another code; not sent", code_id)
+        return False
+    if row.used_at or row.replaced_at or row.expires_at <= timezone.now():
+        return False  # replaced, spent or expired while queued: nobody can use it
+    try:
+        signer_code_email(row, code).send()
+    except Exception as exc:
+        logger.warning("signer code %s: the e-mail could not be sent (%s)", code_id, type(exc))
+        return False
     return True
 
 

@@ -52,8 +52,15 @@ class SharedBody:
         """Where the page's open id goes (the page's own, not the body's)."""
         return f"{self.marker}.open"
 
-    def for_link(self, base: str, open_key: str = "") -> str:
-        return self.html.replace(self.open_marker, open_key).replace(self.marker, base)
+    @property
+    def foot_marker(self) -> str:
+        """Where the accept form's foot goes: its buttons, and the signing code's field on a link
+        that asks for one (the only part of the page that depends on the link's recipient)."""
+        return f"{self.marker}.foot"
+
+    def for_link(self, base: str, open_key: str = "", foot: str = "") -> str:
+        html = self.html.replace(self.open_marker, open_key).replace(self.foot_marker, foot)
+        return html.replace(self.marker, base)
 
 
 @cache

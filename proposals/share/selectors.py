@@ -38,7 +38,8 @@ from quoting.quotes.models import (
 # A customer's view is this lookup and the recorded open, nothing else (issue 12: the share page
 # within a small multiple of a bare Django page): one statement built once (portal.statements).
 SHARE_LOOKUP_FIELDS = {
-    ShareLink: ("id", "quote_id", "expires_at", "revoked_at", "last_used_at"),
+    # recipient_email: whether the accept form asks for a signing code (signer_codes).
+    ShareLink: ("id", "quote_id", "expires_at", "revoked_at", "last_used_at", "recipient_email"),
     Quote: (
         "id",
         "number",

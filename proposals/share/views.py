@@ -25,11 +25,22 @@ from proposals.acceptance.selectors import (
     offer_state,
     revision_shared,
 )
-from proposals.acceptance.services import share_accept, share_decline
+from proposals.acceptance.services import (
+    share_accept,
+    share_accept_checked,
+    share_decline,
+    signer_code_send,
+)
 from proposals.acceptance.signature import (
     TYPED_SIGNATURE_MAX,
     signature_typed_kept,
     signature_typed_png,
+)
+from proposals.acceptance.signer_codes import (
+    CodeThrottled,
+    code_minutes,
+    email_masked,
+    signer_code_required,
 )
 from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import document_for, document_ready_for
@@ -104,6 +115,7 @@ def _shared_page(
     open_key="",
     as_built_form=None,
     error_field=None,
+    code_sent=False,
 ):
     revision = revision or revision_shared(link=link)
     if revision is None:  # every sent revision gone: nothing to show, same as an unknown link
@@ -118,7 +130,8 @@ def _shared_page(
     )
     kept = shared_cached(revision=revision, language=language, state=state)
     if plain and kept.page is not None:
-        return HttpResponse(kept.page.for_link(_base(request), open_key))
+        foot = _accept_foot(link, accept_form=None, faults=None) if state == "open" else ""
+        return HttpResponse(kept.page.for_link(_base(request), open_key, foot))
     body = kept.body or shared_body_render(revision=revision, language=language)
     pdf_ready = _pdf_ready(revision, language, kept.pdf_ready)
     show_fapiao = _asks_fapiao(link.quote, language)
@@ -127,6 +140,7 @@ def _shared_page(
         error=error,
         error_field=error_field,
         not_shown=() if show_fapiao else INVOICE_FIELDS,
+        also_shown=("signer_code",) if signer_code_required(link) else (),
     )
     # No request context: its processors (the user, messages) have nothing for a customer.
     # The link's own path is the body's marker until the page is served (one page, any link).
@@ -138,6 +152,7 @@ def _shared_page(
             "content": mark_safe(body.html),  # noqa: S308 - our template's output, autoescaped
             "base": body.marker,
             "open_marker": body.open_marker,
+            "foot_marker": body.foot_marker,
             "language": language,
             "languages": SHARE_LANGUAGES,
             "pdf_ready": pdf_ready,
@@ -163,7 +178,27 @@ def _shared_page(
         shared_page_remember(
             revision=revision, language=language, state=state, pdf_ready=pdf_ready, page=page
         )
-    return HttpResponse(page.for_link(_base(request), open_key), status=status)
+    foot = ""
+    if state == "open":
+        foot = _accept_foot(link, accept_form=accept_form, faults=faults, code_sent=code_sent)
+    return HttpResponse(page.for_link(_base(request), open_key, foot), status=status)
+
+
+def _accept_foot(link: ShareLink, *, accept_form, faults, code_sent: bool = False) -> str:
+    """The accept form's buttons, with the signing code's field first on a link that asks for
+    one (signer_codes): the one part of the page that depends on the link, so the kept page
+    serves every link. Accept comes before "E-mail me a code" in the form: Enter in a field
+    presses the first button, and must not send a new code."""
+    return render_to_string(
+        "proposals/_accept_foot.html",
+        {
+            "code_to": email_masked(link.recipient_email) if signer_code_required(link) else "",
+            "code_sent": code_sent,
+            "minutes": code_minutes(),
+            "accept_form": accept_form,
+            "faults": faults,
+        },
+    )
 
 
 def _accepted_shown(revision, state: str) -> dict:
@@ -496,6 +531,8 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
                 "minutes and try again."
             ),
         )
+    if request.POST.get("send_code"):
+        return _shared_code_sent(request, link)
     return _answer(
         request,
         link,
@@ -510,8 +547,42 @@ def shared_accept(request: HttpRequest, link: ShareLink) -> HttpResponse:
             "alternative": f.cleaned_data["alternative"],
             "optional": f.cleaned_data["optional"],
             **{name: f.cleaned_data[name] for name in AcceptForm.SIGNED_FIELDS},
+            "signer_code": f.cleaned_data["signer_code"],
         },
     )
+
+
+def _shared_code_sent(request: HttpRequest, link: ShareLink) -> HttpResponse:
+    """ "E-mail me a code": the form is checked as an accept would be (nothing recorded), the
+    code goes to the link's recipient, and the page comes back as filled (choice, total, tick,
+    signature) with the code's field focused. A fault or a refused code (too soon, too many)
+    comes back at its field, the form kept."""
+    form = AcceptForm(request.POST)
+    kept = _kept_choice(request, link)
+    if not form.is_valid():
+        return _shared_page(request, link, status=400, accept_form=form, **kept)
+    data = form.cleaned_data
+    try:
+        _picked(request, link, request.POST)  # a choice the offer has, of the revision shown
+        share_accept_checked(
+            name=data["name"],
+            title=data["title"],
+            agreed=data["agreed"],
+            **{name: data[name] for name in AcceptForm.SIGNED_FIELDS},
+        )
+        signer_code_send(link=link, revision_number=data["revision"])
+    except QuoteError as exc:
+        keep = exc.status_code in (400, CodeThrottled.status_code)
+        return _shared_page(
+            request,
+            link,
+            status=exc.status_code,
+            error=exc.message,
+            error_field=exc.field,
+            accept_form=form if keep else None,
+            **(kept if keep else {}),
+        )
+    return _shared_page(request, link, accept_form=form, code_sent=True, **kept)
 
 
 def _shared_recalculated(request: HttpRequest, link: ShareLink) -> HttpResponse:

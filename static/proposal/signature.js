@@ -16,6 +16,9 @@
   var drawnPart = box.querySelector(".signature-drawn");
   var ctx = canvas.getContext("2d");
   var inked = false, last = null;
+  // A drawing the server sent back with the form (a signing code e-mailed, a fault elsewhere):
+  // shown again in the box, so the signer does not draw twice.
+  var kept = data.value;
   var MAX_W = 1600, MAX_H = 800;  // the server's limits
 
   try { zone.value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* none */ }
@@ -31,6 +34,17 @@
     ctx.setTransform(w / rect.width, 0, 0, h / rect.height, 0, 0);
     ctx.lineWidth = 2.2; ctx.lineCap = "round"; ctx.lineJoin = "round"; ctx.strokeStyle = "#14213d";
     clear();
+    restore(rect);
+  }
+
+  function restore(rect) {
+    if (!kept) { return; }
+    var image = new Image();
+    image.onload = function () {
+      ctx.drawImage(image, 0, 0, rect.width, rect.height);
+      inked = true; data.value = kept;
+    };
+    image.src = kept;
   }
 
   function clear() {
@@ -71,12 +85,15 @@
     if (last === null) { return; }
     last = null;
     data.value = inked ? canvas.toDataURL("image/png") : "";
+    kept = data.value;
   }
   canvas.addEventListener("pointerup", end);
   canvas.addEventListener("pointercancel", end);
   canvas.addEventListener("lostpointercapture", end);
 
-  document.getElementById("signature-clear").addEventListener("click", clear);
+  document.getElementById("signature-clear").addEventListener("click", function () {
+    kept = ""; clear();
+  });
   drawn.addEventListener("change", show);
   typed.addEventListener("change", show);
   window.addEventListener("resize", function () { if (drawn.checked && !inked) { size(); } });

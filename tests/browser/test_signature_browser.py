@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import shutil
 import subprocess
 
@@ -152,15 +153,25 @@ def _certificate_png(signed: bytes, pages: int) -> None:
         shutil.copyfile(Path(folder) / "certificate.png", CERTIFICATE_PNG)
 
 
-def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
+def test_a_finger_signs_on_a_touch_phone_and_confirms_the_emailed_code_in_chinese(
+    live_server, browser, make_user
+):
     """Touch events (as a phone's finger sends them, through Chromium's DevTools protocol)
-    become pointer events the box draws with; the page does not scroll away meanwhile."""
+    become pointer events the box draws with; the page does not scroll away meanwhile. The link
+    names its recipient's e-mail: "E-mail me a code" brings the form back with the drawing in
+    its box and the code's field focused, and the code from the e-mail accepts."""
     import base64
 
+    from django.core import mail
+
     world = world_make(make_user)
-    _, token = share_link_create(quote=quote_sent(world), user=world.sales)
+    _, token = share_link_create(
+        quote=quote_sent(world), user=world.sales, recipient_email="li.wei@pcl.example"
+    )
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
     page = context.new_page()
+    page.set_default_timeout(30_000)
+    violations = csp_watch(page)
     page.goto(f"{live_server.url}/p/{token}?lang=zh-hans")
     page.click("#accept summary")
     page.check("#id_signature_drawn")
@@ -184,12 +195,42 @@ def test_a_finger_signs_on_a_touch_phone(live_server, browser, make_user):
     touch("touchEnd")
     value = page.input_value("#id_signature_data")
     assert page.evaluate("window.scrollY") == scrolled  # touch-action: none on the box
-    context.close()
 
     assert value.startswith("data:image/png;base64,")
     png = Image.open(io.BytesIO(base64.b64decode(value.split(",", 1)[1])))
     assert png.getchannel("A").getbbox() is not None
     assert png.width <= 1600 and png.height <= 800
+
+    # The code step, in Chinese, on the phone.
+    assert "l***@pcl.example" in page.inner_text("#signer-code")
+    page.fill("#id_name", "李伟")
+    page.check("#id_agreed")
+    page.click("button[name=send_code]")
+    page.wait_for_selector("#signer-code [role=status]")
+    assert "验证码已发送至 l***@pcl.example" in page.inner_text("#signer-code")
+    assert page.evaluate("document.activeElement.id") == "id_signer_code"
+    assert page.is_checked("#id_agreed") and page.is_checked("#id_signature_drawn")
+    page.wait_for_function(  # the drawing back in its box, not to be drawn again
+        "document.getElementById('id_signature_data').value.length > 0"
+    )
+    inked = page.evaluate(
+        """() => { const c = document.getElementById('signature-pad');
+        const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+        for (let i = 3; i < d.length; i += 4) { if (d[i]) { return true; } } return false; }"""
+    )
+    assert inked
+    (sent,) = mail.outbox
+    assert sent.subject.endswith("的签署验证码") and sent.to == ["li.wei@pcl.example"]
+    code = re.search(r"^\s*(\d{6})\s*$", sent.body, re.MULTILINE).group(1)
+    page.fill("#id_signer_code", code)
+    page.click("#accept button.primary")
+    page.wait_for_selector("[data-status=accepted]")
+    context.close()
+
+    acceptance = Acceptance.objects.get()
+    assert acceptance.signer_email == "li.wei@pcl.example" and acceptance.signer_email_verified_at
+    assert acceptance.signature_kind == "drawn"
+    assert violations == []
 
 
 @pytest.mark.parametrize("viewport", [DESK, PHONE], ids=["1440x900", "390x844"])

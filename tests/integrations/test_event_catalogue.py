@@ -34,6 +34,7 @@ from tests.api_schema import _document, _json_schema
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.proposals.conftest import sent_pdf
 from tests.proposals.reading import link_read
+from tests.proposals.signer_codes import code_emailed
 from tests.quoting.factories import quote_reload
 from tests.quoting.quotes.renewal_world import accepted, end_in, ending_on, support_priced
 
@@ -81,6 +82,7 @@ def _every_event(world) -> None:
         alternative="Better",
         optional=[str(optional_line(quote, "Spare optics kit").key)],
         po_number="PO-7781",
+        signer_code=code_emailed(link),  # the signer's e-mail verified: its members filled
     )
     signed_copy_make(acceptance_id=Acceptance.objects.get().pk)  # signed_copy_ready
 

@@ -25,6 +25,7 @@ import jsonschema
 import pytest
 import standardwebhooks
 from django.conf import settings
+from django.core import mail
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 
@@ -32,6 +33,7 @@ from integrations.models import WebhookEvent
 from integrations.services import api_token_issue
 from tests.api_schema import _document, _json_schema
 from tests.integrations.test_webhooks import Receiver
+from tests.proposals.signer_codes import code_in
 from tests.quoting.factories import TeamFactory
 
 PACKAGE = "fq_crm_client"
@@ -113,21 +115,23 @@ def _etag(response) -> str:
 
 def _accept_on_the_link(base_url: str, token: str) -> None:
     """The customer: opens the link in a browser-like client and signs by typing their name
-    (the link's token is the credential: its pages take no CSRF cookie)."""
+    (the link's token is the credential: its pages take no CSRF cookie), with the one-time code
+    the link's address receives (the live server's mail lands in this process's outbox)."""
+    signed = {
+        "revision": "1",
+        "name": "Li Wei",
+        "title": "CTO",
+        "agreed": "on",
+        "signature_kind": "typed",
+        "signature_text": "Li Wei",
+    }
     with httpx.Client(base_url=base_url, follow_redirects=False, timeout=120) as browser:
         page = browser.get(f"/p/{token}?lang=en")
         assert page.status_code == 200
-        answer = browser.post(
-            f"/p/{token}/accept?lang=en",
-            data={
-                "revision": "1",
-                "name": "Li Wei",
-                "title": "CTO",
-                "agreed": "on",
-                "signature_kind": "typed",
-                "signature_text": "Li Wei",
-            },
-        )
+        asked = browser.post(f"/p/{token}/accept?lang=en", data={**signed, "send_code": "1"})
+        assert asked.status_code == 200, asked.text[:2000]
+        code = code_in(mail.outbox[-1])
+        answer = browser.post(f"/p/{token}/accept?lang=en", data={**signed, "signer_code": code})
         assert answer.status_code == 302, answer.text[:2000]
 
 

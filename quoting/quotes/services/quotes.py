@@ -1554,6 +1554,8 @@ def _staff_acceptance(quote: Quote, *, actor: User | None, note) -> dict:
         "title": "",
         "company": "",
         "signed_at": event_time(quote.booked_at),
+        "signer_email": "",  # staff vouch for the customer: no one-time code
+        "signer_email_verified_at": None,
         "signer_timezone": "",
         "signature_kind": None,
         "language": None,

@@ -25,6 +25,7 @@ from proposals.acceptance.signature import (
     credit_code_checked,
     signature_typed_png,
 )
+from proposals.acceptance.signer_codes import signer_code_required
 from proposals.documents.pdf import signed_copy_assemble, signed_copy_verify
 from proposals.documents.selectors import document_for, document_ready_for
 from proposals.documents.services import proposal_render
@@ -34,6 +35,7 @@ from quoting.errors import InvalidValue
 from quoting.quotes.models import QuoteStatus
 from tests.api_schema import assert_matches_schema
 from tests.proposals.conftest import pdf_reader, sent_pdf
+from tests.proposals.signer_codes import code_emailed
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import quote_reload
 
@@ -89,6 +91,8 @@ def accept(link, capture, **extra):
         "language": "en",
         "user_agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36",
     }
+    if signer_code_required(link) and "signer_code" not in extra:  # as the signer would
+        fields["signer_code"] = code_emailed(link)
     with capture(execute=True):  # eager Celery: the signed copy is made on commit
         return share_accept(**{**fields, **extra})
 

@@ -49,7 +49,13 @@ DER = serialization.Encoding.DER
 def _accepted(world, capture, language: str, **details):
     quote = quote_rich(world)
     document = sent_pdf(quote.current_revision, language)
-    link, _token = share_link_create(quote=quote, user=world.sales, recipient_name="李伟")
+    # With the recipient's address: the signer takes the code step, the certificate says so.
+    link, _token = share_link_create(
+        quote=quote,
+        user=world.sales,
+        recipient_name="李伟",
+        recipient_email="ouyang.liwei@pengcheng-laboratory.example.cn",
+    )
     accept(link, capture, po_number="PO-2026/0042", language=language, **details)
     acceptance = Acceptance.objects.get()
     assert acceptance.signed_status == DocumentStatus.READY, acceptance.signed_error
@@ -222,6 +228,7 @@ def test_the_certificate_is_one_page_and_prints_no_command(
     squeezed = "".join(text.split())
     assert hashlib.sha256(original).hexdigest() in squeezed
     assert seller_certificate().sha256 in squeezed  # the certificate that signs it
+    assert "o…@pengcheng-laboratory.example.cn" in squeezed  # the signer's verified e-mail
     for command in ("manage.py", "verify_signed_copy", "ORIGINAL.pdf", "SIGNED.pdf"):
         assert command not in text
 
