@@ -19,6 +19,7 @@ from quoting.quotes.models.notifications import (
 )
 from quoting.quotes.models.quotes import (
     ANSWERABLE_WHILE_DRAFTING,
+    FABRIC_SECTIONS,
     PERCENT_VALIDATORS,
     ROLE_CHOICES,
     SECTION_ORDER,
@@ -39,6 +40,7 @@ from quoting.quotes.models.quotes import (
 
 __all__ = [
     "ANSWERABLE_WHILE_DRAFTING",
+    "FABRIC_SECTIONS",
     "AsBuiltCheck",
     "Approval",
     "ApprovalDecision",

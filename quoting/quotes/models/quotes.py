@@ -113,6 +113,12 @@ TOTALLED_SECTIONS = (
 )
 
 
+# What a quote charges for its fabric, the network the TCO compares (services.snapshots.
+# revision_network_price): the network with its services and support. The other parts of the
+# plan are the same whichever fabric the customer picks, and the TCO prices the servers itself.
+FABRIC_SECTIONS = (Section.NETWORK, Section.SERVICES, Section.SUPPORT)
+
+
 class LineKind(models.TextChoices):
     PRODUCT = "product", _("Product")
     SERVICE = "service", _("Service")

@@ -38,7 +38,7 @@ from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.money import round_money
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
-from quoting.quotes.models import TOTALLED_SECTIONS, QuoteLine, QuoteRevision
+from quoting.quotes.models import FABRIC_SECTIONS, QuoteLine, QuoteRevision
 from quoting.quotes.selectors import line_amount, revision_totals
 from quoting.quotes.services.support import offer_hardware
 
@@ -81,13 +81,16 @@ def revision_network_price(
 ) -> OfferPrice:
     """What this revision charges for its fabric: its net, the part of it paid every year, the
     same lines at list price, the part paid every year for support (its support lines sold by
-    the year; None without one, and the TCO assumes its percentage) and its hardware. `net` is
-    the quote's own net total (lines after their discounts, less the quote discount, before
-    tax), so the TCO's capex is exactly what the customer pays; the yearly parts and the
+    the year; None without one, and the TCO assumes its percentage) and its hardware, all of
+    the lines in FABRIC_SECTIONS. `net` is their net total (lines after their discounts, less
+    the quote discount, before tax; the quote's own net total when it quotes the network
+    alone), so the TCO's capex is exactly what the customer pays for it; the yearly parts and the
     hardware are their lines' amounts less the quote discount, each rounded to the cent."""
     if lines is None:
         lines = list(revision.lines.select_related("product"))
-    totalled = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
+    # The fabric's lines: GPU servers, cluster management and backup lines are in the quote's
+    # totals but not in the network the TCO compares (it prices the servers itself).
+    totalled = [ln for ln in lines if ln.section in FABRIC_SECTIONS]
     net = revision_totals(revision=revision, lines=totalled).net
     yearly_lines = [
         ln

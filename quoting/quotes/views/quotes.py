@@ -229,13 +229,14 @@ def _page_context(request, display, **extra) -> dict:
             else None
         ),
         # Staff only (this page and the API detail): the parts the project asks for that have no
-        # line here. It never blocks sending.
+        # line here. It never blocks sending. For the revision being drafted, as the export
+        # note: a sent one's table comes from the cache without reading its lines.
         "completeness": (
             revision_completeness(
                 project=quote.project,
                 lines=(row.line for rows in display.sections.values() for row in rows),
             )
-            if is_current
+            if is_current and not revision.is_frozen
             else []
         ),
         "design": revision.design_snapshot,

@@ -299,7 +299,7 @@ def test_the_proposal_prints_the_quoted_capex_apart_from_the_servers(world):
         printed_net = floatformat(net, "2g")
         printed_capex = floatformat(view["quoted"]["network_capex"], "0g")
         printed_servers = floatformat(view["server_capex"], "0g")
-    assert f"net total of {printed_net} CNY before VAT" in html
+    assert f"its services and support, {printed_net} CNY before VAT" in html
     assert f">{printed_capex}</td>" in html
     assert f"Servers: {printed_servers} CNY for every option, at list price" in html
     assert (

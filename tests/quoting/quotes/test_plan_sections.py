@@ -272,3 +272,17 @@ def test_a_gpu_server_of_a_designs_bill_of_materials_goes_under_gpu_servers(worl
         ("HGX-1", Section.GPU_SERVERS),
         ("AIE-1", Section.CLUSTER_MANAGEMENT),
     ]
+
+
+def test_the_tco_prices_the_fabric_without_the_other_parts_of_the_plan(world, whole):
+    from quoting.quotes.services.snapshots import revision_network_price
+
+    price = revision_network_price(revision=whole.current_revision)
+    # The two switches only: the servers (priced by the TCO itself), the per-GPU licences and
+    # the backup array are the same whichever fabric the customer picks.
+    assert (price.net, price.yearly, price.listed) == (
+        Decimal("20000.00"),
+        Decimal("0.00"),
+        Decimal("20000.00"),
+    )
+    assert revision_totals(revision=whole.current_revision).net == Decimal("4838400.00")
