@@ -172,9 +172,9 @@ def test_a_dearer_option_that_gains_nothing_reads_never_pays_back(sales_client, 
 
 
 def test_a_gpu_hour_valued_below_its_cost_is_explained_above_the_npv(sales_client, defaults):
-    """With the servers' cost in, an effective GPU-hour costs more than the default 12 CNY it
-    is valued at, so every NPV is negative: the page says why and what to set."""
-    defaults = defaults | {"server_capex": "96000000"}  # 32 servers at 3 M CNY
+    """With the servers' cost in, an effective GPU-hour costs more than 12 CNY (the default
+    before issue 26), so every NPV is negative: the page says why and what to set."""
+    defaults = defaults | {"server_capex": "96000000", "gpu_hour_value": "12"}  # 3 M CNY each
     body = htmx_post(sales_client, defaults)
     warning = body.split('id="tco-warnings"', 1)[1].split("</ul>", 1)[0]
     assert "(12.00 CNY) is below what one costs here" in warning
