@@ -80,6 +80,7 @@ from quoting.quotes.selectors import (
 )
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
+from quoting.quotes.services.snapshots import revision_tco_options
 from quoting.quotes.workbook import XLSX_CONTENT_TYPE, quote_xlsx
 
 
@@ -250,6 +251,11 @@ class QuoteDetailSerializer(QuoteSerializer):
         help_text="The workload preset the current revision's TCO assumes; empty for a TCO "
         "scenario chosen by hand.",
     )
+    tco_options = serializers.SerializerMethodField(
+        help_text="The TCO options (their names) the current revision's proposal shows: as "
+        "chosen, else every option whose network is priced, the quoted one among them. Empty "
+        "without a TCO comparison."
+    )
     totals = serializers.SerializerMethodField()
     booked = serializers.SerializerMethodField(
         help_text="What the customer accepted and the reseller books: the accepted revision, "
@@ -262,10 +268,15 @@ class QuoteDetailSerializer(QuoteSerializer):
             "tax_percent",
             "discount_percent",
             "workload",
+            "tco_options",
             "totals",
             "booked",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_tco_options(self, quote):
+        return revision_tco_options(revision=quote.current_revision)
 
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, quote):
@@ -307,6 +318,8 @@ DETAILED_COLUMNS = (
             "total",
             "tax_breakdown",
             "workload",
+            "tco_options",
+            "tco_snapshot",  # which options are priced: the default of tco_options
         )
     ),
     *(f"booked_{name}" for name in ("subtotal", "discount", "net", "tax", "total")),
@@ -360,6 +373,7 @@ def quote_detailed(quote: Quote) -> dict:
         "tax_percent": _decimal(_PERCENT, revision.tax_percent),
         "discount_percent": _decimal(_PERCENT, revision.discount_percent),
         "workload": revision.workload,
+        "tco_options": revision_tco_options(revision=revision),
         "totals": totals_printed(revision_totals(revision=revision)),
         "booked": booked_data(quote),
     }
@@ -621,6 +635,14 @@ class QuoteTermsSerializer(serializers.Serializer):
     tax_percent = _percent(required=False)
     discount_percent = _percent(required=False, help_text="The quote-level discount.")
     workload = workload_field(required=False)
+    tco_options = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        allow_empty=False,
+        max_length=8,
+        help_text="The TCO options the proposal shows, by name (see the quote's tco_options "
+        "and its revision's TCO). A name the comparison does not have is refused (400).",
+    )
     contact = contact_field()
     external_id = external_id_field()
 

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -64,6 +64,8 @@ FIELDS[2] = (
     (*FIELDS[1][0], "tax_breakdown"),
     (*FIELDS[1][1], "vat_percent"),
 )
+# 3: the TCO options the sales engineer chose to show (tco-model §7).
+FIELDS[3] = ((*FIELDS[2][0], "tco_options"), FIELDS[2][1])
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots
 # above (a later release may draw them differently; the figures stay the same).

@@ -73,3 +73,15 @@ class WorkloadForm(VersionForm):
         label=_("TCO workload"),
         choices=[(key, _(preset.label)) for key, preset in WORKLOAD_PRESETS.items()],
     )
+
+
+class TcoOptionsForm(VersionForm):
+    """The TCO options the proposal shows, chosen among the revision's comparison (names)."""
+
+    tco_options = forms.MultipleChoiceField(
+        label=_("Options the proposal shows"), widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args, names: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tco_options"].choices = [(name, name) for name in names]

@@ -21,6 +21,7 @@ class QuoteEventVerb(models.TextChoices):
     VALIDITY_CHANGED = "validity_changed", _("Validity changed")
     TAX_CHANGED = "tax_changed", _("VAT changed")
     WORKLOAD_CHANGED = "workload_changed", _("TCO workload changed")
+    TCO_OPTIONS_CHANGED = "tco_options_changed", _("TCO options shown changed")
     STATUS_CHANGED = "status_changed", _("Status changed")
     APPROVAL_REQUESTED = "approval_requested", _("Approval requested")
     APPROVED = "approved", _("Discount approved")
