@@ -193,3 +193,24 @@ def test_an_unpriced_build_with_the_lowest_tco_is_never_marked_cheapest(world, q
         [commodity_row] = [r for r in rows if "RoCE" in r and ("commodity" in r or "通用方案" in r)]
         assert unpriced in commodity_row and lowest not in commodity_row
         assert sum(lowest in r for r in rows) == 1
+
+
+def test_a_revision_sent_before_the_choice_keeps_showing_every_option(world, quote):
+    """Migration quoting 0019: a sent revision printed every option of its comparison before the
+    choice existed, and keeps printing them (null would now leave the unpriced build out)."""
+    import importlib
+
+    from django.apps import apps
+
+    from quoting.quotes.services.quotes import quote_send
+
+    migration = importlib.import_module("quoting.migrations.0019_revision_tco_options_chosen")
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    sent = _revision(quote)
+    assert sent.is_frozen and sent.tco_options is None
+    assert COMMODITY not in revision_tco_options(revision=sent)
+
+    migration.frozen_revisions_keep_every_option(apps, None)
+    sent.refresh_from_db()
+    assert sent.tco_options == _names(sent)
+    assert revision_tco_options(revision=sent) == _names(sent)
