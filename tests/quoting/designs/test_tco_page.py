@@ -141,6 +141,10 @@ def test_the_page_compares_an_oversubscribed_row_and_prints_its_assumptions(sale
     assert "leaf-to-spine oversubscription" in body and "1/r of the leaf" in body
     assert "nccl-tests busbw share of line rate" in body
     assert "licences and subscriptions per year" in body
+    # Shares as percentages and money a year with its currency, not raw fractions (issue 27).
+    assert '<td class="num">85 %</td>' in body and '<td class="num">8 % a year</td>' in body
+    assert '<td class="num">150,000 CNY a year</td>' in body
+    assert '<td class="num">0.85' not in body
 
 
 def test_the_busbw_to_expect_is_for_a_nccl_algo_ring_run_in_english_and_chinese(
