@@ -103,3 +103,22 @@ def test_a_snapshot_kept_with_raw_numbers_is_formatted_when_printed(kept, englis
         assert assumption_value(kept) == english
     with translation.override("zh-hans"):
         assert assumption_value(kept) == chinese
+
+
+def test_the_share_page_folds_the_same_grouped_assumptions_with_their_units(revision):
+    """The customer's page (not for print) keeps one assumption a row, with its basis, inside
+    its fold: the same groups and the same formatted values."""
+    from django.template.loader import render_to_string
+
+    from proposals.documents.pdf import TEMPLATE
+    from proposals.documents.selectors import proposal_content
+
+    with translation.override("zh-hans"):
+        content = proposal_content(revision=revision, language="zh-hans")
+        html = render_to_string(TEMPLATE, {"c": content, "language": "zh-hans", "for_print": False})
+    fold = html.split('class="assumptions-fold"', 1)[1].split("</details>", 1)[0]
+    groups = re.findall(r'<tr class="group"><th colspan="3">([^<]*)</th>', fold)
+    assert groups == ["集群与工作负载", "网络", "成本"]
+    values = _values(fold)
+    assert "85 %" in values and "每年 8 %" in values
+    assert not [v for v in values if re.fullmatch(r"0\.\d+", v.strip())], values
