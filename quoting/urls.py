@@ -104,6 +104,7 @@ urlpatterns = [
     ),
     path("quotes/<int:pk>/tco/", quote_views.quote_tco, name="quote-tco"),
     path("quotes/<int:pk>/workload/", quote_views.quote_workload, name="quote-workload"),
+    path("quotes/<int:pk>/tco-options/", quote_views.quote_tco_options, name="quote-tco-options"),
     path("quotes/<int:pk>/renewals/", renewal_views.quote_renewals_panel, name="quote-renewals"),
     path("quotes/<int:pk>/renewal/", renewal_views.quote_renewal_new, name="quote-renewal"),
     path(

@@ -28,7 +28,7 @@ from proposals.models import (
     DocumentStatus,
     ProposalDocument,
 )
-from quoting.designs.services.tco import tco_presented
+from quoting.designs.services.tco import tco_charts_shown, tco_options_shown, tco_presented
 from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
 from quoting.engine.money import milestone_amounts
@@ -243,9 +243,9 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         design=revision.design_snapshot or None,
         drawing_uri=svg_data_uri(drawing) if drawing else None,
         tco=revision.tco_snapshot or None,
-        tco_charts=[svg_data_uri(chart_in(chart, language)) for chart in revision.tco_charts or []],
+        tco_charts=_tco_charts(revision, language),
         seller=seller_for(owner=revision.quote.owner, language=language),
-        tco_view=tco_presented(revision.tco_snapshot),
+        tco_view=tco_presented(revision.tco_snapshot, revision.tco_options),
         racks=revision.design_racks or None,
         rack_figures=_rack_figures(revision.design_racks, language),
         content_sha256=content_hash.content_sha256(
@@ -256,6 +256,16 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             version=content_hash.content_version(revision.content_sha256),
         ),
     )
+
+
+def _tco_charts(revision: QuoteRevision, language: str) -> list[str]:
+    """The TCO charts as data: URIs, of the options the proposal shows, drawn from the frozen
+    figures; a comparison kept without them prints its kept drawings."""
+    shown = tco_options_shown(revision.tco_snapshot, revision.tco_options)
+    drawn = tco_charts_shown(revision.tco_snapshot, shown, language) if shown else None
+    if drawn is None:
+        drawn = [chart_in(chart, language) for chart in revision.tco_charts or []]
+    return [svg_data_uri(svg) for svg in drawn]
 
 
 def payment_schedule_of(revision: QuoteRevision, *, total: Decimal) -> list[Milestone]:

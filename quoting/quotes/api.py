@@ -82,6 +82,7 @@ from quoting.quotes.selectors import (
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
 from quoting.quotes.services.quotes import ADDITIONAL_TERMS_MAX, MAX_MILESTONES
+from quoting.quotes.services.snapshots import revision_tco_options
 from quoting.quotes.workbook import XLSX_CONTENT_TYPE, quote_xlsx
 
 
@@ -297,6 +298,11 @@ class QuoteDetailSerializer(QuoteSerializer):
     additional_terms = serializers.CharField(
         source="current_revision.additional_terms", help_text=ADDITIONAL_TERMS_HELP
     )
+    tco_options = serializers.SerializerMethodField(
+        help_text="The TCO options (their names) the current revision's proposal shows: as "
+        "chosen, else every option whose network is priced, the quoted one among them. Empty "
+        "without a TCO comparison."
+    )
     totals = serializers.SerializerMethodField()
     booked = serializers.SerializerMethodField(
         help_text="What the customer accepted and the reseller books: the accepted revision, "
@@ -317,6 +323,7 @@ class QuoteDetailSerializer(QuoteSerializer):
             "workload",
             "payment_schedule",
             "additional_terms",
+            "tco_options",
             "totals",
             "booked",
             "completeness_warnings",
@@ -326,6 +333,10 @@ class QuoteDetailSerializer(QuoteSerializer):
     @extend_schema_field(payment_schedule_field())
     def get_payment_schedule(self, quote):
         return payment_schedule_printed(quote.current_revision.payment_schedule)
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_tco_options(self, quote):
+        return revision_tco_options(revision=quote.current_revision)
 
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, quote):
@@ -373,6 +384,8 @@ DETAILED_COLUMNS = (
             "workload",
             "payment_schedule",
             "additional_terms",
+            "tco_options",
+            "tco_snapshot",  # which options are priced: the default of tco_options
         )
     ),
     *(f"booked_{name}" for name in ("subtotal", "discount", "net", "tax", "total")),
@@ -428,6 +441,7 @@ def quote_detailed(quote: Quote) -> dict:
         "workload": revision.workload,
         "payment_schedule": payment_schedule_printed(revision.payment_schedule),
         "additional_terms": revision.additional_terms,
+        "tco_options": revision_tco_options(revision=revision),
         "totals": totals_printed(revision_totals(revision=revision)),
         "booked": booked_data(quote),
         "completeness_warnings": [w.as_json() for w in quote_completeness(quote=quote)],
@@ -705,6 +719,14 @@ class QuoteTermsSerializer(serializers.Serializer):
         max_length=ADDITIONAL_TERMS_MAX,
         trim_whitespace=True,
         help_text=ADDITIONAL_TERMS_HELP,
+    )
+    tco_options = serializers.ListField(
+        child=serializers.CharField(max_length=60),
+        required=False,
+        allow_empty=False,
+        max_length=8,
+        help_text="The TCO options the proposal shows, by name (see the quote's tco_options "
+        "and its revision's TCO). A name the comparison does not have is refused (400).",
     )
     contact = contact_field()
     external_id = external_id_field()

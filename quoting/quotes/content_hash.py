@@ -64,9 +64,10 @@ FIELDS[2] = (
     (*FIELDS[1][0], "tax_breakdown"),
     (*FIELDS[1][1], "vat_percent"),
 )
-# 3: the payment schedule and the additional terms (printed in the proposal's terms).
+# 3: the payment schedule and the additional terms (printed in the proposal's terms), and the
+# TCO options the sales engineer chose to show (tco-model §7).
 FIELDS[3] = (
-    (*FIELDS[2][0], "payment_schedule", "additional_terms"),
+    (*FIELDS[2][0], "payment_schedule", "additional_terms", "tco_options"),
     FIELDS[2][1],
 )
 

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from django import template
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
 from quoting.engine.messages import Message
 from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import MICROSECONDS, sharding_name
+from quoting.templatetags.quoting_numbers import _decimal, _format, _trimmed, grouped, ratio
 
 register = template.Library()
 
@@ -111,3 +114,87 @@ def audit_details(details) -> list[tuple[str, str]]:
         for key, value in details.items()
         if value != "" and value is not None
     ]
+
+
+# Assumptions a result keeps as a share (0.85) and a reader reads as a percentage (85 %).
+_SHARE_KEYS = (
+    "workload.mfu",
+    "workload.overlap",
+    "model.backward_share",
+    "costs.availability",
+    "costs.utilisation",
+)
+_SHARE_SUFFIXES = (".efficiency", ".busbw_efficiency")
+_YEARLY_MONEY = ("costs.space_per_year", ".support_per_year", ".network_opex_per_year")
+# The proposal's groups of assumptions, by key prefix, in the order they print.
+ASSUMPTION_GROUPS = (
+    (gettext_noop("Cluster and workload"), ("gpu.", "cluster.", "workload.")),
+    (gettext_noop("Network"), ("model.", "transport.", "fabric.")),
+    (gettext_noop("Costs"), ("costs.",)),
+)
+
+
+def _is_share(key: str) -> bool:
+    return key in _SHARE_KEYS or (key.startswith("transport.") and key.endswith(_SHARE_SUFFIXES))
+
+
+@register.filter
+def assumption_value(assumption) -> str:
+    """An assumption's value with its unit, as a reader reads it, in the active language:
+    shares as percentages (0.85 → 85 %), the discount rate a year, money per year or per
+    GPU-hour with its currency, hours a year. Formatted here, at view time, so a result kept
+    with raw numbers prints the same way."""
+    data = assumption if isinstance(assumption, dict) else assumption.as_dict()
+    key, value, unit = data.get("key", ""), data.get("value"), str(data.get("unit") or "")
+    number = _decimal(value)
+    if number is None:
+        return f"{value} {assumption_text(assumption, 'unit')}".strip()
+    if unit == ":1":
+        return ratio(value)
+    if _is_share(key) or key == "costs.discount_rate":
+        percent = _format(_trimmed((number * 100).quantize(Decimal("0.01"))))
+        if key == "costs.discount_rate":
+            return gettext("%(percent)s %% a year") % {"percent": percent}
+        return f"{percent} %"
+    if key.endswith(_YEARLY_MONEY):
+        return gettext("%(amount)s %(currency)s a year") % {
+            "amount": grouped(value),
+            "currency": unit,
+        }
+    if key == "costs.gpu_hour_value":
+        return gettext("%(amount)s %(currency)s per GPU-hour") % {
+            "amount": grouped(value),
+            "currency": unit,
+        }
+    if key == "costs.hours_per_year":
+        return gettext("%(hours)s h a year") % {"hours": grouped(value)}
+    return f"{grouped(value)} {assumption_text(assumption, 'unit')}".strip()
+
+
+@register.filter
+def assumption_groups(assumptions) -> list[tuple[str, list]]:
+    """The assumptions in the proposal's groups (cluster and workload, network, costs), each
+    group's title in the active language; a key in no group joins the last."""
+    groups = [(title, []) for title, _ in ASSUMPTION_GROUPS]
+    for assumption in assumptions or ():
+        key = assumption.get("key", "") if isinstance(assumption, dict) else assumption.key
+        index = next(
+            (i for i, (_, prefixes) in enumerate(ASSUMPTION_GROUPS) if key.startswith(prefixes)),
+            len(groups) - 1,
+        )
+        groups[index][1].append(assumption)
+    return [(gettext(title), rows) for title, rows in groups if rows]
+
+
+@register.filter
+def in_pairs(rows) -> list[tuple]:
+    """Rows laid out in two columns read down: (row i, row i + half), the last alone when odd."""
+    rows = list(rows or ())
+    half = (len(rows) + 1) // 2
+    return [(rows[i], rows[i + half] if i + half < len(rows) else None) for i in range(half)]
+
+
+@register.filter
+def pair_with(left, right) -> tuple:
+    """(left, right): the two cells of a row of in_pairs, to loop over in a template."""
+    return (left, right)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import Decimal
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 from django.conf import settings
@@ -269,22 +270,68 @@ def _server_priced(
     return (part_number if part_number and servers.exists() else None), None
 
 
-def tco_charts(result: TcoResult) -> list[dict[str, str]]:
+def tco_charts(result, unpriced: Collection[str] = ()) -> list[dict[str, str]]:
     """The comparison's charts as SVG, drawn once from the result in every language of the
-    portal (a snapshot keeps them; a proposal prints them in its own language, see chart_in)."""
+    portal (a snapshot keeps them; a proposal prints them in its own language, see chart_in).
+    `unpriced` names the options whose network is not priced: their labels say so."""
     charts = []
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
-            drawn = [
-                cost_per_hour_chart(result, translation.gettext),
-                cost_breakdown_chart(result, translation.gettext),
-            ]
-            if result.efficiency_curve:
-                drawn.insert(0, efficiency_chart(result, translation.gettext))
+            drawn = _charts_drawn(result, unpriced)
         charts = charts or [{} for _ in drawn]
         for chart, svg in zip(charts, drawn, strict=True):
             chart[language] = svg
     return charts
+
+
+def _charts_drawn(result, unpriced: Collection[str]) -> list[str]:
+    """The charts in the active language: the efficiency curve (when the result has one), the
+    cost per effective GPU-hour and the annual cost by component."""
+    drawn = [
+        cost_per_hour_chart(result, translation.gettext, unpriced),
+        cost_breakdown_chart(result, translation.gettext, unpriced),
+    ]
+    if result.efficiency_curve:
+        drawn.insert(0, efficiency_chart(result, translation.gettext, unpriced))
+    return drawn
+
+
+def tco_charts_shown(snapshot: dict | None, shown: list[str], language: str) -> list[str] | None:
+    """The charts of a stored comparison for the options shown, drawn now in `language` from
+    the stored figures (the table's own numbers); None when the comparison was stored without
+    the figures a chart needs (then its kept drawings are all there is)."""
+    try:
+        options = [
+            SimpleNamespace(
+                name=o["name"],
+                network_efficiency=float(o["network_efficiency"]),
+                annual_cost=Decimal(str(o["annual_cost"])),
+                cost_per_effective_gpu_hour=Decimal(str(o["cost_per_effective_gpu_hour"])),
+                annual_cost_breakdown=SimpleNamespace(
+                    **{k: Decimal(str(v)) for k, v in o["annual_cost_breakdown"].items()}
+                ),
+            )
+            for o in snapshot["options"]
+            if o["name"] in shown
+        ]
+        curves = [
+            SimpleNamespace(
+                name=c["name"],
+                points=tuple((p["nodes"], float(p["network_efficiency"])) for p in c["points"]),
+            )
+            for c in snapshot.get("efficiency_curve") or []
+            if c["name"] in shown
+        ]
+    except (KeyError, TypeError, ValueError, ArithmeticError):
+        return None
+    if not options:
+        return None
+    result = SimpleNamespace(
+        options=options, efficiency_curve=curves, currency=snapshot["currency"]
+    )
+    unpriced = {o["name"] for o in snapshot["options"] if o.get("pricing") == NOT_PRICED}
+    with translation.override(language):
+        return _charts_drawn(result, unpriced)
 
 
 def tco_comparison(
@@ -333,7 +380,9 @@ def tco_comparison(
             if this_price is None
             else support_share_percent(QuotedPrice(*this_price)),
         ),
-        "charts": tco_charts(result),
+        "charts": tco_charts(
+            result, unpriced={f["name"] for f in body["fabrics"] if "network_capex" not in f}
+        ),
         "error": "",
         "workload": workload,
     }
@@ -401,7 +450,58 @@ def _amount(value) -> Decimal | None:
     return None if value in (None, "") else Decimal(str(value))
 
 
-def tco_presented(snapshot: dict | None) -> dict | None:
+def tco_option_names(snapshot: dict | None) -> list[str]:
+    """Every option of a stored comparison, by name (its key), in the comparison's order."""
+    return [o["name"] for o in (snapshot or {}).get("options") or []]
+
+
+def tco_default_options(snapshot: dict | None) -> list[str]:
+    """What a proposal shows until the sales engineer chooses: every option whose network is
+    priced, which includes the quoted one; a comparison stored before options said how they
+    were priced shows all of them."""
+    options = (snapshot or {}).get("options") or []
+    return [o["name"] for o in options if o.get("pricing", PRICED_LIST) != NOT_PRICED]
+
+
+def tco_options_shown(snapshot: dict | None, chosen: list[str] | None) -> list[str]:
+    """The options a proposal shows: the chosen ones that the comparison still has, in its
+    order; the default when none is chosen (or none of the chosen is left)."""
+    names = tco_option_names(snapshot)
+    kept = [name for name in names if chosen and name in chosen]
+    return kept or tco_default_options(snapshot) or names
+
+
+def tco_options_check(snapshot: dict | None, chosen) -> list[str]:
+    """A choice of options as given (API, form): a non-empty list of the comparison's option
+    names; InvalidInput naming `tco_options` and every unknown name otherwise."""
+    names = tco_option_names(snapshot)
+    if not names:
+        raise InvalidInput.field("tco_options", "this revision has no TCO comparison.")
+    if not isinstance(chosen, list | tuple) or not chosen:
+        raise InvalidInput.field("tco_options", "choose at least one option.")
+    unknown = [str(name) for name in chosen if name not in names]
+    if unknown:
+        raise InvalidInput.field(
+            "tco_options",
+            "not an option of this comparison: "
+            + ", ".join(unknown)
+            + ". Choose from: "
+            + "; ".join(names)
+            + ".",
+        )
+    return [name for name in names if name in chosen]
+
+
+def _lowest(options: list[dict], key: str) -> str | None:
+    """The priced option with the lowest `key`: an option whose network is not priced leaves
+    that cost out, so it can never be the cheapest (issue 27)."""
+    priced = [o for o in options if o.get("pricing") not in (None, NOT_PRICED) and o.get(key)]
+    if not priced:
+        return None
+    return min(priced, key=lambda o: Decimal(str(o[key])))["name"]
+
+
+def tco_presented(snapshot: dict | None, chosen: list[str] | None = None) -> dict | None:
     """A stored comparison as the proposal and the quote page print it: per option its network
     capex apart from the servers, and which options were priced how, so every figure says what
     it holds. `described` is False for a comparison stored before options carried their pricing
@@ -413,8 +513,12 @@ def tco_presented(snapshot: dict | None) -> dict | None:
         {PRICED_QUOTED: [], PRICED_LIST_LESS_DISCOUNT: [], PRICED_LIST: [], NOT_PRICED: []},
     )
     described = all("pricing" in o for o in snapshot["options"])
+    shown = tco_options_shown(snapshot, chosen)
     for option in snapshot["options"]:
+        if option["name"] not in shown:
+            continue
         row = dict(option)
+        row["network_not_priced"] = option.get("pricing") == NOT_PRICED
         if described:
             row["network_capex"] = _amount(option.get("network_capex")) or Decimal(0)
             row["network_opex_per_year"] = _amount(option.get("network_opex_per_year"))
@@ -422,6 +526,11 @@ def tco_presented(snapshot: dict | None) -> dict | None:
             groups[option["pricing"]].append(row)
         options.append(row)
     quoted = groups[PRICED_QUOTED][0] if groups[PRICED_QUOTED] else None
+    lowest_tco, lowest_per_hour = (
+        (_lowest(options, "tco_n_years"), _lowest(options, "cost_per_effective_gpu_hour"))
+        if described and len(options) > 1
+        else (None, None)
+    )
     server_capex = None
     if described:
         server_capex = _amount(snapshot["options"][0].get("server_capex"))
@@ -431,6 +540,10 @@ def tco_presented(snapshot: dict | None) -> dict | None:
         "life_years": snapshot.get("life_years"),
         "workload": snapshot.get("workload"),
         "options": options,
+        "shown": shown,
+        "every_option": tco_option_names(snapshot),
+        "lowest_tco": lowest_tco,
+        "lowest_cost_per_hour": lowest_per_hour,
         "server_capex": server_capex,
         "quoted": quoted,
         "quoted_total": (
@@ -449,5 +562,24 @@ def tco_presented(snapshot: dict | None) -> dict | None:
         "listed": [o["name"] for o in groups[PRICED_LIST]],
         "not_priced": [o["name"] for o in groups[NOT_PRICED]],
         "discount_percent": snapshot.get("overall_discount_percent"),
-        "assumptions": snapshot.get("assumptions", []),
+        "assumptions": _assumptions_shown(snapshot, shown),
     }
+
+
+def _assumptions_shown(snapshot: dict, shown: list[str]) -> list[dict]:
+    """The assumptions of the options shown: an option left out takes its own rows (its leaf,
+    its licences) with it, and a transport no option shown uses takes its rows too."""
+    options = snapshot.get("options") or []
+    hidden = tuple(f"fabric.{o['name']}." for o in options if o["name"] not in shown)
+    used = {o.get("transport") for o in options if o["name"] in shown}
+    unused = tuple(
+        f"transport.{o['transport']}."
+        for o in options
+        if o.get("transport") and o["transport"] not in used
+    )
+    return [
+        a
+        for a in snapshot.get("assumptions", [])
+        if not (hidden and a["key"].startswith(hidden))
+        and not (unused and a["key"].startswith(unused))
+    ]

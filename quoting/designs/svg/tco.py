@@ -8,7 +8,8 @@ fabric option is one `<g class="series" data-name="...">`, so tests and styles c
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import unicodedata
+from collections.abc import Callable, Collection
 from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
@@ -23,8 +24,12 @@ def _same(text: str) -> str:
     return text
 
 
-WIDTH, HEIGHT = 720, 360
-LEFT, RIGHT, TOP, BOTTOM = 64, 190, 36, 52  # plot margins; the legend sits on the right
+WIDTH, HEIGHT = 720, 400
+# Plot margins; the legend sits on the right. The bottom holds up to LABEL_LINES lines of an
+# option's name under its bar, and the axis title.
+LEFT, RIGHT, TOP, BOTTOM = 64, 200, 36, 92
+LABEL_SIZE, LABEL_LINES, LINE_HEIGHT = 11, 4, 14
+LEGEND_ROOM = RIGHT - 16 - 18 - 4  # from the legend's text to the edge
 PLOT_W, PLOT_H = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
 # Colour-blind-safe (Okabe-Ito) and 8 long: the request allows at most 8 fabric options.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
@@ -40,6 +45,88 @@ COST_PARTS = (
 
 
 BAR_TITLE = gettext_noop("{name}: {cost} {currency} at {efficiency} network efficiency")
+NOT_PRICED_NOTE = gettext_noop("(network not priced)")
+
+
+# --- Label widths -----------------------------------------------------------------------------
+# Estimated, not measured (no font metrics here): each character by its width class, in ems.
+# CJK and other full-width characters take a whole em, so Chinese labels wrap as they should.
+NARROW = frozenset("iIl.,:;'!|()[]{} \u00b7")
+
+
+def char_width(char: str) -> float:
+    """One character's width in ems: full width 1, narrow 0.3, capitals 0.68, the rest 0.56."""
+    if unicodedata.east_asian_width(char) in ("W", "F"):
+        return 1.0
+    if char in NARROW:
+        return 0.3
+    if char.isupper() or char in "mwMW%@":
+        return 0.68
+    return 0.56
+
+
+def text_width(text: str, size: float = LABEL_SIZE) -> float:
+    """The estimated width of `text` in px at a font size of `size` px."""
+    return sum(char_width(c) for c in text) * size
+
+
+def _tokens(text: str) -> list[str]:
+    """Where a label may break: after a space (kept with the word before it), and before or
+    after any full-width character (Chinese breaks between characters)."""
+    tokens, word = [], ""
+    for char in text:
+        if unicodedata.east_asian_width(char) in ("W", "F"):
+            if word:
+                tokens.append(word)
+            tokens.append(char)
+            word = ""
+        elif char == " ":
+            tokens.append(word + " ")
+            word = ""
+        else:
+            word += char
+    if word:
+        tokens.append(word)
+    return tokens
+
+
+def wrap(text: str, room: float, *, lines: int, size: float = LABEL_SIZE) -> list[str]:
+    """`text` in at most `lines` lines of at most `room` px each (by text_width): broken where
+    it may break, a word longer than a line cut, and what does not fit in the last line ended
+    with an ellipsis. The same text and room always give the same lines."""
+    out: list[str] = []
+    current = ""
+    for token in _tokens(text):
+        while text_width((current + token).rstrip(), size) > room:
+            if current:
+                out.append(current.rstrip())
+                current = ""
+                continue
+            fit = _fitting(token, room, size)  # one word wider than a line: cut it
+            out.append(fit)
+            token = token[len(fit) :]
+        current += token
+    if current.strip():
+        out.append(current.rstrip())
+    if len(out) > lines:
+        last = " ".join(out[lines - 1 :])
+        out = out[: lines - 1] + [_ellipsis(last, room, size)]
+    return out
+
+
+def _fitting(text: str, room: float, size: float) -> str:
+    end = 1
+    while end < len(text) and text_width(text[: end + 1], size) <= room:
+        end += 1
+    return text[:end]
+
+
+def _ellipsis(text: str, room: float, size: float) -> str:
+    if text_width(text, size) <= room:
+        return text
+    while text and text_width(text + "\u2026", size) > room:
+        text = text[:-1]
+    return text.rstrip() + "\u2026"
 
 
 def _point_title(name: str, nodes: int, efficiency: float, tr: Translate) -> str:
@@ -53,6 +140,14 @@ def _name(name: str, tr: Translate) -> str:
     return option_name_message(name).render(tr)
 
 
+def _label(name: str, tr: Translate, unpriced: Collection[str]) -> str:
+    """An option's name as a chart labels it: an option whose network is not priced says so,
+    since its costs leave the network out."""
+    if name in unpriced:
+        return f"{_name(name, tr)} {tr(NOT_PRICED_NOTE)}"
+    return _name(name, tr)
+
+
 def chart_in(chart: str | dict[str, str], language: str) -> str:
     """A kept chart in `language`: charts are kept drawn in each language (older snapshots kept
     one drawing, which is all there is)."""
@@ -61,7 +156,9 @@ def chart_in(chart: str | dict[str, str], language: str) -> str:
     return chart.get(language) or chart.get("en") or next(iter(chart.values()), "")
 
 
-def efficiency_chart(result: TcoResult, translate: Translate | None = None) -> str:
+def efficiency_chart(
+    result: TcoResult, translate: Translate | None = None, unpriced: Collection[str] = ()
+) -> str:
     """Network efficiency versus node count, one line per fabric, at the same tokens per node."""
     tr = translate or _same
     counts = sorted({n for curve in result.efficiency_curve for n, _ in curve.points})
@@ -83,6 +180,7 @@ def efficiency_chart(result: TcoResult, translate: Translate | None = None) -> s
             parts.append(_text(x(nodes), TOP + PLOT_H + 18, str(nodes), anchor="middle"))
     axis = tr(gettext_noop("nodes (log scale)"))
     parts.append(_text(LEFT + PLOT_W / 2, HEIGHT - 12, axis, anchor="middle"))
+    legend = _Legend()
     for i, curve in enumerate(result.efficiency_curve):
         colour = PALETTE[i % len(PALETTE)]
         path = " ".join(f"{x(n):.1f},{y(e):.1f}" for n, e in curve.points)
@@ -97,11 +195,13 @@ def efficiency_chart(result: TcoResult, translate: Translate | None = None) -> s
             f'stroke-dasharray="{DASHES[i % len(DASHES)]}"/>'
             f"{dots}</g>"
         )
-        parts.append(_legend(i, _name(curve.name, tr), colour))
+        parts.append(legend.entry(_label(curve.name, tr, unpriced), colour))
     return _svg("tco-efficiency", title, parts)
 
 
-def cost_breakdown_chart(result: TcoResult, translate: Translate | None = None) -> str:
+def cost_breakdown_chart(
+    result: TcoResult, translate: Translate | None = None, unpriced: Collection[str] = ()
+) -> str:
     """Annual cost of each option stacked by what it pays for."""
     tr = translate or _same
     top = _nice_max(max(o.annual_cost for o in result.options))
@@ -132,13 +232,16 @@ def cost_breakdown_chart(result: TcoResult, translate: Translate | None = None) 
                 f"{_amount(amount)} {escape(result.currency)}</title></rect>"
             )
         parts.append(_bar_group(option.name, segments))
-        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
-    for i, (_, label, colour) in enumerate(cost_parts):
-        parts.append(_legend(i, tr(label), colour))
+        parts.append(_bar_label(x + width / 2, option.name, len(result.options), tr, unpriced))
+    legend = _Legend()
+    for _key, label, colour in cost_parts:
+        parts.append(legend.entry(tr(label), colour))
     return _svg("tco-cost-breakdown", title, parts)
 
 
-def cost_per_hour_chart(result: TcoResult, translate: Translate | None = None) -> str:
+def cost_per_hour_chart(
+    result: TcoResult, translate: Translate | None = None, unpriced: Collection[str] = ()
+) -> str:
     """Cost per effective GPU-hour: what the buyer really pays for work done."""
     tr = translate or _same
     top = _nice_max(max(o.cost_per_effective_gpu_hour for o in result.options))
@@ -167,7 +270,7 @@ def cost_per_hour_chart(result: TcoResult, translate: Translate | None = None) -
         )
         value = _text(x + width / 2, y - 6, _amount(cost, 2), anchor="middle")
         parts.append(_bar_group(option.name, [bar, value]))
-        parts.append(_bar_label(x + width / 2, _name(option.name, tr), len(result.options)))
+        parts.append(_bar_label(x + width / 2, option.name, len(result.options), tr, unpriced))
     return _svg("tco-cost-per-hour", title, parts)
 
 
@@ -185,9 +288,21 @@ def _svg(css_class: str, title: str, parts: list[str]) -> str:
     )
 
 
-def _text(x: float, y: float, text: str, *, anchor: str = "start", size: int = 11) -> str:
+def _text(
+    x: float,
+    y: float,
+    text: str,
+    *,
+    anchor: str = "start",
+    size: int = 11,
+    css_class: str = "",
+    room: float | None = None,
+) -> str:
+    marks = f' class="{css_class}"' if css_class else ""
+    if room is not None:
+        marks += f' data-room="{room:.1f}"'  # the width the label was wrapped to, for tests
     return (
-        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}">'
+        f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" font-size="{size}"{marks}>'
         f"{escape(text)}</text>"
     )
 
@@ -196,11 +311,21 @@ def _hline(y: float) -> str:
     return f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + PLOT_W}" y2="{y:.1f}" stroke="#ddd"/>'
 
 
-def _legend(i: int, label: str, colour: str) -> str:
-    x, y = LEFT + PLOT_W + 16, TOP + 8 + 18 * i
-    return f'<rect x="{x}" y="{y - 9}" width="12" height="10" fill="{colour}"/>' + _text(
-        x + 18, y, _short(label, 24)
-    )
+class _Legend:
+    """The legend's entries down the right margin: each label wrapped in LEGEND_ROOM (two lines
+    at most), the next entry below the lines the last one took."""
+
+    def __init__(self) -> None:
+        self.y = TOP + 8
+
+    def entry(self, label: str, colour: str) -> str:
+        x, y = LEFT + PLOT_W + 16, self.y
+        lines = wrap(label, LEGEND_ROOM, lines=2)
+        self.y += LINE_HEIGHT * (len(lines) - 1) + 18
+        return f'<rect x="{x}" y="{y - 9}" width="12" height="10" fill="{colour}"/>' + "".join(
+            _text(x + 18, y + LINE_HEIGHT * n, line, css_class="legend")
+            for n, line in enumerate(lines)
+        )
 
 
 def _money_axis(top: Decimal) -> list[str]:
@@ -236,13 +361,23 @@ def _bar_group(name: str, shapes: list[str]) -> str:
     return f'<g class="series" data-name={quoteattr(name)}>{"".join(shapes)}</g>'
 
 
-def _bar_label(x: float, name: str, count: int) -> str:
-    fits = max(6, int(PLOT_W / count / 6.5))  # ~6.5 px per character at 11 px
-    return _text(x, TOP + PLOT_H + 16, _short(name, fits), anchor="middle")
-
-
-def _short(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+def _bar_label(x: float, name: str, count: int, tr: Translate, unpriced: Collection[str]) -> str:
+    """An option's name under its bar, wrapped to its slot less a gap to the next one; an
+    option whose network is not priced says so on a line of its own, never cut off."""
+    room = PLOT_W / count - 8
+    note = wrap(tr(NOT_PRICED_NOTE), room, lines=2) if name in unpriced else []
+    lines = wrap(_name(name, tr), room, lines=LABEL_LINES - len(note)) + note
+    return "".join(
+        _text(
+            x,
+            TOP + PLOT_H + 16 + LINE_HEIGHT * n,
+            line,
+            anchor="middle",
+            css_class="bar-label",
+            room=room,
+        )
+        for n, line in enumerate(lines)
+    )
 
 
 def _nice_max(value: Decimal) -> Decimal:

@@ -372,7 +372,12 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             message(_("Value of one effective GPU-hour")),
             costs.gpu_hour_value,
             money,
-            message(_("H100 rental: about 12 CNY / GPU-hour in China, $1.5-3.9 elsewhere")),
+            message(
+                _(
+                    "H100 on demand in public cloud: AWS p5.48xlarge, USD 6.88 per GPU-hour "
+                    "(2026-11-09), at 7.2 CNY to the dollar"
+                )
+            ),
         ),
     ]
     return tuple(replace(row, basis=_basis(row)) for row in rows)

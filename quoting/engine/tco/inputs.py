@@ -291,7 +291,10 @@ class Costs:
     gpu_hour_value: Decimal | None = field(
         default=None,
         metadata=_money(
-            _("Value of a GPU-hour"), high=Decimal(10**6), help=_("Empty: 12 CNY."), step=MONEY_STEP
+            _("Value of a GPU-hour"),
+            high=Decimal(10**6),
+            help=_("Empty: 49.54 CNY, an H100 on demand in public cloud."),
+            step=MONEY_STEP,
         ),
     )
 

@@ -118,7 +118,18 @@ MICROSECONDS = "µs"
 # without its currency): a request in another currency must state them.
 DEFAULT_CURRENCY = "CNY"
 CNY_TARIFF_PER_KWH = Decimal("0.7")
-CNY_GPU_HOUR_VALUE = Decimal("12")
+# What one H100 GPU-hour sells for on public cloud, on demand: AWS p5.48xlarge (8 x H100 SXM
+# 80 GB), us-east-1, USD 55.04 an hour, USD 6.88 per GPU-hour (AWS price list as transcribed
+# in datareceipts/data-receipts 109-gpu-pricing/hyperscalers.json, retrieved 2026-11-09),
+# at 7.2 CNY to the dollar (the rate catalog/data/SOURCES.md converts at): 49.536, 49.54 CNY.
+# The value is what the compute earns, so a market price: the 12 CNY used before sat below
+# what an owned effective GPU-hour costs (26.65 CNY for the 256-GPU H100 design), and every
+# NPV read negative. Blackwell rents for more (Lambda: B200 USD 6.69 vs H100 USD 3.99 a
+# GPU-hour, 2026-09-20), so the H100 figure is the conservative default for every class
+# (tco-model §3).
+GPU_HOUR_VALUE_USD = Decimal("6.88")
+CNY_PER_USD = Decimal("7.2")
+CNY_GPU_HOUR_VALUE = Decimal("49.54")
 
 # One 8-GPU server at training load when neither the costs nor a named catalog server give a
 # figure: HGX/DGX H100-class, 6.5-8.5 kW typical, 10.2 kW max. A named catalog server's own

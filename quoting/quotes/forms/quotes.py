@@ -125,3 +125,15 @@ def milestone_error(filled: list[MilestoneForm], field: str | None, message: str
         filled[int(match[1])].add_error(match[2], message)
         return True
     return False
+
+
+class TcoOptionsForm(VersionForm):
+    """The TCO options the proposal shows, chosen among the revision's comparison (names)."""
+
+    tco_options = forms.MultipleChoiceField(
+        label=_("Options the proposal shows"), widget=forms.CheckboxSelectMultiple
+    )
+
+    def __init__(self, *args, names: list[str], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tco_options"].choices = [(name, name) for name in names]

@@ -22,6 +22,7 @@ class QuoteEventVerb(models.TextChoices):
     TAX_CHANGED = "tax_changed", _("VAT changed")
     WORKLOAD_CHANGED = "workload_changed", _("TCO workload changed")
     PAYMENT_TERMS_CHANGED = "payment_terms_changed", _("Payment schedule or terms changed")
+    TCO_OPTIONS_CHANGED = "tco_options_changed", _("TCO options shown changed")
     STATUS_CHANGED = "status_changed", _("Status changed")
     APPROVAL_REQUESTED = "approval_requested", _("Approval requested")
     APPROVED = "approved", _("Discount approved")

@@ -317,6 +317,10 @@ class QuoteRevision(models.Model):
     # The job the TCO comparison assumes (a workload preset's key); empty when the comparison is
     # a TCO scenario chosen by hand, or was made before workloads could be chosen.
     workload = models.CharField(_("workload"), max_length=WORKLOAD_MAX_LENGTH, blank=True)
+    # The TCO options (their names, the comparison's keys) the proposal shows, as the sales
+    # engineer chose them; null: the default, every priced option and the quoted one
+    # (quoting.quotes.services.snapshots.revision_tco_options).
+    tco_options = models.JSONField(_("TCO options shown"), null=True, blank=True)
     # Renderings of the snapshots above, made once (quoting.quotes.services.snapshots): the design's
     # drawing (SVG, empty when none matches its figures) and the TCO charts (SVGs). A null
     # snapshot_version marks a revision made before they existed: filled on its first read.

@@ -38,6 +38,7 @@ from quoting.customers.services import external_id_check, external_id_clean, uni
 from quoting.designs.models import SavedDesign, TcoScenario
 from quoting.designs.selectors import FxLock, PricedBom, bom_priced
 from quoting.designs.services.snapshots import design_snapshot_current
+from quoting.designs.services.tco import tco_options_check
 from quoting.designs.services.tco import workload_check as tco_workload_check
 from quoting.engine.errors import InvalidInput
 from quoting.engine.money import MONEY_MAX, TOTAL_MAX, Totals, round_money
@@ -94,7 +95,11 @@ from quoting.quotes.selectors import (
     schedule_text,
 )
 from quoting.quotes.services.notifications import approvers, notify, person_name
-from quoting.quotes.services.snapshots import revision_snapshot_from_design, revision_tco_refresh
+from quoting.quotes.services.snapshots import (
+    revision_snapshot_from_design,
+    revision_tco_options,
+    revision_tco_refresh,
+)
 from quoting.quotes.services.support import revision_support_follow
 from quoting.quotes.signals import quote_announced, revision_frozen
 
@@ -261,6 +266,13 @@ def _default_payment_schedule(language: str) -> list[dict]:
             if milestone["label"] in STANDARD_MILESTONES:
                 milestone["label"] = gettext(milestone["label"])
     return schedule
+
+
+def _tco_options(revision: QuoteRevision, value) -> list[str]:
+    try:
+        return tco_options_check(revision.tco_snapshot, value)
+    except InvalidInput as error:
+        raise InvalidValue(error.errors["tco_options"][0], field="tco_options") from None
 
 
 def _workload(value) -> str:
@@ -438,6 +450,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         tco=old.tco,
         tco_snapshot=old.tco_snapshot,
         workload=old.workload,
+        tco_options=old.tco_options,
         design_drawing=old.design_drawing,
         design_drawings=old.design_drawings,
         tco_charts=old.tco_charts,
@@ -1116,14 +1129,16 @@ def quote_update_terms(
     workload: str | None = None,
     payment_schedule=None,
     additional_terms: str | None = None,
+    tco_options: list[str] | None = None,
     contact=KEEP,
     external_id=KEEP,
 ) -> Quote:
     """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
     rounded lines), the VAT rate (0 for export), the validity date, the workload its TCO
     assumes (a preset's key; the TCO is computed again), the payment schedule (milestones
-    summing to 100 %, payment_schedule_clean) and the additional terms printed with the
-    standard ones. None leaves a term as it is. One
+    summing to 100 %, payment_schedule_clean), the additional terms printed with the standard
+    ones and the TCO options its proposal shows (names of its comparison's options,
+    tco_options_check). None leaves a term as it is. One
     version bump and one event per term that really changed, all or nothing; when nothing
     changes, nothing is written (an approved quote stays approved).
 
@@ -1143,6 +1158,8 @@ def quote_update_terms(
         raise InvalidValue(
             gettext("This quote has no design to compare fabrics for."), field="workload"
         )
+    if tco_options is not None:
+        tco_options = _tco_options(current, tco_options)
     terms_kept = (
         discount in (None, current.discount_percent)
         and tax in (None, current.tax_percent)
@@ -1150,6 +1167,7 @@ def quote_update_terms(
         and workload in (None, current.workload)
         and schedule in (None, current.payment_schedule or [])  # none kept is an empty one
         and additional_terms in (None, current.additional_terms)
+        and tco_options in (None, revision_tco_options(revision=current))
     )
     if terms_kept and not links:
         if quote.version != expected_version:
@@ -1186,6 +1204,17 @@ def quote_update_terms(
             after=workload,
         )
         revision_tco_refresh(revision=revision, user=user, workload=workload)
+    if tco_options is not None and tco_options != revision_tco_options(revision=revision):
+        _event(
+            quote,
+            QuoteEventVerb.TCO_OPTIONS_CHANGED,
+            actor=user,
+            revision=revision,
+            before=revision_tco_options(revision=revision),
+            after=tco_options,
+        )
+        revision.tco_options = tco_options
+        revision.save(update_fields=["tco_options"])
     if valid_until is not None and valid_until != quote.valid_until:
         _event(
             quote, QuoteEventVerb.VALIDITY_CHANGED, actor=user,

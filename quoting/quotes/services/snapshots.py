@@ -32,6 +32,7 @@ from quoting.designs.services.tco import (
     tco_charts,
     tco_comparison,
     tco_compute,
+    tco_options_shown,
     workload_check,
 )
 from quoting.engine.errors import InvalidInput
@@ -165,6 +166,12 @@ def _as_quoted(result: dict) -> dict:
     options = [dict(o) for o in result["options"]]
     options[0]["pricing"] = "quoted"
     return result | {"options": options}
+
+
+def revision_tco_options(*, revision: QuoteRevision) -> list[str]:
+    """The TCO options the revision's proposal shows, by name: as the sales engineer chose them
+    (those its comparison still has), else every priced option and the quoted one."""
+    return tco_options_shown(revision.tco_snapshot, revision.tco_options)
 
 
 def revision_tco_refresh(*, revision: QuoteRevision, user, workload: str | None = None) -> None:

@@ -29,7 +29,7 @@ from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
 from portal.api.pagination import QuotesPaginator, list_count_key
 from quoting.customers.selectors import projects_visible_to
-from quoting.designs.services.tco import tco_presented
+from quoting.designs.services.tco import tco_option_names, tco_presented
 from quoting.designs.views.projects import _project_page
 from quoting.engine.errors import InvalidInput
 from quoting.errors import QuoteError, StaleVersion
@@ -42,6 +42,7 @@ from quoting.quotes.forms.quotes import (
     LineForm,
     MilestoneFormSet,
     PaymentTermsForm,
+    TcoOptionsForm,
     TermsForm,
     WorkloadForm,
     milestone_error,
@@ -76,6 +77,7 @@ from quoting.quotes.services import quotes as services
 from quoting.quotes.services.as_built import as_built_checks_of
 from quoting.quotes.services.install import install_pack_latest, install_pack_request
 from quoting.quotes.services.quotes import quote_create_from_design
+from quoting.quotes.services.snapshots import revision_tco_options
 
 
 @login_required
@@ -676,13 +678,36 @@ def quote_tco(request, pk: int):
     context = {
         "quote": quote,
         "revision": revision,
-        "tco": tco_presented(revision.tco_snapshot),
+        # Every option for the staff, each saying whether the proposal shows it.
+        "tco": tco_presented(revision.tco_snapshot, tco_option_names(revision.tco_snapshot)),
+        "tco_shown": revision_tco_options(revision=revision),
         "editable": editable,
+        "tco_options_version": quote.version,
         "workload_form": WorkloadForm(
             initial={"workload": revision.workload, "expected_version": quote.version}
         ),
     }
     return render(request, "quoting/_quote_tco.html", context)
+
+
+@login_required
+@require_POST
+def quote_tco_options(request, pk: int):
+    """Choose the TCO options the proposal shows (a sent revision keeps its own: the change
+    opens the next revision)."""
+    quote = _quote_or_404(request, pk)
+    names = tco_option_names(quote.current_revision.tco_snapshot)
+    form = TcoOptionsForm(request.POST, names=names)
+
+    def run(version):
+        services.quote_update_terms(
+            quote=quote,
+            user=request.user,
+            expected_version=version,
+            tco_options=form.cleaned_data["tco_options"],
+        )
+
+    return _edit(request, quote, form, {"tco_options": "quote-message"}, run)
 
 
 @login_required

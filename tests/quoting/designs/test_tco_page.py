@@ -141,6 +141,10 @@ def test_the_page_compares_an_oversubscribed_row_and_prints_its_assumptions(sale
     assert "leaf-to-spine oversubscription" in body and "1/r of the leaf" in body
     assert "nccl-tests busbw share of line rate" in body
     assert "licences and subscriptions per year" in body
+    # Shares as percentages and money a year with its currency, not raw fractions (issue 27).
+    assert '<td class="num">85 %</td>' in body and '<td class="num">8 % a year</td>' in body
+    assert '<td class="num">150,000 CNY a year</td>' in body
+    assert '<td class="num">0.85' not in body
 
 
 def test_the_busbw_to_expect_is_for_a_nccl_algo_ring_run_in_english_and_chinese(
@@ -172,9 +176,9 @@ def test_a_dearer_option_that_gains_nothing_reads_never_pays_back(sales_client, 
 
 
 def test_a_gpu_hour_valued_below_its_cost_is_explained_above_the_npv(sales_client, defaults):
-    """With the servers' cost in, an effective GPU-hour costs more than the default 12 CNY it
-    is valued at, so every NPV is negative: the page says why and what to set."""
-    defaults = defaults | {"server_capex": "96000000"}  # 32 servers at 3 M CNY
+    """With the servers' cost in, an effective GPU-hour costs more than 12 CNY (the default
+    before issue 26), so every NPV is negative: the page says why and what to set."""
+    defaults = defaults | {"server_capex": "96000000", "gpu_hour_value": "12"}  # 3 M CNY each
     body = htmx_post(sales_client, defaults)
     warning = body.split('id="tco-warnings"', 1)[1].split("</ul>", 1)[0]
     assert "(12.00 CNY) is below what one costs here" in warning

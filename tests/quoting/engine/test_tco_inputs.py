@@ -72,7 +72,7 @@ def test_a_full_body_parses_with_the_gpu_resolved_through_the_catalog():
     assert req.fabrics[1].measured_busbw_gbps == 360.5
     assert req.fabrics[1].network_capex == Decimal("4200000.10")
     assert req.costs.tariff_per_kwh == Decimal("0.61")  # JSON float, exact in Decimal
-    assert req.costs.gpu_hour_value == Decimal("12")  # CNY default
+    assert req.costs.gpu_hour_value == Decimal("49.54")  # CNY default: H100 on demand
 
 
 def test_peak_tflops_may_be_given_instead_of_a_gpu_name():

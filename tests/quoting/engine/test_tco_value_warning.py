@@ -7,6 +7,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from quoting.engine.tco import TcoRequest, compute_tco
+from quoting.engine.tco.presets import CNY_GPU_HOUR_VALUE, CNY_PER_USD, GPU_HOUR_VALUE_USD
 
 BODY = {
     "peak_tflops": 989.0,  # H100 SXM dense BF16
@@ -41,7 +42,7 @@ def result_for(value: str | None):
 
 
 def test_a_value_below_the_cost_warns_with_both_figures():
-    result = result_for(None)  # the 12 CNY default
+    result = result_for("12")  # the default before issue 26
     cheapest = min(o.cost_per_effective_gpu_hour for o in result.options)
     assert cheapest > Decimal(12)
     assert all(o.npv < 0 for o in result.options)
@@ -55,3 +56,16 @@ def test_a_value_above_the_cost_says_nothing():
     result = result_for("60")
     assert min(o.cost_per_effective_gpu_hour for o in result.options) < Decimal(60)
     assert result.warnings == () and result.as_dict()["warnings"] == []
+
+
+def test_the_default_value_of_a_gpu_hour_sits_above_its_cost_and_is_the_sourced_cloud_price():
+    """49.54 CNY: AWS p5.48xlarge on demand, USD 6.88 per H100 GPU-hour, at 7.2 CNY to the
+    dollar (presets.CNY_GPU_HOUR_VALUE). At the defaults an owned cluster's effective GPU-hour
+    costs less, so the NPV reads as money earned, and nothing warns."""
+    assert round(GPU_HOUR_VALUE_USD * CNY_PER_USD, 2) == CNY_GPU_HOUR_VALUE
+    result = result_for(None)
+    assert max(o.cost_per_effective_gpu_hour for o in result.options) < CNY_GPU_HOUR_VALUE
+    assert result.warnings == ()
+    assert all(o.npv > 0 for o in result.options)
+    [row] = [a for a in result.assumptions if a.key == "costs.gpu_hour_value"]
+    assert row.value == CNY_GPU_HOUR_VALUE and "p5.48xlarge" in str(row.source)
