@@ -66,7 +66,10 @@ def _inside_assets(url: str) -> bool:
     return path.is_file() and path.is_relative_to(ASSET_DIR)
 
 
-def _proposal_html(*, revision: QuoteRevision, language: str, draft: bool):
+def _proposal_html(
+    *, revision: QuoteRevision, language: str, draft: bool, signatures: dict | None = None
+):
+    """`signatures`: the signed copy's filled signature block, drawn alone (signature_stamp)."""
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         html = render_to_string(
@@ -77,6 +80,7 @@ def _proposal_html(*, revision: QuoteRevision, language: str, draft: bool):
                 "logo_src": "logo.svg",
                 "for_print": True,
                 "draft": draft,
+                "signatures": signatures,
             },
         )
     return content, html
@@ -119,11 +123,14 @@ def _font_config() -> FontConfiguration:
     return _fonts.config
 
 
-def html_to_pdf(html: str) -> bytes:
-    document = ProposalHTML(
+def _html(html: str) -> ProposalHTML:
+    return ProposalHTML(
         string=html, base_url=ASSET_DIR.as_uri() + "/", url_fetcher=ProposalURLFetcher()
     )
-    return document.write_pdf(presentational_hints=False, font_config=_font_config())
+
+
+def html_to_pdf(html: str) -> bytes:
+    return _html(html).write_pdf(presentational_hints=False, font_config=_font_config())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +160,55 @@ def proposal_pdf(*, revision: QuoteRevision, language: str, draft: bool = False)
 
 
 # --- the signed copy -----------------------------------------------------------------------------
+
+# WeasyPrint lays out in CSS pixels; the PDF counts points (72 a inch, 96 pixels).
+_POINTS_PER_PX = 0.75
+
+
+@dataclasses.dataclass(frozen=True)
+class SignatureStamp:
+    """The proposal's signature block filled in, drawn alone: page `page` (from 0) of `pdf` is
+    the proposal laid out again with everything hidden but the filled values, which land where
+    the accepted PDF has its blank block; `bbox` is that block in the page's own space (PDF
+    points, from the bottom left), outside which the stamp draws nothing."""
+
+    page: int
+    bbox: tuple[float, float, float, float]
+    pdf: bytes
+
+
+def signature_stamp(
+    *, revision: QuoteRevision, language: str, signatures: dict
+) -> SignatureStamp | None:
+    """The filled signature block of the revision's proposal (None: it prints none). Laid out
+    from the same frozen revision and template as the accepted PDF, so its block falls on the
+    same page at the same place; the values take no room (absolutely placed), so filling the
+    block moves nothing."""
+    _content, html = _proposal_html(
+        revision=revision, language=language, draft=False, signatures=signatures
+    )
+    document = _html(html).render(presentational_hints=False, font_config=_font_config())
+    found = next(
+        (
+            (number, page, box)
+            for number, page in enumerate(document.pages)
+            for box in page._page_box.descendants()
+            if box.element_tag == "table"
+            and "signature-block" in (box.element.get("class") or "").split()
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    number, page, block = found
+    left, top = block.position_x, block.position_y
+    right, bottom = left + block.margin_width(), top + block.margin_height()
+    bbox = tuple(
+        round(value * _POINTS_PER_PX, 2)
+        for value in (left, page.height - bottom, right, page.height - top)
+    )
+    return SignatureStamp(page=number, bbox=bbox, pdf=document.write_pdf())
+
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"
 
