@@ -50,6 +50,7 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
         if revision
         else []
     )
+    acceptance = acceptance_for(quote=quote)
     answer = (
         QuoteEvent.objects.filter(
             quote=quote,
@@ -74,8 +75,9 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "new_link_url": new_link_url,
             "new_link_qr": new_link_url and link_qr_svg(new_link_url, title=gettext("QR code")),
             "error": error,
-            "acceptance": acceptance_for(quote=quote),
-            "may_countersign": may_countersign(user=request.user),
+            "acceptance": acceptance,
+            # Asked only when there is an acceptance to countersign.
+            "may_countersign": acceptance is not None and may_countersign(user=request.user),
         },
     )
 

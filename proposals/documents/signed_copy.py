@@ -151,7 +151,10 @@ def _unstamped(mine: dict, theirs: dict) -> tuple[dict, str] | None:
             {key: xobjects.raw_get(key) for key in xobjects if key != STAMP_NAME}
         )
         before = DictionaryObject({key: resources.raw_get(key) for key in resources})
-        if kept:
+        # The stamp's name added to the page's own XObjects, or an /XObject of its own (none on
+        # the original page, or an empty one).
+        own = _resolved(mine.get("/Resources"))
+        if kept or (isinstance(own, dict) and "/XObject" in own):
             before[NameObject("/XObject")] = kept
         else:
             del before["/XObject"]
