@@ -482,6 +482,7 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             revision=acceptance.revision,
             language=document.language,
             signatures=_signature_block(acceptance),
+            original=bytes(document.pdf),
         )
         # Signed last: the PAdES signature covers every byte before it, and signed_sha256 is
         # the hash of these final bytes.

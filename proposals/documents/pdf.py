@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import logging
 import re
 import threading
@@ -19,6 +20,8 @@ import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext
+from pypdf import PdfReader
 from weasyprint.css.counters import CounterStyle
 from weasyprint.html import UA as WEASYPRINT_UA
 from weasyprint.text.fonts import FontConfiguration
@@ -31,6 +34,7 @@ from proposals.documents.signed_copy import (  # noqa: F401 - known by these nam
 )
 from quoting.quotes.models import QuoteRevision
 
+logger = logging.getLogger(__name__)
 # Its progress messages would fill a worker log at INFO.
 logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
 
@@ -178,12 +182,14 @@ class SignatureStamp:
 
 
 def signature_stamp(
-    *, revision: QuoteRevision, language: str, signatures: dict
+    *, revision: QuoteRevision, language: str, signatures: dict, original: bytes
 ) -> SignatureStamp | None:
-    """The filled signature block of the revision's proposal (None: it prints none). Laid out
-    from the same frozen revision and template as the accepted PDF, so its block falls on the
-    same page at the same place; the values take no room (absolutely placed), so filling the
-    block moves nothing."""
+    """The filled signature block of the revision's proposal, to draw over `original` (the
+    accepted PDF). Laid out from the same frozen revision and template, so its block falls on
+    the same page at the same place; the values take no room (absolutely placed), so filling
+    the block moves nothing. None when the proposal prints no block, or when the accepted
+    PDF's page of the block does not show it (rendered by another layout: a misplaced stamp
+    is worse than none; the certificate still records the signatures)."""
     _content, html = _proposal_html(
         revision=revision, language=language, draft=False, signatures=signatures
     )
@@ -201,6 +207,12 @@ def signature_stamp(
     if found is None:
         return None
     number, page, block = found
+    with translation.override(language):
+        label = "".join(gettext("Signature and company seal").split())
+    pages = PdfReader(io.BytesIO(original)).pages
+    if number >= len(pages) or label not in "".join((pages[number].extract_text()).split()):
+        logger.warning("%s: the accepted PDF shows no signature block on page %s", revision, number)
+        return None
     left, top = block.position_x, block.position_y
     right, bottom = left + block.margin_width(), top + block.margin_height()
     bbox = tuple(

@@ -262,3 +262,27 @@ def test_a_stamp_moved_over_the_prices_is_caught(world, seeded, django_capture_o
     forged = signed_copy_verify(original=original, signed=out.getvalue())
     assert not forged.ok
     assert any("Page 1 differs" in p or "both carry" in p for p in forged.problems), forged.problems
+
+
+def test_no_stamp_is_drawn_over_a_page_that_does_not_show_the_blank_block(world, seeded):
+    """An accepted PDF laid out otherwise (an older layout) gets no stamp rather than a
+    misplaced one; the accepted PDF itself gets one."""
+    from proposals.documents.pdf import html_to_pdf, signature_stamp
+
+    quote = quote_sent(world)
+    document = sent_pdf(quote.current_revision, "en")
+    signatures = {"customer": {"name": "Li Wei", "date": "2026-12-07"}, "seller": None}
+    other = html_to_pdf("<p>Another layout</p>" * 3)
+    assert (
+        signature_stamp(
+            revision=quote.current_revision, language="en", signatures=signatures, original=other
+        )
+        is None
+    )
+    stamp = signature_stamp(
+        revision=quote.current_revision,
+        language="en",
+        signatures=signatures,
+        original=bytes(document.pdf),
+    )
+    assert stamp is not None and stamp.bbox[0] < stamp.bbox[2] and stamp.bbox[1] < stamp.bbox[3]
