@@ -90,6 +90,12 @@ class User(AbstractUser):
         blank=True,
         help_text=_("Printed on the proposals this user owns, with their name and e-mail."),
     )
+    job_title = models.CharField(
+        _("job title"),
+        max_length=100,
+        blank=True,
+        help_text=_("Printed under your name when you countersign an accepted offer."),
+    )
 
     def has_role(self, group_name: str) -> bool:
         if self.is_superuser:
@@ -117,6 +123,11 @@ LOGO_MAX_BYTES = 512 * 1024
 LOGO_TYPES = {b"\x89PNG\r\n\x1a\n": "image/png", b"\xff\xd8\xff": "image/jpeg"}
 
 
+# The company chop (seal) is printed over the seller's signature line of a countersigned copy:
+# a scan, usually a transparent PNG, small enough to sit in the row like the logo.
+CHOP_MAX_BYTES = 512 * 1024
+
+
 def logo_content_type(data: bytes) -> str | None:
     """PNG or JPEG by its first bytes; None for anything else (SVG could call out of the PDF)."""
     return next((kind for magic, kind in LOGO_TYPES.items() if data.startswith(magic)), None)
@@ -125,7 +136,8 @@ def logo_content_type(data: bytes) -> str | None:
 class CompanyProfile(models.Model):
     """The seller, as proposals and the customer's page name it: one row, edited in the admin.
 
-    The logo is kept in the row, not in media storage, so a worker on another machine prints it.
+    The logo and the chop are kept in the row, not in media storage, so a worker on another
+    machine prints them.
     """
 
     SINGLETON_PK = 1
@@ -158,6 +170,9 @@ class CompanyProfile(models.Model):
     payment_schedule = models.JSONField(_("default payment schedule"), default=list, blank=True)
     logo = models.BinaryField(_("logo"), blank=True, null=True, editable=False)
     logo_type = models.CharField(max_length=20, blank=True, editable=False)
+    # The company seal (公章 / 合同专用章), stamped on the seller's side of a countersigned copy.
+    chop = models.BinaryField(_("company chop"), blank=True, null=True, editable=False)
+    chop_type = models.CharField(max_length=20, blank=True, editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

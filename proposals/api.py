@@ -40,6 +40,7 @@ from portal.api.base import (
 )
 from proposals.acceptance.as_built import as_built_sign_off_ask
 from proposals.acceptance.selectors import acceptance_data, acceptance_for
+from proposals.acceptance.services import acceptance_countersign
 from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import documents_sent, documents_visible_to
 from proposals.documents.services import proposal_request
@@ -313,6 +314,13 @@ class ChosenOptionalSerializer(serializers.Serializer):
     description = serializers.CharField()
 
 
+class CountersignatureSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The countersigning user's full name, as printed.")
+    title = serializers.CharField(help_text="Their job title, as printed (may be empty).")
+    countersigned_at = serializers.DateTimeField()
+    user_id = serializers.IntegerField(allow_null=True)
+
+
 class AcceptanceSerializer(serializers.Serializer):
     """The customer's signed acceptance. The quote.accepted webhook carries the same fields
     (signed_* null: the signed copy is made after the answer), and quote.signed_copy_ready
@@ -366,6 +374,12 @@ class AcceptanceSerializer(serializers.Serializer):
     )
     as_sent_totals = AcceptanceTotalsSerializer(
         help_text="The accepted revision's totals as sent (no optional item, no alternative)."
+    )
+    countersignature = CountersignatureSerializer(
+        allow_null=True,
+        help_text="The seller's countersignature (POST .../countersign/); null until given. "
+        "Giving it makes the signed copy again (signed_status back to pending, then a new "
+        "signed_sha256).",
     )
 
 
@@ -497,6 +511,28 @@ class QuoteProposalViewSet(ApiViewSetMixin, viewsets.GenericViewSet):
     def acceptance(self, request, pk=None):
         quote = self.get_object()
         acceptance = self._acceptance(quote)
+        url = request.build_absolute_uri(
+            reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk])
+        )
+        return Response(acceptance_data(acceptance, signed_pdf_url=url))
+
+    @extend_schema(
+        summary="Countersign the customer's acceptance for the seller (sales managers and "
+        "directors)",
+        description="Records the countersignature once, under the calling user's name and job "
+        "title, and makes the signed copy again with the seller's column of the signature "
+        "block filled and the company chop: signed_status is pending until it is ready (the "
+        "quote.signed_copy_ready webhook then carries the new signed_sha256). 403 for a user "
+        "who may not countersign; 409 when the quote has no acceptance or it is already "
+        "countersigned.",
+        request=None,
+        parameters=[IDEMPOTENCY_KEY],
+        responses={200: AcceptanceSerializer, **errors(*IDEMPOTENT_ERRORS)},
+    )
+    @action(detail=True, methods=["post"])
+    def countersign(self, request, pk=None):
+        quote = self.get_object()
+        acceptance = acceptance_countersign(quote=quote, user=request.user)
         url = request.build_absolute_uri(
             reverse("quote-proposal-acceptance-signed-pdf", args=[quote.pk])
         )

@@ -290,6 +290,19 @@ class Acceptance(models.Model):
     invoice_bank_account = models.CharField(
         _("invoice bank and account"), max_length=300, blank=True
     )
+    # The seller's countersignature (#27): a sales manager or director approves the customer's
+    # acceptance once; the name and title are kept as printed, whatever the user's become.
+    countersigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("countersigned by"),
+    )
+    countersigned_at = models.DateTimeField(_("countersigned"), null=True, blank=True)
+    countersigner_name = models.CharField(_("countersigner"), max_length=150, blank=True)
+    countersigner_title = models.CharField(_("countersigner's title"), max_length=100, blank=True)
     # The signed copy, made by a worker
     signed_status = models.CharField(
         _("signed copy"),

@@ -20,6 +20,11 @@ urlpatterns = [
         name="acceptance-signed-pdf",
     ),
     path(
+        "quotes/<int:quote_id>/acceptance/countersign/",
+        views.acceptance_countersign_view,
+        name="acceptance-countersign",
+    ),
+    path(
         "quotes/<int:quote_id>/acceptance/signature.png",
         views.acceptance_signature,
         name="acceptance-signature",

@@ -16,6 +16,7 @@ from proposals.acceptance.selectors import (
     acceptance_for,
     chosen_configuration,
 )
+from proposals.acceptance.services import acceptance_countersign
 from proposals.documents.as_built import as_built_report_filename, as_built_report_pdf
 from proposals.documents.selectors import documents_visible_to
 from proposals.documents.services import proposal_request
@@ -30,6 +31,7 @@ from proposals.share.services import (
 from proposals.share.views import _pdf_response, _signed_copy_response
 from quoting.errors import QuoteError
 from quoting.quotes.models import QuoteEvent, QuoteRevision, QuoteStatus
+from quoting.quotes.permissions import may_countersign
 from quoting.quotes.selectors import quotes_visible_to
 from quoting.quotes.services.as_built import as_built_check_of
 
@@ -48,6 +50,7 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
         if revision
         else []
     )
+    acceptance = acceptance_for(quote=quote)
     answer = (
         QuoteEvent.objects.filter(
             quote=quote,
@@ -72,7 +75,9 @@ def _panel(request: HttpRequest, quote, *, new_link_url: str = "", form=None, er
             "new_link_url": new_link_url,
             "new_link_qr": new_link_url and link_qr_svg(new_link_url, title=gettext("QR code")),
             "error": error,
-            "acceptance": acceptance_for(quote=quote),
+            "acceptance": acceptance,
+            # Asked only when there is an acceptance to countersign.
+            "may_countersign": acceptance is not None and may_countersign(user=request.user),
         },
     )
 
@@ -190,8 +195,29 @@ def acceptance_panel(request: HttpRequest, quote_id: int) -> HttpResponse:
     return render(
         request,
         "proposals/_acceptance.html",
-        {"acceptance": acceptance, "quote": acceptance.revision.quote},
+        {
+            "acceptance": acceptance,
+            "quote": acceptance.revision.quote,
+            "may_countersign": may_countersign(user=request.user),
+        },
     )
+
+
+@login_required
+@require_POST
+def acceptance_countersign_view(request: HttpRequest, quote_id: int) -> HttpResponse:
+    """The seller's countersignature, from the Acceptance part of the panel."""
+    quote = _quote(request, quote_id)
+    try:
+        acceptance_countersign(quote=quote, user=request.user)
+    except QuoteError as exc:
+        response = _panel(request, quote, error=exc.message)
+        if not request.htmx:  # htmx swaps 2xx answers only: the message shows in the panel
+            response.status_code = exc.status_code
+        return response
+    if not request.htmx:
+        return redirect("proposals:page", quote_id=quote.pk)
+    return _panel(request, quote)
 
 
 @login_required

@@ -261,6 +261,16 @@ def acceptance_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> di
         # chosen_alternative, chosen_optional (key and description), accepted_totals and
         # as_sent_totals: the same shape as the audit trail's and the staff panel's
         **chosen_configuration(acceptance).as_json(),
+        "countersignature": (
+            {
+                "name": acceptance.countersigner_name,
+                "title": acceptance.countersigner_title,
+                "countersigned_at": acceptance.countersigned_at.isoformat(),
+                "user_id": acceptance.countersigned_by_id,
+            }
+            if acceptance.countersigned_at is not None
+            else None
+        ),
     }
 
 
@@ -274,6 +284,49 @@ def _signed_time(at, zone_name: str) -> str:
     local = at.astimezone(zone)
     offset = local.strftime("%z")
     return f"{local:%Y-%m-%d %H:%M:%S} UTC{offset[:3]}:{offset[3:]} ({zone.key})"
+
+
+def _signed_date(at, zone_name: str) -> str:
+    import zoneinfo
+
+    try:
+        zone = zoneinfo.ZoneInfo(zone_name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    return f"{at.astimezone(zone):%Y-%m-%d}"
+
+
+def _data_uri(data, content_type: str) -> str:
+    return f"data:{content_type};base64,{base64.b64encode(bytes(data)).decode()}" if data else ""
+
+
+def signature_block(
+    acceptance: Acceptance, *, seller_signature_png: bytes = b"", chop=None, chop_type: str = ""
+) -> dict:
+    """The proposal's signature block as the signed copy fills it: the customer's column from
+    their acceptance (dated in their own time zone), the seller's from the countersignature
+    (None until then: the block says it awaits it), with the company chop over its line.
+    `seller_signature_png`: the countersigner's name drawn as a signature."""
+    from django.conf import settings
+
+    zone = acceptance.signer_timezone or settings.TIME_ZONE
+    customer = {
+        "name": acceptance.signer_name,
+        "title": acceptance.signer_title,
+        "company": acceptance.signer_company,
+        "date": _signed_date(acceptance.signed_at, zone),
+        "signature_uri": _data_uri(acceptance.signature_png, "image/png"),
+    }
+    seller = None
+    if acceptance.countersigned_at is not None:
+        seller = {
+            "name": acceptance.countersigner_name,
+            "title": acceptance.countersigner_title,
+            "date": _signed_date(acceptance.countersigned_at, settings.TIME_ZONE),
+            "signature_uri": _data_uri(seller_signature_png, "image/png"),
+            "chop_uri": _data_uri(chop, chop_type),
+        }
+    return {"customer": customer, "seller": seller}
 
 
 def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -> dict:
@@ -314,6 +367,10 @@ def certificate_context(acceptance: Acceptance, *, document: ProposalDocument) -
             if acceptance.signer_email_verified_at and acceptance.signer_email
             else ""
         ),
+        "countersigned_local": acceptance.countersigned_at
+        and _signed_time(acceptance.countersigned_at, settings.TIME_ZONE),
+        "countersigned_utc": acceptance.countersigned_at
+        and _signed_time(acceptance.countersigned_at, "UTC"),
         "signature_uri": "data:image/png;base64," + base64.b64encode(png).decode() if png else "",
         "totals": totals,
         "currency": quote.currency,

@@ -18,6 +18,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from portal.clients import client_from_user_agent
+from portal.models import CompanyProfile, User
 from portal.queueing import enqueue, enqueue_or_leave_to_sweeper
 from proposals.acceptance.selectors import (
     acceptance_data,
@@ -26,6 +27,7 @@ from proposals.acceptance.selectors import (
     chosen_configuration,
     offer_state,
     revision_shared,
+    signature_block,
 )
 from proposals.acceptance.signature import (
     TYPED_SIGNATURE_MAX,
@@ -49,6 +51,7 @@ from proposals.documents.claims import claim_abandoned, claimant, seconds_until_
 from proposals.documents.pdf import (
     FetchRefused,
     certificate_pdf,
+    signature_stamp,
     signed_copy_assemble,
 )
 from proposals.documents.selectors import document_is_sent, document_ready_for
@@ -79,6 +82,7 @@ from quoting.quotes.models import (
     QuoteRevision,
     QuoteStatus,
 )
+from quoting.quotes.permissions import countersign_check
 from quoting.quotes.selectors import OfferChoice, offer_choice
 from quoting.quotes.services.quotes import (
     quote_mark_accepted,
@@ -584,10 +588,18 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             context={**certificate_context(acceptance, document=document), "seller": seller},
             language=acceptance.language or acceptance.revision.quote.customer.language,
         )
+        stamp = signature_stamp(
+            revision=acceptance.revision,
+            language=document.language,
+            signatures=_signature_block(acceptance),
+            original=bytes(document.pdf),
+        )
         # Signed last: the PAdES signature covers every byte before it, and signed_sha256 is
         # the hash of these final bytes.
         signed = signed_copy_signed(
-            signed_copy_assemble(original=bytes(document.pdf), certificate=certificate),
+            signed_copy_assemble(
+                original=bytes(document.pdf), certificate=certificate, stamp=stamp
+            ),
             seller=seller,
         )
     except Exception as exc:
@@ -631,6 +643,89 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             acceptance=acceptance_event_data(acceptance, signed_pdf_url=signed_pdf_url(quote)),
         )
     return DocumentStatus.READY
+
+
+def _signature_block(acceptance: Acceptance) -> dict:
+    """signature_block with what only a writer may make: the countersigner's name drawn as a
+    signature (cached), and the company chop as it is now."""
+    profile = (
+        CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK)
+        .only("chop", "chop_type")
+        .first()
+    )
+    name = acceptance.countersigner_name
+    return signature_block(
+        acceptance,
+        seller_signature_png=signature_typed_png(name) if name else b"",
+        chop=profile.chop if profile else None,
+        chop_type=profile.chop_type if profile else "",
+    )
+
+
+def acceptance_countersign(*, quote: Quote, user: User) -> Acceptance:
+    """The seller's approval of the customer's acceptance, by a named user allowed to
+    (countersign_check): recorded once with the name and title printed, in the quote's history,
+    and the signed copy made again (the same task) with the seller's column filled and the
+    company chop; the new copy replaces the customer-only one (a new signed_sha256, and
+    quote.signed_copy_ready again once it is ready)."""
+    countersign_check(user=user)
+    name = (user.get_full_name() or user.get_username()).strip()[:150]
+    with transaction.atomic():
+        acceptance = (
+            Acceptance.objects.select_for_update()
+            .filter(revision__quote=quote)
+            .defer("signed_pdf", "signature_png")
+            .order_by("-signed_at", "-pk")
+            .first()
+        )
+        if acceptance is None:
+            raise IllegalTransition(
+                _("The customer has not accepted this offer: there is nothing to countersign."),
+                field="acceptance",
+            )
+        if acceptance.countersigned_at is not None:
+            raise IllegalTransition(
+                _("%(name)s already countersigned this acceptance on %(date)s.")
+                % {
+                    "name": acceptance.countersigner_name,
+                    "date": timezone.localtime(acceptance.countersigned_at).date().isoformat(),
+                },
+                field="acceptance",
+            )
+        now = timezone.now()
+        replaced = acceptance.signed_sha256
+        Acceptance.objects.filter(pk=acceptance.pk).update(
+            countersigned_by=user,
+            countersigned_at=now,
+            countersigner_name=name,
+            countersigner_title=user.job_title,
+            # Made again from the start; a maker still at the customer-only copy loses its
+            # claim, so its copy is not stored over this one.
+            signed_status=DocumentStatus.PENDING,
+            signed_claim="",
+            signed_attempts=0,
+            signed_error="",
+            signed_updated_at=now,
+        )
+        QuoteEvent.objects.create(
+            quote=quote,
+            revision=acceptance.revision,
+            actor=user,
+            verb=QuoteEventVerb.COUNTERSIGNED,
+            details={
+                "revision_label": acceptance.revision.label,
+                "name": name,
+                "title": user.job_title,
+                "replaced_sha256": replaced,
+            },
+        )
+        transaction.on_commit(
+            lambda: enqueue_or_leave_to_sweeper(
+                "proposals.signed_copy", acceptance.pk, queue=proposals_setting("PROPOSALS_QUEUE")
+            )
+        )
+    acceptance.refresh_from_db()
+    return acceptance
 
 
 def _accepted_totals(acceptance: Acceptance) -> Totals:

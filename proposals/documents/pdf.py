@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import io
 import logging
 import re
 import threading
@@ -19,6 +20,8 @@ import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
+from django.utils.translation import gettext
+from pypdf import PdfReader
 from weasyprint.css.counters import CounterStyle
 from weasyprint.html import UA as WEASYPRINT_UA
 from weasyprint.text.fonts import FontConfiguration
@@ -31,6 +34,7 @@ from proposals.documents.signed_copy import (  # noqa: F401 - known by these nam
 )
 from quoting.quotes.models import QuoteRevision
 
+logger = logging.getLogger(__name__)
 # Its progress messages would fill a worker log at INFO.
 logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
 
@@ -66,7 +70,10 @@ def _inside_assets(url: str) -> bool:
     return path.is_file() and path.is_relative_to(ASSET_DIR)
 
 
-def _proposal_html(*, revision: QuoteRevision, language: str, draft: bool):
+def _proposal_html(
+    *, revision: QuoteRevision, language: str, draft: bool, signatures: dict | None = None
+):
+    """`signatures`: the signed copy's filled signature block, drawn alone (signature_stamp)."""
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         html = render_to_string(
@@ -77,6 +84,7 @@ def _proposal_html(*, revision: QuoteRevision, language: str, draft: bool):
                 "logo_src": "logo.svg",
                 "for_print": True,
                 "draft": draft,
+                "signatures": signatures,
             },
         )
     return content, html
@@ -119,11 +127,14 @@ def _font_config() -> FontConfiguration:
     return _fonts.config
 
 
-def html_to_pdf(html: str) -> bytes:
-    document = ProposalHTML(
+def _html(html: str) -> ProposalHTML:
+    return ProposalHTML(
         string=html, base_url=ASSET_DIR.as_uri() + "/", url_fetcher=ProposalURLFetcher()
     )
-    return document.write_pdf(presentational_hints=False, font_config=_font_config())
+
+
+def html_to_pdf(html: str) -> bytes:
+    return _html(html).write_pdf(presentational_hints=False, font_config=_font_config())
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +164,63 @@ def proposal_pdf(*, revision: QuoteRevision, language: str, draft: bool = False)
 
 
 # --- the signed copy -----------------------------------------------------------------------------
+
+# WeasyPrint lays out in CSS pixels; the PDF counts points (72 a inch, 96 pixels).
+_POINTS_PER_PX = 0.75
+
+
+@dataclasses.dataclass(frozen=True)
+class SignatureStamp:
+    """The proposal's signature block filled in, drawn alone: page `page` (from 0) of `pdf` is
+    the proposal laid out again with everything hidden but the filled values, which land where
+    the accepted PDF has its blank block; `bbox` is that block in the page's own space (PDF
+    points, from the bottom left), outside which the stamp draws nothing."""
+
+    page: int
+    bbox: tuple[float, float, float, float]
+    pdf: bytes
+
+
+def signature_stamp(
+    *, revision: QuoteRevision, language: str, signatures: dict, original: bytes
+) -> SignatureStamp | None:
+    """The filled signature block of the revision's proposal, to draw over `original` (the
+    accepted PDF). Laid out from the same frozen revision and template, so its block falls on
+    the same page at the same place; the values take no room (absolutely placed), so filling
+    the block moves nothing. None when the proposal prints no block, or when the accepted
+    PDF's page of the block does not show it (rendered by another layout: a misplaced stamp
+    is worse than none; the certificate still records the signatures)."""
+    _content, html = _proposal_html(
+        revision=revision, language=language, draft=False, signatures=signatures
+    )
+    document = _html(html).render(presentational_hints=False, font_config=_font_config())
+    found = next(
+        (
+            (number, page, box)
+            for number, page in enumerate(document.pages)
+            for box in page._page_box.descendants()
+            if box.element_tag == "table"
+            and "signature-block" in (box.element.get("class") or "").split()
+        ),
+        None,
+    )
+    if found is None:
+        return None
+    number, page, block = found
+    with translation.override(language):
+        label = "".join(gettext("Signature and company seal").split())
+    pages = PdfReader(io.BytesIO(original)).pages
+    if number >= len(pages) or label not in "".join((pages[number].extract_text()).split()):
+        logger.warning("%s: the accepted PDF shows no signature block on page %s", revision, number)
+        return None
+    left, top = block.position_x, block.position_y
+    right, bottom = left + block.margin_width(), top + block.margin_height()
+    bbox = tuple(
+        round(value * _POINTS_PER_PX, 2)
+        for value in (left, page.height - bottom, right, page.height - top)
+    )
+    return SignatureStamp(page=number, bbox=bbox, pdf=document.write_pdf())
+
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"
 

@@ -85,7 +85,8 @@ class Seller:
 
 
 def seller_for(*, owner: User | None, language: str) -> Seller:
-    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    # The chop is read only by the signed copy that prints it.
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).defer("chop").first()
     contact = {}
     if owner is not None:
         contact = {

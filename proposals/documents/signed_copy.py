@@ -11,6 +11,14 @@ attachment; the attachment must be the original; the original's SHA-256 must be 
 portal published. What only the portal can vouch for, the certificate's own claims (who signed,
 when, what they chose), is bound by the copy's SHA-256 as the portal recorded it.
 
+The signature block (#27): the copy's page holding the proposal's blank signature block carries
+the block filled in (the customer's signature, name, title, date; the seller's countersignature
+and company chop once given), drawn by one Form XObject (STAMP_NAME) clipped to the block, the
+page's own content streams kept as they are between STAMP_HEAD and STAMP_TAIL. The check allows
+exactly that on one page, and compares all the rest of the page as before; what the stamp says is,
+like the certificate, the portal's claim, bound by the copy's recorded SHA-256 and the seller's
+signature.
+
 The copy is then signed by the seller (PAdES, proposals/documents/signing.py): an incremental
 update after the assembled copy adds a signature field (invisible, on the certificate's last
 page), the form and extension entries of the catalog and, for B-LT, the validation data (/DSS).
@@ -34,7 +42,15 @@ from pyhanko.sign.validation.status import SignatureCoverageLevel
 from pyhanko_certvalidator import ValidationContext
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
-from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, StreamObject
+from pypdf.generic import (
+    ArrayObject,
+    DecodedStreamObject,
+    DictionaryObject,
+    FloatObject,
+    IndirectObject,
+    NameObject,
+    StreamObject,
+)
 
 from proposals.documents.signing import outside_event_loop
 
@@ -52,10 +68,20 @@ _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 SIGNATURE_CATALOG_KEYS = ("/AcroForm", "/Extensions", "/DSS", "/Version")
 
 
-def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
+# The filled signature block: a Form XObject of this name, drawn after the page's own content.
+STAMP_NAME = "/FabricQuoteSignatures"
+STAMP_HEAD = b"q\n"  # the page's content runs inside q ... Q: the stamp starts from a clean state
+STAMP_TAIL = b"Q\nq " + STAMP_NAME.encode() + b" Do Q\n"
+
+
+def signed_copy_assemble(*, original: bytes, certificate: bytes, stamp=None) -> bytes:
     """The original's document cloned as it is (pages, resources, outline: not one object
-    rewritten), the certificate's pages after its own, and the original attached."""
+    rewritten), the certificate's pages after its own, and the original attached. `stamp`
+    (proposals.documents.pdf.SignatureStamp): the filled signature block, drawn over its page
+    (the page's content and the resources it had are kept; see the module's docstring)."""
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(original)))
+    if stamp is not None:
+        _stamp(writer, stamp)
     for page in PdfReader(io.BytesIO(certificate)).pages:
         writer.add_page(page)
     writer.add_attachment(ACCEPTED_ORIGINAL_NAME, original)
@@ -63,6 +89,92 @@ def signed_copy_assemble(*, original: bytes, certificate: bytes) -> bytes:
     out = io.BytesIO()
     writer.write(out)
     return out.getvalue()
+
+
+def _stamp(writer: PdfWriter, stamp) -> None:
+    filled = PdfReader(io.BytesIO(stamp.pdf)).pages[stamp.page]
+    form = DecodedStreamObject()
+    form.set_data(filled.get_contents().get_data())
+    form.update(
+        {
+            NameObject("/Type"): NameObject("/XObject"),
+            NameObject("/Subtype"): NameObject("/Form"),
+            NameObject("/BBox"): ArrayObject(FloatObject(v) for v in stamp.bbox),
+            NameObject("/Resources"): _resolved(filled["/Resources"]).clone(writer),
+        }
+    )
+    form_ref = writer._add_object(form.flate_encode())
+    page = writer.pages[stamp.page]
+    entries = _page_entries(page)
+    contents = _resolved(entries["/Contents"])
+    own = list(contents) if isinstance(contents, ArrayObject) else [entries["/Contents"]]
+    head, tail = DecodedStreamObject(), DecodedStreamObject()
+    head.set_data(STAMP_HEAD)
+    tail.set_data(STAMP_TAIL)
+    page[NameObject("/Contents")] = ArrayObject(
+        [writer._add_object(head), *own, writer._add_object(tail)]
+    )
+    # A resources dictionary of the page's own (WeasyPrint's may be shared between pages),
+    # holding the same entries plus the stamp.
+    resources = _resolved(entries.get("/Resources")) or DictionaryObject()
+    mine = DictionaryObject({key: resources.raw_get(key) for key in resources})
+    xobjects = _resolved(resources.get("/XObject")) or DictionaryObject()
+    mine[NameObject("/XObject")] = DictionaryObject(
+        {**{key: xobjects.raw_get(key) for key in xobjects}, NameObject(STAMP_NAME): form_ref}
+    )
+    page[NameObject("/Resources")] = mine
+
+
+def _unstamped(mine: dict, theirs: dict) -> tuple[dict, str] | None:
+    """The copy's page entries `theirs` as they were before the signature block was stamped,
+    and the problem with its stamp ("" if none); None when the page carries no stamp."""
+    contents = _resolved(theirs.get("/Contents"))
+    if not isinstance(contents, ArrayObject) or len(contents) < 3:
+        return None
+    first, last = _resolved(contents[0]), _resolved(contents[-1])
+    if not (
+        isinstance(first, StreamObject)
+        and isinstance(last, StreamObject)
+        and first.get_data() == STAMP_HEAD
+        and last.get_data() == STAMP_TAIL
+    ):
+        return None
+    resources = _resolved(theirs.get("/Resources"))
+    xobjects = _resolved(resources.get("/XObject")) if isinstance(resources, dict) else None
+    form = _resolved(xobjects.get(STAMP_NAME)) if isinstance(xobjects, dict) else None
+    problem = _stamp_problem(form, _resolved(theirs.get("/MediaBox")))
+    own = ArrayObject(contents[1:-1])
+    was_array = isinstance(_resolved(mine.get("/Contents")), ArrayObject)
+    restored = {**theirs, "/Contents": own if was_array or len(own) != 1 else own[0]}
+    if isinstance(xobjects, dict):
+        kept = DictionaryObject(
+            {key: xobjects.raw_get(key) for key in xobjects if key != STAMP_NAME}
+        )
+        before = DictionaryObject({key: resources.raw_get(key) for key in resources})
+        # The stamp's name added to the page's own XObjects, or an /XObject of its own (none on
+        # the original page, or an empty one).
+        own = _resolved(mine.get("/Resources"))
+        if kept or (isinstance(own, dict) and "/XObject" in own):
+            before[NameObject("/XObject")] = kept
+        else:
+            del before["/XObject"]
+        restored["/Resources"] = before
+    return restored, problem
+
+
+def _stamp_problem(form, mediabox) -> str:
+    if not (isinstance(form, StreamObject) and form.get("/Subtype") == "/Form"):
+        return "its signature block's stamp is not a drawing (Form XObject)"
+    try:
+        x0, y0, x1, y1 = (float(v) for v in _resolved(form.get("/BBox")))
+        page = [float(v) for v in mediabox or ()]
+    except (TypeError, ValueError):
+        return "its signature block's stamp has no bounds"
+    if "/Matrix" in form or len(page) != 4:
+        return "its signature block's stamp is placed oddly"
+    if not (page[0] <= x0 < x1 <= page[2] and page[1] <= y0 < y1 <= page[3]):
+        return "its signature block's stamp reaches outside the page"
+    return ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +213,7 @@ class SignedCopyCheck:
     published_sha256: str = ""  # the original's, as the portal published it (if known)
     recorded_signed_sha256: str = ""  # the copy's, as the portal recorded it (if known)
     signature: PdfSignature | None = None  # None: not digitally signed (or unreadable)
+    stamped_page: int = 0  # the page whose signature block is filled in (from 1), 0: none
 
     @property
     def ok(self) -> bool:
@@ -131,7 +244,7 @@ def signed_copy_verify(
     except _Unreadable as exc:
         return SignedCopyCheck(sha, 0, 0, (*problems, str(exc)), own, False, published, recorded)
     attached = _attachments(copy)
-    count = len(first.pages)
+    count, stamped = len(first.pages), 0
     if len(copy.pages) <= count:
         problems.append(
             f"The signed copy has {len(copy.pages)} page(s); the original has {count}, so "
@@ -140,7 +253,8 @@ def signed_copy_verify(
     if attached:
         problems += _attachment_problems(attached, sha)
         try:
-            problems += _compared(first, copy, count)
+            compared, stamped = _compared(first, copy, count)
+            problems += compared
             problems += _document_problems(first, copy)
             problems += _certificate_page_problems(copy, count)
         except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -175,6 +289,7 @@ def signed_copy_verify(
         published_sha256=published,
         recorded_signed_sha256=recorded,
         signature=signature,
+        stamped_page=stamped,
     )
 
 
@@ -378,17 +493,30 @@ class _TooComplex(Exception):
     pass
 
 
-def _compared(first: PdfReader, copy: PdfReader, count: int) -> list[str]:
+def _compared(first: PdfReader, copy: PdfReader, count: int) -> tuple[list[str], int]:
     """Each of the original's pages against the copy's page of the same number, with all that
-    is reachable from it. One budget for the whole document: shared objects (fonts, drawings)
-    are compared once."""
+    is reachable from it, and the page whose signature block is stamped (0: none). One budget
+    for the whole document: shared objects (fonts, drawings) are compared once."""
     problems: list[str] = []
     compare = _Comparison(first, copy)
+    stamped = 0
     try:
         for n, (mine, theirs) in enumerate(
             zip(first.pages, copy.pages[:count], strict=False), start=1
         ):
-            path = compare.differs(_page_entries(mine), _page_entries(theirs))
+            entries, theirs_entries = _page_entries(mine), _page_entries(theirs)
+            unstamped = _unstamped(entries, theirs_entries)
+            if unstamped is not None:
+                theirs_entries, problem = unstamped
+                if problem:
+                    problems.append(f"Page {n}: {problem}.")
+                if stamped:
+                    problems.append(
+                        f"Pages {stamped} and {n} both carry a signature block's stamp; the "
+                        f"portal stamps one."
+                    )
+                stamped = n
+            path = compare.differs(entries, theirs_entries)
             if path is not None:
                 problems.append(
                     f"Page {n} differs from the original's page {n}: {_part(path)} (at {path})."
@@ -398,7 +526,7 @@ def _compared(first: PdfReader, copy: PdfReader, count: int) -> list[str]:
             f"The signed copy's pages reach more than {MAX_COMPARED} objects: too many to "
             f"compare, refused."
         )
-    return problems
+    return problems, stamped
 
 
 def _part(path: str) -> str:

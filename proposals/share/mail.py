@@ -49,7 +49,8 @@ def _offer(link: ShareLink, language: str) -> dict:
     revision = (
         QuoteRevision.objects.filter(quote=quote, sent_at__isnull=False).order_by("-number").first()
     )
-    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    # The chop is read only by the signed copy that prints it.
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).defer("chop").first()
     return {
         "link": link,
         "quote": quote,

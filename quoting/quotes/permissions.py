@@ -41,6 +41,8 @@ __all__ = [
     "approval_decide_check",
     "approvals_to_decide",
     "export_check_sendable",
+    "countersign_check",
+    "may_countersign",
     "may_decide_approvals",
     "may_edit_cost",
     "may_view_margin",
@@ -58,6 +60,20 @@ EDITABLE_STATUSES = (Status.DRAFT, Status.AWAITING_APPROVAL, Status.APPROVED)
 
 def may_decide_approvals(*, user: User) -> bool:
     return user.has_role(SALES_MANAGER) or user.has_role(DIRECTOR)
+
+
+def may_countersign(*, user: User) -> bool:
+    """The seller's countersignature binds the company: a sales manager or a director gives it
+    (those who decide approvals), not the quote's salesperson alone."""
+    return user.is_active and (user.has_role(SALES_MANAGER) or user.has_role(DIRECTOR))
+
+
+def countersign_check(*, user: User) -> None:
+    if not may_countersign(user=user):
+        raise NotAllowed(
+            _("Only a sales manager or a director may countersign an accepted offer."),
+            field="acceptance",
+        )
 
 
 def may_view_margin(*, user: User) -> bool:

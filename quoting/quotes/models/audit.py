@@ -40,6 +40,8 @@ class QuoteEventVerb(models.TextChoices):
     # Staff checked the export-control note of these lines for this destination (not legal
     # advice); sending needs one for the revision's contents as they are.
     EXPORT_CHECKED = "export_checked", _("Export-control note checked")
+    # The seller approved the customer's acceptance; the signed copy is made again with it.
+    COUNTERSIGNED = "countersigned", _("Countersigned by the seller")
 
 
 # What each key of an event's details means, for the audit trail (the keys are stable data).
@@ -83,6 +85,7 @@ DETAIL_LABELS = {
     "destination": _("destination"),
     "classified": _("classified lines"),
     "fingerprint": _("content fingerprint"),
+    "replaced_sha256": _("signed copy replaced (SHA-256)"),
 }
 DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
 

@@ -29,6 +29,7 @@ from proposals.acceptance.signer_codes import signer_code_required
 from proposals.documents.pdf import signed_copy_assemble, signed_copy_verify
 from proposals.documents.selectors import document_for, document_ready_for
 from proposals.documents.services import proposal_render
+from proposals.documents.signed_copy import STAMP_HEAD, STAMP_TAIL
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.share.services import share_link_create
 from quoting.errors import InvalidValue
@@ -386,8 +387,14 @@ def test_the_signed_copy_starts_with_the_original_pages_and_names_its_sha256(
     assert check.ok, check.problems
     assert check.signed_pages == check.original_pages + 1
     first, copy = pdf_reader(original), pdf_reader(signed)
-    for mine, theirs in zip(first.pages, copy.pages, strict=False):  # byte-identical content
-        assert mine.get_contents().get_data() == theirs.get_contents().get_data()
+    assert check.stamped_page > 0  # the page whose signature block is filled in
+    for n, (mine, theirs) in enumerate(zip(first.pages, copy.pages, strict=False), start=1):
+        own, shown = mine.get_contents().get_data(), theirs.get_contents().get_data()
+        if n == check.stamped_page:  # its own content, byte for byte, then the stamp
+            assert shown.startswith(STAMP_HEAD) and shown.endswith(STAMP_TAIL)
+            assert own in shown and len(shown) <= len(own) + len(STAMP_HEAD + STAMP_TAIL) + 4
+        else:  # byte-identical content
+            assert own == shown
     certificate = copy.pages[-1].extract_text()
     squeezed = "".join(certificate.split())
     assert ready_pdf.sha256 in squeezed
