@@ -38,6 +38,7 @@ ALLOWED_WORDS = {
     "Hopper",
     "Blackwell",
     "Grace",
+    "NVMe",  # the storage interface, named so in Chinese too
     "Cumulus",
     "Onyx",
     "MLNX-OS",

@@ -172,12 +172,14 @@ def test_the_share_page_keeps_its_own_policy_alone(
     assert response.status_code == 200
     assert response["Content-Security-Policy"] == SHARE_HEADERS["Content-Security-Policy"]
     assert "nonce" not in response["Content-Security-Policy"]
-    # Scripts only from our static files (issue 15: the reading time, the signature box):
-    # nothing inline, no handler attributes.
+    # Scripts only from our static files (issue 15: the reading time, the signature box; #27:
+    # the bill of materials' folds opened on a wide screen): nothing inline, no handler
+    # attributes.
     page = _Page()
     page.feed(response.content.decode())
     assert sorted(s.get("src") for s in page.scripts) == [
         "/static/proposal/engage.js",
+        "/static/proposal/folds.js",
         "/static/proposal/signature.js",
     ]
     assert page.handlers == []
