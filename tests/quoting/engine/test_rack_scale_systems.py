@@ -10,10 +10,12 @@ What NVIDIA publishes, read on 2026-12-06 (catalog/data/SOURCES.md, "Rack-scale 
 - Enterprise RA "NVL72 AI Factory", "System Hardware & Components": a GB300 NVL72 tray has 4
   ConnectX-8, the rack needs up to 142 kW.
 
-NVIDIA publishes no switch and cable count table per SU for DGX GB200 or GB300 that we found,
-so the switch counts here are the engine's rules (docs/fabric-design.md, "Rack-scale systems"),
-asserted so that a change to them is seen; where the ports equal a published table's, that table
-is the check.
+NVIDIA publishes no switch and cable count table per SU for DGX GB200 or GB300 that we found
+(searched again on 2026-12-07: the GB200 RA, RA-11338-001, has none on "DGX SuperPOD
+Architecture", and no copy of "Network Fabrics" past the heading of Figure 9 was at hand; the
+search record is in catalog/data/SOURCES.md, "Reference architectures"), so the switch counts
+here are the engine's rules (docs/fabric-design.md, "Rack-scale systems"), asserted so that a
+change to them is seen; where the ports equal a published table's, that table is the check.
 """
 
 from __future__ import annotations
