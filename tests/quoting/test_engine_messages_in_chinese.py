@@ -116,3 +116,23 @@ def test_a_kept_assumption_prints_microseconds_and_the_shardings_proper_name():
 
     assert "FSDP" in label and "fsdp" not in label
     assert unit == plain_unit == "µs"
+
+
+def test_a_part_filled_scalable_unit_says_it_is_built_whole_in_chinese():
+    """Rule 5c's advice and its UFM-appliance warning have their Chinese entries."""
+    from django.utils.translation import gettext
+
+    from quoting.engine.fabric import FabricRequirements, design_fabric
+    from tests.quoting.engine.conftest import load_catalog
+
+    catalog = load_catalog()
+    racks = dict(gpus_per_server=72, server_part_number="DGX-GB200-NVL72")
+    advice = design_fabric(FabricRequirements(server_count=5, **racks), catalog).advice_messages
+    warnings = design_fabric(
+        FabricRequirements(server_count=9, subnet_manager="ufm-appliance", **racks), catalog
+    ).warning_messages
+    with translation.override("zh-hans"):
+        texts = [m.render(gettext) for m in (*advice, *warnings)]
+    assert any("本网络按 8 个机柜建设：18 台叶交换机、16 台脊交换机" in t for t in texts), texts
+    assert any("尚未到位的 3 个机柜" in t for t in texts), texts
+    assert any("本网络按所需的 9 个机柜建设" in t for t in texts), texts

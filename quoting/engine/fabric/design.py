@@ -59,6 +59,11 @@ UFM_REQUIRED_FROM = 2000
 HA_PAIR = 2
 # Management ports kept free on each in-band switch to reach the customer's network.
 INBAND_UPLINKS = 2
+# Rule 5c: a scalable unit of rack-scale systems is 8 racks (NVIDIA DGX SuperPOD RA, DGX GB200,
+# "DGX SuperPOD Architecture": "a single SU (8 DGX GB200 rack systems)"), and a part-filled one
+# is built whole ("Network Fabrics": the fabric "should be designed to support the full SU,
+# including leaf switches and leaf-spine cables").
+RACKS_PER_SCALABLE_UNIT = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -541,7 +546,16 @@ def _design(
     t = _topology_planned(req, chosen)
     with _reach_of_measured("server_to_leaf", host_distance, host_measured):
         host_media = _host_media(req, catalog, chosen, host_distance)
-    t, ufm_unit, no_ufm_hosts = _ufm_hosts_placed(req, catalog, chosen, t, host_media, lengths)
+    try:
+        t, ufm_unit, no_ufm_hosts = _ufm_hosts_placed(req, catalog, chosen, t, host_media, lengths)
+    except InvalidInput:
+        if not t.kept_servers:
+            raise
+        # UFM appliances find no leaf port in whole scalable units whose leaves carry whole
+        # racks (rule 5b keeps none): the racks as asked, and say why (rule 5c).
+        warnings.append(_whole_units_without_room(t))
+        t = _topology_planned(req, chosen, whole_units=False)
+        t, ufm_unit, no_ufm_hosts = _ufm_hosts_placed(req, catalog, chosen, t, host_media, lengths)
     trunk_media, trunk_measured = _uplink_media(
         req, catalog, chosen.switch, t, "leaf-spine", lengths
     )
@@ -617,8 +631,9 @@ def _parts_chosen(req: FabricRequirements, catalog: list[ProductSpec]) -> _Chose
     if req.server_part_number:
         server = hosts.pick_server(catalog, req.server_part_number)
         hosts.check_server(req, server, nic_speed)
-    # Rule 8: a managed switch runs the subnet manager of a fabric too small for UFM.
-    target_endpoints = req.growth_servers * req.nics
+    # Rule 8: a managed switch runs the subnet manager of a fabric too small for UFM (a
+    # part-filled scalable unit counts whole, as it is built: rule 5c).
+    target_endpoints = max(req.growth_servers, _whole_scalable_units(req, server)) * req.nics
     prefer_managed = req.subnet_manager == "on-switch" or (
         req.subnet_manager == "auto" and target_endpoints < UFM_RECOMMENDED_FROM
     )
@@ -675,17 +690,33 @@ def _nic_chosen(
     )
 
 
-def _topology_planned(req: FabricRequirements, chosen: _Chosen) -> Topology:
-    return plan_topology(
+def _whole_scalable_units(req: FabricRequirements, server: ProductSpec | None) -> int:
+    """Rule 5c: the servers a fabric of rack-scale systems is planned for, whole scalable units
+    of racks; any other server's count as asked."""
+    if server is None or not server.rack_scale:
+        return req.servers
+    return ceil_div(req.servers, RACKS_PER_SCALABLE_UNIT) * RACKS_PER_SCALABLE_UNIT
+
+
+def _topology_planned(
+    req: FabricRequirements, chosen: _Chosen, *, whole_units: bool = True
+) -> Topology:
+    """Planned for today's servers and the growth target; racks of a rack-scale system in whole
+    scalable units, the racks not there yet kept as empty leaf slots (rule 5c)."""
+    planned = _whole_scalable_units(req, chosen.server) if whole_units else req.servers
+    t = plan_topology(
         radix=chosen.switch.port_count,
         ports_per_cage=chosen.switch.ports_per_cage,
         split=chosen.split,
         rails=req.nics,
         rail_optimized=req.rail_optimized,
         ratio=req.ratio,
-        servers=req.servers,
-        target_servers=req.growth_servers,
+        servers=planned,
+        target_servers=max(req.growth_servers, planned),
     )
+    if planned == req.servers:
+        return t
+    return replace(t, servers=req.servers, kept_servers=planned - req.servers)
 
 
 def _host_media(
@@ -967,6 +998,8 @@ def _design_advice(
         )
     if chosen.server is not None and chosen.server.rack_scale:
         advice += (_rack_scale_advice(req, t, chosen.server),)
+    if t.kept_servers:
+        advice += (_whole_unit_advice(t),)
     if storage:
         advice += (_storage_advice(req, storage),)
     if storage_sizing:
@@ -978,7 +1011,8 @@ def _rack_scale_advice(req: FabricRequirements, t: Topology, server: ProductSpec
     """A rack-scale system (GB200 NVL72) is one rack: its GPUs meet over NVLink inside it, and
     this fabric joins the racks; rail groups of racks are the scalable units the racks and the
     leaves are placed by."""
-    group = min(t.servers, t.group_servers) if t.rail_optimized and t.tiers > 1 else t.servers
+    planned = t.servers + t.kept_servers
+    group = min(planned, t.group_servers) if t.rail_optimized and t.tiers > 1 else planned
     return message(
         gettext_noop(
             "Each {sku} is a liquid-cooled rack of its own, up to {kw:g} kW on its own power "
@@ -990,6 +1024,35 @@ def _rack_scale_advice(req: FabricRequirements, t: Topology, server: ProductSpec
         gpus=req.gpus_per_server,
         racks=t.servers,
         group=group,
+    )
+
+
+def _whole_unit_advice(t: Topology) -> Message:
+    """Rule 5c: a part-filled scalable unit of racks is built whole, the missing racks' ports
+    left free for them."""
+    return message(
+        gettext_noop(
+            "As NVIDIA's DGX SuperPOD builds a part-filled scalable unit, this fabric is "
+            "built for {planned} racks: {leaves} leaves, {spines} spines and every leaf-spine "
+            "cable; the leaf ports of the {kept} racks still to come stay free for them."
+        ),
+        planned=t.servers + t.kept_servers,
+        leaves=t.leaf_count,
+        spines=t.spine_count,
+        kept=t.kept_servers,
+    )
+
+
+def _whole_units_without_room(t: Topology) -> Message:
+    """Rule 5c's one exception: UFM appliances that whole units have no leaf port for."""
+    return message(
+        gettext_noop(
+            "The UFM appliances find no free leaf port in a fabric built for {planned} racks, "
+            "whole scalable units as NVIDIA's DGX SuperPOD builds them: this fabric is built "
+            "for the {racks} racks asked. Use UFM licences to have the whole units."
+        ),
+        planned=t.servers + t.kept_servers,
+        racks=t.servers,
     )
 
 
@@ -1164,7 +1227,9 @@ def _subnet_manager(
     warnings: list[Message],
 ) -> tuple[str, ProductSpec | None, int]:
     """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option."""
-    endpoints = t.endpoints
+    # A part-filled scalable unit chooses as the whole unit it is built as (rule 5c); UFM
+    # licences are bought for the endpoints there are.
+    endpoints = t.planned_endpoints
     choice = _sm_choice(req, switch, endpoints)
     sm_switch, sm_switch_count = None, 0
     if choice == "on-switch" and not switch.managed:
@@ -1190,7 +1255,7 @@ def _subnet_manager(
         )
     elif choice in ("ufm-licence", "ufm-appliance"):
         if choice == "ufm-licence":
-            quantity, item = endpoints, parts.pick_software(catalog, "UFM", "endpoint")
+            quantity, item = t.endpoints, parts.pick_software(catalog, "UFM", "endpoint")
         else:
             quantity, item = HA_PAIR, _ufm_appliance(catalog, switch)
         if item is None:
@@ -1299,9 +1364,9 @@ def _ufm_hosts_placed(
     (a full rail-optimised fabric gets no rail group for two hosts), or room that takes more
     spines or cores (two hosts are not worth them). An appliance that finds no room is refused
     (hosts.place_ufm)."""
-    unit = _ufm_unit(req, catalog, chosen.switch, t.endpoints)
+    unit = _ufm_unit(req, catalog, chosen.switch, t.planned_endpoints)
     if unit is None:
-        if _sm_choice(req, chosen.switch, t.endpoints) != "ufm-licence":
+        if _sm_choice(req, chosen.switch, t.planned_endpoints) != "ufm-licence":
             return t, None, None
         return (
             t,
@@ -1401,7 +1466,7 @@ def _room_for_ufm(
             t = _replan(t, target_servers=req.growth_servers, room_for=room_for)
             continue
         on_leaf = Counter(leaf for leaf, _ in ufm.links)
-        ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t)]
+        ports = [ceil_div(e, t.split) for e in hosts.leaf_endpoints(t.with_kept())]
         reserved = max(p + on_leaf[leaf] for leaf, p in enumerate(ports)) - max(ports)
         if reserved <= t.reserved_down:
             break
@@ -1656,6 +1721,7 @@ def _replan(
     that adds the leaf (with its uplinks and spine ports) the UFM appliances are cabled into,
     after the servers' leaves."""
     extra = ceil_div(room_for * t.split, t.rails)
+    kept = t.kept_servers  # the rest of a scalable unit stays planned (rule 5c)
     planned = plan_topology(
         radix=t.radix,
         ports_per_cage=t.ports_per_cage,
@@ -1663,22 +1729,25 @@ def _replan(
         rails=t.rails,
         rail_optimized=t.rail_optimized if rail_optimized is None else rail_optimized,
         ratio=t.ratio,
-        servers=t.servers + extra,
+        servers=t.servers + kept + extra,
         # The appliances stay on their ports as the fabric grows: the target keeps them too.
-        target_servers=max(target_servers, t.servers) + extra,
+        target_servers=max(target_servers, t.servers + kept) + extra,
         reserved_down=t.reserved_down if reserved_down is None else reserved_down,
     )
-    return replace(planned, servers=t.servers) if extra else planned
+    if extra or kept:
+        return replace(planned, servers=t.servers, kept_servers=kept)
+    return planned
 
 
 def _ufm_leaf_room(t: Topology) -> int:
     """The leaf ports to plan beyond the servers' for a re-plan to keep a leaf that has no
     servers (the UFM appliances' own, _room_for_ufm): the servers' leaves' free ports and one
     more. 0 when every leaf has servers."""
-    server_leaves = sum(n for n, _ in t.leaf_fill())
+    full = t.with_kept()
+    server_leaves = sum(n for n, _ in full.leaf_fill())
     if server_leaves == t.leaf_count:
         return 0
-    return server_leaves * t.leaf_down - ceil_div(t.endpoints, t.split) + 1
+    return server_leaves * t.leaf_down - ceil_div(full.endpoints, t.split) + 1
 
 
 def _pre_provisioned(

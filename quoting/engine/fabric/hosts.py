@@ -252,7 +252,8 @@ def place_ufm(
     ppc, wanted = t.ports_per_cage, appliances * ports_per_appliance
     share = shares_cage(media, host_media, t.split, measured)
     end = t.radix if t.tiers == 1 else t.leaf_up_start
-    endpoints = leaf_endpoints(t)
+    # The slots kept for a scalable unit's racks still to come are theirs (rule 5c).
+    endpoints = leaf_endpoints(t.with_kept())
     server_cages = [ceil_div(ceil_div(e, t.split), ppc) for e in endpoints]
     free = [
         range(ceil_div(e, t.split) if share else cages * ppc, end)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from quoting.engine.errors import InvalidInput
@@ -72,6 +72,10 @@ class Topology:
     # Rule 5: whole rails one rail-optimised leaf carries; more than 1 only when the whole
     # cluster (and its growth target) is one rail group, so every rail is still on one leaf.
     rails_per_leaf: int = 1
+    # Servers' worth of leaf slots planned after the servers and left empty, with their leaves
+    # and leaf-spine links: the rest of a rack-scale system's scalable unit, which NVIDIA's
+    # DGX SuperPOD builds whole for a part-filled one (rule 5c). Never cabled to a host.
+    kept_servers: int = 0
 
     # --- the leaf port map --------------------------------------------------------------------
     @property
@@ -82,6 +86,18 @@ class Topology:
     @property
     def endpoints(self) -> int:
         return self.servers * self.rails
+
+    @property
+    def planned_endpoints(self) -> int:
+        """Endpoint ports the fabric is planned for: the servers' and the kept slots'."""
+        return (self.servers + self.kept_servers) * self.rails
+
+    def with_kept(self) -> Topology:
+        """The same fabric with its kept slots filled: what a leaf has free for anything else
+        (a UFM port) once the scalable unit is complete."""
+        if not self.kept_servers:
+            return self
+        return replace(self, servers=self.servers + self.kept_servers, kept_servers=0)
 
     @property
     def group_leaves(self) -> int:

@@ -6,7 +6,8 @@ What NVIDIA publishes, read on 2026-12-06 (catalog/data/SOURCES.md, "Rack-scale 
   NVLink joins the rack's 72 GPUs inside it, outside the InfiniBand compute fabric.
 - DGX SuperPOD RA (DGX GB200), "DGX SuperPOD Architecture": a scalable unit is 8 DGX GB200
   racks (576 GPUs); the SuperPOD scales "up to and beyond 128 racks with 9216 GPUs"; hybrid
-  liquid cooling. "Network Fabrics", "Compute Fabric": Figure 9 draws one full SU, rail-aligned.
+  liquid cooling. "Network Fabrics", "Compute Fabric": Figure 9 draws one full SU, rail-aligned;
+  a count other than whole SUs gets the full SU's leaves and leaf-spine cables (rule 5c).
 - Enterprise RA "NVL72 AI Factory", "System Hardware & Components": a GB300 NVL72 tray has 4
   ConnectX-8, the rack needs up to 142 kW.
 
@@ -96,6 +97,70 @@ def test_dgx_gb200_superpod_compute_fabric(catalog, sus, switches, links):
     assert d.topology.radix == 64 and d.gpu_count == sus * 576
     if sus <= 4:
         check_schedule(d)
+
+
+# Rule 5c. NVIDIA DGX SuperPOD RA (DGX GB200, RA-11338-001), "Network Fabrics": "if a different
+# node count is required ... the fabric should be designed to support the full SU, including
+# leaf switches and leaf-spine cables, and leave the portion of the fabric unused where these
+# nodes would be located" (docs.nvidia.com/dgx-superpod/
+# reference-architecture-scalable-infrastructure-gb200/latest/network-fabrics.html).
+@pytest.mark.parametrize(
+    ("part_number", "su_switches", "su_trunk"),
+    [(GB200, (18, 16, 0), 576), (GB300, (8, 4, 0), 576)],
+)
+@pytest.mark.parametrize("racks", range(1, RACKS_PER_SU))
+def test_a_part_filled_scalable_unit_is_built_whole_with_the_missing_racks_ports_free(
+    catalog, part_number, su_switches, su_trunk, racks
+):
+    """Rule 5c: 1 to 7 racks get the whole SU's leaves, spines and leaf-spine cables (the
+    8-rack design's), their own 72 ports each cabled, and every leaf port of the racks still
+    to come left free: the SU's 576 down ports less the racks' own."""
+    d = nvl72(catalog, racks, part_number)
+    assert (d.leaf_count, d.spine_count, d.core_count) == su_switches
+    assert d.links_by_tier() == {"server-leaf": racks * PORTS_PER_RACK, "leaf-spine": su_trunk}
+    assert d.topology.kept_servers == RACKS_PER_SU - racks
+    leaf_ports = d.ports_by_tier()["leaf"]
+    assert leaf_ports["free"] == (RACKS_PER_SU - racks) * PORTS_PER_RACK
+    assert not d.ufm or not d.ufm.links  # UFM never takes a missing rack's port
+    advice = " ".join(str(a) for a in d.advice)
+    assert f"this fabric is built for 8 racks: {su_switches[0]} leaves" in advice
+    assert f"the leaf ports of the {RACKS_PER_SU - racks} racks still to come" in advice
+    check_schedule(d)
+
+
+@pytest.mark.parametrize("racks", [9, 12, 15])
+def test_past_one_scalable_unit_the_racks_are_built_in_whole_units_too(catalog, racks):
+    """Rule 5c at two SUs: 9 to 15 racks get the 16-rack design's switches and trunk."""
+    whole = nvl72(catalog, 16)
+    d = nvl72(catalog, racks)
+    assert (d.leaf_count, d.spine_count, d.core_count) == (
+        whole.leaf_count,
+        whole.spine_count,
+        whole.core_count,
+    )
+    assert d.links_by_tier()["leaf-spine"] == whole.links_by_tier()["leaf-spine"]
+    assert d.links_by_tier()["server-leaf"] == racks * PORTS_PER_RACK
+    if racks == 9:
+        check_schedule(d)
+
+
+def test_whole_scalable_units_are_for_rack_scale_systems_only(catalog):
+    """Rule 5c is NVIDIA's for racks of 72 GPUs: 5 DGX H100 keep the fabric they need."""
+    d = design_fabric(FabricRequirements(server_count=5, server_part_number="DGX-H100"), catalog)
+    assert d.topology.kept_servers == 0 and d.endpoint_ports == 40
+
+
+def test_ufm_appliances_that_find_no_room_in_whole_units_get_the_racks_as_asked(catalog):
+    """Two SUs of GB200 racks fill every leaf port (rule 5b keeps none for UFM), so UFM
+    appliances cannot be cabled into them: 9 racks are then built as asked, and the design
+    says why and what to change."""
+    d = nvl72(catalog, 9, subnet_manager="ufm-appliance")
+    assert d.topology.kept_servers == 0
+    assert d.links_by_tier()["server-leaf"] == 9 * PORTS_PER_RACK and d.ufm.links
+    assert any(
+        "fabric built for 16 racks" in w and "built for the 9 racks asked" in w for w in d.warnings
+    ), d.warnings
+    check_schedule(d)
 
 
 @pytest.mark.parametrize("sus", [1, 2, 4, 16])
