@@ -44,6 +44,9 @@ from tests.quoting.engine.fabric_checks import check_schedule
 SWITCH_MODULE = "MMA4Z00-NS"  # finned twin-port SR4, switch side
 DGX_MODULE = "980-9I51A-00NS00"  # flat-top twin-port SR4, DGX side
 SPLITTER = "MFP7E20"  # multimode 1:2 splitter fibre, one per switch port
+STRAIGHT = "MFP7E10"  # multimode straight fibre, one per 400G link
+SN4600C = "920-9N302-00F7-0C2"  # Table 1 / Table 5: management and storage fabric
+SN2201 = "920-9N110-00F1-0C0"  # Table 1 / Table 5: OOB management fabric
 
 
 def basepod(catalog, nodes: int, server: str = "DGX-H100", **fields):
@@ -58,10 +61,6 @@ def bom(design, prefix: str, role: str = "server-leaf") -> int:
         line.quantity for line in design.bom if line.sku.startswith(prefix) and line.role == role
     )
 
-
-STRAIGHT = "MFP7E10"  # multimode straight fibre, one per 400G link
-SN4600C = "920-9N302-00F7-0C2"  # Table 1 / Table 5: management and storage fabric
-SN2201 = "920-9N110-00F1-0C0"  # Table 1 / Table 5: OOB management fabric
 
 # NVIDIA's rows: (table, compute generation, nodes). Table 1 is NDR400 with 2-8 DGX, Table 5 is
 # NDR200 with 2-16 DGX; every node count in each range is a row of NVIDIA's design.
