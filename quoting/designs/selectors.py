@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from catalog.models import SPARES_CLASS_OF_CATEGORY, SparesClass
-from catalog.selectors import price_lookup, spares_ratios
+from catalog.selectors import price_lookup, replaceable_units, spares_ratios
 from quoting.conf import quoting_setting
 from quoting.designs.models import FxRate
 from quoting.engine.money import round_money
@@ -238,6 +238,7 @@ def spares_kit_ratios(*, bom: Iterable) -> list[tuple[str, str]]:
         [_bom_row(line) for line in bom],
         ratios=spares_ratios(),
         class_of_category=SPARES_CLASS_OF_CATEGORY,
+        units_of=replaceable_units(),
     )
     shown = {k.spare_class: f"{k.percent.normalize():f}" for k in kit}
     return [(str(SparesClass(c).label), percent) for c, percent in shown.items()]
