@@ -337,3 +337,24 @@ def test_a_quote_whose_switches_hold_no_listed_units_gets_no_psu_line(world):
     assert not any(ln.product.category == "psu_fan" for ln in _kit(revision))
     event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
     assert "spares_kit_unpriced" not in event.details
+
+
+HDR_PAGE = (
+    "/designs/new/?gpu_count=256&gpus_per_server=8&nic_generation=HDR"
+    "&family=infiniband&planes=1&oversubscription=1&switch_part_number=MQM8790-HS2F"
+    "&subnet_manager=opensm-host&rail_optimized=on&currency=CNY&spares_percent=0"
+)
+
+
+def test_the_design_page_names_psus_and_fans_only_when_its_quote_will_offer_them(
+    sales_client, seeded
+):
+    # Unpriced, the QM8790's PSU is left out of the quote's kit: the page does not promise it.
+    assert "PSUs and fans" not in _kit_note(sales_client.get(HDR_PAGE).content.decode())
+
+    _price_the_psu()
+    english = _kit_note(sales_client.get(HDR_PAGE).content.decode())
+    chinese = _kit_note(sales_client.get(HDR_PAGE, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode())
+
+    assert "PSUs and fans 5 %" in english
+    assert "电源与风扇 5 %" in chinese
