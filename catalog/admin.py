@@ -6,7 +6,7 @@ from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
 from catalog.forms import CatalogImportForm
-from catalog.models import PriceList, PriceListItem, Product, SparesRatio
+from catalog.models import PriceList, PriceListItem, Product, ReplaceableUnit, SparesRatio
 from catalog.services import (
     CatalogImportError,
     catalog_csv_text,
@@ -22,13 +22,23 @@ class PriceInline(admin.TabularInline):
     fields = ["price_list", "list_price", "cost"]
 
 
+class ReplaceableUnitInline(admin.TabularInline):
+    """On a switch: the PSUs and fans it holds, which the spares kit's PSU/fan class counts."""
+
+    model = ReplaceableUnit
+    fk_name = "switch"
+    extra = 0
+    autocomplete_fields = ["unit"]
+    fields = ["unit", "per_switch", "source"]
+
+
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
     change_list_template = "admin/catalog/product/change_list.html"
     list_display = ["part_number", "name", "category", "generation", "lifecycle", "updated_at"]
     list_filter = ["category", "generation", "protocol", "lifecycle"]
     search_fields = ["part_number", "name", "name_zh", "family", "export_classification"]
-    inlines = [PriceInline]
+    inlines = [PriceInline, ReplaceableUnitInline]
     fieldsets = [
         (
             None,

@@ -45,6 +45,9 @@ class Category(models.TextChoices):
     # Storage arrays, backup software and appliances of other makers, for the DR and backup part
     # of a plan (#26): rows the catalog manager adds (admin or CSV); the seed brings none.
     STORAGE = "storage", _("Storage and backup (third party)")
+    # A switch's field-replaceable power supply or fan module, sold as a spare (#26): which
+    # switch holds how many is catalog.ReplaceableUnit.
+    PSU_FAN = "psu_fan", _("PSU or fan module")
 
 
 class TaxCategory(models.TextChoices):
@@ -135,6 +138,7 @@ HARDWARE_CATEGORIES = frozenset(
         Category.TRANSCEIVER,
         Category.CABLE,
         Category.SERVER,
+        Category.PSU_FAN,  # a spare PSU or fan taken from the kit is hardware bought once
     }
 )
 
@@ -693,14 +697,13 @@ class PriceListItem(models.Model):
 
 
 class SparesClass(models.TextChoices):
-    """The classes a quote's spares kit is offered by (quoting.engine.spares).
-
-    No PSU or fan class: the catalog holds no field-replaceable PSU or fan rows to spare.
-    """
+    """The classes a quote's spares kit is offered by (quoting.engine.spares). PSUs and fans are
+    counted from the design's switches (ReplaceableUnit), not from BOM lines of their own."""
 
     OPTICS = "optics", _("optics")
     CABLES = "cables", _("cables")
     NICS = "nics", _("NICs")
+    PSUS_FANS = "psus_fans", _("PSUs and fans")
     SWITCHES = "switches", _("switches")
 
 
@@ -711,6 +714,7 @@ SPARES_CLASS_OF_CATEGORY = {
     Category.ADAPTER: SparesClass.NICS,
     Category.DPU: SparesClass.NICS,
     Category.SWITCH: SparesClass.SWITCHES,
+    Category.PSU_FAN: SparesClass.PSUS_FANS,
 }
 
 
@@ -742,3 +746,45 @@ class SparesRatio(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_spare_class_display()}: {self.percent} %"
+
+
+class ReplaceableUnit(models.Model):
+    """A field-replaceable PSU or fan module a switch model holds, and how many: the spares kit
+    offers its PSU/fan class from the design's switches, `per_switch` of the unit for each
+    (quoting.engine.spares). Kept per switch part number because the airflow (P2C or C2P) of
+    the switch decides the unit's."""
+
+    switch = models.ForeignKey(
+        Product,
+        verbose_name=_("switch"),
+        on_delete=models.CASCADE,
+        related_name="replaceable_units",
+        limit_choices_to={"category": Category.SWITCH},
+    )
+    unit = models.ForeignKey(
+        Product,
+        verbose_name=_("PSU or fan module"),
+        on_delete=models.PROTECT,
+        related_name="fits_switches",
+        limit_choices_to={"category": Category.PSU_FAN},
+    )
+    per_switch = models.PositiveSmallIntegerField(
+        _("per switch"), validators=[MinValueValidator(1)]
+    )
+    source = models.CharField(
+        _("source"),
+        max_length=300,
+        help_text=_("Where the part number and count come from, or 'verify' until checked."),
+    )
+
+    class Meta:
+        verbose_name = _("replaceable unit")
+        verbose_name_plural = _("replaceable units")
+        ordering = ["switch__part_number", "unit__part_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["switch", "unit"], name="one_count_per_switch_unit"),
+            models.CheckConstraint(condition=Q(per_switch__gte=1), name="per_switch_at_least_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.switch.part_number}: {self.per_switch} x {self.unit.part_number}"

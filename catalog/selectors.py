@@ -16,6 +16,7 @@ from catalog.models import (
     PriceList,
     PriceListItem,
     Product,
+    ReplaceableUnit,
     SparesClass,
     SparesRatio,
     Unit,
@@ -169,6 +170,28 @@ def spares_ratios() -> dict[str, Decimal]:
     """The spares kit's percent per class (catalog.SparesRatio), in the classes' order."""
     saved = dict(SparesRatio.objects.values_list("spare_class", "percent"))
     return {c: saved[c] for c in SparesClass.values if c in saved}
+
+
+def replaceable_units() -> dict[str, list[dict]]:
+    """The PSUs and fans each switch part holds, for the spares kit's PSU/fan class: {switch
+    part number: [{sku, name, category, per_switch}, ...]}. End-of-life units are left out (no
+    longer sold as spares)."""
+    units: dict[str, list[dict]] = {}
+    rows = (
+        ReplaceableUnit.objects.exclude(unit__lifecycle=Lifecycle.EOL)
+        .select_related("switch", "unit")
+        .order_by("switch__part_number", "unit__part_number")
+    )
+    for row in rows:
+        units.setdefault(row.switch.part_number, []).append(
+            {
+                "sku": row.unit.part_number,
+                "name": row.unit.name,
+                "category": row.unit.category,
+                "per_switch": row.per_switch,
+            }
+        )
+    return units
 
 
 def services_per_node() -> list[Product]:

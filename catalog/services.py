@@ -18,11 +18,13 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from catalog.forms import MAX_IMPORT_BYTES, PRODUCT_CSV_FIELDS, PriceCellForm, ProductRowForm
-from catalog.models import PriceList, PriceListItem, Product
+from catalog.models import PriceList, PriceListItem, Product, ReplaceableUnit
 from catalog.selectors import product_list
 from quoting.engine.csvcells import csv_cell_read, csv_row
 
 SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
+# Which PSUs and fans each seeded switch holds (catalog.ReplaceableUnit), with their sources.
+SEED_REPLACEABLE_UNITS = SEED_CATALOG.with_name("replaceable_units.csv")
 PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
 MAX_IMPORT_ROWS = 10_000
 WRITE_BATCH = 2_000  # prices per INSERT or UPDATE statement
@@ -360,5 +362,35 @@ def catalog_export_csv() -> str:
 
 
 def catalog_load_seed() -> ImportResult:
-    """The shipped NVIDIA catalog with reference prices; safe to run any number of times."""
-    return catalog_import_csv(text=SEED_CATALOG.read_text(encoding="utf-8"), reference_prices=True)
+    """The shipped NVIDIA catalog with reference prices, and the PSUs and fans its switches hold;
+    safe to run any number of times."""
+    result = catalog_import_csv(
+        text=SEED_CATALOG.read_text(encoding="utf-8"), reference_prices=True
+    )
+    replaceable_units_load(text=SEED_REPLACEABLE_UNITS.read_text(encoding="utf-8"))
+    return result
+
+
+@transaction.atomic
+def replaceable_units_load(*, text: str) -> int:
+    """Rows (switch_part_number, unit_part_number, per_switch, source) the catalog does not hold
+    yet, added; a pair already there keeps what the catalog manager made of it, and a pair
+    naming a part the catalog lacks is skipped. Returns the pairs added."""
+    rows = list(csv.DictReader(io.StringIO(text)))
+    products = Product.objects.in_bulk(
+        {r["switch_part_number"] for r in rows} | {r["unit_part_number"] for r in rows},
+        field_name="part_number",
+    )
+    added = 0
+    for row in rows:
+        switch = products.get(row["switch_part_number"])
+        unit = products.get(row["unit_part_number"])
+        if switch is None or unit is None:
+            continue
+        _, created = ReplaceableUnit.objects.get_or_create(
+            switch=switch,
+            unit=unit,
+            defaults={"per_switch": int(row["per_switch"]), "source": row["source"]},
+        )
+        added += created
+    return added

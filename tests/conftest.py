@@ -203,6 +203,8 @@ class CatalogSnapshot:
     price_lists: list[dict]
     products: list[dict]
     prices: list[tuple[str, str, dict]]  # (price list name, part number, fields)
+    # (switch part number, unit part number, fields): the PSUs and fans its switches hold
+    units: list[tuple[str, str, dict]]
 
 
 def _fields(row) -> dict:
@@ -224,15 +226,16 @@ def catalog_snapshot(django_db_setup, django_db_blocker) -> CatalogSnapshot | No
 
     Importing it took 1.0-1.7 s per test (a form and a uniqueness query per row); inserting the
     kept rows takes milliseconds. None (and a warning) when the import wrote anything but the
-    three catalog tables: `seeded` then imports per test, as before."""
+    catalog's tables (price lists, prices, products, replaceable units): `seeded` then imports
+    per test, as before."""
     from django.apps import apps
     from django.db import transaction
     from django.utils import translation
 
-    from catalog.models import PriceList, PriceListItem, Product
+    from catalog.models import PriceList, PriceListItem, Product, ReplaceableUnit
     from catalog.services import catalog_load_seed
 
-    catalog = (PriceList, PriceListItem, Product)
+    catalog = (PriceList, PriceListItem, Product, ReplaceableUnit)
     with django_db_blocker.unblock(), translation.override("en"), transaction.atomic():
         counts = {model: model.objects.count() for model in apps.get_models()}
         if any(counts[model] for model in catalog):  # e.g. a --reuse-db database left so
@@ -258,6 +261,10 @@ def catalog_snapshot(django_db_setup, django_db_blocker) -> CatalogSnapshot | No
                     "pk"
                 )
             ],
+            units=[
+                (u.switch.part_number, u.unit.part_number, _fields(u))
+                for u in ReplaceableUnit.objects.select_related("switch", "unit").order_by("pk")
+            ],
         )
         transaction.set_rollback(True)
     if others:
@@ -276,7 +283,7 @@ def seeded(db, catalog_snapshot):
     in an empty catalog (its ImportResult too): the session's snapshot inserted in bulk, in the
     import's order. Where the test already put products or prices in, the real import runs, so
     that it merges with them exactly as it would."""
-    from catalog.models import PriceList, PriceListItem, Product
+    from catalog.models import PriceList, PriceListItem, Product, ReplaceableUnit
     from catalog.services import WRITE_BATCH, catalog_load_seed
 
     if (
@@ -303,5 +310,11 @@ def seeded(db, catalog_snapshot):
             for name, part, row in snap.prices
         ],
         batch_size=WRITE_BATCH,
+    )
+    ReplaceableUnit.objects.bulk_create(
+        [
+            ReplaceableUnit(switch=products[switch], unit=products[unit], **row)
+            for switch, unit, row in snap.units
+        ]
     )
     return replace(snap.result, currencies=list(snap.result.currencies))

@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.utils import timezone
 
 from catalog.models import SPARES_CLASS_OF_CATEGORY, SparesClass
-from catalog.selectors import price_lookup, spares_ratios
+from catalog.selectors import price_lookup, replaceable_units, spares_ratios
 from quoting.conf import quoting_setting
 from quoting.designs.models import FxRate
 from quoting.engine.money import round_money
@@ -231,13 +231,17 @@ def bom_priced(
     )
 
 
-def spares_kit_ratios(*, bom: Iterable) -> list[tuple[str, str]]:
-    """The classes a quote made from this BOM offers spares of, with the ratio it uses: (class
-    label in the active language, percent). Empty when the BOM buys its own spares."""
+def spares_kit_ratios(*, bom: Iterable, currency: str) -> list[tuple[str, str]]:
+    """The classes a quote made from this BOM in `currency` offers spares of, with the ratio it
+    uses: (class label in the active language, percent). Empty when the BOM buys its own
+    spares; a part without a price is left out, as the quote leaves it out of its kit."""
     kit = spares_kit(
         [_bom_row(line) for line in bom],
         ratios=spares_ratios(),
         class_of_category=SPARES_CLASS_OF_CATEGORY,
+        units_of=replaceable_units(),
     )
-    shown = {k.spare_class: f"{k.percent.normalize():f}" for k in kit}
+    rows = [{"sku": k.sku, "name": k.name, "category": k.category, "quantity": 1} for k in kit]
+    unpriced = set(bom_priced(bom=rows, currency=currency).missing) if rows else set()
+    shown = {k.spare_class: f"{k.percent.normalize():f}" for k in kit if k.sku not in unpriced}
     return [(str(SparesClass(c).label), percent) for c, percent in shown.items()]

@@ -1,9 +1,12 @@
 """A spares kit offered beside a design's bill of materials: per class of part (optics, cables,
-NICs, switches), a stated share of the design's quantity of each part, rounded up per part.
+NICs, PSUs and fans, switches), a stated share of the design's quantity of each part, rounded up
+per part.
 
 The ratios and which category falls in which class are the catalog's (catalog.SparesRatio); this
 module only counts. Spares the design already buys (its spares percentage, role "spare") are not
-counted again, and a design that buys them gets no kit: one source of spares per quote.
+counted again, and a design that buys them gets no kit: one source of spares per quote. PSUs and
+fans are no BOM lines of their own: the design holds them inside its switches, so their count is
+each switch's units (catalog.ReplaceableUnit) times the switches the BOM buys.
 """
 
 from __future__ import annotations
@@ -45,18 +48,41 @@ def kit_of(role: str) -> tuple[str, Decimal, int] | None:
     return parts[1], Decimal(parts[2]), int(parts[3])
 
 
+def units_in_switches(
+    bom: Iterable[Mapping], units_of: Mapping[str, Iterable[Mapping]]
+) -> list[dict]:
+    """Rows (sku, name, category, quantity) for the field-replaceable units inside the
+    BOM's switches: each unit (sku, name, category, per_switch) of a switch part, per_switch
+    times the switches bought. A switch with no units listed adds none."""
+    rows = []
+    for row in bom:
+        for unit in units_of.get(row["sku"], ()):
+            rows.append(
+                {
+                    "sku": unit["sku"],
+                    "name": unit.get("name") or "",
+                    "category": unit["category"],
+                    "quantity": int(row["quantity"]) * int(unit["per_switch"]),
+                }
+            )
+    return rows
+
+
 def spares_kit(
     bom: Iterable[Mapping],
     *,
     ratios: Mapping[str, Decimal],
     class_of_category: Mapping[str, str],
+    units_of: Mapping[str, Iterable[Mapping]] | None = None,
 ) -> tuple[KitLine, ...]:
     """The kit for BOM rows (sku, name, category, quantity, role): per part of a class with a
     ratio above 0, ceil(quantity x ratio / 100), so at least one of every part of the class.
-    Empty when the BOM already holds spares."""
+    `units_of` (switch part number: its PSUs and fans) counts the units inside the BOM's
+    switches as parts of their own class. Empty when the BOM already holds spares."""
     rows = list(bom)
     if any(row.get("role") == SPARE_ROLE for row in rows):
         return ()
+    rows += units_in_switches(rows, units_of or {})
     parts: dict[str, dict] = {}
     for row in rows:
         spare_class = class_of_category.get(row.get("category") or "")

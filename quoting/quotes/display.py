@@ -33,6 +33,7 @@ DETAIL_LABELS = {
     "design": _("Design"),
     "lines": _("Lines"),
     "spares_kit_lines": _("Spares kit lines"),
+    "spares_kit_unpriced": _("Spares kit parts without a price"),
     "service_lines": _("Service lines"),
     "fx_rate": _("Exchange rate"),
     "fx_source_currency": _("Converted from"),

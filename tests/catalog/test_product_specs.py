@@ -104,6 +104,7 @@ def test_the_seed_catalog_has_at_least_forty_real_products(seeded):
         "software",
         "service",
         "support",
+        "psu_fan",
     }
     for pn in (
         "MQM9700-NS2F",

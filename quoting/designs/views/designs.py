@@ -273,7 +273,9 @@ def design_new(request):
         }
     context |= _site_context(form.site_form, design)
     if context.get("summary"):
-        context["spares_kit"] = spares_kit_ratios(bom=context["summary"].get("bom", []))
+        context["spares_kit"] = spares_kit_ratios(
+            bom=context["summary"].get("bom", []), currency=currency
+        )
     if context.get("priced") is not None:
         context["catalog_names"] = product_names_shown(
             part_numbers=[line.sku for line in context["priced"].lines]

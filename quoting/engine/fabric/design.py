@@ -1379,10 +1379,13 @@ def _ufm_hosts_placed(
                 generation=chosen.switch.generation,
             ),
         )
+    rack_scale = chosen.server is not None and chosen.server.rack_scale
     try:
         room = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths, unit)
     except InvalidInput:
         if unit.nic is None:
+            if rack_scale:
+                raise _no_leaf_port_for_appliances(req, t) from None
             raise
         try:
             media = _ufm_media(req, catalog, chosen.switch, chosen.nic, unit, lengths)
@@ -1390,11 +1393,52 @@ def _ufm_hosts_placed(
             # The hosts' runs, from where the layout stands them, reach no catalog media: the
             # hosts are optional, the fabric is not refused for them.
             return t, None, _hosts_unreached(unreached)
+        if rack_scale:
+            return t, None, _no_leaf_port_in_racks(req, t)
         return t, None, _no_leaf_port_for_hosts(t, hosts.shares_cage(media, host_media, t.split))
     added = (room.spine_count - t.spine_count) + (room.core_count - t.core_count)
     if unit.nic is None or not added:
         return room, unit, None
-    return t, None, _hosts_take_switches(req, t, room, added)
+    if rack_scale and t.endpoints >= t.leaf_count * t.leaf_capacity:
+        return t, None, _no_leaf_port_in_racks(req, t)
+    # "Design fewer servers" would drop a whole rack of 72 GPUs for two hosts.
+    return t, None, _hosts_take_switches(req, t, room, added, fewer_servers=not rack_scale)
+
+
+def _no_leaf_port_in_racks(req: FabricRequirements, t: Topology) -> Message:
+    """Rack-scale systems (NVL72) fill their leaves with whole racks: NVIDIA's scalable unit of
+    8 GB200 racks puts its 576 ports on 18 leaves of 32, none left for UFM, and freeing one port
+    would take a rack (72 GPUs) out of every leaf of its rail group. The hosts are left to the
+    customer, said plainly, rather than the fabric bent away from NVIDIA's unit for them."""
+    return message(
+        gettext_noop(
+            "No leaf port is kept for the UFM hosts: the {servers} racks' {ports} compute ports "
+            "fill the leaves rack by rack, as NVIDIA's scalable unit of these racks does, and a "
+            "leaf port for UFM would cost a whole rack's {rails} ports or more switches. Plan "
+            "the hosts' two InfiniBand ports with the customer."
+        ),
+        servers=req.servers,
+        ports=t.endpoints,
+        rails=req.nics,
+    )
+
+
+def _no_leaf_port_for_appliances(req: FabricRequirements, t: Topology) -> InvalidInput:
+    """UFM appliances in a fabric of rack-scale systems with no room for them: refused at the
+    subnet manager, saying why, rather than with the rail-group arithmetic of the re-plan."""
+    return InvalidInput.field(
+        "subnet_manager",
+        message(
+            gettext_noop(
+                "No leaf port is free for the UFM appliances: the {servers} racks' {ports} "
+                "compute ports fill the leaves rack by rack, and keeping ports for UFM would "
+                "need rail groups wider than a pod. Choose UFM licences (the hosts are then "
+                "the customer's) or design fewer racks."
+            ),
+            servers=req.servers,
+            ports=t.endpoints,
+        ),
+    )
 
 
 def _hosts_unreached(error: InvalidInput) -> Message:
@@ -1420,17 +1464,28 @@ def _no_leaf_port_for_hosts(t: Topology, shares_cage: bool) -> Message:
 
 
 def _hosts_take_switches(
-    req: FabricRequirements, t: Topology, room: Topology, added: int
+    req: FabricRequirements, t: Topology, room: Topology, added: int, *, fewer_servers: bool
 ) -> Message:
     """The UFM hosts' ports would take more spines or cores (more than one leaf's worth of
-    switches): the hosts are left out."""
+    switches): the hosts are left out. Fewer servers is the fix for servers of a few ports, not
+    for racks of 72."""
+    switches = (room.leaf_count - t.leaf_count + added) * req.planes
+    if not fewer_servers:
+        return message(
+            gettext_noop(
+                "Cabling the UFM hosts would take more switches ({switches} in all), as a "
+                "leaf's uplinks count its UFM ports like a server's: the engine adds no switches "
+                "for two hosts. Plan the hosts' two InfiniBand ports with the customer."
+            ),
+            switches=switches,
+        )
     return message(
         gettext_noop(
             "Cabling the UFM hosts would take more switches ({switches} in all), as a leaf's "
             "uplinks count its UFM ports like a server's: design fewer servers to have them "
             "quoted and cabled without more switches."
         ),
-        switches=(room.leaf_count - t.leaf_count + added) * req.planes,
+        switches=switches,
     )
 
 

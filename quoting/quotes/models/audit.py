@@ -53,6 +53,7 @@ DETAIL_LABELS = {
     "design": _("design"),
     "lines": _("lines"),
     "spares_kit_lines": _("spares kit lines"),
+    "spares_kit_unpriced": _("spares kit parts without a price"),
     "service_lines": _("service lines"),
     "fx_rate": _("exchange rate"),
     "fx_source_currency": _("exchange from"),

@@ -28,7 +28,7 @@ from catalog.models import (
     Unit,
     tax_category_of,
 )
-from catalog.selectors import services_per_node, spares_ratios
+from catalog.selectors import replaceable_units, services_per_node, spares_ratios
 from portal.header_counts import work_counts_changed
 from portal.models import CompanyProfile, User
 from quoting.conf import quoting_setting
@@ -689,13 +689,22 @@ def _bom_lines(
     return lines
 
 
-def _spares_kit_lines(revision: QuoteRevision, *, bom: list[dict], start: int) -> list[QuoteLine]:
+def _spares_kit_lines(
+    revision: QuoteRevision, *, bom: list[dict], start: int
+) -> tuple[list[QuoteLine], list[str]]:
     """The design's spares kit at the catalog's ratios, as optional lines after its BOM: offered,
-    not ordered, so the required lines and the totals stay the design's. Its parts are the BOM's,
-    priced at the rate the BOM locked."""
-    kit = spares_kit(bom, ratios=spares_ratios(), class_of_category=SPARES_CLASS_OF_CATEGORY)
+    not ordered, so the required lines and the totals stay the design's. Its parts are the BOM's
+    and the PSUs and fans inside its switches, priced at the rate the BOM locked. A kit part with
+    no price in the quote's currency (a PSU NVIDIA publishes no price for) is left out and named,
+    second: an offer does not block the quote as an unpriced part of the design does."""
+    kit = spares_kit(
+        bom,
+        ratios=spares_ratios(),
+        class_of_category=SPARES_CLASS_OF_CATEGORY,
+        units_of=replaceable_units(),
+    )
     if not kit:
-        return []
+        return [], []
     with translation.override("en"):  # the line keeps English words; pages show them translated
         rows = [
             {
@@ -707,10 +716,16 @@ def _spares_kit_lines(revision: QuoteRevision, *, bom: list[dict], start: int) -
             }
             for k in kit
         ]
-    priced = _priced(revision, rows, revision.quote.currency)
-    return QuoteLine.objects.bulk_create(
+    currency = revision.quote.currency
+    unpriced = list(bom_priced(bom=rows, currency=currency, fx=_revision_fx(revision)).missing)
+    rows = [row for row in rows if row["sku"] not in unpriced]
+    if not rows:
+        return [], unpriced
+    priced = _priced(revision, rows, currency)
+    lines = QuoteLine.objects.bulk_create(
         _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
     )
+    return lines, unpriced
 
 
 def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> list[QuoteLine]:
@@ -869,7 +884,7 @@ def quote_create_from_design(
         revision=revision, design=design, priced=priced, user=user, tco=tco, workload=workload
     )
     lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
-    kit = _spares_kit_lines(revision, bom=design.bom, start=len(lines) + 1)
+    kit, kit_unpriced = _spares_kit_lines(revision, bom=design.bom, start=len(lines) + 1)
     services = _node_service_lines(
         revision, nodes=design.result.get("node_count") or 0, start=len(lines) + len(kit) + 1
     )
@@ -890,6 +905,8 @@ def quote_create_from_design(
         service_lines=len(services),
         fx_rate=revision.fx_rate,
         fx_source_currency=revision.fx_source_currency,
+        # Named only when some are: the catalog manager prices them to have them offered.
+        **({"spares_kit_unpriced": ", ".join(kit_unpriced)} if kit_unpriced else {}),
     )
     return quote
 

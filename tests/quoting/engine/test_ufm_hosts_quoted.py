@@ -17,6 +17,7 @@ import zipfile
 
 import pytest
 
+from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule, design_fabric
 from quoting.engine.install import SiteInputs, plan_layout
 from quoting.engine.install.pack import pack_zip_chunks
@@ -143,3 +144,85 @@ def test_the_install_pack_and_cable_schedule_list_the_hosts(catalog):
         r for r in schedule if r["tier"] != "ufm-leaf" and "ufm-0" in r["a_device"] + r["z_device"]
     ]
     assert len(management) == 2
+
+
+# --- rack-scale systems (NVL72): whole racks fill the leaves --------------------------------------
+# DGX SuperPOD RA (DGX GB200): a scalable unit is 8 racks of 72 ConnectX-7 ports, 576 ports on
+# 18 leaves of 32 down ports: no leaf port is left for UFM. The engine keeps NVIDIA's unit and
+# says the hosts are the customer's, rather than dropping a rack (72 GPUs) or adding switches.
+
+GB200, GB300 = "DGX-GB200-NVL72", "DGX-GB300-NVL72"
+FEWER_SERVERS = "design fewer servers"
+
+
+def nvl72_licences(catalog, racks, part_number=GB200, **asked):
+    return licence_design(
+        catalog,
+        server_count=racks,
+        gpus_per_server=72,
+        server_part_number=part_number,
+        nic_generation="XDR" if part_number == GB300 else "NDR",
+        **asked,
+    )
+
+
+@pytest.mark.parametrize(("racks", "switches"), [(8, (18, 16, 0)), (16, (36, 32, 0))])
+def test_full_nvl72_scalable_units_keep_nvidias_leaves_and_say_the_hosts_are_the_customers(
+    catalog, racks, switches
+):
+    design = nvl72_licences(catalog, racks)
+
+    assert subnet_manager_lines(design) == {LICENCE: racks * 72}
+    assert design.ufm is None and "ufm-leaf" not in design.links_by_tier()
+    assert (design.leaf_count, design.spine_count, design.core_count) == switches
+    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    assert (
+        f"No leaf port is kept for the UFM hosts: the {racks} racks' {racks * 72} compute ports "
+        "fill the leaves rack by rack"
+    ) in warning
+    assert "a whole rack's 72 ports" in warning
+    # Not the advice for servers of 8 ports: a rack fewer is 72 GPUs fewer.
+    assert "scalable unit of 32" not in warning and FEWER_SERVERS not in warning
+
+
+def test_nvl72_racks_whose_hosts_would_take_a_spine_are_not_told_to_drop_a_rack(catalog):
+    # 16 GB300 racks leave leaf ports free in their rail group of 18, but the hosts' ports
+    # would push the leaves' uplinks onto one more spine.
+    design = nvl72_licences(catalog, 16, GB300)
+
+    assert subnet_manager_lines(design) == {LICENCE: 16 * 72}
+    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    assert "Cabling the UFM hosts would take more switches (1 in all)" in warning
+    assert "the engine adds no switches for two hosts" in warning
+    assert FEWER_SERVERS not in warning
+
+
+def test_nvl72_racks_that_leave_a_leaf_port_free_have_the_hosts_quoted_and_cabled(catalog):
+    design = nvl72_licences(catalog, 7)
+
+    assert subnet_manager_lines(design) == {
+        LICENCE: 7 * 72,
+        HOST: 2,
+        "MCX75310AAS-NEAT": 2,  # NDR, the GB200 rack's generation
+    }
+    assert len(ufm_runs(design)) == 2 and len({r.b_device for r in ufm_runs(design)}) == 2
+    check_schedule(design)
+
+
+def test_ufm_appliances_with_no_room_among_nvl72_racks_are_refused_saying_why(catalog):
+    with pytest.raises(InvalidInput) as refused:
+        design_fabric(
+            FabricRequirements(
+                server_count=16,
+                gpus_per_server=72,
+                server_part_number=GB200,
+                nic_generation="NDR",
+                subnet_manager="ufm-appliance",
+            ),
+            catalog,
+        )
+
+    assert list(refused.value.messages) == ["subnet_manager"]
+    text = str(refused.value.messages["subnet_manager"][0])
+    assert "No leaf port is free for the UFM appliances: the 16 racks' 1152 compute ports" in text
+    assert "Choose UFM licences" in text

@@ -18,7 +18,14 @@ from decimal import Decimal
 import pytest
 from django.utils import translation
 
-from catalog.models import SPARES_CLASS_OF_CATEGORY, Product, SparesRatio
+from catalog.models import (
+    SPARES_CLASS_OF_CATEGORY,
+    PriceList,
+    PriceListItem,
+    Product,
+    ReplaceableUnit,
+    SparesRatio,
+)
 from catalog.selectors import spares_ratios
 from quoting.designs.services.saved import design_save
 from quoting.engine.spares import kit_of, spares_kit
@@ -106,7 +113,10 @@ def test_a_design_that_buys_spares_by_its_percentage_gets_no_kit():
 
 
 def test_the_catalog_starts_with_the_stated_ratios_and_no_spare_switches(db):
-    assert spares_ratios() == RATIOS | {"switches": Decimal("0.00")}
+    assert spares_ratios() == RATIOS | {
+        "psus_fans": Decimal("5.00"),
+        "switches": Decimal("0.00"),
+    }
 
 
 def test_a_256_gpu_quote_offers_the_kit_as_optional_lines_per_part_of_each_class(world):
@@ -233,3 +243,118 @@ def test_the_design_page_shows_the_ratios_its_quote_offers_in_english_and_chines
 
 def test_the_design_page_names_no_kit_when_the_design_buys_its_spares(sales_client, seeded):
     assert _kit_note(sales_client.get(DESIGN_PAGE + "5").content.decode()) == ""
+
+
+# --- PSUs and fans, counted from the design's switches -------------------------------------------
+# The catalog's one sourced unit (catalog/data/SOURCES.md, "PSUs and fans"): an MQM8790-HS2F
+# reports two power supplies of NVIDIA P/N MTEF-PSF-AC-C (stanford-rc/ibswinfo's README shows a
+# switch's own readout), a forward-airflow PSU in NVIDIA's hw-mgmt (hw-management-helpers.sh).
+# NVIDIA publishes no price for it: the seed leaves it unpriced, as BCM-LIC-1Y-GPU.
+
+PSU = "MTEF-PSF-AC-C"
+HDR_SWITCH = "MQM8790-HS2F"
+HDR = {"nic_generation": "HDR", "subnet_manager": "opensm-host"}  # 26 x MQM8790-HS2F
+
+
+def test_psus_and_fans_are_the_units_in_each_switch_times_the_switches_at_their_ratio():
+    bom = [
+        {"sku": "SW-A", "name": "A", "category": "switch", "quantity": 16, "role": "leaf"},
+        {"sku": "SW-A", "name": "A", "category": "switch", "quantity": 10, "role": "spine"},
+        {"sku": "SW-B", "name": "B", "category": "switch", "quantity": 3, "role": "management"},
+    ]
+    units_of = {
+        "SW-A": [
+            {"sku": "PSU-A", "name": "P", "category": "psu_fan", "per_switch": 2},
+            {"sku": "FAN-A", "name": "F", "category": "psu_fan", "per_switch": 7},
+        ],
+    }
+    kit = spares_kit(
+        bom,
+        ratios={"psus_fans": Decimal(5), "switches": Decimal(0)},
+        class_of_category=SPARES_CLASS_OF_CATEGORY,
+        units_of=units_of,
+    )
+
+    # 26 switches x 2 PSUs = 52, 5 % = 2.6 -> 3; 26 x 7 fans = 182 -> 9.1 -> 10. SW-B lists
+    # no units: none.
+    assert [(k.spare_class, k.sku, k.quantity, k.base) for k in kit] == [
+        ("psus_fans", "PSU-A", 3, 52),
+        ("psus_fans", "FAN-A", 10, 182),
+    ]
+
+
+def test_the_seed_says_an_mqm8790_holds_two_mtef_psf_ac_c_and_leaves_it_unpriced(seeded):
+    unit = ReplaceableUnit.objects.get(switch__part_number=HDR_SWITCH)
+
+    assert (unit.unit.part_number, unit.unit.category, unit.per_switch) == (PSU, "psu_fan", 2)
+    assert unit.source.startswith("verify")
+    assert not PriceListItem.objects.filter(product__part_number=PSU).exists()
+
+
+def _price_the_psu(currency="CNY", price=Decimal("3600.00")):
+    price_list = PriceList.objects.get(currency=currency, is_default=True)
+    PriceListItem.objects.create(
+        price_list=price_list,
+        product=Product.objects.get(part_number=PSU),
+        list_price=price,
+        cost=price * Decimal("0.78"),
+    )
+
+
+def test_an_hdr_quote_offers_the_psus_of_its_switches_once_the_psu_is_priced(world):
+    _price_the_psu()
+    design, revision = _quote(world, **HDR)
+    switches = sum(_designed(design, "switch").values())
+    psus = [ln for ln in _kit(revision) if ln.sku == PSU]
+
+    assert switches == 26
+    assert [(ln.quantity, ln.section, ln.list_price) for ln in psus] == [
+        (math.ceil(switches * 2 * 5 / 100), Section.OPTIONAL, Decimal("3600.00"))
+    ]
+    assert kit_of(psus[0].role) == ("psus_fans", Decimal("5"), switches * 2)
+    with translation.override("en"):
+        assert psus[0].description_shown.startswith("Spares kit: PSUs and fans (5 % of 52) — ")
+    with translation.override("zh-hans"):
+        assert psus[0].description_shown.startswith("备件包：电源与风扇（52 的 5 %）— ")
+    # Offered, not ordered: the design's lines and list value are as before.
+    required = [ln for ln in revision.lines.all() if ln.section != Section.OPTIONAL]
+    assert not any(ln.sku == PSU for ln in required)
+
+
+def test_an_unpriced_psu_is_left_out_of_the_kit_and_named_and_the_quote_is_made(world):
+    design, revision = _quote(world, **HDR)
+
+    assert not any(ln.sku == PSU for ln in revision.lines.all())
+    assert _kit(revision), "the other classes are still offered"
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert event.details["spares_kit_unpriced"] == PSU
+
+
+def test_a_quote_whose_switches_hold_no_listed_units_gets_no_psu_line(world):
+    _price_the_psu()
+    _, revision = _quote(world)  # NDR: MQM9700 leaves and spines, no units listed yet
+
+    assert not any(ln.product.category == "psu_fan" for ln in _kit(revision))
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert "spares_kit_unpriced" not in event.details
+
+
+HDR_PAGE = (
+    "/designs/new/?gpu_count=256&gpus_per_server=8&nic_generation=HDR"
+    "&family=infiniband&planes=1&oversubscription=1&switch_part_number=MQM8790-HS2F"
+    "&subnet_manager=opensm-host&rail_optimized=on&currency=CNY&spares_percent=0"
+)
+
+
+def test_the_design_page_names_psus_and_fans_only_when_its_quote_will_offer_them(
+    sales_client, seeded
+):
+    # Unpriced, the QM8790's PSU is left out of the quote's kit: the page does not promise it.
+    assert "PSUs and fans" not in _kit_note(sales_client.get(HDR_PAGE).content.decode())
+
+    _price_the_psu()
+    english = _kit_note(sales_client.get(HDR_PAGE).content.decode())
+    chinese = _kit_note(sales_client.get(HDR_PAGE, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode())
+
+    assert "PSUs and fans 5 %" in english
+    assert "电源与风扇 5 %" in chinese
