@@ -1380,6 +1380,8 @@ def _ufm_hosts_placed(
             ),
         )
     rack_scale = chosen.server is not None and chosen.server.rack_scale
+    if rack_scale and t.kept_servers and unit.nic is not None:
+        return t, None, _leaf_ports_kept_for_racks(t)
     try:
         room = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths, unit)
     except InvalidInput:
@@ -1420,6 +1422,20 @@ def _no_leaf_port_in_racks(req: FabricRequirements, t: Topology) -> Message:
         servers=req.servers,
         ports=t.endpoints,
         rails=req.nics,
+    )
+
+
+def _leaf_ports_kept_for_racks(t: Topology) -> Message:
+    """A part-filled unit of rack-scale systems (rule 5c): its free leaf ports belong to the
+    racks still to come, so hosts cabled there now would have to move when the unit is filled."""
+    return message(
+        gettext_noop(
+            "The free leaf ports are kept for the racks still to come ({kept} of the scalable "
+            "unit's {planned}), as NVIDIA builds a part-filled unit whole: the UFM hosts are not "
+            "cabled into them. Plan the hosts' two InfiniBand ports with the customer."
+        ),
+        kept=t.kept_servers,
+        planned=t.servers + t.kept_servers,
     )
 
 
