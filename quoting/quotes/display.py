@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 from django.utils.translation import gettext_lazy as _
 
 from quoting.designs.display import (
@@ -88,7 +89,24 @@ SYSTEM_TEXTS = {
     "edited; the approval no longer applies": _("edited; the approval no longer applies"),
     "share link": _("the customer's share link"),
     "staff": _("staff, on the customer's word"),
+    "answered by the customer while the next revision was a draft": _(
+        "answered by the customer while the next revision was a draft"
+    ),
+    "not the sent PDF": _("not the sent PDF"),
 }
+# Texts with figures the services store in English (the API's audit trail gives them as they
+# are): the support lines' repricing (services/support.py). Matched whole, so the trail reads
+# them in the reader's language, events kept before this too.
+SYSTEM_PATTERNS = (
+    (
+        re.compile(r"per device: (?P<devices>\S+) switches on this offer"),
+        gettext_noop("per device: %(devices)s switches on this offer"),
+    ),
+    (
+        re.compile(r"(?P<percent>\S+) % of the hardware on this offer, (?P<hardware>\S+)"),
+        gettext_noop("%(percent)s %% of the hardware on this offer, %(hardware)s"),
+    ),
+)
 CHOICE_LABELS = {
     "status": dict(QuoteStatus.choices),
     "section": dict(Section.choices),
@@ -113,6 +131,10 @@ def detail_value(key: str, value: Any) -> str:
         return number_text(number) if number is not None else _plain(value)
     if isinstance(value, str) and value in SYSTEM_TEXTS:
         return str(SYSTEM_TEXTS[value])
+    if isinstance(value, str):
+        for pattern, template in SYSTEM_PATTERNS:
+            if match := pattern.fullmatch(value):
+                return gettext(template) % match.groupdict()
     return _plain(value)
 
 

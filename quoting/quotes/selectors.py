@@ -24,7 +24,7 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_noop
 
 from catalog.models import EXPORT_SOURCE_VERIFY
 from portal.models import User
@@ -51,6 +51,7 @@ from quoting.quotes.models import (
     QuoteLine,
     QuoteRevision,
     Section,
+    choice_label,
 )
 
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
@@ -212,15 +213,11 @@ class ChoiceMeasure:
         return None if self.margin is None else _as_percent(self.margin)
 
     def label(self) -> str:
-        parts = []
-        if self.choice.alternative:
-            parts.append(_("alternative “%(name)s”") % {"name": self.choice.alternative})
-        if count := len(self.choice.optional):
-            parts.append(
-                ngettext("%(count)d optional item", "%(count)d optional items", count)
-                % {"count": count}
-            )
-        return " + ".join(parts) or _("as quoted")
+        return choice_label(self.choice.alternative, len(self.choice.optional))
+
+    def key(self) -> dict:
+        """The configuration as an approval keeps it (Approval.worst_choice_key)."""
+        return {"alternative": self.choice.alternative, "optional": len(self.choice.optional)}
 
 
 def choice_measure(

@@ -66,6 +66,14 @@ def assumption_text(assumption, part: str) -> str:
 
 
 @register.filter
+def milestone(label: str) -> str:
+    """A payment milestone's name in the active language (quoting.quotes.models.milestone_label)."""
+    from quoting.quotes.models import milestone_label
+
+    return milestone_label(label)
+
+
+@register.filter
 def engine_label(text: str) -> str:
     """A fixed engine text marked with gettext_noop (a preset's or transport's label)."""
     return gettext(text) if text else ""

@@ -79,23 +79,41 @@ def test_milestone_amounts_are_rounded_to_cents_and_sum_to_the_total(total, perc
     assert sum(got) == Decimal(total)
 
 
-def test_a_new_quote_takes_the_company_default_in_the_customers_language(world):
+def test_a_new_quote_keeps_the_standard_milestones_by_key_and_shows_them_in_the_readers_language(
+    world,
+):
+    """Kept by key, never in the writer's language (#27 item 4): an English customer's quote
+    reads in Chinese to a Chinese reader, and the other way round."""
+    from django.utils import translation
+
+    from quoting.quotes.models import milestone_label
+
     CompanyProfile.objects.create(legal_name_en="Seller", payment_schedule=THIRTY_SIXTY_TEN)
     world.customer.language = "zh-hans"
     world.customer.save()
-    chinese = quote_create(project=world.project, user=world.sales).current_revision
-    assert chinese.payment_schedule == [
-        {"label": "下单时", "percent": "30.00"},
-        {"label": "到货时", "percent": "60.00"},
-        {"label": "验收后", "percent": "10.00"},
+    kept = quote_create(project=world.project, user=world.sales).current_revision
+    assert kept.payment_schedule == [
+        {"label": "On order", "percent": "30.00"},
+        {"label": "On delivery", "percent": "60.00"},
+        {"label": "On acceptance", "percent": "10.00"},
     ]
-    world.customer.language = "en"
-    world.customer.save()
-    english = quote_create(project=world.project, user=world.sales).current_revision
-    assert [m["label"] for m in english.payment_schedule] == [
-        "On order",
-        "On delivery",
-        "On acceptance",
+    with translation.override("zh-hans"):
+        assert [milestone_label(m["label"]) for m in kept.payment_schedule] == [
+            "下单时",
+            "到货时",
+            "验收后",
+        ]
+    with translation.override("en"):
+        assert milestone_label("验收后") == "On acceptance"  # kept in Chinese before: still read
+        assert milestone_label("Final acceptance") == "Final acceptance"  # typed: as typed
+
+
+def test_a_standard_milestone_typed_in_chinese_is_kept_by_its_key():
+    assert payment_schedule_clean(
+        [{"label": "下单时", "percent": "40"}, {"label": "验收合格后", "percent": "60"}]
+    ) == [
+        {"label": "On order", "percent": "40.00"},
+        {"label": "验收合格后", "percent": "60.00"},  # not a standard one: as typed
     ]
 
 
