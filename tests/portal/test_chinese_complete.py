@@ -361,6 +361,7 @@ def pages_in_chinese(client, world) -> dict[str, str]:
         "quote page (accepted)": _get(client, f"/quotes/{quote.pk}/"),
         "quote list": _get(client, "/quotes/"),
         "proposal page": _get(client, f"/quotes/{quote.pk}/proposal/"),
+        "quote TCO panel": _get(client, f"/quotes/{quote.pk}/tco/"),
         "TCO page": _get(client, "/tco/"),
         "customer list": _get(client, "/customers/"),
         "customer page": _get(client, f"/customers/{customer.pk}/"),
