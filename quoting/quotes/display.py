@@ -4,11 +4,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from quoting.designs.display import (
@@ -20,6 +19,7 @@ from quoting.designs.display import (
     percent_text,
     plain_text,
 )
+from quoting.kept_texts import kept_text
 from quoting.quotes.models import LineKind, QuoteStatus, Section
 from quoting.quotes.models.audit import QuoteEventVerb
 
@@ -94,19 +94,6 @@ SYSTEM_TEXTS = {
     ),
     "not the sent PDF": _("not the sent PDF"),
 }
-# Texts with figures the services store in English (the API's audit trail gives them as they
-# are): the support lines' repricing (services/support.py). Matched whole, so the trail reads
-# them in the reader's language, events kept before this too.
-SYSTEM_PATTERNS = (
-    (
-        re.compile(r"per device: (?P<devices>\S+) switches on this offer"),
-        gettext_noop("per device: %(devices)s switches on this offer"),
-    ),
-    (
-        re.compile(r"(?P<percent>\S+) % of the hardware on this offer, (?P<hardware>\S+)"),
-        gettext_noop("%(percent)s %% of the hardware on this offer, %(hardware)s"),
-    ),
-)
 CHOICE_LABELS = {
     "status": dict(QuoteStatus.choices),
     "section": dict(Section.choices),
@@ -132,9 +119,7 @@ def detail_value(key: str, value: Any) -> str:
     if isinstance(value, str) and value in SYSTEM_TEXTS:
         return str(SYSTEM_TEXTS[value])
     if isinstance(value, str):
-        for pattern, template in SYSTEM_PATTERNS:
-            if match := pattern.fullmatch(value):
-                return gettext(template) % match.groupdict()
+        return kept_text(value)  # the support repricing's reasons, with their figures
     return _plain(value)
 
 

@@ -12,6 +12,7 @@ from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_
 from quoting.engine.messages import Message
 from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import MICROSECONDS, sharding_name
+from quoting.kept_texts import kept_text
 from quoting.templatetags.quoting_numbers import _decimal, _format, _trimmed, grouped, ratio
 
 register = template.Library()
@@ -71,6 +72,12 @@ def milestone(label: str) -> str:
     from quoting.quotes.models import milestone_label
 
     return milestone_label(label)
+
+
+@register.filter
+def kept(text: str) -> str:
+    """A status text a service kept in English (an error), in the active language."""
+    return kept_text(text)
 
 
 @register.filter
