@@ -1014,7 +1014,7 @@ def revision_export_note(*, revision: QuoteRevision) -> ExportNote | None:
         ExportNoteLine(
             position=line.position,
             sku=line.sku,
-            description=line.description,
+            description=line.description_shown,  # in the reader's language
             quantity=line.quantity,
             classification=line.product.export_classification,
             source=line.product.export_classification_source,
