@@ -52,6 +52,8 @@ from quoting.quotes.models import (
     QuoteRevision,
     Section,
     choice_label,
+    milestone_key,
+    milestone_label,
 )
 
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
@@ -794,9 +796,16 @@ class RevisionDiff:
         return not (self.added or self.removed or self.changed or self.terms)
 
 
-def schedule_text(schedule) -> str:
-    """A payment schedule in one line: "On order 30.00 %; On delivery 70.00 %"."""
-    return "; ".join(f"{m['label']} {m['percent']} %" for m in schedule or [])
+def schedule_text(schedule, label: Callable[[str], str] = str) -> str:
+    """A payment schedule in one line: "On order 30.00 %; On delivery 70.00 %", each name as
+    kept (an audit event keeps it so), or as `label` words it (milestone_label: the reader's)."""
+    return "; ".join(f"{label(m['label'])} {m['percent']} %" for m in schedule or [])
+
+
+def _schedule_kept(schedule) -> list[dict]:
+    """A schedule with its standard milestones by key: one kept in a language before compares
+    equal to the same schedule kept by key since."""
+    return [m | {"label": milestone_key(m["label"])} for m in schedule or []]
 
 
 def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
@@ -822,10 +831,10 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
         if getattr(old, f) != getattr(new, f)
     }
     # The payment schedule and additional terms, each as one line of text.
-    if (old.payment_schedule or []) != (new.payment_schedule or []):
+    if _schedule_kept(old.payment_schedule) != _schedule_kept(new.payment_schedule):
         terms["payment_schedule"] = (
-            schedule_text(old.payment_schedule),
-            schedule_text(new.payment_schedule),
+            schedule_text(old.payment_schedule, milestone_label),
+            schedule_text(new.payment_schedule, milestone_label),
         )
     if old.additional_terms != new.additional_terms:
         terms["additional_terms"] = (old.additional_terms, new.additional_terms)

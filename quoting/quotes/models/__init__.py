@@ -39,6 +39,7 @@ from quoting.quotes.models.quotes import (
     choice_label,
     milestone_key,
     milestone_label,
+    schedule_text_shown,
     spares_kit_label,
 )
 
@@ -73,6 +74,7 @@ __all__ = [
     "choice_label",
     "milestone_key",
     "milestone_label",
+    "schedule_text_shown",
     "TOTALLED_SECTIONS",
     "TRANSITIONS",
 ]

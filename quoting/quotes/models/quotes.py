@@ -7,6 +7,7 @@ quoting.quotes.services.
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
@@ -518,6 +519,18 @@ def milestone_label(label: str) -> str:
     shape it was kept in (its key, or its name in the language the quote was made in)."""
     key = milestone_key(label or "")
     return translation.gettext(key) if key in STANDARD_MILESTONES else label
+
+
+def schedule_text_shown(text: str) -> str:
+    """A schedule kept as one line of text by an audit event ("On order 30.00 %; ...") with its
+    standard milestones in the active language; a text of another shape as kept."""
+    parts = []
+    for part in text.split("; "):
+        match = re.fullmatch(r"(.+) (\S+ %)", part)
+        if match is None:
+            return text
+        parts.append(f"{milestone_label(match[1])} {match[2]}")
+    return "; ".join(parts)
 
 
 def spares_kit_label(spare_class: str, percent, base: int, *, name: str) -> str:

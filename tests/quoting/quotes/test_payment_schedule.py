@@ -305,6 +305,44 @@ def test_the_revision_diff_shows_a_changed_schedule_and_terms(client, world):
     assert "Additional terms: — → Delivery DDP Shenzhen." in html
 
 
+def test_the_diff_and_the_audit_trail_name_the_milestones_in_the_readers_language(client, world):
+    """Written in English, read in Chinese (#27 item 4); a schedule kept in Chinese before and
+    the same one kept by key since are no change."""
+    from django.utils import translation
+
+    from quoting.quotes.display import event_detail_rows
+    from quoting.quotes.models import QuoteEvent
+    from quoting.quotes.selectors import revision_diff
+
+    quote = quote_sent(world)
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version,
+        payment_schedule=THIRTY_SIXTY_TEN,
+    )  # fmt: skip
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    html = client.get(f"/quotes/{quote.pk}/diff/?a=1&b=2").content.decode()
+    assert "下单时 30.00 %; 到货时 60.00 %; 验收后 10.00 %" in html
+
+    event = QuoteEvent.objects.filter(quote=quote, verb="payment_terms_changed").get()
+    assert event.details["after"] == "On order 30.00 %; On delivery 60.00 %; On acceptance 10.00 %"
+    with translation.override("zh-hans"):
+        rows = event_detail_rows(event.verb, event.details)
+    assert rows[0][1] == "— → 下单时 30.00 %; 到货时 60.00 %; 验收后 10.00 %"
+
+    one, two = QuoteRevision.objects.filter(quote=quote).order_by("number")
+    QuoteRevision.objects.filter(pk=one.pk).update(
+        payment_schedule=[
+            {"label": "下单时", "percent": "30.00"},
+            {"label": "到货时", "percent": "60.00"},
+            {"label": "验收后", "percent": "10.00"},
+        ]
+    )
+    one.refresh_from_db()
+    assert "payment_schedule" not in revision_diff(old=one, new=two).terms
+
+
 def test_an_empty_schedule_on_a_revision_without_one_changes_nothing(world):
     quote = quote_sent(world)
     QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=None)
