@@ -52,8 +52,8 @@ from quoting.quotes.models import (
     QuoteRevision,
     Section,
     choice_label,
-    milestone_key,
     milestone_label,
+    schedule_keys,
 )
 
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
@@ -802,12 +802,6 @@ def schedule_text(schedule, label: Callable[[str], str] = str) -> str:
     return "; ".join(f"{label(m['label'])} {m['percent']} %" for m in schedule or [])
 
 
-def _schedule_kept(schedule) -> list[dict]:
-    """A schedule with its standard milestones by key: one kept in a language before compares
-    equal to the same schedule kept by key since."""
-    return [m | {"label": milestone_key(m["label"])} for m in schedule or []]
-
-
 def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
     """Line by line, paired by the key each line keeps when a revision is copied; with each
     line's product, whose name the page prints in the reader's language (description_shown)."""
@@ -831,7 +825,7 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
         if getattr(old, f) != getattr(new, f)
     }
     # The payment schedule and additional terms, each as one line of text.
-    if _schedule_kept(old.payment_schedule) != _schedule_kept(new.payment_schedule):
+    if schedule_keys(old.payment_schedule) != schedule_keys(new.payment_schedule):
         terms["payment_schedule"] = (
             schedule_text(old.payment_schedule, milestone_label),
             schedule_text(new.payment_schedule, milestone_label),

@@ -39,6 +39,7 @@ from quoting.quotes.models.quotes import (
     choice_label,
     milestone_key,
     milestone_label,
+    schedule_keys,
     schedule_text_shown,
     spares_kit_label,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "choice_label",
     "milestone_key",
     "milestone_label",
+    "schedule_keys",
     "schedule_text_shown",
     "TOTALLED_SECTIONS",
     "TRANSITIONS",

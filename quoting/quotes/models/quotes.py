@@ -521,6 +521,12 @@ def milestone_label(label: str) -> str:
     return translation.gettext(key) if key in STANDARD_MILESTONES else label
 
 
+def schedule_keys(schedule) -> list[dict]:
+    """A schedule with its standard milestones by key: one kept in a language before compares
+    equal to the same schedule kept by key since (no change, no new revision)."""
+    return [m | {"label": milestone_key(m["label"])} for m in schedule or []]
+
+
 def schedule_text_shown(text: str) -> str:
     """A schedule kept as one line of text by an audit event ("On order 30.00 %; ...") with its
     standard milestones in the active language; a text of another shape as kept."""

@@ -77,6 +77,7 @@ from quoting.quotes.models import (
     QuoteStatus,
     Section,
     milestone_key,
+    schedule_keys,
     spares_kit_label,
 )
 from quoting.quotes.permissions import (
@@ -1153,7 +1154,8 @@ def quote_update_terms(
         and tax in (None, current.tax_percent)
         and valid_until in (None, quote.valid_until)
         and workload in (None, current.workload)
-        and schedule in (None, current.payment_schedule or [])  # none kept is an empty one
+        # None kept is an empty one; a standard milestone kept in words is its key.
+        and (schedule is None or schedule == schedule_keys(current.payment_schedule))
         and additional_terms in (None, current.additional_terms)
         and tco_options in (None, revision_tco_options(revision=current))
     )
@@ -1223,7 +1225,7 @@ def quote_update_terms(
 
 def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms):
     """quote_update_terms' payment schedule and additional terms: an event for each changed."""
-    if schedule is not None and schedule != (revision.payment_schedule or []):
+    if schedule is not None and schedule != schedule_keys(revision.payment_schedule):
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
             before=schedule_text(revision.payment_schedule), after=schedule_text(schedule),

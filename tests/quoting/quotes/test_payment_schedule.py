@@ -343,6 +343,25 @@ def test_the_diff_and_the_audit_trail_name_the_milestones_in_the_readers_languag
     assert "payment_schedule" not in revision_diff(old=one, new=two).terms
 
 
+def test_a_schedule_kept_in_chinese_before_saved_again_unchanged_changes_nothing(world):
+    """The same milestones, kept in words before and posted again (the Chinese form shows them
+    so): no change, no new revision, the sent text left as it was (its fingerprint too)."""
+    quote = quote_sent(world)
+    kept = [{"label": "下单时", "percent": "40.00"}, {"label": "验收后", "percent": "60.00"}]
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=kept)
+    quote.refresh_from_db()
+    for posted in (
+        kept,
+        [{"label": "On order", "percent": "40"}, {"label": "On acceptance", "percent": "60"}],
+    ):
+        quote_update_terms(
+            quote=quote, user=world.sales, expected_version=quote.version, payment_schedule=posted
+        )
+        quote.refresh_from_db()
+        assert quote.status == "sent" and quote.current_revision.number == 1
+        assert quote.current_revision.payment_schedule == kept
+
+
 def test_an_empty_schedule_on_a_revision_without_one_changes_nothing(world):
     quote = quote_sent(world)
     QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=None)
