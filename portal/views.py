@@ -30,6 +30,7 @@ from quoting.quotes.forms.quotes import (
     milestones_filled,
     schedule_of,
 )
+from quoting.quotes.models import milestone_label
 from quoting.quotes.services.quotes import payment_schedule_clean
 
 
@@ -127,7 +128,10 @@ def company_profile_edit(request: HttpRequest):
     milestones = MilestoneFormSet(
         data,
         prefix="milestone",
-        initial=[dict(m) for m in (profile.payment_schedule if profile else [])],
+        initial=[
+            m | {"label": milestone_label(m["label"])}
+            for m in (profile.payment_schedule if profile else [])
+        ],
     )
     if data is not None and form.is_valid() and milestones.is_valid():
         filled = milestones_filled(milestones)

@@ -19,7 +19,8 @@ from quoting.designs.display import (
     percent_text,
     plain_text,
 )
-from quoting.quotes.models import LineKind, QuoteStatus, Section
+from quoting.kept_texts import kept_text
+from quoting.quotes.models import LineKind, QuoteStatus, Section, schedule_text_shown
 from quoting.quotes.models.audit import QuoteEventVerb
 
 # --- audit details --------------------------------------------------------------------------------
@@ -81,6 +82,8 @@ CHANGE_LABELS = {
     QuoteEventVerb.TAX_CHANGED: ("tax_percent", _("VAT")),
     QuoteEventVerb.VALIDITY_CHANGED: ("valid_until", _("Valid until")),
     QuoteEventVerb.STATUS_CHANGED: ("status", _("Status")),
+    # The schedule (or the additional terms) as one line each; see detail_value.
+    QuoteEventVerb.PAYMENT_TERMS_CHANGED: ("payment_schedule", _("Change")),
 }
 
 # Texts the services store in English; shown in the reader's language.
@@ -89,6 +92,10 @@ SYSTEM_TEXTS = {
     "edited; the approval no longer applies": _("edited; the approval no longer applies"),
     "share link": _("the customer's share link"),
     "staff": _("staff, on the customer's word"),
+    "answered by the customer while the next revision was a draft": _(
+        "answered by the customer while the next revision was a draft"
+    ),
+    "not the sent PDF": _("not the sent PDF"),
 }
 CHOICE_LABELS = {
     "status": dict(QuoteStatus.choices),
@@ -109,11 +116,15 @@ def detail_value(key: str, value: Any) -> str:
         return f"#{value}"
     if key == "days" and isinstance(value, int):
         return gettext("%(days)s days") % {"days": value}
+    if key == "payment_schedule" and isinstance(value, str) and value:
+        return schedule_text_shown(value)  # its standard milestones in the reader's language
     if key == "fx_rate":
         number = _decimal(value)
         return number_text(number) if number is not None else _plain(value)
     if isinstance(value, str) and value in SYSTEM_TEXTS:
         return str(SYSTEM_TEXTS[value])
+    if isinstance(value, str) and value:
+        return kept_text(value)  # the support repricing's reasons, with their figures
     return _plain(value)
 
 

@@ -24,7 +24,7 @@ from django.db.models import (
     prefetch_related_objects,
 )
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_noop
 
 from catalog.models import EXPORT_SOURCE_VERIFY
 from portal.models import User
@@ -51,6 +51,9 @@ from quoting.quotes.models import (
     QuoteLine,
     QuoteRevision,
     Section,
+    choice_label,
+    milestone_label,
+    schedule_keys,
 )
 
 # A revision's frozen design and TCO copies and their drawings: large, and read only where the
@@ -212,15 +215,11 @@ class ChoiceMeasure:
         return None if self.margin is None else _as_percent(self.margin)
 
     def label(self) -> str:
-        parts = []
-        if self.choice.alternative:
-            parts.append(_("alternative “%(name)s”") % {"name": self.choice.alternative})
-        if count := len(self.choice.optional):
-            parts.append(
-                ngettext("%(count)d optional item", "%(count)d optional items", count)
-                % {"count": count}
-            )
-        return " + ".join(parts) or _("as quoted")
+        return choice_label(self.choice.alternative, len(self.choice.optional))
+
+    def key(self) -> dict:
+        """The configuration as an approval keeps it (Approval.worst_choice_key)."""
+        return {"alternative": self.choice.alternative, "optional": len(self.choice.optional)}
 
 
 def choice_measure(
@@ -797,9 +796,10 @@ class RevisionDiff:
         return not (self.added or self.removed or self.changed or self.terms)
 
 
-def schedule_text(schedule) -> str:
-    """A payment schedule in one line: "On order 30.00 %; On delivery 70.00 %"."""
-    return "; ".join(f"{m['label']} {m['percent']} %" for m in schedule or [])
+def schedule_text(schedule, label: Callable[[str], str] = str) -> str:
+    """A payment schedule in one line: "On order 30.00 %; On delivery 70.00 %", each name as
+    kept (an audit event keeps it so), or as `label` words it (milestone_label: the reader's)."""
+    return "; ".join(f"{label(m['label'])} {m['percent']} %" for m in schedule or [])
 
 
 def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
@@ -825,10 +825,10 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
         if getattr(old, f) != getattr(new, f)
     }
     # The payment schedule and additional terms, each as one line of text.
-    if (old.payment_schedule or []) != (new.payment_schedule or []):
+    if schedule_keys(old.payment_schedule) != schedule_keys(new.payment_schedule):
         terms["payment_schedule"] = (
-            schedule_text(old.payment_schedule),
-            schedule_text(new.payment_schedule),
+            schedule_text(old.payment_schedule, milestone_label),
+            schedule_text(new.payment_schedule, milestone_label),
         )
     if old.additional_terms != new.additional_terms:
         terms["additional_terms"] = (old.additional_terms, new.additional_terms)
@@ -1017,7 +1017,7 @@ def revision_export_note(*, revision: QuoteRevision) -> ExportNote | None:
         ExportNoteLine(
             position=line.position,
             sku=line.sku,
-            description=line.description,
+            description=line.description_shown,  # in the reader's language
             quantity=line.quantity,
             classification=line.product.export_classification,
             source=line.product.export_classification_source,

@@ -12,6 +12,7 @@ from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_
 from quoting.engine.messages import Message
 from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import MICROSECONDS, sharding_name
+from quoting.kept_texts import kept_text
 from quoting.templatetags.quoting_numbers import _decimal, _format, _trimmed, grouped, ratio
 
 register = template.Library()
@@ -63,6 +64,20 @@ def assumption_text(assumption, part: str) -> str:
             return translated(_kept_names(Message.from_json(kept)))
         return _kept_names(assumption.get(part, ""))
     return translated(getattr(assumption, part, ""))
+
+
+@register.filter
+def milestone(label: str) -> str:
+    """A payment milestone's name in the active language (quoting.quotes.models.milestone_label)."""
+    from quoting.quotes.models import milestone_label
+
+    return milestone_label(label)
+
+
+@register.filter
+def kept(text: str) -> str:
+    """A status text a service kept in English (an error), in the active language."""
+    return kept_text(text)
 
 
 @register.filter

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 
 import pytest
+from django.utils import translation
 
 # Names that stay as they are in Chinese text: NVIDIA's product and brand names, protocols and
 # standards, and units, grouped so a reviewer can see what is let through. Words only: a phrase
@@ -276,17 +277,31 @@ def report(pages: dict[str, Counter]) -> str:
 # --- the world the pages show --------------------------------------------------------------------
 
 
-@pytest.fixture
-def chinese_world(make_user, seeded):
+@pytest.fixture(params=["zh-hans", "en"], ids=["made-in-chinese", "made-in-english"])
+def chinese_world(request, make_user, seeded):
     """A Chinese-speaking sales engineer and manager, a Chinese customer with an accepted quote
-    from a real design (with its TCO and a support line) and a share link to it."""
+    from a real design (with its TCO, a support line and the company's default payment
+    schedule) and a share link to it. The quote is made in Chinese, and again in English (an
+    English-speaking sales engineer, the customer's language English then): what it keeps must
+    be keys and numbers, never the writer's words (#27 item 4), so both read in Chinese."""
+    from portal.models import CompanyProfile
     from proposals.share.services import share_link_create
     from tests.proposals.conftest import quote_rich
     from tests.quoting.factories import world_make
 
+    made_in = request.param
     world = world_make(make_user)
+    CompanyProfile.objects.create(
+        legal_name_en="Shenzhen Fabric Networks Ltd.",
+        legal_name_zh="深圳织网科技有限公司",
+        payment_schedule=[
+            {"label": "On order", "percent": "30.00"},
+            {"label": "On delivery", "percent": "60.00"},
+            {"label": "On acceptance", "percent": "10.00"},
+        ],
+    )
     for user in (world.sales, world.manager):
-        user.language = "zh-hans"
+        user.language = made_in
         user.save()
     world.customer.company = "鹏城实验室"
     world.customer.industry = "科研"
@@ -294,8 +309,14 @@ def chinese_world(make_user, seeded):
     world.customer.save()
     world.project.name = "智算中心一期"
     world.project.save()
-    quote = quote_rich(world, language="zh-hans")
-    link, token = share_link_create(quote=quote, user=world.sales, recipient_name="李伟")
+    with translation.override(made_in):
+        quote = quote_rich(world, language=made_in)
+        link, token = share_link_create(quote=quote, user=world.sales, recipient_name="李伟")
+    world.customer.language = "zh-hans"
+    world.customer.save()
+    for user in (world.sales, world.manager):
+        user.language = "zh-hans"
+        user.save()
     world.token = token
     world.link = link
     world.quote = quote
@@ -340,6 +361,10 @@ def pages_in_chinese(client, world) -> dict[str, str]:
         "quote page (accepted)": _get(client, f"/quotes/{quote.pk}/"),
         "quote list": _get(client, "/quotes/"),
         "proposal page": _get(client, f"/quotes/{quote.pk}/proposal/"),
+        "quote TCO panel": _get(client, f"/quotes/{quote.pk}/tco/"),
+        "proposal panel": _get(client, f"/quotes/{quote.pk}/proposal-panel/"),
+        "acceptance panel": _get(client, f"/quotes/{quote.pk}/acceptance/"),
+        "renewals panel": _get(client, f"/quotes/{quote.pk}/renewals/"),
         "TCO page": _get(client, "/tco/"),
         "customer list": _get(client, "/customers/"),
         "customer page": _get(client, f"/customers/{customer.pk}/"),
@@ -384,6 +409,8 @@ def test_every_main_page_the_share_page_and_the_pdf_read_in_chinese(client, chin
         agreed=True,
     )
     texts = pages_in_chinese(client, chinese_world)
+    for page in ("proposal PDF", "share page", "quote page (accepted)"):
+        assert "下单时" in texts[page], page  # the company's default schedule, kept by key
     found = {
         page: english_words(text, user_data=user_data_of(chinese_world))
         for page, text in texts.items()

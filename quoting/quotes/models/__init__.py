@@ -23,6 +23,7 @@ from quoting.quotes.models.quotes import (
     PERCENT_VALIDATORS,
     ROLE_CHOICES,
     SECTION_ORDER,
+    STANDARD_MILESTONES,
     TOTALLED_SECTIONS,
     TRANSITIONS,
     Approval,
@@ -35,6 +36,11 @@ from quoting.quotes.models.quotes import (
     QuoteRevision,
     QuoteStatus,
     Section,
+    choice_label,
+    milestone_key,
+    milestone_label,
+    schedule_keys,
+    schedule_text_shown,
     spares_kit_label,
 )
 
@@ -65,6 +71,12 @@ __all__ = [
     "Section",
     "SECTION_ORDER",
     "spares_kit_label",
+    "STANDARD_MILESTONES",
+    "choice_label",
+    "milestone_key",
+    "milestone_label",
+    "schedule_keys",
+    "schedule_text_shown",
     "TOTALLED_SECTIONS",
     "TRANSITIONS",
 ]

@@ -7,6 +7,7 @@ quoting.quotes.services.
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from django.conf import settings
@@ -14,7 +15,9 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext_noop
 
 from catalog.models import CURRENCY_VALIDATOR, Product, SparesClass
 from quoting.customers.models import Contact, Customer, Project
@@ -348,6 +351,8 @@ class QuoteRevision(models.Model):
     # When the customer pays: [{"label": "On order", "percent": "30.00"}, ...], percentages
     # summing to exactly 100 (services.quotes.payment_schedule_clean). A new quote takes the
     # company profile's default; null on revisions made before schedules, which print none.
+    # A standard milestone is kept by its key (STANDARD_MILESTONES) and read in the reader's
+    # language (milestone_label); one kept before in a language reads the same way.
     payment_schedule = models.JSONField(_("payment schedule"), null=True, blank=True)
     # Terms of this offer beyond the standard ones, in the quote's language, printed as written.
     additional_terms = models.TextField(_("additional terms"), max_length=2000, blank=True)
@@ -486,6 +491,54 @@ class QuoteLine(models.Model):
         return name or self.description
 
 
+# The usual milestones' names. Kept by these keys (the English msgid) and shown in the reader's
+# language; a name typed otherwise is kept and shown as typed.
+STANDARD_MILESTONES = (
+    gettext_noop("On order"),
+    gettext_noop("On delivery"),
+    gettext_noop("On acceptance"),
+    gettext_noop("On installation"),
+)
+_milestone_keys: dict[str, str] = {}
+
+
+def milestone_key(label: str) -> str:
+    """A milestone's name as a schedule keeps it: a standard milestone's name in any of the
+    portal's languages ("下单时") becomes its key ("On order"); any other name stays as typed."""
+    if not _milestone_keys:
+        for code, _name in settings.LANGUAGES:
+            with translation.override(code):
+                for key in STANDARD_MILESTONES:
+                    _milestone_keys.setdefault(translation.gettext(key), key)
+        _milestone_keys.update({key: key for key in STANDARD_MILESTONES})
+    return _milestone_keys.get(label, label)
+
+
+def milestone_label(label: str) -> str:
+    """A kept milestone's name in the active language: a standard one translated, whichever
+    shape it was kept in (its key, or its name in the language the quote was made in)."""
+    key = milestone_key(label or "")
+    return translation.gettext(key) if key in STANDARD_MILESTONES else label
+
+
+def schedule_keys(schedule) -> list[dict]:
+    """A schedule with its standard milestones by key: one kept in a language before compares
+    equal to the same schedule kept by key since (no change, no new revision)."""
+    return [m | {"label": milestone_key(m["label"])} for m in schedule or []]
+
+
+def schedule_text_shown(text: str) -> str:
+    """A schedule kept as one line of text by an audit event ("On order 30.00 %; ...") with its
+    standard milestones in the active language; a text of another shape as kept."""
+    parts = []
+    for part in text.split("; "):
+        match = re.fullmatch(r"(.+) (\S+ %)", part)
+        if match is None:
+            return text
+        parts.append(f"{milestone_label(match[1])} {match[2]}")
+    return "; ".join(parts)
+
+
 def spares_kit_label(spare_class: str, percent, base: int, *, name: str) -> str:
     """A spares kit line as people read it: its class and the ratio that sized it, then the
     part (quoting.engine.spares)."""
@@ -498,6 +551,20 @@ def spares_kit_label(spare_class: str, percent, base: int, *, name: str) -> str:
         "base": base,
         "name": name,
     }
+
+
+def choice_label(alternative: str, optional: int) -> str:
+    """A configuration the share link offers, in the active language: the alternative it takes
+    and how many optional items it adds ("alternative “Bigger” + 2 optional items")."""
+    parts = []
+    if alternative:
+        parts.append(translation.gettext("alternative “%(name)s”") % {"name": alternative})
+    if optional:
+        parts.append(
+            translation.ngettext("%(count)d optional item", "%(count)d optional items", optional)
+            % {"count": optional}
+        )
+    return " + ".join(parts) or translation.gettext("as quoted")
 
 
 class ApprovalDecision(models.TextChoices):
@@ -526,6 +593,10 @@ class Approval(models.Model):
         _("lowest margin %"), max_digits=7, decimal_places=2, null=True, blank=True
     )
     worst_choice = models.CharField(_("worst choice"), max_length=200, blank=True)
+    # The same configuration as keys, {"alternative": name, "optional": count}, so the manager
+    # reads it in their own language (worst_choice holds the requester's words; null on a
+    # request made before this was kept, which reads as worst_choice).
+    worst_choice_key = models.JSONField(null=True, blank=True, editable=False)
     required_role = models.CharField(_("decided by role"), max_length=40, blank=True)
     request_note = models.TextField(_("request note"), max_length=2000, blank=True)
     decision = models.CharField(
@@ -560,6 +631,14 @@ class Approval(models.Model):
 
     def __str__(self) -> str:
         return f"{self.revision} {self.decision}"
+
+    @property
+    def worst_choice_shown(self) -> str:
+        """The worst configuration in the active language; a request kept before as its text."""
+        key = self.worst_choice_key
+        if not isinstance(key, dict):
+            return self.worst_choice
+        return choice_label(str(key.get("alternative") or ""), int(key.get("optional") or 0))
 
 
 ROLE_CHOICES = [

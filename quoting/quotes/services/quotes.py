@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone, translation
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext
 
 from catalog.models import (
     SPARES_CLASS_OF_CATEGORY,
@@ -76,6 +76,8 @@ from quoting.quotes.models import (
     QuoteRevision,
     QuoteStatus,
     Section,
+    milestone_key,
+    schedule_keys,
     spares_kit_label,
 )
 from quoting.quotes.permissions import (
@@ -217,7 +219,7 @@ def payment_schedule_clean(milestones) -> list[dict]:
             raise InvalidValue(
                 gettext("Use at most two decimal places for a percentage."), field=f"{at}.percent"
             )
-        cleaned.append({"label": label, "percent": f"{percent:.2f}"})
+        cleaned.append({"label": milestone_key(label), "percent": f"{percent:.2f}"})
     total = sum((Decimal(m["percent"]) for m in cleaned), Decimal(0))
     if cleaned and total != Decimal(100):
         raise InvalidValue(
@@ -239,19 +241,10 @@ def _additional_terms(value: str) -> str:
     return value
 
 
-# The usual milestones' names, translated when a quote takes them from the company's default
-# (a name typed otherwise is kept as typed).
-STANDARD_MILESTONES = (
-    gettext_noop("On order"),
-    gettext_noop("On delivery"),
-    gettext_noop("On acceptance"),
-    gettext_noop("On installation"),
-)
-
-
-def _default_payment_schedule(language: str) -> list[dict]:
-    """The company profile's default in the customer's language, checked again: a profile
-    edited in the admin by hand must not start quotes with a schedule they could not save."""
+def _default_payment_schedule() -> list[dict]:
+    """The company profile's default, checked again: a profile edited in the admin by hand must
+    not start quotes with a schedule they could not save. Standard milestones stay keys, so
+    the proposal names them in whichever language it is read in (milestone_label)."""
     default = (
         CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK)
         .values_list("payment_schedule", flat=True)
@@ -261,10 +254,6 @@ def _default_payment_schedule(language: str) -> list[dict]:
         schedule = payment_schedule_clean(default)
     except (InvalidValue, AttributeError, TypeError):
         return []
-    with translation.override(language):
-        for milestone in schedule:
-            if milestone["label"] in STANDARD_MILESTONES:
-                milestone["label"] = gettext(milestone["label"])
     return schedule
 
 
@@ -822,7 +811,7 @@ def quote_create(
         number=1,
         created_by=user,
         tax_percent=Decimal(vat),
-        payment_schedule=_default_payment_schedule(customer.language),
+        payment_schedule=_default_payment_schedule(),
     )
     quote.current_revision = revision
     quote.save(update_fields=["current_revision"])
@@ -1182,7 +1171,8 @@ def quote_update_terms(
         and tax in (None, current.tax_percent)
         and valid_until in (None, quote.valid_until)
         and workload in (None, current.workload)
-        and schedule in (None, current.payment_schedule or [])  # none kept is an empty one
+        # None kept is an empty one; a standard milestone kept in words is its key.
+        and (schedule is None or schedule == schedule_keys(current.payment_schedule))
         and additional_terms in (None, current.additional_terms)
         and tco_options in (None, revision_tco_options(revision=current))
     )
@@ -1252,7 +1242,7 @@ def quote_update_terms(
 
 def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms):
     """quote_update_terms' payment schedule and additional terms: an event for each changed."""
-    if schedule is not None and schedule != (revision.payment_schedule or []):
+    if schedule is not None and schedule != schedule_keys(revision.payment_schedule):
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
             before=schedule_text(revision.payment_schedule), after=schedule_text(schedule),
@@ -1392,6 +1382,7 @@ def quote_request_approval(
         discount_percent=gate.largest_discount,
         margin_percent=gate.lowest_margin,
         worst_choice=gate.worst.label()[:200],
+        worst_choice_key=gate.worst.key(),
         required_role=gate.required_role,
     )
     _event(

@@ -57,6 +57,7 @@ from quoting.quotes.models import (
     QuoteLine,
     QuoteRevision,
     Section,
+    milestone_label,
 )
 from quoting.quotes.permissions import may_view_margin, quote_actions
 from quoting.quotes.selectors import (
@@ -280,7 +281,7 @@ def _payment_forms(revision: QuoteRevision, quote: Quote, data=None) -> PaymentF
         data,
         prefix="milestone",
         initial=[
-            {"label": m["label"], "percent": Decimal(m["percent"])}
+            {"label": milestone_label(m["label"]), "percent": Decimal(m["percent"])}
             for m in revision.payment_schedule or []
         ],
     )

@@ -139,6 +139,30 @@ def test_a_poison_job_fails_after_its_attempts_with_a_readable_reason(world, sen
     assert document.pdf is None
 
 
+def test_a_failed_documents_reason_kept_in_english_reads_in_the_staffs_language(
+    client, world, sent_quote, settings
+):
+    """The row keeps the reason in English (the API gives it so); the status a Chinese sales
+    engineer reads is in Chinese, attempts and all (#27 item 4)."""
+    settings.PROPOSALS_MAX_ATTEMPTS = 1
+    document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
+    with mock.patch(
+        "proposals.documents.services.proposal_rendered", side_effect=MemoryError("cairo")
+    ):
+        assert proposal_render(document_id=document.pk) == DocumentStatus.FAILED
+    document.refresh_from_db()
+    assert document.error == (
+        "The PDF could not be produced (an internal error; the team can see the details). "
+        "(1 attempt(s).)"
+    )
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    page = client.get(f"/proposals/{document.pk}/status/").content.decode()
+    assert "无法生成 PDF（内部错误；技术团队可查看详情）。（已尝试 1 次。）" in page
+    assert "could not be produced" not in page
+
+
 def test_the_task_retries_render_failures_with_backoff_under_time_limits():
     from proposals.tasks import proposal_render_task as task
 

@@ -149,7 +149,7 @@ def test_a_sent_offer_states_binding_prices_and_its_pdf_prints_the_milestones_in
     assert "Payment schedule" in english and f"On order 30 % {thirty} CNY" in english
     assert "Delivery DDP Shenzhen." in english
     chinese = " ".join(pdf_text(bytes(sent_pdf(revision, "zh-hans").pdf)).split())
-    assert "付款计划" in chinese and f"30 % {thirty} CNY" in chinese
+    assert "付款计划" in chinese and f"下单时 30 % {thirty} CNY" in chinese  # typed in English
     assert f"{until} 之前有效并具有约束力" in chinese
 
 
@@ -180,5 +180,33 @@ def test_the_share_page_of_a_sent_offer_states_binding_prices_and_the_milestones
     assert english.count("<tr data-milestone>") == 3 and "Available as an option" in english
     chinese = client.get(f"/p/{token}?lang=zh-hans").content.decode()
     assert "付款计划" in chinese and "可选购" in chinese
-    # The milestones' names as the quote holds them (typed in English here).
-    assert re.search(r"<tr data-milestone><td[^>]*>On order</td>", chinese)
+    # A standard milestone typed in English reads in the reader's language (#27 item 4).
+    assert re.search(r"<tr data-milestone><td[^>]*>下单时</td>", chinese)
+
+
+def test_milestones_kept_in_the_writers_language_read_in_the_readers_and_keep_their_fingerprint(
+    client, world
+):
+    """A revision sent before milestones were kept by key holds them in its customer's language
+    (here Chinese): an English reader reads them in English, and the text as stored is what the
+    fingerprint covers, so the sent revision does not look changed."""
+    from proposals.share.services import share_link_create
+
+    quote = _quote(world, (PREMIUM, Section.OPTIONAL))
+    old_shape = [
+        {"label": "下单时", "percent": "30.00"},
+        {"label": "到货时", "percent": "60.00"},
+        {"label": "按里程碑付款", "percent": "10.00"},  # typed by hand: stays as typed
+    ]
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=old_shape)
+    quote.refresh_from_db()
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    revision = QuoteRevision.objects.get(pk=quote.current_revision_id)
+    assert revision.payment_schedule == old_shape  # nothing rewritten on the way
+
+    token = share_link_create(quote=quote, user=world.sales)[1]
+    english = client.get(f"/p/{token}?lang=en").content.decode()
+    labels = re.findall(r"<tr data-milestone><td[^>]*>([^<]*)</td>", english)
+    assert labels == ["On order", "On delivery", "按里程碑付款"]
+    content = proposal_content(revision=revision, language="en")
+    assert content.content_sha256 == revision.content_sha256

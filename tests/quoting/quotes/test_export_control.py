@@ -153,12 +153,15 @@ def test_a_quote_that_needs_no_check_refuses_one(qw):
 
 
 def test_the_note_and_the_refusal_read_in_chinese(client, make_user, listed):
+    Product.objects.filter(part_number="SW-1").update(name_zh="QM9790 交换机（中文名）")
     listed.world.sales.language = "zh-hans"
     listed.world.sales.save()
     client.force_login(listed.world.sales)
     url = f"/quotes/{listed.quote.pk}/"
 
     note = _note_section(client.get(url).content.decode())
+    # The line keeps the name it was made with; the note names it in the reader's language.
+    assert "QM9790 交换机（中文名）" in note
     refused = client.post(url + "send/", {"expected_version": quote_reload(listed.quote).version})
 
     assert "出口管制" in note and "不构成法律意见" in note and "我已核查" in note

@@ -79,23 +79,41 @@ def test_milestone_amounts_are_rounded_to_cents_and_sum_to_the_total(total, perc
     assert sum(got) == Decimal(total)
 
 
-def test_a_new_quote_takes_the_company_default_in_the_customers_language(world):
+def test_a_new_quote_keeps_the_standard_milestones_by_key_and_shows_them_in_the_readers_language(
+    world,
+):
+    """Kept by key, never in the writer's language (#27 item 4): an English customer's quote
+    reads in Chinese to a Chinese reader, and the other way round."""
+    from django.utils import translation
+
+    from quoting.quotes.models import milestone_label
+
     CompanyProfile.objects.create(legal_name_en="Seller", payment_schedule=THIRTY_SIXTY_TEN)
     world.customer.language = "zh-hans"
     world.customer.save()
-    chinese = quote_create(project=world.project, user=world.sales).current_revision
-    assert chinese.payment_schedule == [
-        {"label": "下单时", "percent": "30.00"},
-        {"label": "到货时", "percent": "60.00"},
-        {"label": "验收后", "percent": "10.00"},
+    kept = quote_create(project=world.project, user=world.sales).current_revision
+    assert kept.payment_schedule == [
+        {"label": "On order", "percent": "30.00"},
+        {"label": "On delivery", "percent": "60.00"},
+        {"label": "On acceptance", "percent": "10.00"},
     ]
-    world.customer.language = "en"
-    world.customer.save()
-    english = quote_create(project=world.project, user=world.sales).current_revision
-    assert [m["label"] for m in english.payment_schedule] == [
-        "On order",
-        "On delivery",
-        "On acceptance",
+    with translation.override("zh-hans"):
+        assert [milestone_label(m["label"]) for m in kept.payment_schedule] == [
+            "下单时",
+            "到货时",
+            "验收后",
+        ]
+    with translation.override("en"):
+        assert milestone_label("验收后") == "On acceptance"  # kept in Chinese before: still read
+        assert milestone_label("Final acceptance") == "Final acceptance"  # typed: as typed
+
+
+def test_a_standard_milestone_typed_in_chinese_is_kept_by_its_key():
+    assert payment_schedule_clean(
+        [{"label": "下单时", "percent": "40"}, {"label": "验收合格后", "percent": "60"}]
+    ) == [
+        {"label": "On order", "percent": "40.00"},
+        {"label": "验收合格后", "percent": "60.00"},  # not a standard one: as typed
     ]
 
 
@@ -285,6 +303,63 @@ def test_the_revision_diff_shows_a_changed_schedule_and_terms(client, world):
         "Payment schedule: — → On order 30.00 %; On delivery 60.00 %; On acceptance 10.00 %" in html
     )
     assert "Additional terms: — → Delivery DDP Shenzhen." in html
+
+
+def test_the_diff_and_the_audit_trail_name_the_milestones_in_the_readers_language(client, world):
+    """Written in English, read in Chinese (#27 item 4); a schedule kept in Chinese before and
+    the same one kept by key since are no change."""
+    from django.utils import translation
+
+    from quoting.quotes.display import event_detail_rows
+    from quoting.quotes.models import QuoteEvent
+    from quoting.quotes.selectors import revision_diff
+
+    quote = quote_sent(world)
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version,
+        payment_schedule=THIRTY_SIXTY_TEN,
+    )  # fmt: skip
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    html = client.get(f"/quotes/{quote.pk}/diff/?a=1&b=2").content.decode()
+    assert "下单时 30.00 %; 到货时 60.00 %; 验收后 10.00 %" in html
+
+    event = QuoteEvent.objects.filter(quote=quote, verb="payment_terms_changed").get()
+    assert event.details["after"] == "On order 30.00 %; On delivery 60.00 %; On acceptance 10.00 %"
+    with translation.override("zh-hans"):
+        rows = event_detail_rows(event.verb, event.details)
+    assert rows[0][1] == "— → 下单时 30.00 %; 到货时 60.00 %; 验收后 10.00 %"
+
+    one, two = QuoteRevision.objects.filter(quote=quote).order_by("number")
+    QuoteRevision.objects.filter(pk=one.pk).update(
+        payment_schedule=[
+            {"label": "下单时", "percent": "30.00"},
+            {"label": "到货时", "percent": "60.00"},
+            {"label": "验收后", "percent": "10.00"},
+        ]
+    )
+    one.refresh_from_db()
+    assert "payment_schedule" not in revision_diff(old=one, new=two).terms
+
+
+def test_a_schedule_kept_in_chinese_before_saved_again_unchanged_changes_nothing(world):
+    """The same milestones, kept in words before and posted again (the Chinese form shows them
+    so): no change, no new revision, the sent text left as it was (its fingerprint too)."""
+    quote = quote_sent(world)
+    kept = [{"label": "下单时", "percent": "40.00"}, {"label": "验收后", "percent": "60.00"}]
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=kept)
+    quote.refresh_from_db()
+    for posted in (
+        kept,
+        [{"label": "On order", "percent": "40"}, {"label": "On acceptance", "percent": "60"}],
+    ):
+        quote_update_terms(
+            quote=quote, user=world.sales, expected_version=quote.version, payment_schedule=posted
+        )
+        quote.refresh_from_db()
+        assert quote.status == "sent" and quote.current_revision.number == 1
+        assert quote.current_revision.payment_schedule == kept
 
 
 def test_an_empty_schedule_on_a_revision_without_one_changes_nothing(world):

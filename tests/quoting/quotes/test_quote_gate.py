@@ -361,6 +361,26 @@ def test_the_request_shows_the_manager_discount_margin_and_worst_choice(client, 
     assert sales["results"][0]["margin_percent"] is None
 
 
+def test_the_worst_choice_is_kept_by_key_and_read_in_the_managers_language(client, quote, world):
+    """Requested by an English speaker, read by a Chinese manager (#27 item 4); a request kept
+    before the key reads as its text."""
+    _alternative(quote, "Bigger", unit_price="10000.00", list_price="10000.00", discount="12")
+    quote_request_approval(
+        quote=quote_reload(quote), user=world.sales, expected_version=quote_reload(quote).version
+    )
+    approval = Approval.objects.get(revision__quote=quote)
+    assert approval.worst_choice_key == {"alternative": "Bigger", "optional": 0}
+    world.manager.language = "zh-hans"
+    world.manager.save()
+    client.force_login(world.manager)
+    page = client.get(f"/quotes/{quote.pk}/").content.decode()
+    assert "链接提供的最不利选择：替代方案“Bigger”。" in page
+
+    Approval.objects.filter(pk=approval.pk).update(worst_choice_key=None)
+    page = client.get(f"/quotes/{quote.pk}/").content.decode()
+    assert "链接提供的最不利选择：alternative “Bigger”。" in page
+
+
 def test_a_largest_total_needs_its_currency_in_the_admin():
     rule = ApprovalRule(
         role="sales", level=1, max_discount_percent=Decimal("10"), max_total=Decimal("1000")

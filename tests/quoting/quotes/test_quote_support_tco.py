@@ -226,6 +226,30 @@ def test_support_per_device_is_sold_once_per_switch_spares_not_counted(world):
     assert changed.details["after"]["quantity"] == SWITCHES
 
 
+def test_the_audit_trail_reads_why_support_was_repriced_in_the_readers_language(world):
+    """The event keeps the reason in English with its figures (the API's audit trail gives it
+    so); the trail shows it in the reader's language (#27 item 4)."""
+    from django.utils import translation
+
+    from quoting.quotes.display import event_detail_rows
+
+    quote = _quote(world)
+    _add(world, quote, PER_DEVICE)
+    _add(world, quote, SHARE)
+    events = list(quote.events.filter(verb=QuoteEventVerb.LINE_CHANGED).order_by("pk"))
+    kept = [e.details["reason"] for e in events]
+    assert kept == [
+        f"per device: {SWITCHES} switches on this offer",
+        "10.00 % of the hardware on this offer, 3621888.00",
+    ]
+    with translation.override("zh-hans"):
+        shown = [event_detail_rows(e.verb, e.details)[-1][1] for e in events]
+    assert shown == [
+        f"按设备计：本报价共 {SWITCHES} 台交换机",
+        "本报价硬件金额 3621888.00 的 10.00 %",
+    ]
+
+
 def test_support_per_device_follows_the_switches_and_the_tco_follows_it(world):
     quote = _quote(world)
     _add(world, quote, PER_DEVICE)

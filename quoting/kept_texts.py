@@ -1,0 +1,70 @@
+"""Texts the services keep in English on a row (a document's, an installation pack's or a
+signed copy's error, an audit event's reason), read in the reader's language (#27 item 4).
+
+The rows keep the English text because the API gives it as it is; a page shows it through
+kept_text(), which recognises each text below whole, with its figures, and words it in the
+active language, rows kept before this too. A text it does not know (an exception's own words)
+reads as kept. Each template is the exact English a service writes: a changed wording there
+needs its line here.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.utils.translation import gettext, gettext_noop
+
+# Placeholders named `text` hold another kept text (a reason inside "... (2 attempt(s).)"),
+# `detail` words kept as they are (an exception's); any other is a figure (no spaces).
+KEPT_TEXTS = (
+    # proposals.documents.services
+    gettext_noop(
+        "The renderer stopped %(attempts)s times on this document; it may be too large to render."
+    ),
+    gettext_noop("%(text)s (%(attempts)s attempt(s).)"),
+    gettext_noop("Rendering took too long; the quote may be too large for one document."),
+    gettext_noop("The document referred to a resource outside the proposal template."),
+    gettext_noop("The signed copy could not be signed: %(detail)s"),
+    gettext_noop(
+        "The PDF could not be produced (an internal error; the team can see the details)."
+    ),
+    gettext_noop("The revision's content is not what was sent; this PDF was not kept."),
+    # proposals.acceptance.services
+    gettext_noop("The accepted PDF could not be made: %(text)s"),
+    gettext_noop("The maker stopped %(attempts)s times on this signed copy."),
+    # quoting.quotes.services.install, quoting.designs.services.packs
+    gettext_noop("The design or site is not buildable: %(detail)s"),
+    gettext_noop("The pack could not be built (an internal error; the team can see the details)."),
+    # quoting.quotes.services.support: why a support line was priced again (audit trail)
+    gettext_noop("per device: %(devices)s switches on this offer"),
+    gettext_noop("%(percent)s %% of the hardware on this offer, %(hardware)s"),
+)
+
+_PLACEHOLDER = re.compile(r"%\\\((\w+)\\\)s")
+
+
+def _pattern(template: str) -> re.Pattern:
+    escaped = re.escape(template.replace("%%", "%"))
+    return re.compile(
+        _PLACEHOLDER.sub(
+            lambda m: f"(?P<{m[1]}>.+)" if m[1] in ("text", "detail") else rf"(?P<{m[1]}>\S+)",
+            escaped,
+        )
+    )
+
+
+_PATTERNS = tuple((_pattern(template), template) for template in KEPT_TEXTS)
+
+
+def kept_text(text: str) -> str:
+    """A kept status text in the active language; one this does not know, as kept."""
+    if not text:
+        return text
+    for pattern, template in _PATTERNS:
+        if match := pattern.fullmatch(text):
+            values = {
+                name: kept_text(value) if name == "text" else value
+                for name, value in match.groupdict().items()
+            }
+            return gettext(template) % values
+    return text
