@@ -1,8 +1,8 @@
-"""Proposal PDFs: render time (p50 / p95, and CPU p50: the machine is shared) and peak memory for
-1, 10, 50 and 200 lines; proposals made from a 16- and a 128-server design of the shipped catalog
-(drawing, TCO and the racks appendix) in English and Chinese, each beside the same revision
-without its racks appendix (what the appendix costs); and proposals per minute with 1 and 2
-Celery worker processes.
+"""Proposal PDFs: render time (p50 / p95, and CPU p50: the machine is shared), peak memory and size
+for 1, 10, 50 and 200 lines (50 and 200 also in Chinese, and the fonts each embeds); proposals
+made from a 16- and a 128-server design of the shipped catalog (drawing, TCO and the racks
+appendix) in English and Chinese, each beside the same revision without its racks appendix (what
+the appendix costs); and proposals per minute with 1 and 2 Celery worker processes.
 
 Run: .venv/bin/python bench/bench_proposals.py [repeats]. Uses a throw-away SQLite database
 (set DATABASE_URL to an empty PostgreSQL database instead). The throughput part needs REDIS_URL:
@@ -36,6 +36,7 @@ from quoting.customers.models import (  # noqa: E402
 from quoting.quotes.models import QuoteLine, QuoteRevision  # noqa: E402
 
 SIZES = (1, 10, 50, 200)
+CHINESE_SIZES = (50, 200)
 THROUGHPUT_LINES, THROUGHPUT_JOBS = 50, 12
 
 
@@ -104,6 +105,26 @@ def measure(label: str, revision_id: int, repeats: int, language: str = "en") ->
         f"{(data['rss_peak_kb'] - data['rss_before_kb']) / 1024:>8.0f} "
         f"{data['pdf_bytes'] / 1024:>7.0f}"
     )
+
+
+def embedded_fonts(revision_id: int) -> tuple[list[str], list[str]]:
+    """The fonts the English and the Chinese PDF embed, without subset tags (one CJK family in
+    Chinese, none in English: tests/proposals/documents/test_pdf_fonts.py)."""
+    import io
+
+    from pypdf import PdfReader
+
+    from proposals.documents.pdf import proposal_pdf
+
+    revision = QuoteRevision.objects.get(pk=revision_id)
+    found = []
+    for language in ("en", "zh-hans"):
+        names = set()
+        for page in PdfReader(io.BytesIO(proposal_pdf(revision=revision, language=language))).pages:
+            for font in (page["/Resources"].get("/Font") or {}).values():
+                names.add(str(font.get_object()["/BaseFont"]).split("+", 1)[-1])
+        found.append(sorted(names))
+    return found[0], found[1]
 
 
 def design_quotes(*, user, project, servers: int) -> tuple[int, int]:
@@ -203,9 +224,13 @@ def main() -> None:
         f"{'lines':>22} {'p50 ms':>9} {'p95 ms':>9} {'CPU p50':>9} {'peak RSS MB':>12} "
         f"{'+RSS MB':>8} {'PDF KB':>7}"
     )
+    fonts = {}
     for count in SIZES:
         quote = quote_with_lines(user=user, project=project, count=count)
         measure(f"{count}", quote.current_revision_id, repeats)
+        if count in CHINESE_SIZES:
+            measure(f"{count} zh-hans", quote.current_revision_id, repeats, "zh-hans")
+            fonts[count] = embedded_fonts(quote.current_revision_id)
 
     from catalog.services import catalog_load_seed
 
@@ -216,6 +241,8 @@ def main() -> None:
             measure(f"{servers}-server design {language}", with_racks, repeats, language)
             measure("  without racks", without, repeats, language)
 
+    for count, (english, chinese) in fonts.items():
+        print(f"Fonts, {count} lines: en {', '.join(english)}; zh-hans {', '.join(chinese)}")
     if not os.environ.get("REDIS_URL"):
         print("Throughput: skipped, it needs REDIS_URL (real workers on a real broker).")
         return

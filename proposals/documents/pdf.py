@@ -27,6 +27,7 @@ from weasyprint.html import UA as WEASYPRINT_UA
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
+from proposals.documents.cid_fonts import cid_fonts_packed
 from proposals.documents.selectors import proposal_content
 from proposals.documents.signed_copy import (  # noqa: F401 - known by these names here too
     signed_copy_assemble,
@@ -134,7 +135,9 @@ def _html(html: str) -> ProposalHTML:
 
 
 def html_to_pdf(html: str) -> bytes:
-    return _html(html).write_pdf(presentational_hints=False, font_config=_font_config())
+    return _html(html).write_pdf(
+        presentational_hints=False, font_config=_font_config(), finisher=cid_fonts_packed
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -219,7 +222,7 @@ def signature_stamp(
         round(value * _POINTS_PER_PX, 2)
         for value in (left, page.height - bottom, right, page.height - top)
     )
-    return SignatureStamp(page=number, bbox=bbox, pdf=document.write_pdf())
+    return SignatureStamp(page=number, bbox=bbox, pdf=document.write_pdf(finisher=cid_fonts_packed))
 
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"

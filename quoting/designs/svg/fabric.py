@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
+from quoting.engine.drawing import SVG_FONT_FAMILY
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.topology import ceil_div
 from quoting.engine.messages import gettext_noop
@@ -27,7 +28,7 @@ SHOWN_HEAD, SHOWN_TAIL = 5, 2  # boxes kept on each side of an elided row
 # The drawing's own stylesheet, the same for every design: a page that inlines the drawing allows
 # exactly this text by its hash in the Content-Security-Policy (quoting/designs/views/designs.py).
 DRAWING_STYLE = (
-    "text{font:12px sans-serif;fill:#1b1f24}.title{font-size:16px;font-weight:bold}"
+    f"text{{font:12px {SVG_FONT_FAMILY};fill:#1b1f24}}.title{{font-size:16px;font-weight:bold}}"
     ".summary,.tier{fill:#57606a}.tier{text-anchor:start}"
     ".count{font-size:11px;fill:#0b5cad;text-anchor:start}"
     "rect{stroke:#57606a;fill:#fff}.leaf{fill:#e8f1fb}.spine,.core{fill:#dff3e4}"

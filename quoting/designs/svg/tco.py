@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
+from quoting.engine.drawing import SVG_FONT_FAMILY
 from quoting.engine.messages import gettext_noop
 from quoting.engine.tco import TcoResult
 from quoting.engine.tco.names import option_name_message
@@ -280,7 +281,7 @@ def cost_per_hour_chart(
 def _svg(css_class: str, title: str, parts: list[str]) -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="{css_class}" width="{WIDTH}" '
-        f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" '
+        f'height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="{SVG_FONT_FAMILY}" '
         f'font-size="11"><title>{escape(title)}</title>'
         + _text(LEFT, 20, title, size=13)
         + "".join(parts)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from xml.sax.saxutils import escape
 
+from quoting.engine.drawing import SVG_FONT_FAMILY
 from quoting.engine.install.layout import InstallLayout
 from quoting.engine.install.pdf import text_width
 from quoting.engine.install.weights import RackWeight, model_of, rack_weight
@@ -26,7 +27,7 @@ def _same(text: str) -> str:
 RACK_W, U_H, RACK_GAP, ROW_GAP, MARGIN, HEAD = 130, 9, 14, 50, 20, 52
 U_SCALE_EVERY = 5  # U numbers in the gap left of each rack: 1, 5, 10 ... and the top U
 ELEVATION_STYLE = (
-    "text{font:10px sans-serif;fill:#1b1f24}.title{font-size:15px;font-weight:bold}"
+    f"text{{font:10px {SVG_FONT_FAMILY};fill:#1b1f24}}.title{{font-size:15px;font-weight:bold}}"
     ".row{font-size:13px;font-weight:bold}.frame{fill:#f6f8fa;stroke:#57606a}"
     ".over .frame{fill:#fdecea;stroke:#c62828;stroke-width:2}.over .kw{fill:#c62828}"
     "rect.dev{stroke:#57606a}.el-server{fill:#e8f1fb}.el-leaf{fill:#dff3e4}"
