@@ -1603,6 +1603,7 @@ def _staff_acceptance(quote: Quote, *, actor: User | None, note) -> dict:
         "as_sent_totals": event_totals(
             revision_totals(revision=quote.booked_revision), currency=quote.currency
         ),
+        "countersignature": None,  # a seller countersigns a signed acceptance only
     }
 
 
