@@ -185,6 +185,15 @@ class EventChosenLineSerializer(serializers.Serializer):
     description = serializers.CharField(allow_blank=True)
 
 
+class EventCountersignatureSerializer(serializers.Serializer):
+    name = serializers.CharField(help_text="The countersigning user's full name, as printed.")
+    title = serializers.CharField(
+        allow_blank=True, help_text="Their job title, as printed (may be empty)."
+    )
+    countersigned_at = serializers.DateTimeField()
+    user_id = serializers.IntegerField(allow_null=True)
+
+
 class EventAcceptanceSerializer(serializers.Serializer):
     recorded_by = serializers.ChoiceField(
         choices=[("share_link", "share_link"), ("staff", "staff")],
@@ -220,6 +229,10 @@ class EventAcceptanceSerializer(serializers.Serializer):
     chosen_alternative = serializers.CharField(allow_blank=True, help_text='"": as quoted.')
     chosen_optional = EventChosenLineSerializer(many=True)
     as_sent_totals = EventTotalsSerializer(help_text="The revision's totals as sent.")
+    countersignature = EventCountersignatureSerializer(
+        allow_null=True,
+        help_text="The seller's countersignature; null until given (quote.countersigned).",
+    )
 
 
 class AcceptedEventDataSerializer(EventMoneyDataSerializer):
@@ -345,6 +358,13 @@ CATALOGUE: dict[str, tuple[str, type[serializers.Serializer], str]] = {
         "QuoteSignedCopyReadyEvent",
         AcceptedEventDataSerializer,
         "After quote.accepted on a link: the same acceptance with its signed copy's fields.",
+    ),
+    WebhookEvent.QUOTE_COUNTERSIGNED: (
+        "QuoteCountersignedEvent",
+        AcceptedEventDataSerializer,
+        "The seller countersigned the customer's acceptance: the same acceptance with its "
+        "countersignature; the signed copy is made again (signed_status pending), and "
+        "quote.signed_copy_ready follows with its new signed_sha256.",
     ),
     WebhookEvent.RENEWAL_DUE: (
         "RenewalDueEvent",

@@ -93,6 +93,9 @@ class WebhookEvent(models.TextChoices):
     PROPOSAL_READY = "proposal.ready", "proposal.ready"
     # After quote.accepted (signed_* null in it): the same fields with the signed copy's.
     QUOTE_SIGNED_COPY_READY = "quote.signed_copy_ready", "quote.signed_copy_ready"
+    # The seller countersigned the customer's acceptance; the signed copy is being made again
+    # (quote.signed_copy_ready follows with its new hash).
+    QUOTE_COUNTERSIGNED = "quote.countersigned", "quote.countersigned"
     # A booked term (support, licences) is 90, 60 or 30 days from its end (quoting's daily job).
     RENEWAL_DUE = "renewal.due", "renewal.due"
 

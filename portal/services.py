@@ -46,6 +46,13 @@ ROLE_PERMISSIONS: dict[str, tuple[str, ...]] = {
 # managers, who keep the prices and already kept the profile in the admin.
 COMPANY_PROFILE_EDITORS = (COMPANY_ADMIN, CATALOG_MANAGER)
 
+
+def may_edit_company(user) -> bool:
+    """Whether `user` may edit the company profile: its page, the home page's card and the
+    navigation's link ask the same question."""
+    return user.is_authenticated and any(user.has_role(r) for r in COMPANY_PROFILE_EDITORS)
+
+
 DEMO_USERS = (
     # username, role, staff (admin access), first name, phone
     ("sales", SALES, False, "Demo Sales", "+86 755 8600 0101"),

@@ -21,7 +21,7 @@ from portal.forms import CompanyProfileForm
 from portal.health import portal_health
 from portal.middleware import DATABASE_DOWN, database_unavailable
 from portal.models import CompanyProfile
-from portal.services import COMPANY_PROFILE_EDITORS
+from portal.services import may_edit_company
 from portal.work import NO_WORK, work_queues
 from quoting.errors import InvalidValue
 from quoting.quotes.forms.quotes import (
@@ -68,7 +68,6 @@ def home(request: HttpRequest):
     context = {
         "catalog": catalog_summary(),
         "work_counts": work.counts,
-        "company_editable": _may_edit_company(request.user),
     }
     if work.counts is not NO_WORK:
         context["work"] = work
@@ -112,15 +111,11 @@ def permission_denied(request: HttpRequest, exception=None):
     return render(request, "403.html", status=403)
 
 
-def _may_edit_company(user) -> bool:
-    return any(user.has_role(role) for role in COMPANY_PROFILE_EDITORS)
-
-
 @login_required
 def company_profile_edit(request: HttpRequest):
     """The seller's company profile (what proposals print) and the payment schedule new quotes
     start with: company admins and catalog managers (portal.services.COMPANY_PROFILE_EDITORS)."""
-    if not _may_edit_company(request.user):
+    if not may_edit_company(request.user):
         raise PermissionDenied
     profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
     data = request.POST if request.method == "POST" else None

@@ -1,8 +1,8 @@
 """The hook for what proposals tells the outside: every moment a CRM may want to hear about
-(quote.viewed, share_link.created, share_link.opened, proposal.ready, quote.signed_copy_ready)
-goes through quote_event(), which logs it and announces it (quoting.quotes.signals.
-quote_announced; integrations makes the webhooks), in the catalogue's shape (quoting.quotes.
-events: quote, revision, customer, project and contact first).
+(quote.viewed, share_link.created, share_link.opened, proposal.ready, quote.signed_copy_ready,
+quote.countersigned) goes through quote_event(), which logs it and announces it
+(quoting.quotes.signals.quote_announced; integrations makes the webhooks), in the catalogue's
+shape (quoting.quotes.events: quote, revision, customer, project and contact first).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ WEBHOOKS_EMITTED_HERE = (
     "share_link.created",
     "share_link.opened",
     "quote.signed_copy_ready",
+    "quote.countersigned",
 )
 
 

@@ -667,7 +667,8 @@ def acceptance_countersign(*, quote: Quote, user: User) -> Acceptance:
     (countersign_check): recorded once with the name and title printed, in the quote's history,
     and the signed copy made again (the same task) with the seller's column filled and the
     company chop; the new copy replaces the customer-only one (a new signed_sha256, and
-    quote.signed_copy_ready again once it is ready)."""
+    quote.signed_copy_ready again once it is ready). quote.countersigned tells a CRM at once,
+    with the acceptance and its countersignature."""
     countersign_check(user=user)
     name = (user.get_full_name() or user.get_username()).strip()[:150]
     with transaction.atomic():
@@ -719,12 +720,19 @@ def acceptance_countersign(*, quote: Quote, user: User) -> Acceptance:
                 "replaced_sha256": replaced,
             },
         )
+        acceptance.refresh_from_db()
+        quote_event(
+            quote,
+            "quote.countersigned",
+            revision=acceptance.revision,
+            totals=_accepted_totals(acceptance),
+            acceptance=acceptance_event_data(acceptance, signed_pdf_url=signed_pdf_url(quote)),
+        )
         transaction.on_commit(
             lambda: enqueue_or_leave_to_sweeper(
                 "proposals.signed_copy", acceptance.pk, queue=proposals_setting("PROPOSALS_QUEUE")
             )
         )
-    acceptance.refresh_from_db()
     return acceptance
 
 
@@ -739,10 +747,10 @@ def _accepted_totals(acceptance: Acceptance) -> Totals:
 
 
 def acceptance_event_data(acceptance: Acceptance, *, signed_pdf_url: str | None) -> dict:
-    """`acceptance` of quote.accepted and quote.signed_copy_ready: the API's acceptance fields
-    (acceptance_data) less what the event carries once elsewhere (its revision and accepted
-    totals), the link as one object, timestamps in UTC. An answer staff recorded has the same
-    shape (quoting.quotes.services.quotes._staff_acceptance)."""
+    """`acceptance` of quote.accepted, quote.signed_copy_ready and quote.countersigned: the API's
+    acceptance fields (acceptance_data) less what the event carries once elsewhere (its revision
+    and accepted totals), the link as one object, timestamps in UTC. An answer staff recorded
+    has the same shape (quoting.quotes.services.quotes._staff_acceptance)."""
     data = acceptance_data(acceptance, signed_pdf_url=signed_pdf_url)
     link = acceptance.link if acceptance.link_id else None
     kept = (
@@ -763,6 +771,11 @@ def acceptance_event_data(acceptance: Acceptance, *, signed_pdf_url: str | None)
         ),
         "as_sent_totals": event_totals(
             chosen_configuration(acceptance).as_sent, currency=acceptance.revision.quote.currency
+        ),
+        "countersignature": (
+            data["countersignature"]
+            and data["countersignature"]
+            | {"countersigned_at": event_time(acceptance.countersigned_at)}
         ),
     }
 

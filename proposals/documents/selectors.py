@@ -186,6 +186,8 @@ class ProposalContent:
     content_sha256: str = ""
     # The revision's payment schedule with each milestone's amount of the total.
     payment_schedule: list[Milestone] = field(default_factory=list)
+    # The revision's additional terms in the reader's language (QuoteRevision.additional_terms_for).
+    additional_terms: str = ""
 
     @property
     def quote(self):
@@ -240,6 +242,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         service_offers=services,
         totals=totals,
         payment_schedule=payment_schedule_of(revision, total=totals.total),
+        additional_terms=revision.additional_terms_for(language),
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
         drawing_uri=svg_data_uri(drawing) if drawing else None,

@@ -158,8 +158,14 @@ def payment_schedule_printed(schedule) -> list[dict]:
 
 
 ADDITIONAL_TERMS_HELP = (
-    "Terms of this revision beyond the standard ones, printed as written (one text, in the "
-    "quote's language)."
+    "Terms of this revision beyond the standard ones, printed as written, in the quote's "
+    "language (English for a bilingual seller). The Chinese documents print additional_terms_zh "
+    "instead when it is given."
+)
+ADDITIONAL_TERMS_ZH_HELP = (
+    "The additional terms in Chinese, printed as written in the Chinese proposal, share page "
+    "and workbook; empty: they print additional_terms (and the English ones print this text "
+    "when additional_terms is empty)."
 )
 
 
@@ -298,6 +304,9 @@ class QuoteDetailSerializer(QuoteSerializer):
     additional_terms = serializers.CharField(
         source="current_revision.additional_terms", help_text=ADDITIONAL_TERMS_HELP
     )
+    additional_terms_zh = serializers.CharField(
+        source="current_revision.additional_terms_zh", help_text=ADDITIONAL_TERMS_ZH_HELP
+    )
     tco_options = serializers.SerializerMethodField(
         help_text="The TCO options (their names) the current revision's proposal shows: as "
         "chosen, else every option whose network is priced, the quoted one among them. Empty "
@@ -323,6 +332,7 @@ class QuoteDetailSerializer(QuoteSerializer):
             "workload",
             "payment_schedule",
             "additional_terms",
+            "additional_terms_zh",
             "tco_options",
             "totals",
             "booked",
@@ -384,6 +394,7 @@ DETAILED_COLUMNS = (
             "workload",
             "payment_schedule",
             "additional_terms",
+            "additional_terms_zh",
             "tco_options",
             "tco_snapshot",  # which options are priced: the default of tco_options
         )
@@ -441,6 +452,7 @@ def quote_detailed(quote: Quote) -> dict:
         "workload": revision.workload,
         "payment_schedule": payment_schedule_printed(revision.payment_schedule),
         "additional_terms": revision.additional_terms,
+        "additional_terms_zh": revision.additional_terms_zh,
         "tco_options": revision_tco_options(revision=revision),
         "totals": totals_printed(revision_totals(revision=revision)),
         "booked": booked_data(quote),
@@ -520,10 +532,14 @@ class RevisionSerializer(serializers.ModelSerializer):
             "workload",
             "payment_schedule",
             "additional_terms",
+            "additional_terms_zh",
             "totals",
         ]
         read_only_fields = fields
-        extra_kwargs = {"additional_terms": {"help_text": ADDITIONAL_TERMS_HELP}}
+        extra_kwargs = {
+            "additional_terms": {"help_text": ADDITIONAL_TERMS_HELP},
+            "additional_terms_zh": {"help_text": ADDITIONAL_TERMS_ZH_HELP},
+        }
 
     @extend_schema_field(payment_schedule_field())
     def get_payment_schedule(self, revision):
@@ -719,6 +735,13 @@ class QuoteTermsSerializer(serializers.Serializer):
         max_length=ADDITIONAL_TERMS_MAX,
         trim_whitespace=True,
         help_text=ADDITIONAL_TERMS_HELP,
+    )
+    additional_terms_zh = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=ADDITIONAL_TERMS_MAX,
+        trim_whitespace=True,
+        help_text=ADDITIONAL_TERMS_ZH_HELP,
     )
     tco_options = serializers.ListField(
         child=serializers.CharField(max_length=60),

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -69,6 +69,12 @@ FIELDS[2] = (
 FIELDS[3] = (
     (*FIELDS[2][0], "payment_schedule", "additional_terms", "tco_options"),
     FIELDS[2][1],
+)
+# 4: the additional terms' Chinese text (printed in the Chinese proposal, share page and
+# workbook). A revision sent before keeps version 3 and its fingerprint.
+FIELDS[4] = (
+    (*FIELDS[3][0], "additional_terms_zh"),
+    FIELDS[3][1],
 )
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots

@@ -832,6 +832,8 @@ def revision_diff(*, old: QuoteRevision, new: QuoteRevision) -> RevisionDiff:
         )
     if old.additional_terms != new.additional_terms:
         terms["additional_terms"] = (old.additional_terms, new.additional_terms)
+    if old.additional_terms_zh != new.additional_terms_zh:
+        terms["additional_terms_zh"] = (old.additional_terms_zh, new.additional_terms_zh)
     return RevisionDiff(
         added=[ln for k, ln in new_lines.items() if k not in old_lines],
         removed=[ln for k, ln in old_lines.items() if k not in new_lines],

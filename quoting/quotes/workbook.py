@@ -1,13 +1,17 @@
 """The quote as an Excel workbook (.xlsx), for buyers who work in Excel: the API's
 `GET /api/v1/quotes/{id}/xlsx/`, the quote page's button and the share page's (`/p/<token>/xlsx`).
 
-Two sheets. "Quote": the seller, the customer, the quote's dates and currency, the lines by
-section, and the totals as formulas a buyer can audit, following the printed rounding rule
-(quoting.engine.money): each amount `=ROUND(qty*price*(100-disc)/100,2)` (Excel's ROUND is
-half away from zero: half up for the positive amounts a quote has), the subtotal `=SUM` of the
-amounts, the quote discount and VAT each `=ROUND(...,2)`. Optional items and alternatives are
-listed in their own blocks, outside the totals, as the quote shows them. "BOM": part numbers
-and quantities by part number, by role and by rack.
+Two sheets, and a third when the revision has payment terms. "Quote": the seller, the customer,
+the quote's dates and currency, the lines by section, and the totals as formulas a buyer can
+audit, following the printed rounding rule (quoting.engine.money): each amount
+`=ROUND(qty*price*(100-disc)/100,2)` (Excel's ROUND is half away from zero: half up for the
+positive amounts a quote has), the subtotal `=SUM` of the amounts, the quote discount and VAT
+each `=ROUND(...,2)`. Optional items and alternatives are listed in their own blocks, outside
+the totals, as the quote shows them. "BOM": part numbers and quantities by part number, by role
+and by rack. "Terms": the payment schedule, each milestone's amount of the configuration's total
+as the proposal's Terms print it (quoting.engine.money.milestone_amounts: to the cent, the last
+takes the rounding), and the additional terms in the workbook's language
+(QuoteRevision.additional_terms_for).
 
 Which configuration: an accepted quote's booked one (quoting.quotes.selectors.booked_choice:
 exactly the lines of its totals), else the revision asked for as quoted.
@@ -41,6 +45,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from catalog.models import Product
 from portal.models import CompanyProfile
 from quoting.engine.fabric.bom import bom_role_label
+from quoting.engine.money import milestone_amounts
 from quoting.quotes.margins import Margin, line_margin, lines_margin
 from quoting.quotes.models import (
     TOTALLED_SECTIONS,
@@ -668,6 +673,69 @@ def _rack_parts(out: _Sheet, revision: QuoteRevision, names: dict[str, str]) -> 
         out.put("D", quantity, fmt=QUANTITY_FORMAT)
 
 
+# --- the terms sheet -----------------------------------------------------------------------------
+
+SHARE_FORMAT = '0.00" %"'
+AMOUNT_IN_TERMS = "D"
+
+
+def _terms_sheet(book: Workbook, offer: _Offer) -> None:
+    """The "Terms" sheet, as the proposal prints its payment schedule and additional terms; none
+    for a revision without either (nothing to say)."""
+    revision = offer.revision
+    schedule = revision.payment_schedule or []
+    terms = revision.additional_terms_for(translation.get_language() or "en")
+    if not schedule and not terms:
+        return
+    out = _Sheet(book.create_sheet("Terms"), {"A": 5, "B": 40, "C": 12, "D": 18})
+    out.next()
+    out.put("B", f"{_('Terms')} {offer.quote.number} {revision.label}", font=TITLE)
+    if schedule:
+        total = offer.choice.totals.total
+        percents = [Decimal(m["percent"]) for m in schedule]
+        out.next()
+        out.next()
+        out.put("B", _("Payment schedule"), font=BOLD)
+        out.header({"B": _("Milestone"), "C": _("Share"), AMOUNT_IN_TERMS: _("Amount")})
+        for milestone, percent, amount in zip(
+            schedule, percents, milestone_amounts(total, percents), strict=True
+        ):
+            out.next()
+            out.put("B", milestone["label"])
+            out.put("C", percent, fmt=SHARE_FORMAT)
+            out.put(AMOUNT_IN_TERMS, amount, fmt=MONEY_FORMAT)
+        out.next()
+        out.put("B", _("Total"), font=BOLD)
+        out.put("C", Decimal(100), fmt=SHARE_FORMAT, font=BOLD)
+        out.put(AMOUNT_IN_TERMS, total, fmt=MONEY_FORMAT, font=BOLD)
+        out.next()
+        out.put("B", _("All prices in %(currency)s.") % {"currency": offer.quote.currency})
+        if not offer.booked and _offers_choices(offer.lines):  # booked: the total ordered
+            out.next()
+            out.put(
+                "B",
+                _(
+                    "Each milestone is a share of the total as quoted; with optional items or "
+                    "an alternative ordered, of the total ordered."
+                ),
+            )
+    if terms:
+        out.next()
+        out.next()
+        out.put("B", _("Additional terms"), font=BOLD)
+        out.next()
+        out.put("B", terms).alignment = WRAP
+        out.sheet.merge_cells(f"B{out.row}:D{out.row}")
+        out.sheet.row_dimensions[out.row].height = 15 * (terms.count("\n") + 1 + len(terms) // 70)
+
+
+def _offers_choices(lines: list[QuoteLine]) -> bool:
+    """Optional items or alternatives: the total ordered may differ from the one quoted."""
+    return any(
+        ln.section in (Section.OPTIONAL, Section.ALTERNATIVES) and ln.quantity for ln in lines
+    )
+
+
 # --- the workbook --------------------------------------------------------------------------------
 
 
@@ -688,6 +756,7 @@ def quote_xlsx(
         sheet.title = "Quote"
         _QuoteSheet(sheet, offer, internal=internal).write()
         _bom_sheet(book.create_sheet("BOM"), offer)
+        _terms_sheet(book, offer)
         book.properties.title = f"{offer.quote.number} {offer.revision.label}"
     book.calculation.fullCalcOnLoad = True  # no cached results: compute every formula on open
     content = io.BytesIO()

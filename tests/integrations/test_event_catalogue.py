@@ -18,7 +18,11 @@ import pytest
 from integrations.catalogue import CATALOGUE
 from integrations.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 from integrations.webhooks import webhook_secret_new
-from proposals.acceptance.services import share_accept, signed_copy_make
+from proposals.acceptance.services import (
+    acceptance_countersign,
+    share_accept,
+    signed_copy_make,
+)
 from proposals.models import Acceptance
 from proposals.share.services import share_link_create
 from quoting.quotes.services.quotes import (
@@ -85,6 +89,7 @@ def _every_event(world) -> None:
         signer_code=code_emailed(link),  # the signer's e-mail verified: its members filled
     )
     signed_copy_make(acceptance_id=Acceptance.objects.get().pk)  # signed_copy_ready
+    acceptance_countersign(quote=quote, user=world.manager)  # countersigned
 
     # revised (a sent quote edited), sent again, then declined.
     second = _a_quote_sent(world, "Site survey")
@@ -187,6 +192,12 @@ def test_the_members_every_event_shares_name_the_same_quote_customer_and_project
     assert signed["acceptance"]["signed_pdf_url"] and signed["acceptance"]["signed_sha256"]
     assert signed["totals"] == on_link["totals"] and signed["revision"] == on_link["revision"]
     assert by_staff["acceptance"]["recorded_by"] == "staff"
+    # The countersignature: the same acceptance, its seller's signature filled, null before.
+    countersigned = by_type["quote.countersigned"]
+    assert on_link["acceptance"]["countersignature"] is None
+    assert countersigned["acceptance"]["countersignature"]["user_id"] == world.manager.pk
+    assert countersigned["acceptance"]["signer"] == on_link["acceptance"]["signer"]
+    assert countersigned["totals"] == on_link["totals"]
     assert by_type["quote.declined"]["revision"]["label"] == "R2"
     assert by_type["quote.expired"]["revision"]["label"] == "R1"
 

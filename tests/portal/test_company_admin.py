@@ -137,3 +137,29 @@ def test_the_migration_gives_an_existing_demo_seller_the_demo_schedule_and_no_on
     executor.loader.build_graph()
     executor.migrate(executor.loader.graph.leaf_nodes())
     assert CompanyProfile.objects.get().payment_schedule == DEMO_COMPANY["payment_schedule"]
+
+
+@pytest.mark.parametrize(
+    ("role", "sees"),
+    [
+        (COMPANY_ADMIN, True),
+        ("catalog-manager", True),
+        ("sales", False),
+        ("sales-manager", False),
+        ("director", False),
+    ],
+)
+def test_the_navigation_links_the_company_page_for_those_who_may_edit_it(
+    client, make_user, role, sees
+):
+    client.force_login(make_user("kim", role=role))
+    page = client.get("/quotes/").content.decode()
+    nav = page[page.index('<nav class="mainnav"') : page.index("</nav>")]
+    assert (f'href="{URL}"' in nav) is sees
+
+
+def test_the_company_link_is_in_chinese_and_marks_its_own_page(client, make_user):
+    client.force_login(make_user("kim", role=COMPANY_ADMIN, language="zh-hans"))
+    page = client.get(URL, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    nav = page[page.index('<nav class="mainnav"') : page.index("</nav>")]
+    assert f'<a href="{URL}" aria-current="page">公司</a>' in nav

@@ -138,11 +138,13 @@ class TcoOptionSerializer(serializers.Serializer):
     value_lost_per_year = _amount()
     payback_years = _amount(
         allow_null=True,
-        help_text="Capex premium over the cheapest option / (compute value gained a year - its "
-        "extra energy, support and licences a year). Null: not dearer, or never pays back.",
+        help_text="Capex premium over the payback baseline, the cheapest option whose network "
+        "is priced (payback_baseline) / (compute value gained a year - its extra energy, support "
+        "and licences a year). Null: not dearer, never pays back, or its network (or every "
+        "network) is not priced (network_capex empty or 0).",
     )
     never_pays_back = serializers.BooleanField(
-        help_text="Dearer than the cheapest option and its net yearly gain is 0 or less."
+        help_text="Dearer than the payback baseline and its net yearly gain is 0 or less."
     )
     tco_n_years = _amount()
     npv = _amount()
@@ -191,6 +193,13 @@ class TcoResultSerializer(serializers.Serializer):
     currency = serializers.CharField()
     life_years = serializers.IntegerField()
     options = TcoOptionSerializer(many=True)
+    payback_baseline = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="The option every payback is measured against: the cheapest whose network is "
+        "priced. Null when no network is priced (no payback); absent from comparisons stored "
+        "before it was given.",
+    )
     assumptions = TcoAssumptionSerializer(many=True)
     efficiency_curve = TcoCurveSerializer(many=True)
     sensitivity = TcoTornadoSerializer(many=True)

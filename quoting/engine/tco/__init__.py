@@ -17,6 +17,7 @@ from quoting.engine.tco.model import (
     OptionResult,
     efficiency_curves,
     evaluate_options,
+    payback_baseline,
 )
 from quoting.engine.tco.sensitivity import Tornado, tornado
 
@@ -43,12 +44,15 @@ class TcoResult:
     efficiency_curve: tuple[EfficiencyCurve, ...]
     sensitivity: tuple[Tornado, ...]
     warnings: tuple[Message, ...] = ()
+    # The option every payback is measured against (the cheapest priced); None: none priced.
+    payback_baseline: str | None = None
 
     def as_dict(self) -> dict:
         return {
             "currency": self.currency,
             "life_years": self.life_years,
             "options": [o.as_dict() for o in self.options],
+            "payback_baseline": self.payback_baseline,
             "assumptions": [a.as_dict() for a in self.assumptions],
             "efficiency_curve": [c.as_dict() for c in self.efficiency_curve],
             "sensitivity": [t.as_dict() for t in self.sensitivity],
@@ -84,6 +88,7 @@ def value_warnings(request: TcoRequest, options: tuple[OptionResult, ...]) -> tu
 
 def compute_tco(request: TcoRequest) -> TcoResult:
     options = evaluate_options(request)
+    baseline = payback_baseline(request)
     return TcoResult(
         options=options,
         currency=request.costs.currency,
@@ -92,4 +97,5 @@ def compute_tco(request: TcoRequest) -> TcoResult:
         efficiency_curve=efficiency_curves(request),
         sensitivity=tornado(request, evaluate=evaluate_options),
         warnings=value_warnings(request, options),
+        payback_baseline=None if baseline is None else request.fabrics[baseline].name,
     )

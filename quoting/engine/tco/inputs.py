@@ -221,6 +221,12 @@ class FabricOption:
             return DEFAULT_SERVERS_PER_LEAF
         return self.servers_per_leaf
 
+    @property
+    def network_priced(self) -> bool:
+        """Whether this option's network has a price: an empty network capex reads 0, "not
+        priced" (a reference build without a design); no network is free."""
+        return self.network_capex > 0
+
 
 @dataclass(frozen=True, slots=True)
 class Costs:

@@ -306,10 +306,11 @@ class OptionResult:
     cost_per_effective_gpu_hour: Decimal
     currency: str
     value_lost_per_year: Decimal  # effective GPU-hours lost vs the best option, at their value
-    # Of this option's capex premium over the cheapest option, net of its extra yearly costs;
-    # None when it is not dearer, or when it never pays back (never_pays_back).
+    # Of this option's capex premium over the cheapest priced option (payback_baseline), net of
+    # its extra yearly costs; None when it is not dearer, when it never pays back
+    # (never_pays_back), or when its network or every network is not priced.
     payback_years: Decimal | None
-    never_pays_back: bool  # dearer, and its net yearly gain over the cheapest is 0 or less
+    never_pays_back: bool  # dearer, and its net yearly gain over the baseline is 0 or less
     tco_n_years: Decimal  # capex plus life-years of operating cost (licences too), undiscounted
     npv: Decimal  # value of the effective GPU-hours minus all costs, discounted
 
@@ -361,14 +362,25 @@ def premium_payback(
     return round_money(premium / net_gain), False
 
 
+def payback_baseline(request: TcoRequest) -> int | None:
+    """The index of the option every payback is measured against: the cheapest whose network is
+    priced. An unpriced network leaves its cost out, so it would read as the cheapest build and
+    make every priced option's premium its whole network; None when no network is priced."""
+    priced = [i for i, fabric in enumerate(request.fabrics) if fabric.network_priced]
+    if not priced:
+        return None
+    return min(priced, key=lambda i: option_capex(request.costs, request.fabrics[i]))
+
+
 def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
-    """Every fabric option side by side: efficiency, cost per effective GPU-hour, value, payback."""
+    """Every fabric option side by side: efficiency, cost per effective GPU-hour, value, payback
+    (against payback_baseline; none for an option whose network is not priced)."""
     costs = request.costs
     steps = [fabric_step_time(request, f, nodes=request.nodes) for f in request.fabrics]
     hours = [effective_gpu_hours(request, s.network_efficiency) for s in steps]
     capexes = [option_capex(costs, f) for f in request.fabrics]
     best_hours = max(hours)
-    baseline = min(range(len(capexes)), key=capexes.__getitem__)  # the cheapest build
+    baseline = payback_baseline(request)
     value = costs.gpu_hour_value
     discount = [(1 + costs.discount_rate) ** -year for year in range(1, costs.life_years + 1)]
 
@@ -384,11 +396,13 @@ def evaluate_options(request: TcoRequest) -> tuple[OptionResult, ...]:
     for fabric, step, effective_hours, capex, yearly in zip(
         request.fabrics, steps, hours, capexes, yearlies, strict=True
     ):
-        payback, never = premium_payback(
-            premium=capex - capexes[baseline],
-            gained=(effective_hours - hours[baseline]) * value,
-            extra_costs=yearly.operating - yearlies[baseline].operating,
-        )
+        payback, never = None, False
+        if baseline is not None and fabric.network_priced:
+            payback, never = premium_payback(
+                premium=capex - capexes[baseline],
+                gained=(effective_hours - hours[baseline]) * value,
+                extra_costs=yearly.operating - yearlies[baseline].operating,
+            )
         net_yearly = effective_hours * value - yearly.operating
         results.append(
             OptionResult(

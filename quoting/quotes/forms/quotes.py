@@ -79,13 +79,23 @@ class WorkloadForm(VersionForm):
 
 
 class PaymentTermsForm(VersionForm):
-    """The revision's additional terms; its milestones come in a MilestoneFormSet beside it."""
+    """The revision's additional terms, in the quote's language and in Chinese; its milestones
+    come in a MilestoneFormSet beside it."""
 
     additional_terms = forms.CharField(
         label=_("Additional terms"),
         required=False,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_("Printed under the standard terms, as written: use the quote's language."),
+    )
+    additional_terms_zh = forms.CharField(
+        label=_("Additional terms in Chinese"),
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=_(
+            "Printed instead in the Chinese proposal, share page and workbook; empty: they "
+            "print the terms above."
+        ),
     )
 
 

@@ -354,8 +354,13 @@ class QuoteRevision(models.Model):
     # A standard milestone is kept by its key (STANDARD_MILESTONES) and read in the reader's
     # language (milestone_label); one kept before in a language reads the same way.
     payment_schedule = models.JSONField(_("payment schedule"), null=True, blank=True)
-    # Terms of this offer beyond the standard ones, in the quote's language, printed as written.
+    # Terms of this offer beyond the standard ones, printed as written: `additional_terms` in the
+    # quote's language (English for a bilingual seller), `additional_terms_zh` in Chinese for
+    # the Chinese proposal, share page and workbook (additional_terms_for).
     additional_terms = models.TextField(_("additional terms"), max_length=2000, blank=True)
+    additional_terms_zh = models.TextField(
+        _("additional terms (Chinese)"), max_length=2000, blank=True
+    )
 
     class Meta:
         ordering = ["quote", "number"]
@@ -383,6 +388,14 @@ class QuoteRevision(models.Model):
     @property
     def is_frozen(self) -> bool:
         return self.frozen_at is not None
+
+    def additional_terms_for(self, language: str) -> str:
+        """The additional terms a reader in `language` is shown: the text in their language,
+        else the other one's (a term written once binds in either language; leaving it out
+        would print an offer without it)."""
+        if language.startswith("zh"):
+            return self.additional_terms_zh or self.additional_terms
+        return self.additional_terms or self.additional_terms_zh
 
 
 class QuoteLine(models.Model):

@@ -230,13 +230,13 @@ def payment_schedule_clean(milestones) -> list[dict]:
     return cleaned
 
 
-def _additional_terms(value: str) -> str:
+def _additional_terms(value: str, field: str = "additional_terms") -> str:
     value = value.strip()
     if len(value) > ADDITIONAL_TERMS_MAX:
         raise InvalidValue(
             gettext("Keep the additional terms under %(count)s characters.")
             % {"count": ADDITIONAL_TERMS_MAX},
-            field="additional_terms",
+            field=field,
         )
     return value
 
@@ -447,6 +447,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         design_list_value=old.design_list_value,
         payment_schedule=old.payment_schedule,
         additional_terms=old.additional_terms,
+        additional_terms_zh=old.additional_terms_zh,
     )
     copies = list(old.lines.all())
     for line in copies:
@@ -1135,18 +1136,19 @@ def quote_update_terms(
     workload: str | None = None,
     payment_schedule=None,
     additional_terms: str | None = None,
+    additional_terms_zh: str | None = None,
     tco_options: list[str] | None = None,
     contact=KEEP,
     external_id=KEEP,
 ) -> Quote:
     """The quote's terms in one edit: the quote-level discount (applied to the subtotal of the
-    rounded lines), the VAT rate (0 for export), the validity date, the workload its TCO
-    assumes (a preset's key; the TCO is computed again), the payment schedule (milestones
-    summing to 100 %, payment_schedule_clean), the additional terms printed with the standard
-    ones and the TCO options its proposal shows (names of its comparison's options,
-    tco_options_check). None leaves a term as it is. One
-    version bump and one event per term that really changed, all or nothing; when nothing
-    changes, nothing is written (an approved quote stays approved).
+    rounded lines), the VAT rate (0 for export), the validity date, the workload its TCO assumes
+    (a preset's key; the TCO is computed again), the payment schedule (milestones summing to 100
+    %, payment_schedule_clean), the additional terms printed with the standard ones
+    (`additional_terms_zh`: their Chinese text, for the Chinese documents) and the TCO options
+    its proposal shows (names of its comparison's options, tco_options_check). None leaves a
+    term as it is. One version bump and one event per term that really changed, all or nothing;
+    when nothing changes, nothing is written (an approved quote stays approved).
 
     `contact` (one of the customer's, or None) and `external_id` (None or empty clears it) say
     whom and which CRM record the quote is for: not terms, so changing only them bumps the
@@ -1157,6 +1159,8 @@ def quote_update_terms(
     workload = None if workload is None else _workload(workload)
     schedule = None if payment_schedule is None else payment_schedule_clean(payment_schedule)
     additional_terms = None if additional_terms is None else _additional_terms(additional_terms)
+    if additional_terms_zh is not None:
+        additional_terms_zh = _additional_terms(additional_terms_zh, "additional_terms_zh")
     if valid_until is not None and valid_until < timezone.localdate():
         raise InvalidValue(gettext("The validity date is in the past."), field="valid_until")
     current = _current(quote)
@@ -1174,6 +1178,7 @@ def quote_update_terms(
         # None kept is an empty one; a standard milestone kept in words is its key.
         and (schedule is None or schedule == schedule_keys(current.payment_schedule))
         and additional_terms in (None, current.additional_terms)
+        and additional_terms_zh in (None, current.additional_terms_zh)
         and tco_options in (None, revision_tco_options(revision=current))
     )
     if terms_kept and not links:
@@ -1236,12 +1241,21 @@ def quote_update_terms(
         revision.tax_percent = tax
         revision.save(update_fields=["tax_percent"])
         _assert_fits(revision, field="tax_percent")
-    _payment_terms_set(quote, revision, user=user, schedule=schedule, terms=additional_terms)
+    _payment_terms_set(
+        quote,
+        revision,
+        user=user,
+        schedule=schedule,
+        terms={"additional_terms": additional_terms, "additional_terms_zh": additional_terms_zh},
+    )
     return quote
 
 
-def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms):
-    """quote_update_terms' payment schedule and additional terms: an event for each changed."""
+def _payment_terms_set(
+    quote: Quote, revision: QuoteRevision, *, user: User, schedule, terms: dict[str, str | None]
+):
+    """quote_update_terms' payment schedule and additional terms (each language's text, by its
+    field's name; None: kept): an event for each changed."""
     if schedule is not None and schedule != schedule_keys(revision.payment_schedule):
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
@@ -1249,13 +1263,15 @@ def _payment_terms_set(quote: Quote, revision: QuoteRevision, *, user: User, sch
         )  # fmt: skip
         revision.payment_schedule = schedule
         revision.save(update_fields=["payment_schedule"])
-    if terms is not None and terms != revision.additional_terms:
+    for name, text in terms.items():
+        if text is None or text == getattr(revision, name):
+            continue
         _event(
             quote, QuoteEventVerb.PAYMENT_TERMS_CHANGED, actor=user,
-            before=revision.additional_terms, after=terms,
+            before=getattr(revision, name), after=text,
         )  # fmt: skip
-        revision.additional_terms = terms
-        revision.save(update_fields=["additional_terms"])
+        setattr(revision, name, text)
+        revision.save(update_fields=[name])
 
 
 def quote_set_discount(
@@ -1611,6 +1627,7 @@ def _staff_acceptance(quote: Quote, *, actor: User | None, note) -> dict:
         "as_sent_totals": event_totals(
             revision_totals(revision=quote.booked_revision), currency=quote.currency
         ),
+        "countersignature": None,  # a seller countersigns a signed acceptance only
     }
 
 

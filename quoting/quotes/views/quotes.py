@@ -275,7 +275,11 @@ def _payment_forms(revision: QuoteRevision, quote: Quote, data=None) -> PaymentF
     form = PaymentTermsForm(
         data,
         auto_id="pay-%s",
-        initial={"expected_version": quote.version, "additional_terms": revision.additional_terms},
+        initial={
+            "expected_version": quote.version,
+            "additional_terms": revision.additional_terms,
+            "additional_terms_zh": revision.additional_terms_zh,
+        },
     )
     milestones = MilestoneFormSet(
         data,
@@ -650,6 +654,7 @@ def quote_payment_terms(request, pk: int):
             expected_version=forms.form.cleaned_data["expected_version"],
             payment_schedule=schedule_of(filled),
             additional_terms=forms.form.cleaned_data["additional_terms"],
+            additional_terms_zh=forms.form.cleaned_data["additional_terms_zh"],
         )
     except QuoteError as error:
         message = _error_message(error)

@@ -171,8 +171,45 @@ def test_a_dearer_option_that_gains_nothing_reads_never_pays_back(sales_client, 
         "fabrics-0-network_capex": "2000000", "fabrics-1-network_capex": "1000000",
     }  # fmt: skip
     body = htmx_post(sales_client, data)
-    row = re.search(r"Payback of the fabric premium \(years\)</th>(.*?)</tr>", body, re.S)
-    assert "never pays back" in row.group(1)
+    assert "never pays back" in _payback_row(body)
+
+
+def _payback_row(body: str) -> str:
+    return re.search(r'<tr class="tco-payback">.*?</th>(.*?)</tr>', body, re.S).group(1)
+
+
+def _payback_heading(body: str) -> str:
+    return re.search(r'<tr class="tco-payback"><th scope="row">(.*?)</th>', body, re.S).group(1)
+
+
+def test_payback_is_measured_against_the_cheapest_priced_option_and_says_so(sales_client, defaults):
+    """Issue 27: an option without a network capex is not priced; it is never the baseline of a
+    payback (it would be the cheapest build, its network costing nothing). The two untuned and
+    starved options are left unpriced: the tuned RoCE, priced lower, is the baseline."""
+    data = defaults | {
+        "fabrics-0-network_capex": "2000000", "fabrics-1-network_capex": "1000000",
+        "fabrics-2-network_capex": "", "fabrics-3-network_capex": "",
+    }  # fmt: skip
+    body = htmx_post(sales_client, data)
+    cells = re.findall(r'<td class="num">(.*?)</td>', _payback_row(body))
+    assert cells[1] == "baseline"
+    assert re.fullmatch(r"\d+\.\d", cells[0]) or cells[0] == "never pays back"
+    assert cells[2:] == ["—", "—"]  # not priced: no payback
+    assert "against 8×400G RoCE (tuned)" in _payback_heading(body)
+    assert "Baseline: 8×400G RoCE (tuned)." in body
+
+    sales_client.post("/i18n/language/", {"language": "zh-hans", "next": "/"})
+    chinese = htmx_post(sales_client, data)
+    assert re.findall(r'<td class="num">(.*?)</td>', _payback_row(chinese))[1] == "基准"
+    assert "对比" in _payback_heading(chinese)
+
+
+def test_with_no_network_priced_there_is_no_payback_and_the_page_says_why(sales_client, defaults):
+    data = defaults | {f"fabrics-{n}-network_capex": "" for n in range(4)}
+    body = htmx_post(sales_client, data)
+    assert re.findall(r'<td class="num">(.*?)</td>', _payback_row(body)) == ["—"] * 4
+    assert "against" not in _payback_heading(body)
+    assert "network capex is given, so there is no payback" in body
 
 
 def test_a_gpu_hour_valued_below_its_cost_is_explained_above_the_npv(sales_client, defaults):

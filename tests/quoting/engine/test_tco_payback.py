@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quoting.engine.money import round_money
-from quoting.engine.tco import TcoRequest
+from quoting.engine.tco import TcoRequest, compute_tco
 from quoting.engine.tco.model import evaluate_options, premium_payback
 
 COSTS = {"server_capex": 8_000_000, "gpu_hour_value": 12}
@@ -25,19 +25,26 @@ IB = {"name": "8x400G IB", "transport": "infiniband", "nics_per_node": 8, "nic_g
       "network_capex": "1400000"}  # fmt: skip
 
 
-def options(*fabrics: dict, costs: dict = COSTS):
-    return evaluate_options(
-        TcoRequest.from_dict(
-            {
-                "peak_tflops": 989,
-                "nodes": 4,
-                "gpus_per_node": 8,
-                "workload": {"params_billion": 7, "tokens_per_node_per_step": 131_072},
-                "fabrics": list(fabrics),
-                "costs": costs,
-            }
-        )
+# A reference build without a design: its network is not priced (no network_capex).
+COMMODITY = {"name": "2x100G RoCE (commodity)", "transport": "roce", "nics_per_node": 2,
+             "nic_gbps": 100}  # fmt: skip
+
+
+def request(*fabrics: dict, costs: dict = COSTS) -> TcoRequest:
+    return TcoRequest.from_dict(
+        {
+            "peak_tflops": 989,
+            "nodes": 4,
+            "gpus_per_node": 8,
+            "workload": {"params_billion": 7, "tokens_per_node_per_step": 131_072},
+            "fabrics": list(fabrics),
+            "costs": costs,
+        }
     )
+
+
+def options(*fabrics: dict, costs: dict = COSTS):
+    return evaluate_options(request(*fabrics, costs=costs))
 
 
 def test_the_premium_is_divided_by_the_value_gained_less_its_own_yearly_costs():
@@ -74,6 +81,36 @@ def test_a_premium_whose_yearly_costs_eat_its_gain_never_pays_back():
 def test_the_cheapest_option_has_no_premium_to_pay_back():
     _best, cheap = options(IB, CHEAP)
     assert cheap.payback_years is None and not cheap.never_pays_back
+
+
+def test_an_unpriced_option_is_never_the_baseline_the_cheapest_priced_one_is():
+    """Issue 27: the commodity build, not priced, has the lowest capex (servers alone). Measured
+    against it, the IB premium would be its whole network. Against the cheapest priced option,
+    1x100G RoCE, the IB payback is the same as with the commodity build left out."""
+    ib, cheap, commodity = options(IB, CHEAP, COMMODITY)
+    assert commodity.capex < cheap.capex  # what made it the baseline before
+    without = options(IB, CHEAP)[0]
+    assert ib.payback_years == without.payback_years and ib.payback_years is not None
+    assert cheap.payback_years is None and not cheap.never_pays_back  # the baseline itself
+    assert commodity.payback_years is None and not commodity.never_pays_back
+    assert compute_tco(request(IB, CHEAP, COMMODITY)).payback_baseline == "1x100G RoCE"
+    assert compute_tco(request(IB, CHEAP, COMMODITY)).as_dict()["payback_baseline"] == (
+        "1x100G RoCE"
+    )
+
+
+def test_with_one_option_priced_it_is_the_baseline_and_no_payback_is_shown():
+    ib, commodity = options(IB, COMMODITY)
+    assert (ib.payback_years, ib.never_pays_back) == (None, False)
+    assert (commodity.payback_years, commodity.never_pays_back) == (None, False)
+    assert compute_tco(request(IB, COMMODITY)).payback_baseline == "8x400G IB"
+
+
+def test_with_no_option_priced_there_is_no_baseline_and_no_payback():
+    unpriced = [f | {"network_capex": "0"} for f in (IB, CHEAP)]  # 0 reads as empty
+    results = options(*unpriced, COMMODITY)
+    assert all(o.payback_years is None and not o.never_pays_back for o in results)
+    assert compute_tco(request(*unpriced, COMMODITY)).payback_baseline is None
 
 
 money = st.decimals(min_value=-(10**9), max_value=10**9, places=2, allow_nan=False)
