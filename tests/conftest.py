@@ -6,7 +6,10 @@ silent skip.
 
 Speed: the shipped catalog is imported once per session (`catalog_snapshot`) and inserted in
 bulk by `seeded`; `make test` runs in pytest-xdist workers, each with its own test database
-(pytest-django) and its own Redis database (`_redis_db_per_worker`).
+(pytest-django) and its own Redis database (`_redis_db_per_worker`). A module whose tests only
+read one expensive world (an accepted quote and its signed copy) builds it once on
+`module_world`; a test that commits is cleaned up by DELETEs, not a TRUNCATE of every table
+(tests/postgresql_delete_flush, the test settings' database backend).
 """
 
 from __future__ import annotations
