@@ -33,7 +33,7 @@ from pyhanko_certvalidator import ValidationContext
 from pypdf import PdfReader
 
 from proposals.documents.signed_copy import ACCEPTED_ORIGINAL_NAME, signed_copy_verify
-from proposals.documents.signing import SIGNATURE_FIELD, seller_certificate
+from proposals.documents.signing import SIGNATURE_FIELD, outside_event_loop, seller_certificate
 from proposals.models import Acceptance, DocumentStatus
 from proposals.share.services import share_link_create
 from quoting.customers.models import Customer
@@ -98,7 +98,10 @@ def _trusting_the_seller() -> ValidationContext:
 def _pyhanko_status(signed: bytes):
     signatures = PdfFileReader(io.BytesIO(signed), strict=False).embedded_signatures
     assert len(signatures) == 1
-    return signatures[0], validate_pdf_signature(signatures[0], _trusting_the_seller())
+    # As the portal calls pyHanko: on a thread of its own when this one runs an event loop (a
+    # browser test earlier in the same xdist worker leaves Playwright's running).
+    status = outside_event_loop(validate_pdf_signature, signatures[0], _trusting_the_seller())
+    return signatures[0], status
 
 
 def _pdfsig(signed: bytes, tmp_path) -> str:
