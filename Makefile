@@ -10,6 +10,10 @@ PYTEST_ARGS ?=
 # `make test` runs the suite in this many pytest-xdist processes (2: one per core of the 2-core
 # machines it is timed on); each has its own test database and Redis database (tests/conftest.py).
 # PYTEST_WORKERS=0 runs it in one process (pdb, print debugging).
+# `--dist load` hands tests out in pytest-django's order (tests in a rolled-back transaction
+# first, tests that commit and flush the tables after them): `worksteal` could give a worker
+# tests of the first kind after a flush had emptied the rows the migrations seed (VAT rates,
+# spares ratios), and they failed depending on timing.
 PYTEST_WORKERS ?= 2
 
 .PHONY: run test lint check-system install install-dev migrate demo signing-dev worker beat clean messages
@@ -19,7 +23,7 @@ run: install migrate demo signing-dev  ## set up (idempotent) and serve on http:
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
 
 lint: install-dev  ## ruff (checks and formatting), then the layering contracts (pyproject.toml [tool.importlinter])
 	$(BIN)/ruff check .

@@ -7,11 +7,13 @@ def _ensure_roles(sender, using="default", **kwargs):
     from django.apps import apps
     from django.contrib.auth.management import create_permissions
 
-    from portal.services import role_groups_ensure
+    from portal.services import ROLE_PERMISSIONS, role_groups_ensure
 
-    # Other apps' permissions may not exist yet when our own post_migrate runs.
-    for app_config in apps.get_app_configs():
-        create_permissions(app_config, verbosity=0, using=using)
+    # The roles' permissions may belong to apps whose post_migrate comes after ours: those apps'
+    # are made first (only those: this runs after every test that commits, too).
+    labels = {perm.split(".")[0] for perms in ROLE_PERMISSIONS.values() for perm in perms}
+    for label in sorted(labels):
+        create_permissions(apps.get_app_config(label), verbosity=0, using=using)
     role_groups_ensure()
 
 

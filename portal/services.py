@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth.models import Group, Permission
 from django.db import transaction
+from django.db.models import Q
 
 from portal.models import (
     CATALOG_MANAGER,
@@ -85,16 +86,26 @@ DEMO_COMPANY = {
 
 
 def role_groups_ensure() -> None:
-    """Create the role groups with their permissions; safe to run after every migrate."""
+    """Create the role groups with their permissions; safe to run after every migrate.
+
+    The permissions are read in one query, not one per permission: this runs after every
+    migrate and after every flush (each test that commits, tests/postgresql_delete_flush)."""
+    keys = {_key(perm) for perms in ROLE_PERMISSIONS.values() for perm in perms}
+    anyone = Q(pk__in=[])
+    for app_label, codename in keys:
+        anyone |= Q(content_type__app_label=app_label, codename=codename)
+    found = {
+        (permission.content_type.app_label, permission.codename): permission
+        for permission in Permission.objects.filter(anyone).select_related("content_type")
+    }
     for group_name, perms in ROLE_PERMISSIONS.items():
         group, _created = Group.objects.get_or_create(name=group_name)
-        wanted = []
-        for perm in perms:
-            app_label, codename = perm.split(".")
-            wanted += Permission.objects.filter(
-                content_type__app_label=app_label, codename=codename
-            )
-        group.permissions.add(*wanted)
+        group.permissions.add(*(found[key] for key in map(_key, perms) if key in found))
+
+
+def _key(perm: str) -> tuple[str, str]:
+    app_label, codename = perm.split(".")
+    return app_label, codename
 
 
 @transaction.atomic

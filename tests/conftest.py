@@ -6,7 +6,10 @@ silent skip.
 
 Speed: the shipped catalog is imported once per session (`catalog_snapshot`) and inserted in
 bulk by `seeded`; `make test` runs in pytest-xdist workers, each with its own test database
-(pytest-django) and its own Redis database (`_redis_db_per_worker`).
+(pytest-django) and its own Redis database (`_redis_db_per_worker`). A module whose tests only
+read one expensive world (an accepted quote and its signed copy) builds it once on
+`module_world`; a test that commits is cleaned up by DELETEs, not a TRUNCATE of every table
+(tests/postgresql_delete_flush, the test settings' database backend).
 """
 
 from __future__ import annotations
@@ -133,18 +136,22 @@ def redis_url() -> str:
     return url
 
 
-@pytest.fixture
-def make_user(db, django_user_model):
+def user_make(username: str = "alice", *, role: str | None = "sales", **extra):
+    """A user with the password "pw", in the group of `role`: what `make_user` makes, for
+    fixtures of a wider scope than a test (`module_world`)."""
+    from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    def make(username: str = "alice", *, role: str | None = "sales", **extra):
-        user = django_user_model.objects.create_user(username=username, password="pw", **extra)
-        if role:
-            group, _ = Group.objects.get_or_create(name=role)
-            user.groups.add(group)
-        return user
+    user = get_user_model().objects.create_user(username=username, password="pw", **extra)
+    if role:
+        group, _ = Group.objects.get_or_create(name=role)
+        user.groups.add(group)
+    return user
 
-    return make
+
+@pytest.fixture
+def make_user(db):
+    return user_make
 
 
 @pytest.fixture
@@ -283,17 +290,21 @@ def seeded(db, catalog_snapshot):
     in an empty catalog (its ImportResult too): the session's snapshot inserted in bulk, in the
     import's order. Where the test already put products or prices in, the real import runs, so
     that it merges with them exactly as it would."""
+    return catalog_seed(catalog_snapshot)
+
+
+def catalog_seed(snap: CatalogSnapshot | None):
+    """What `seeded` does, for fixtures of a wider scope than a test (`module_world`)."""
     from catalog.models import PriceList, PriceListItem, Product, ReplaceableUnit
     from catalog.services import WRITE_BATCH, catalog_load_seed
 
     if (
-        catalog_snapshot is None
+        snap is None
         or Product.objects.exists()
         or PriceList.objects.exists()
         or PriceListItem.objects.exists()
     ):
         return catalog_load_seed()
-    snap = catalog_snapshot
     lists = {
         p.name: p
         for p in PriceList.objects.bulk_create([PriceList(**row) for row in snap.price_lists])
@@ -318,3 +329,24 @@ def seeded(db, catalog_snapshot):
         ]
     )
     return replace(snap.result, currencies=list(snap.result.currencies))
+
+
+@pytest.fixture(scope="module")
+def module_world(django_db_setup, django_db_blocker, catalog_snapshot):
+    """For a module whose tests only read one expensive world (a quote accepted and its signed
+    copy: 15-25 s each on the loaded 2-core machine): `world` and `seeded` made once for the
+    module, inside a transaction rolled back after its last test. Each test's own transaction
+    (the `db` fixture) is a savepoint inside it, so what a test writes is still undone after
+    it. A module-scoped fixture builds its world on this one; its tests take `db`.
+
+    Not for modules with transactional tests or a live server (they commit, and would commit
+    these rows too)."""
+    from django.db import transaction
+    from django.utils import translation
+
+    from tests.quoting.factories import world_make
+
+    with django_db_blocker.unblock(), translation.override("en"), transaction.atomic():
+        catalog_seed(catalog_snapshot)
+        yield world_make(user_make)
+        transaction.set_rollback(True)

@@ -18,3 +18,8 @@ CELERY_TASK_ALWAYS_EAGER = True
 # connection beyond the loopback interface.
 WEBHOOKS_ALLOW_HTTP = True
 WEBHOOKS_ALLOW_LOOPBACK = True
+
+# Tests that commit are cleaned up by a flush of every table: with DELETE, ten times faster than
+# PostgreSQL's TRUNCATE for the few rows a test leaves (tests/postgresql_delete_flush/base.py).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":  # noqa: F405
+    DATABASES["default"]["ENGINE"] = "tests.postgresql_delete_flush"  # noqa: F405

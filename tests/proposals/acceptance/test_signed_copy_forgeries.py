@@ -16,6 +16,7 @@ import io
 
 import pytest
 from django.core.management import call_command
+from django.test import TestCase
 from pypdf import PdfReader, PdfWriter
 from pypdf.annotations import FreeText
 from pypdf.generic import (
@@ -36,17 +37,24 @@ from tests.proposals.acceptance.test_acceptance_signature import accept
 from tests.proposals.conftest import quote_rich, sent_pdf
 
 
-@pytest.fixture
-def accepted(world, seeded, django_capture_on_commit_callbacks):
+@pytest.fixture(scope="module")
+def accepted_once(module_world):
     """(the accepted PDF, its signed copy, the acceptance) of a quote made from a design: its
-    pages draw the fabric with Form XObjects, text inside them."""
+    pages draw the fabric with Form XObjects, text inside them. Made once for the module (a
+    render, an acceptance and a signature): every test only reads it and forges bytes."""
+    world = module_world
     quote = quote_rich(world)
     document = sent_pdf(quote.current_revision, "en")
     link, _token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
-    accept(link, django_capture_on_commit_callbacks, po_number="PO-2026/0042")
+    accept(link, TestCase.captureOnCommitCallbacks, po_number="PO-2026/0042")
     acceptance = Acceptance.objects.get()
     assert acceptance.signed_status == DocumentStatus.READY, acceptance.signed_error
     return bytes(document.pdf), bytes(acceptance.signed_pdf), acceptance
+
+
+@pytest.fixture
+def accepted(accepted_once, db):
+    return accepted_once
 
 
 def _edited(signed: bytes, edit) -> bytes:

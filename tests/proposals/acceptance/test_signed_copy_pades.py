@@ -12,6 +12,7 @@ import io
 import shutil
 import subprocess
 import threading
+from dataclasses import replace
 
 import pytest
 from asn1crypto import keys as asn1_keys
@@ -22,6 +23,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from django.core.management import call_command
+from django.test import TestCase
 from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
 from pyhanko.pdf_utils.reader import PdfFileReader
 from pyhanko.sign.timestamps import DummyTimeStamper
@@ -31,9 +33,10 @@ from pyhanko_certvalidator import ValidationContext
 from pypdf import PdfReader
 
 from proposals.documents.signed_copy import ACCEPTED_ORIGINAL_NAME, signed_copy_verify
-from proposals.documents.signing import SIGNATURE_FIELD, seller_certificate
+from proposals.documents.signing import SIGNATURE_FIELD, outside_event_loop, seller_certificate
 from proposals.models import Acceptance, DocumentStatus
 from proposals.share.services import share_link_create
+from quoting.customers.models import Customer
 from tests.conftest import service_missing
 from tests.proposals.acceptance.test_acceptance_signature import (
     CREDIT_CODE,
@@ -42,6 +45,7 @@ from tests.proposals.acceptance.test_acceptance_signature import (
     drawn_png,
 )
 from tests.proposals.conftest import quote_rich, sent_pdf
+from tests.quoting.factories import ProjectFactory
 
 DER = serialization.Encoding.DER
 
@@ -57,14 +61,31 @@ def _accepted(world, capture, language: str, **details):
         recipient_email="ouyang.liwei@pengcheng-laboratory.example.cn",
     )
     accept(link, capture, po_number="PO-2026/0042", language=language, **details)
-    acceptance = Acceptance.objects.get()
+    acceptance = Acceptance.objects.get(link=link)
     assert acceptance.signed_status == DocumentStatus.READY, acceptance.signed_error
     return bytes(document.pdf), bytes(acceptance.signed_pdf), acceptance
 
 
+@pytest.fixture(scope="module")
+def accepted_once(module_world):
+    """Made once for the module: the tests below only read the signed copy or change bytes."""
+    return _accepted(module_world, TestCase.captureOnCommitCallbacks, "en")
+
+
 @pytest.fixture
-def accepted(world, seeded, django_capture_on_commit_callbacks):
-    return _accepted(world, django_capture_on_commit_callbacks, "en")
+def accepted(accepted_once, db):
+    return accepted_once
+
+
+@pytest.fixture
+def world_project(module_world, db):
+    """The module's world with a project of the test's own, for a test that accepts a quote of
+    its own (a design's name is unique in its project); the customer read again, as a test may
+    have changed the shared object's language."""
+    customer = Customer.objects.get(pk=module_world.customer.pk)
+    return replace(
+        module_world, customer=customer, project=ProjectFactory(customer=customer, name="Its own")
+    )
 
 
 def _trusting_the_seller() -> ValidationContext:
@@ -77,7 +98,10 @@ def _trusting_the_seller() -> ValidationContext:
 def _pyhanko_status(signed: bytes):
     signatures = PdfFileReader(io.BytesIO(signed), strict=False).embedded_signatures
     assert len(signatures) == 1
-    return signatures[0], validate_pdf_signature(signatures[0], _trusting_the_seller())
+    # As the portal calls pyHanko: on a thread of its own when this one runs an event loop (a
+    # browser test earlier in the same xdist worker leaves Playwright's running).
+    status = outside_event_loop(validate_pdf_signature, signatures[0], _trusting_the_seller())
+    return signatures[0], status
 
 
 def _pdfsig(signed: bytes, tmp_path) -> str:
@@ -204,11 +228,11 @@ def test_a_copy_stripped_of_its_signature_is_refused(accepted, tmp_path):
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_certificate_is_one_page_and_prints_no_command(
-    world, seeded, django_capture_on_commit_callbacks, language
+    world_project, django_capture_on_commit_callbacks, language
 ):
     # The fullest certificate: a drawn signature, every purchase detail, long names.
     original, signed, _acceptance = _accepted(
-        world,
+        world_project,
         django_capture_on_commit_callbacks,
         language,
         name="欧阳李伟",
@@ -294,11 +318,13 @@ def local_tsa(tmp_path):
 
 
 def test_with_a_timestamp_authority_the_copy_is_pades_b_lt(
-    world, seeded, django_capture_on_commit_callbacks, settings, local_tsa, tmp_path
+    world_project, django_capture_on_commit_callbacks, settings, local_tsa, tmp_path
 ):
     url, roots, answered = local_tsa
     settings.PROPOSALS_TSA_URL, settings.PROPOSALS_TSA_ROOTS = url, str(roots)
-    original, signed, _acceptance = _accepted(world, django_capture_on_commit_callbacks, "en")
+    original, signed, _acceptance = _accepted(
+        world_project, django_capture_on_commit_callbacks, "en"
+    )
     assert answered and set(answered) == {"application/timestamp-query"}
     embedded, status = _pyhanko_status(signed)
     assert status.intact and status.valid and status.trusted
