@@ -124,8 +124,9 @@ def company_profile_edit(request: HttpRequest):
         data,
         prefix="milestone",
         initial=[
-            m | {"label": milestone_label(m["label"])}
+            m | {"label": milestone_label(m.get("label", ""))}
             for m in (profile.payment_schedule if profile else [])
+            if isinstance(m, dict)  # a schedule edited by hand in the admin may hold anything
         ],
     )
     if data is not None and form.is_valid() and milestones.is_valid():

@@ -46,6 +46,22 @@ hb_set_t *hb_subset_input_glyph_set(hb_subset_input_t *input);
 void hb_subset_input_set_flags(hb_subset_input_t *input, unsigned int value);
 hb_face_t *hb_subset_or_fail(hb_face_t *source, const hb_subset_input_t *input);
 """
+_HB_CALLS = (
+    "hb_blob_create",
+    "hb_blob_destroy",
+    "hb_blob_get_data",
+    "hb_face_create",
+    "hb_face_destroy",
+    "hb_face_reference_blob",
+    "hb_set_add",
+)
+_SUBSET_CALLS = (
+    "hb_subset_input_create_or_fail",
+    "hb_subset_input_destroy",
+    "hb_subset_input_glyph_set",
+    "hb_subset_input_set_flags",
+    "hb_subset_or_fail",
+)
 _MEMORY_MODE_DUPLICATE = 0  # HarfBuzz copies the bytes: nothing to keep alive on our side
 # What WeasyPrint asks of its own subset (no GSUB closure: it dropped GSUB), less the ids kept.
 _FLAGS = (
@@ -58,15 +74,22 @@ _FLAGS = (
 
 @functools.cache
 def _harfbuzz():
-    """(ffi, libharfbuzz, libharfbuzz-subset), or None without them (WeasyPrint needs them too)."""
+    """(ffi, libharfbuzz, libharfbuzz-subset), or None without them or without the calls used
+    here (WeasyPrint renders without HarfBuzz's subsetter, and so must we)."""
     ffi = cffi.FFI()
     ffi.cdef(_CDEF)
+    names = [ctypes.util.find_library(name) for name in ("harfbuzz", "harfbuzz-subset")]
     try:
-        names = [ctypes.util.find_library(name) for name in ("harfbuzz", "harfbuzz-subset")]
-        return ffi, ffi.dlopen(names[0]), ffi.dlopen(names[1])
-    except (OSError, TypeError):
-        logger.warning("HarfBuzz not found: Chinese PDFs keep WeasyPrint's larger font subsets")
+        if None in names:  # dlopen(None) would open this process, not fail
+            raise OSError(f"not found: {names}")
+        hb, subset = ffi.dlopen(names[0]), ffi.dlopen(names[1])
+        for library, calls in ((hb, _HB_CALLS), (subset, _SUBSET_CALLS)):
+            for call in calls:
+                getattr(library, call)  # an older HarfBuzz lacks some: AttributeError now
+    except (OSError, AttributeError) as missing:
+        logger.warning("Chinese PDFs keep WeasyPrint's larger font subsets: %s", missing)
         return None
+    return ffi, hb, subset
 
 
 def _number(reference) -> int:
@@ -81,13 +104,27 @@ def _cids(widths) -> set[int]:
     return cids
 
 
+# Fonts whose CIDs are their glyph ids (ROS Adobe-Identity-0, charset cid00000, cid00001, ...:
+# checked for the installed Noto Sans CJK in tests/proposals/documents/test_pdf_fonts.py).
+# WeasyPrint writes glyph ids as CIDs; packing renumbers the glyphs and keeps their CIDs, so a
+# font whose CIDs are not its glyph ids would draw the wrong glyphs once packed.
+_IDENTITY_FAMILIES = ("NotoSansCJK", "NotoSerifCJK", "SourceHanSans", "SourceHanSerif")
+
+
 def _cid_keyed(font: bytes) -> bool:
-    """An OpenType font whose CFF table is CID-keyed (its top DICT has an ROS)."""
+    """An OpenType font whose CFF table is CID-keyed by glyph id: Adobe-Identity-0, of a family
+    known to number its CIDs as its glyphs."""
     try:
         table = TTFont(io.BytesIO(font), lazy=True).reader["CFF "]
         cff = CFFFontSet()
         cff.decompile(io.BytesIO(table), None)
-        return "ROS" in cff.topDictIndex[0].rawDict
+        top = cff.topDictIndex[0]
+        name = cff.fontNames[0].split("+")[-1]
+        return (
+            "ROS" in top.rawDict
+            and tuple(top.ROS) == ("Adobe", "Identity", 0)
+            and name.startswith(_IDENTITY_FAMILIES)
+        )
     except Exception:  # noqa: BLE001 - not ours to judge: the font stays as written
         return False
 
@@ -136,18 +173,25 @@ def cid_fonts_packed(_document, pdf: pydyf.PDF) -> None:
             if "FontFile3" in descriptor:  # several fonts may share one file (WeasyPrint's hash)
                 users.setdefault(_number(descriptor["FontFile3"]), []).append(thing)
     for number, fonts in users.items():
-        stream = pdf.objects[number]
-        font = b"".join(stream.stream)
-        if not _cid_keyed(font):
-            continue
-        packed = _packed(font, {0}.union(*(_cids(one.get("W", ())) for one in fonts)))
-        if packed is None:
-            continue
-        # The bare CFF, not its OpenType wrapper: a reader looks a CIDFontType0C's glyphs up by
-        # CID through the charset, while in the wrapper some (poppler with FreeType) take the
-        # CID for the glyph's position, right only while nothing has moved. CIDToGIDMap is a
-        # TrueType (CIDFontType2) entry: gone, so that no reader applies it here.
-        stream.stream = [TTFont(io.BytesIO(packed), lazy=True).reader["CFF "]]
-        stream.extra["Subtype"] = "/CIDFontType0C"
-        for one in fonts:
-            one.pop("CIDToGIDMap", None)
+        try:
+            _font_file_packed(pdf.objects[number], fonts)
+        except Exception:  # noqa: BLE001 - a font left as WeasyPrint wrote it still prints
+            logger.exception("A CID font was left unpacked")
+
+
+def _font_file_packed(stream: pydyf.Stream, fonts: list[pydyf.Dictionary]) -> None:
+    font = b"".join(stream.stream)
+    if not _cid_keyed(font):
+        return
+    packed = _packed(font, {0}.union(*(_cids(one.get("W", ())) for one in fonts)))
+    if packed is None:
+        return
+    cff = TTFont(io.BytesIO(packed), lazy=True).reader["CFF "]  # before anything is changed
+    # The bare CFF, not its OpenType wrapper: a reader looks a CIDFontType0C's glyphs up by
+    # CID through the charset, while in the wrapper some (poppler with FreeType) take the
+    # CID for the glyph's position, right only while nothing has moved. CIDToGIDMap is a
+    # TrueType (CIDFontType2) entry: gone, so that no reader applies it here.
+    stream.stream = [cff]
+    stream.extra["Subtype"] = "/CIDFontType0C"
+    for one in fonts:
+        one.pop("CIDToGIDMap", None)

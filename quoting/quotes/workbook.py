@@ -56,6 +56,7 @@ from quoting.quotes.models import (
     QuoteLine,
     QuoteRevision,
     Section,
+    milestone_label,
 )
 from quoting.quotes.selectors import (
     ROUNDING_RULE,
@@ -71,6 +72,7 @@ MONEY_FORMAT = "#,##0.00"
 QUANTITY_FORMAT = "#,##0"
 PERCENT_FORMAT = "0.00"
 DATE_FORMAT = "yyyy-mm-dd"
+EXCEL_MAX_ROW_POINTS = 409  # Excel's tallest row
 
 BOLD = Font(bold=True)
 TITLE = Font(bold=True, size=14)
@@ -701,7 +703,7 @@ def _terms_sheet(book: Workbook, offer: _Offer) -> None:
             schedule, percents, milestone_amounts(total, percents), strict=True
         ):
             out.next()
-            out.put("B", milestone["label"])
+            out.put("B", milestone_label(milestone["label"]))
             out.put("C", percent, fmt=SHARE_FORMAT)
             out.put(AMOUNT_IN_TERMS, amount, fmt=MONEY_FORMAT)
         out.next()
@@ -726,7 +728,8 @@ def _terms_sheet(book: Workbook, offer: _Offer) -> None:
         out.next()
         out.put("B", terms).alignment = WRAP
         out.sheet.merge_cells(f"B{out.row}:D{out.row}")
-        out.sheet.row_dimensions[out.row].height = 15 * (terms.count("\n") + 1 + len(terms) // 70)
+        lines = terms.count("\n") + 1 + len(terms) // 70
+        out.sheet.row_dimensions[out.row].height = min(EXCEL_MAX_ROW_POINTS, 15 * lines)
 
 
 def _offers_choices(lines: list[QuoteLine]) -> bool:

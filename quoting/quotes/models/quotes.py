@@ -7,6 +7,7 @@ quoting.quotes.services.
 
 from __future__ import annotations
 
+import functools
 import re
 import uuid
 
@@ -512,19 +513,24 @@ STANDARD_MILESTONES = (
     gettext_noop("On acceptance"),
     gettext_noop("On installation"),
 )
-_milestone_keys: dict[str, str] = {}
+
+
+@functools.cache
+def _milestone_keys() -> dict[str, str]:
+    """Every standard milestone's name in each language, and its key, to its key: built whole
+    before anyone reads it (a dict filled in place could be read half-filled by another thread)."""
+    keys: dict[str, str] = {}
+    for code, _name in settings.LANGUAGES:
+        with translation.override(code):
+            for key in STANDARD_MILESTONES:
+                keys.setdefault(translation.gettext(key), key)
+    return keys | {key: key for key in STANDARD_MILESTONES}
 
 
 def milestone_key(label: str) -> str:
     """A milestone's name as a schedule keeps it: a standard milestone's name in any of the
     portal's languages ("下单时") becomes its key ("On order"); any other name stays as typed."""
-    if not _milestone_keys:
-        for code, _name in settings.LANGUAGES:
-            with translation.override(code):
-                for key in STANDARD_MILESTONES:
-                    _milestone_keys.setdefault(translation.gettext(key), key)
-        _milestone_keys.update({key: key for key in STANDARD_MILESTONES})
-    return _milestone_keys.get(label, label)
+    return _milestone_keys().get(label, label)
 
 
 def milestone_label(label: str) -> str:

@@ -13,6 +13,7 @@ from django.conf import settings
 from fontTools.cffLib import CFFFontSet
 from pypdf.generic import DictionaryObject
 
+from proposals.documents import cid_fonts
 from proposals.documents.pdf import html_to_pdf, proposal_pdf
 from tests.proposals.conftest import pdf_reader, quote_rich, quote_with_lines
 
@@ -158,3 +159,49 @@ def test_a_cjk_font_carries_the_glyphs_drawn_and_hardly_any_other(world, seeded)
         kept = {int(name[3:]) for name in charset if name != ".notdef"}
         # HarfBuzz may keep a glyph or two the kept ones point to; not the thousands before.
         assert drawn - {0} <= kept and len(kept) <= 1.05 * len(drawn), (len(kept), len(drawn))
+
+
+def test_the_installed_cjk_font_numbers_its_cids_as_its_glyphs():
+    """cid_fonts packs a font keeping its CIDs while WeasyPrint writes glyph ids as CIDs: right
+    only for a font whose CID i is glyph i, which the packer assumes of Noto Sans CJK."""
+    from fontTools.ttLib import TTFont
+
+    path = next(Path("/usr/share/fonts").rglob("NotoSansCJK-Regular.tt[cf]"), None)
+    if path is None:
+        pytest.skip("fonts-noto-cjk is not installed")
+    cff = CFFFontSet()
+    cff.decompile(io.BytesIO(TTFont(path, fontNumber=0, lazy=True).reader["CFF "]), None)
+    top = cff.topDictIndex[0]
+
+    assert tuple(top.ROS) == ("Adobe", "Identity", 0)
+    assert cff.fontNames[0].startswith(cid_fonts._IDENTITY_FAMILIES)
+    assert all(name == f"cid{i:05d}" for i, name in enumerate(top.charset) if i)
+
+
+@pytest.mark.parametrize("harfbuzz", ["missing", "failing"])
+def test_a_chinese_pdf_still_renders_when_harfbuzz_cannot_pack_its_fonts(
+    world, seeded, monkeypatch, harfbuzz
+):
+    def fail(*args):
+        raise RuntimeError("HarfBuzz failed")
+
+    if harfbuzz == "missing":
+        monkeypatch.setattr(cid_fonts, "_harfbuzz", lambda: None)
+    else:
+        monkeypatch.setattr(cid_fonts, "_packed", fail)
+    quote = quote_with_lines(world, 5)
+
+    pdf = proposal_pdf(revision=quote.current_revision, language="zh-hans")
+
+    assert "项目" in "".join(page.extract_text() for page in pdf_reader(pdf).pages)
+    assert _cjk_families(pdf) == ONE_CJK_FAMILY  # as WeasyPrint wrote it: bigger, whole
+
+
+def test_a_machine_without_harfbuzzs_subsetter_is_told_and_keeps_the_fonts(monkeypatch):
+    # ctypes.util.find_library answers None, and cffi's dlopen(None) opens this very process.
+    monkeypatch.setattr(cid_fonts.ctypes.util, "find_library", lambda name: None)
+    cid_fonts._harfbuzz.cache_clear()
+    try:
+        assert cid_fonts._harfbuzz() is None
+    finally:
+        cid_fonts._harfbuzz.cache_clear()

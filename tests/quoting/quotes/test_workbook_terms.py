@@ -123,6 +123,17 @@ def test_the_additional_terms_print_in_the_workbooks_language(world):
     assert rows_with(chinese, "补充条款", column="B") and rows_with(chinese, "付款计划", column="B")
     assert rows_with(chinese, "深圳完税交货。", column="B")
     assert not rows_with(chinese, "Delivery DDP", column="B")
+    # The schedule keeps a standard milestone by its key; the sheet names it in its language.
+    assert rows_with(chinese, "下单时", column="B") and not rows_with(
+        chinese, "On order", column="B"
+    )
+
+
+def test_a_long_additional_terms_text_keeps_its_row_within_excels_tallest(world):
+    quote = _quote_of(world, "1000.00", [("On order", "100")], additional_terms="Clause.\n" * 250)
+    terms = _book(world, quote, "en")["Terms"]
+    row = rows_with(terms, "Clause.", column="B")[0]
+    assert terms.row_dimensions[row].height == 409
 
 
 def test_terms_written_in_one_language_print_in_both(world):
