@@ -135,54 +135,57 @@ class Tab:
         self.settle()
 
 
+# One test per language and width: four that xdist can share between its workers, each about
+# a quarter of the 85 s the one test took, rather than one that ends the run alone.
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("language", LANGUAGES)
 def test_no_page_logs_a_console_error_in_either_language_on_a_desk_or_a_phone(
-    portal, browser, live_server
+    portal, browser, live_server, language, width
 ):
     world, staff, manager, open_token, accepted_token = portal
     base, errors, visited = live_server.url, [], 0
-    for language in LANGUAGES:
-        speaking(world.sales, language)
-        speaking(world.manager, language)
-        for width, viewport in WIDTHS.items():
-            label = f"{language} {width}"
-            for username, paths in (("wang", staff), ("zhao", manager)):
-                tab = Tab(browser, viewport, label)
-                sign_in_as(tab.page, base, username)
-                for path in paths:
-                    tab.visit(base, path)
-                    visited += 1
-                errors += tab.errors
-                tab.context.close()
+    viewport = WIDTHS[width]
+    speaking(world.sales, language)
+    speaking(world.manager, language)
+    label = f"{language} {width}"
+    for username, paths in (("wang", staff), ("zhao", manager)):
+        tab = Tab(browser, viewport, label)
+        sign_in_as(tab.page, base, username)
+        for path in paths:
+            tab.visit(base, path)
+            visited += 1
+        errors += tab.errors
+        tab.context.close()
 
-            customer = Tab(browser, viewport, label)
-            shared = f"/p/{open_token}?lang={language}"
-            customer.visit(base, shared)
-            customer.visit(base, f"/p/{open_token}/drawing?lang={language}")
-            customer.visit(base, f"/p/{accepted_token}?lang={language}")  # the as-built sign-off
-            # Accepting without ticking the agreement: the page again, the fault at its field.
-            customer.visit(base, shared)
-            page = customer.page
-            customer.at = f"{shared} (accept, not agreed)"
-            page.click("#accept summary")
-            page.fill("#id_name", "Li Wei")
-            page.evaluate("document.getElementById('accept-form').noValidate = true")
-            customer.refused_document = f"{base}/p/{open_token}/accept?lang={language}"
-            with page.expect_response(customer.refused_document) as answer:
-                page.click("#accept-form button[type=submit]:not(.recalculate)")
-            assert answer.value.status == 400  # the form again, nothing recorded
-            page.wait_for_selector("[aria-invalid=true], #accept-error")
-            customer.settle()
-            customer.refused_document = None
-            # Declining asks for a confirmation first.
-            customer.visit(base, shared)
-            customer.at = f"{shared} (decline, to confirm)"
-            page.click("#decline summary")
-            with page.expect_navigation():
-                page.click("#decline button[type=submit]")
-            page.wait_for_selector("button.danger")
-            customer.settle()
-            visited += 5
-            errors += customer.errors
-            customer.context.close()
+    customer = Tab(browser, viewport, label)
+    shared = f"/p/{open_token}?lang={language}"
+    customer.visit(base, shared)
+    customer.visit(base, f"/p/{open_token}/drawing?lang={language}")
+    customer.visit(base, f"/p/{accepted_token}?lang={language}")  # the as-built sign-off
+    # Accepting without ticking the agreement: the page again, the fault at its field.
+    customer.visit(base, shared)
+    page = customer.page
+    customer.at = f"{shared} (accept, not agreed)"
+    page.click("#accept summary")
+    page.fill("#id_name", "Li Wei")
+    page.evaluate("document.getElementById('accept-form').noValidate = true")
+    customer.refused_document = f"{base}/p/{open_token}/accept?lang={language}"
+    with page.expect_response(customer.refused_document) as answer:
+        page.click("#accept-form button[type=submit]:not(.recalculate)")
+    assert answer.value.status == 400  # the form again, nothing recorded
+    page.wait_for_selector("[aria-invalid=true], #accept-error")
+    customer.settle()
+    customer.refused_document = None
+    # Declining asks for a confirmation first.
+    customer.visit(base, shared)
+    customer.at = f"{shared} (decline, to confirm)"
+    page.click("#decline summary")
+    with page.expect_navigation():
+        page.click("#decline button[type=submit]")
+    page.wait_for_selector("button.danger")
+    customer.settle()
+    visited += 5
+    errors += customer.errors
+    customer.context.close()
     print(f"{visited} pages visited")
     assert errors == [], "\n".join(errors)
