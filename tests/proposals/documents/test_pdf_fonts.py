@@ -15,6 +15,7 @@ from pypdf.generic import DictionaryObject
 
 from proposals.documents import cid_fonts
 from proposals.documents.pdf import html_to_pdf, proposal_pdf
+from tests.conftest import service_missing
 from tests.proposals.conftest import pdf_reader, quote_rich, quote_with_lines
 
 # The faces the templates and drawings name for Latin text (static/proposal/proposal.css,
@@ -168,7 +169,7 @@ def test_the_installed_cjk_font_numbers_its_cids_as_its_glyphs():
 
     path = next(Path("/usr/share/fonts").rglob("NotoSansCJK-Regular.tt[cf]"), None)
     if path is None:
-        pytest.skip("fonts-noto-cjk is not installed")
+        service_missing("fonts-noto-cjk is not installed (apt-get install fonts-noto-cjk)")
     cff = CFFFontSet()
     cff.decompile(io.BytesIO(TTFont(path, fontNumber=0, lazy=True).reader["CFF "]), None)
     top = cff.topDictIndex[0]
