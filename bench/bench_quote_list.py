@@ -18,12 +18,11 @@ import sys
 import time
 from decimal import Decimal
 
-from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
+from benchsetup import django_ready, sized_runs  # bench/, the script's folder, is on sys.path
 
 django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import Client  # noqa: E402
 from django.utils import timezone  # noqa: E402
@@ -182,16 +181,13 @@ def measure(w: dict, size: int, repeats: int) -> None:
 def main() -> None:
     if connection.vendor != "postgresql":
         sys.exit("Set DATABASE_URL to an empty PostgreSQL database: the plans are the point.")
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    call_command("migrate", verbosity=0)
-    if Quote.objects.exists():
-        sys.exit("The database must be empty.")
-    w = world()
-    done = 0
-    for size in SIZES:
-        seed(w, done, size)
-        done = size
-        measure(w, size, repeats)
+    sized_runs(
+        world=world,
+        seed=seed,
+        measure=measure,
+        sizes=SIZES,
+        empty_message="The database must be empty.",
+    )
 
 
 if __name__ == "__main__":

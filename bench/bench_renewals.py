@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import datetime as dt
 import statistics
-import sys
 import time
 
-from benchsetup import django_ready  # bench/, the script's folder, is on sys.path
+from benchsetup import (  # bench/, the script's folder, is on sys.path
+    django_ready,
+    plan_ends,
+    sized_runs,
+)
 
 django_ready()
 
 from django.contrib.auth.models import Group  # noqa: E402
-from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import CaptureQueriesContext  # noqa: E402
 from django.utils import timezone  # noqa: E402
@@ -141,25 +143,17 @@ def measure(w: dict, size: int, repeats: int) -> None:
             f"{who:<8} {statistics.median(samples):>7.2f} {min(samples):>7.2f} "
             f"{len(captured):>7}  {queue.count}"
         )
-        if connection.vendor == "postgresql":
-            sql = captured.captured_queries[-1]["sql"]
-            with connection.cursor() as cursor:
-                cursor.execute("EXPLAIN ANALYZE " + sql)
-                plan = [row[0] for row in cursor.fetchall()]
-            print("   ", plan[0], "|", plan[-1])
+        plan_ends(captured)
 
 
 def main() -> None:
-    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 15
-    call_command("migrate", verbosity=0)
-    if Quote.objects.exists():
-        sys.exit("The database is not empty: give an empty one.")
-    w = world()
-    done = 0
-    for size in SIZES:
-        seed(w, done, size)
-        done = size
-        measure(w, size, repeats)
+    sized_runs(
+        world=world,
+        seed=seed,
+        measure=measure,
+        sizes=SIZES,
+        empty_message="The database is not empty: give an empty one.",
+    )
 
 
 if __name__ == "__main__":
