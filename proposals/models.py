@@ -64,6 +64,14 @@ class ProposalDocument(models.Model):
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
     size = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)
     render_ms = models.PositiveIntegerField(_("render time (ms)"), null=True, blank=True)
+    # Where this PDF prints its signature block, recorded as it is rendered (#27): {"page",
+    # "bbox", "page_size"} (proposals.documents.pdf.signature_block_position), {} for none. The
+    # signed copy stamps the filled block there, so a later template change cannot move the
+    # stamp off an accepted PDF's block. None: rendered before positions were recorded (the
+    # proposal is laid out again to find it).
+    signature_block = models.JSONField(
+        _("signature block position"), null=True, blank=True, editable=False
+    )
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

@@ -593,6 +593,7 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             language=document.language,
             signatures=_signature_block(acceptance),
             original=bytes(document.pdf),
+            position=document.signature_block,
         )
         # Signed last: the PAdES signature covers every byte before it, and signed_sha256 is
         # the hash of these final bytes.

@@ -28,7 +28,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
 from proposals.documents.cid_fonts import cid_fonts_packed
-from proposals.documents.selectors import proposal_content
+from proposals.documents.selectors import proposal_content, seller_for
 from proposals.documents.signed_copy import (  # noqa: F401 - known by these names here too
     signed_copy_assemble,
     signed_copy_verify,
@@ -74,7 +74,8 @@ def _inside_assets(url: str) -> bool:
 def _proposal_html(
     *, revision: QuoteRevision, language: str, draft: bool, signatures: dict | None = None
 ):
-    """`signatures`: the signed copy's filled signature block, drawn alone (signature_stamp)."""
+    """`signatures`: the signed copy's filled signature block, drawn alone (the fallback of
+    signature_stamp)."""
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         html = render_to_string(
@@ -134,10 +135,16 @@ def _html(html: str) -> ProposalHTML:
     )
 
 
+def _laid_out(html: str) -> weasyprint.Document:
+    return _html(html).render(presentational_hints=False, font_config=_font_config())
+
+
+def _written(document: weasyprint.Document) -> bytes:
+    return document.write_pdf(presentational_hints=False, finisher=cid_fonts_packed)
+
+
 def html_to_pdf(html: str) -> bytes:
-    return _html(html).write_pdf(
-        presentational_hints=False, font_config=_font_config(), finisher=cid_fonts_packed
-    )
+    return _written(_laid_out(html))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +153,8 @@ class RenderedProposal:
     content_sha256: str  # of the revision and lines this PDF was rendered from
     frozen: bool  # the revision read was frozen (sent)
     sent_sha256: str  # the fingerprint stored when it was frozen ("" for a draft)
+    # Where this PDF prints its signature block (signature_block_position); {}: it prints none.
+    signature_block: dict = dataclasses.field(default_factory=dict)
 
 
 def proposal_rendered(
@@ -154,11 +163,13 @@ def proposal_rendered(
     """The proposal PDF with what it was rendered from. `draft`: "Draft — not an offer" on
     every page (a preview of a revision still being edited)."""
     content, html = _proposal_html(revision=revision, language=language, draft=draft)
+    document = _laid_out(html)
     return RenderedProposal(
-        pdf=html_to_pdf(html),
+        pdf=_written(document),
         content_sha256=content.content_sha256,
         frozen=content.revision.is_frozen,
         sent_sha256=content.revision.content_sha256,
+        signature_block=signature_block_position(document),
     )
 
 
@@ -170,34 +181,27 @@ def proposal_pdf(*, revision: QuoteRevision, language: str, draft: bool = False)
 
 # WeasyPrint lays out in CSS pixels; the PDF counts points (72 a inch, 96 pixels).
 _POINTS_PER_PX = 0.75
+STAMP_TEMPLATE = "proposals/signature_stamp.html"
 
 
 @dataclasses.dataclass(frozen=True)
 class SignatureStamp:
-    """The proposal's signature block filled in, drawn alone: page `page` (from 0) of `pdf` is
-    the proposal laid out again with everything hidden but the filled values, which land where
-    the accepted PDF has its blank block; `bbox` is that block in the page's own space (PDF
-    points, from the bottom left), outside which the stamp draws nothing."""
+    """The proposal's signature block filled in, drawn alone, to go over page `page` (from 0)
+    of the accepted PDF: `bbox` is the block there, in the page's own space (PDF points, from
+    the bottom left), outside which the stamp draws nothing. The drawing is page `pdf_page` of
+    `pdf`, moved by `offset` (points): the block rendered on a page of its own size is moved to
+    the block's corner; the proposal laid out again (the fallback) is not moved."""
 
     page: int
     bbox: tuple[float, float, float, float]
     pdf: bytes
+    pdf_page: int = 0
+    offset: tuple[float, float] = (0.0, 0.0)
 
 
-def signature_stamp(
-    *, revision: QuoteRevision, language: str, signatures: dict, original: bytes
-) -> SignatureStamp | None:
-    """The filled signature block of the revision's proposal, to draw over `original` (the
-    accepted PDF). Laid out from the same frozen revision and template, so its block falls on
-    the same page at the same place; the values take no room (absolutely placed), so filling
-    the block moves nothing. None when the proposal prints no block, or when the accepted
-    PDF's page of the block does not show it (rendered by another layout: a misplaced stamp
-    is worse than none; the certificate still records the signatures)."""
-    _content, html = _proposal_html(
-        revision=revision, language=language, draft=False, signatures=signatures
-    )
-    document = _html(html).render(presentational_hints=False, font_config=_font_config())
-    found = next(
+def _signature_block_box(document: weasyprint.Document):
+    """(page number from 0, page, the table's box) of the proposal's signature block, or None."""
+    return next(
         (
             (number, page, box)
             for number, page in enumerate(document.pages)
@@ -207,6 +211,104 @@ def signature_stamp(
         ),
         None,
     )
+
+
+def _points(page, block) -> tuple[float, ...]:
+    """The block's margin box in the page's PDF space: points, from the bottom left."""
+    left, top = block.position_x, block.position_y
+    right, bottom = left + block.margin_width(), top + block.margin_height()
+    return tuple(
+        round(value * _POINTS_PER_PX, 2)
+        for value in (left, page.height - bottom, right, page.height - top)
+    )
+
+
+def signature_block_position(document: weasyprint.Document) -> dict:
+    """Where the laid-out proposal prints its signature block, recorded with the PDF when it is
+    rendered (ProposalDocument.signature_block): {"page": from 0, "bbox": [x0, y0, x1, y1] in
+    PDF points from the bottom left, "page_size": [width, height] in points}; {} when it prints
+    none. The stamp is drawn there later, whatever the templates have become by then."""
+    found = _signature_block_box(document)
+    if found is None:
+        return {}
+    number, page, block = found
+    return {
+        "page": number,
+        "bbox": list(_points(page, block)),
+        "page_size": [
+            round(page.width * _POINTS_PER_PX, 2),
+            round(page.height * _POINTS_PER_PX, 2),
+        ],
+    }
+
+
+def signature_stamp(
+    *,
+    revision: QuoteRevision,
+    language: str,
+    signatures: dict,
+    original: bytes,
+    position: dict | None = None,
+) -> SignatureStamp | None:
+    """The filled signature block of the revision's proposal, to draw over `original` (the
+    accepted PDF) at `position`, the block's place recorded when `original` was rendered
+    (signature_block_position): only the block is rendered, on a page of its own size, so a
+    later change of the templates cannot move the stamp off the printed block, and a stamp
+    costs a small render, not the whole proposal's. None when the proposal prints no block
+    ({}), or when `original` has no page of the recorded size there (a misplaced stamp is worse
+    than none; the certificate still records the signatures).
+
+    `position` None: a PDF rendered before positions were recorded; the proposal is laid out
+    again (_signature_stamp_relaid), as before."""
+    if position is None:
+        return _signature_stamp_relaid(
+            revision=revision, language=language, signatures=signatures, original=original
+        )
+    if not position:
+        return None
+    number, bbox = position["page"], tuple(float(v) for v in position["bbox"])
+    pages = PdfReader(io.BytesIO(original)).pages
+    box = pages[number].mediabox if number < len(pages) else None
+    recorded = [float(v) for v in position["page_size"]]
+    if (
+        box is None
+        or max(abs(float(box.width) - recorded[0]), abs(float(box.height) - recorded[1])) > 0.5
+    ):
+        logger.warning("%s: the accepted PDF has no page %s of the recorded size", revision, number)
+        return None
+    width, height = bbox[2] - bbox[0], bbox[3] - bbox[1]
+    quote = revision.quote
+    with translation.override(language):
+        html = render_to_string(
+            STAMP_TEMPLATE,
+            {
+                "language": language,
+                "page_size": f"{width:.2f}pt {height:.2f}pt",
+                "signatures": signatures,
+                "s": seller_for(owner=quote.owner, language=language),
+                "q": quote,
+            },
+        )
+    return SignatureStamp(
+        page=number, bbox=bbox, pdf=html_to_pdf(html), pdf_page=0, offset=(bbox[0], bbox[1])
+    )
+
+
+def _signature_stamp_relaid(
+    *, revision: QuoteRevision, language: str, signatures: dict, original: bytes
+) -> SignatureStamp | None:
+    """The fallback for an accepted PDF without a recorded position (rendered before they were
+    recorded, #27): the whole proposal laid out again from the same frozen revision with today's
+    templates, everything hidden but the filled values (absolutely placed, they move nothing),
+    its block found, and kept only if the accepted PDF's page of the block shows the block's
+    label (a later layout that moved the block to another page: no stamp rather than a
+    misplaced one). A block moved on its own page is not caught: the reason places are now
+    recorded when the PDF is rendered. Kept so that nothing accepted before then breaks."""
+    _content, html = _proposal_html(
+        revision=revision, language=language, draft=False, signatures=signatures
+    )
+    document = _laid_out(html)
+    found = _signature_block_box(document)
     if found is None:
         return None
     number, page, block = found
@@ -216,13 +318,9 @@ def signature_stamp(
     if number >= len(pages) or label not in "".join((pages[number].extract_text()).split()):
         logger.warning("%s: the accepted PDF shows no signature block on page %s", revision, number)
         return None
-    left, top = block.position_x, block.position_y
-    right, bottom = left + block.margin_width(), top + block.margin_height()
-    bbox = tuple(
-        round(value * _POINTS_PER_PX, 2)
-        for value in (left, page.height - bottom, right, page.height - top)
+    return SignatureStamp(
+        page=number, bbox=_points(page, block), pdf=_written(document), pdf_page=number
     )
-    return SignatureStamp(page=number, bbox=bbox, pdf=document.write_pdf(finisher=cid_fonts_packed))
 
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"

@@ -290,6 +290,7 @@ def proposal_render(*, document_id: int) -> str | None:
             size=len(pdf),
             content_sha256=rendered.content_sha256,
             render_ms=round((time.monotonic() - started) * 1000),
+            signature_block=rendered.signature_block,
             error="",
             finished_at=timezone.now(),
             updated_at=timezone.now(),

@@ -92,9 +92,15 @@ def signed_copy_assemble(*, original: bytes, certificate: bytes, stamp=None) -> 
 
 
 def _stamp(writer: PdfWriter, stamp) -> None:
-    filled = PdfReader(io.BytesIO(stamp.pdf)).pages[stamp.page]
+    filled = PdfReader(io.BytesIO(stamp.pdf)).pages[stamp.pdf_page]
+    drawing = filled.get_contents().get_data()
+    if any(stamp.offset):
+        # The block rendered on a page of its own: moved to the block's corner by the drawing
+        # itself, not by a /Matrix (the check refuses a stamp placed by one), so its /BBox
+        # stays in the page's own space.
+        drawing = b"1 0 0 1 %.2f %.2f cm\n" % tuple(stamp.offset) + drawing
     form = DecodedStreamObject()
-    form.set_data(filled.get_contents().get_data())
+    form.set_data(drawing)
     form.update(
         {
             NameObject("/Type"): NameObject("/XObject"),
