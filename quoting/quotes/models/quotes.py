@@ -586,6 +586,14 @@ def choice_label(alternative: str, optional: int) -> str:
     return " + ".join(parts) or translation.gettext("as quoted")
 
 
+def worst_choice_words(key, text: str) -> str:
+    """An approval's worst configuration in the active language from its key
+    (Approval.worst_choice_key); `text`, the requester's words, for a request kept before keys."""
+    if not isinstance(key, dict):
+        return text
+    return choice_label(str(key.get("alternative") or ""), int(key.get("optional") or 0))
+
+
 class ApprovalDecision(models.TextChoices):
     PENDING = "pending", _("Pending")
     APPROVED = "approved", _("Approved")
@@ -654,10 +662,7 @@ class Approval(models.Model):
     @property
     def worst_choice_shown(self) -> str:
         """The worst configuration in the active language; a request kept before as its text."""
-        key = self.worst_choice_key
-        if not isinstance(key, dict):
-            return self.worst_choice
-        return choice_label(str(key.get("alternative") or ""), int(key.get("optional") or 0))
+        return worst_choice_words(self.worst_choice_key, self.worst_choice)
 
 
 ROLE_CHOICES = [
