@@ -33,6 +33,7 @@ from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
 from quoting.engine.drawing import drawing_fonts_current
 from quoting.engine.money import milestone_amounts
+from quoting.engine.written import CHINESE, written_either, written_in
 from quoting.quotes import content_hash
 from quoting.quotes.models import (
     SECTION_ORDER,
@@ -319,10 +320,12 @@ def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offere
             terms = support_terms(product, area=area) if category == Category.SUPPORT else []
         promise = ""
         if category == Category.SUPPORT and not terms:
-            described = (chinese and product.description_zh) or product.description_en
-            promise = CATALOG_NOTE.sub("", described).strip()
+            described = written_either(
+                (chinese and product.description_zh) or "", product.description_en, CHINESE
+            )
+            promise = written_in(CATALOG_NOTE.sub("", described).strip(), described.language)
         offered = Offered(
-            (chinese and product.name_zh) or ln.description,
+            written_either((chinese and product.name_zh) or "", ln.description, CHINESE),
             promise,
             terms,
             optional=is_optional,
