@@ -3,6 +3,8 @@ from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from quoting.engine.written import CHINESE, ENGLISH, WrittenIn, written_in
+
 # Staff roles are Django groups, so admins manage them without code.
 SALES = "sales"
 SALES_MANAGER = "sales-manager"
@@ -186,14 +188,22 @@ class CompanyProfile(models.Model):
         self.pk = self.SINGLETON_PK  # one seller: a second save edits the same row
         super().save(*args, **kwargs)
 
-    def legal_name_for(self, language: str) -> str:
-        return (language.startswith("zh") and self.legal_name_zh) or self.legal_name_en
+    # In `language`, else in English, with the language it is written in (a page in the other
+    # language marks it: quoting.engine.written).
+    def legal_name_for(self, language: str) -> WrittenIn:
+        return _in(language, self.legal_name_zh, self.legal_name_en)
 
-    def address_for(self, language: str) -> str:
-        return (language.startswith("zh") and self.address_zh) or self.address_en
+    def address_for(self, language: str) -> WrittenIn:
+        return _in(language, self.address_zh, self.address_en)
 
-    def bank_name_for(self, language: str) -> str:
-        return (language.startswith("zh") and self.bank_name_zh) or self.bank_name
+    def bank_name_for(self, language: str) -> WrittenIn:
+        return _in(language, self.bank_name_zh, self.bank_name)
 
-    def service_area_for(self, language: str) -> str:
-        return (language.startswith("zh") and self.service_area_zh) or self.service_area_en
+    def service_area_for(self, language: str) -> WrittenIn:
+        return _in(language, self.service_area_zh, self.service_area_en)
+
+
+def _in(language: str, chinese: str, english: str) -> WrittenIn:
+    if language.startswith("zh") and chinese:
+        return written_in(chinese, CHINESE)
+    return written_in(english, ENGLISH)

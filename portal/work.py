@@ -26,7 +26,13 @@ from django.utils import timezone
 
 from portal.models import SALES, SALES_MANAGER, User
 from proposals.models import ShareLink
-from quoting.quotes.models import Approval, ApprovalDecision, Quote, QuoteStatus
+from quoting.quotes.models import (
+    Approval,
+    ApprovalDecision,
+    Quote,
+    QuoteStatus,
+    worst_choice_words,
+)
 from quoting.quotes.permissions import approval_beyond, approvals_to_decide
 from quoting.quotes.renewals import RenewalQueue, renewal_queue
 from quoting.quotes.selectors import CURRENT_REVISION_SNAPSHOTS, quotes_visible_to
@@ -59,7 +65,8 @@ class WorkCounts:
 class WorkQueues:
     counts: WorkCounts
     # annotated: requested_by_name, requested_at, requested_discount, requested_margin,
-    # requested_worst (the worst choice the link offers), requested_role, beyond_my_limit
+    # requested_worst (the worst choice the link offers, in the reader's language),
+    # requested_role, beyond_my_limit
     approvals: list[Quote]
     expiring: list[Quote]
     unanswered: list[Quote]  # annotated: last_opened
@@ -153,7 +160,8 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
                 requested_at=Subquery(pending.values("requested_at")[:1]),
                 requested_discount=Subquery(pending.values("discount_percent")[:1]),
                 requested_margin=Subquery(pending.values("margin_percent")[:1]),
-                requested_worst=Subquery(pending.values("worst_choice")[:1]),
+                requested_worst_text=Subquery(pending.values("worst_choice")[:1]),
+                requested_worst_key=Subquery(pending.values("worst_choice_key")[:1]),
                 requested_role=Subquery(pending.values("required_role")[:1]),
                 requested_by_name=Subquery(pending.values("requested_by__username")[:1]),
             )
@@ -162,6 +170,10 @@ def work_queues(*, user: User, today: dt.date | None = None) -> WorkQueues:
         beyond = approval_beyond(user=user)
         for quote in approvals:  # they may still reject it, or leave it to a higher approver
             quote.beyond_my_limit = beyond(quote.requested_role)
+            # In the reader's language, not the requester's (kept by key since quoting/0025).
+            quote.requested_worst = worst_choice_words(
+                quote.requested_worst_key, quote.requested_worst_text
+            )
     expiring = []
     if counts.expiring:
         expiring = list(

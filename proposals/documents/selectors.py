@@ -31,7 +31,9 @@ from proposals.models import (
 from quoting.designs.services.tco import tco_charts_shown, tco_options_shown, tco_presented
 from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
+from quoting.engine.drawing import drawing_fonts_current
 from quoting.engine.money import milestone_amounts
+from quoting.engine.written import CHINESE, written_either, written_in
 from quoting.quotes import content_hash
 from quoting.quotes.models import (
     SECTION_ORDER,
@@ -318,10 +320,12 @@ def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offere
             terms = support_terms(product, area=area) if category == Category.SUPPORT else []
         promise = ""
         if category == Category.SUPPORT and not terms:
-            described = (chinese and product.description_zh) or product.description_en
-            promise = CATALOG_NOTE.sub("", described).strip()
+            described = written_either(
+                (chinese and product.description_zh) or "", product.description_en, CHINESE
+            )
+            promise = written_in(CATALOG_NOTE.sub("", described).strip(), described.language)
         offered = Offered(
-            (chinese and product.name_zh) or ln.description,
+            written_either((chinese and product.name_zh) or "", ln.description, CHINESE),
             promise,
             terms,
             optional=is_optional,
@@ -359,13 +363,14 @@ def support_terms(product, *, area: str) -> list[str]:
 
 
 def _rack_figures(racks: dict | None, language: str) -> list[tuple[str, str, int]]:
-    """The elevations kept in the reader's language (else the first kept), with their racks."""
+    """The elevations kept in the reader's language (else the first kept), with their racks,
+    set in today's fonts."""
     kept = (racks or {}).get("elevations")
     if not kept:
         return []
     svgs = kept.get(language) or next(iter(kept.values()))
     return [
-        (svg_data_uri(svg), figure["racks"], figure["count"])
+        (svg_data_uri(drawing_fonts_current(svg)), figure["racks"], figure["count"])
         for svg, figure in zip(svgs, racks["figures"], strict=True)
     ]
 

@@ -644,12 +644,34 @@ class EventSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class WorstChoiceKeySerializer(serializers.Serializer):
+    alternative = serializers.CharField(
+        help_text="The alternative's name, as the quote names it; empty: the quote as quoted."
+    )
+    optional = serializers.IntegerField(min_value=0, help_text="How many optional items it adds.")
+
+
 class ApprovalSerializer(serializers.ModelSerializer):
     quote = serializers.IntegerField(source="revision.quote_id")
     quote_number = serializers.CharField(source="revision.quote.number")
     revision = serializers.IntegerField(source="revision.number")
     requested_by = serializers.CharField(source="requested_by.username")
     decided_by = serializers.CharField(source="decided_by.username", allow_null=True, default=None)
+    # Worded in the request's language (Accept-Language), not the requester's: the key is kept.
+    worst_choice = serializers.CharField(
+        source="worst_choice_shown",
+        read_only=True,
+        help_text="The configuration furthest beyond the rule, worded in the request's language "
+        "(Accept-Language: en or zh-hans; default English). A request made before "
+        "2026-12-07 (worst_choice_key null) keeps the requester's words.",
+    )
+    worst_choice_key = WorstChoiceKeySerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The same configuration by key, the same in every language: the alternative it "
+        "takes (empty: as quoted) and how many optional items it adds. Null on a request "
+        "made before 2026-12-07.",
+    )
 
     class Meta:
         model = Approval
@@ -663,6 +685,7 @@ class ApprovalSerializer(serializers.ModelSerializer):
             "discount_percent",
             "margin_percent",
             "worst_choice",
+            "worst_choice_key",
             "required_role",
             "request_note",
             "decision",
@@ -676,7 +699,6 @@ class ApprovalSerializer(serializers.ModelSerializer):
                 "help_text": "The lowest margin of any configuration the link offers; null "
                 "without a known cost, or for a user who may not see margins."
             },
-            "worst_choice": {"help_text": "The configuration furthest beyond the rule."},
             "required_role": {"help_text": "The role the gate sent the request to."},
         }
 

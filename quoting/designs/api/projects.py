@@ -26,6 +26,7 @@ from quoting.customers.selectors import customers_visible_to, projects_visible_t
 from quoting.customers.services import project_create, project_delete, project_update
 from quoting.designs.api.designs import DesignOnSiteSerializer, workload_field
 from quoting.designs.models import SavedDesign
+from quoting.designs.services.designs import messages_worded
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import design_snapshot_current
 from quoting.engine.fabric import FabricRequirements
@@ -123,11 +124,24 @@ class SavedDesignInputSerializer(DesignOnSiteSerializer):
         "type": "object",
         "additionalProperties": True,
         "description": "The design as computed then (the keys of POST /designs/; "
-        "a snapshot older than a key lacks it).",
+        "a snapshot older than a key lacks it). Its warnings and advice are worded in the "
+        "request's language (Accept-Language), from the messages the snapshot keeps.",
     }
 )
 class DesignSnapshotField(serializers.JSONField):
-    """Returned as stored: a snapshot never changes after it is saved."""
+    """Returned as stored (a snapshot never changes after it is saved), but for its warnings and
+    advice: worded in the request's language from the engine's messages the snapshot keeps
+    beside it (engine_messages); a snapshot kept without them gives its stored English."""
+
+    def get_attribute(self, design):
+        return design
+
+    def to_representation(self, design):
+        result, kept = design.result, design.engine_messages
+        if not isinstance(result, dict) or not isinstance(kept, dict):
+            return result
+        worded = {key: messages_worded(kept[key]) for key in ("warnings", "advice") if key in kept}
+        return {**result, **worded}
 
 
 @extend_schema_field(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from django.utils.translation import gettext
+
 from catalog.models import Category, Product
 from catalog.selectors import product_specs
 from quoting.designs.selectors import PricedBom, bom_priced
@@ -197,6 +199,12 @@ def message_json(message: Message) -> dict:
 
 def message_from_json(data) -> Message | str:
     return Message.from_json(data)
+
+
+def messages_worded(kept: list | None) -> list[str]:
+    """Kept messages (message_json) in the active language; one kept as text reads as it is."""
+    worded = (message_from_json(data) for data in kept or [])
+    return [m.render(gettext) if isinstance(m, Message) else m for m in worded]
 
 
 def design_messages_json(design: FabricDesign) -> dict:

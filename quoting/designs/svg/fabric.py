@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
-from quoting.engine.drawing import SVG_FONT_FAMILY
+from quoting.engine.drawing import SVG_FONT_FAMILY, drawing_fonts_current
 from quoting.engine.fabric.design import FabricDesign
 from quoting.engine.fabric.topology import ceil_div
 from quoting.engine.messages import gettext_noop
@@ -214,8 +214,8 @@ def _storage_parts(
 
 def drawing_in(drawings: dict | None, drawing: str, language: str) -> str:
     """A kept drawing in `language`: from the drawings in each language, else the one drawing
-    kept (designs saved before drawings were kept per language)."""
-    return (drawings or {}).get(language) or drawing
+    kept (designs saved before drawings were kept per language), set in today's fonts."""
+    return drawing_fonts_current((drawings or {}).get(language) or drawing)
 
 
 def fabric_svg(design: FabricDesign, translate: Translate | None = None) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Collection
 from decimal import Decimal
 from xml.sax.saxutils import escape, quoteattr
 
-from quoting.engine.drawing import SVG_FONT_FAMILY
+from quoting.engine.drawing import SVG_FONT_FAMILY, drawing_fonts_current
 from quoting.engine.messages import gettext_noop
 from quoting.engine.tco import TcoResult
 from quoting.engine.tco.names import option_name_message
@@ -151,10 +151,12 @@ def _label(name: str, tr: Translate, unpriced: Collection[str]) -> str:
 
 def chart_in(chart: str | dict[str, str], language: str) -> str:
     """A kept chart in `language`: charts are kept drawn in each language (older snapshots kept
-    one drawing, which is all there is)."""
+    one drawing, which is all there is), set in today's fonts."""
     if isinstance(chart, str):
-        return chart
-    return chart.get(language) or chart.get("en") or next(iter(chart.values()), "")
+        return drawing_fonts_current(chart)
+    return drawing_fonts_current(
+        chart.get(language) or chart.get("en") or next(iter(chart.values()), "")
+    )
 
 
 def efficiency_chart(

@@ -42,6 +42,7 @@ from quoting.quotes.models.quotes import (
     schedule_keys,
     schedule_text_shown,
     spares_kit_label,
+    worst_choice_words,
 )
 
 __all__ = [
@@ -74,6 +75,7 @@ __all__ = [
     "STANDARD_MILESTONES",
     "choice_label",
     "milestone_key",
+    "worst_choice_words",
     "milestone_label",
     "schedule_keys",
     "schedule_text_shown",

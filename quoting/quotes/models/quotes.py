@@ -25,6 +25,7 @@ from quoting.customers.models import Contact, Customer, Project
 from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 from quoting.engine.spares import kit_of
+from quoting.engine.written import CHINESE, ENGLISH, written_either, written_in
 
 PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
@@ -393,10 +394,10 @@ class QuoteRevision(models.Model):
     def additional_terms_for(self, language: str) -> str:
         """The additional terms a reader in `language` is shown: the text in their language,
         else the other one's (a term written once binds in either language; leaving it out
-        would print an offer without it)."""
+        would print an offer without it), with the language it is written in."""
         if language.startswith("zh"):
-            return self.additional_terms_zh or self.additional_terms
-        return self.additional_terms or self.additional_terms_zh
+            return written_either(self.additional_terms_zh, self.additional_terms, CHINESE)
+        return written_either(self.additional_terms, self.additional_terms_zh, ENGLISH)
 
 
 class QuoteLine(models.Model):
@@ -502,7 +503,11 @@ class QuoteLine(models.Model):
         kit = kit_of(self.role)
         if kit is not None and self.product_id:  # rebuilt in the reader's language
             return spares_kit_label(*kit, name=name or self.product.name)
-        return name or self.description
+        if name:
+            return written_in(name, CHINESE)
+        if self.product_id:  # the catalog's English name, as the line was made with it
+            return written_in(self.description, ENGLISH)
+        return self.description
 
 
 # The usual milestones' names. Kept by these keys (the English msgid) and shown in the reader's
@@ -586,6 +591,14 @@ def choice_label(alternative: str, optional: int) -> str:
     return " + ".join(parts) or translation.gettext("as quoted")
 
 
+def worst_choice_words(key, text: str) -> str:
+    """An approval's worst configuration in the active language from its key
+    (Approval.worst_choice_key); `text`, the requester's words, for a request kept before keys."""
+    if not isinstance(key, dict):
+        return text
+    return choice_label(str(key.get("alternative") or ""), int(key.get("optional") or 0))
+
+
 class ApprovalDecision(models.TextChoices):
     PENDING = "pending", _("Pending")
     APPROVED = "approved", _("Approved")
@@ -654,10 +667,7 @@ class Approval(models.Model):
     @property
     def worst_choice_shown(self) -> str:
         """The worst configuration in the active language; a request kept before as its text."""
-        key = self.worst_choice_key
-        if not isinstance(key, dict):
-            return self.worst_choice
-        return choice_label(str(key.get("alternative") or ""), int(key.get("optional") or 0))
+        return worst_choice_words(self.worst_choice_key, self.worst_choice)
 
 
 ROLE_CHOICES = [

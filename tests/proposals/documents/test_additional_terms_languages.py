@@ -43,14 +43,19 @@ def test_each_language_prints_its_own_text(world):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    ("terms", "text"),
-    [({"additional_terms": ENGLISH}, ENGLISH), ({"additional_terms_zh": CHINESE}, CHINESE)],
+    ("terms", "text", "own", "other", "lang"),
+    [
+        ({"additional_terms": ENGLISH}, ENGLISH, "en", "zh-hans", "en"),
+        ({"additional_terms_zh": CHINESE}, CHINESE, "zh-hans", "en", "zh-Hans"),
+    ],
 )
-def test_a_text_written_in_one_language_prints_in_both(world, terms, text):
+def test_a_text_written_in_one_language_prints_in_both(world, terms, text, own, other, lang):
+    """In the other language's proposal it carries its own `lang` (test_lang_marks.py)."""
     _quote, revision = _with_terms(world, **terms)
-    for language in ("en", "zh-hans"):
-        html = _terms(proposal_html(revision=revision, language=language))
-        assert f'<p class="additional-terms">{text}</p>' in html
+    html = _terms(proposal_html(revision=revision, language=own))
+    assert f'<p class="additional-terms">{text}</p>' in html
+    html = _terms(proposal_html(revision=revision, language=other))
+    assert f'<p class="additional-terms"><span lang="{lang}">{text}</span></p>' in html
 
 
 @pytest.mark.django_db

@@ -206,3 +206,40 @@ def test_a_machine_without_harfbuzzs_subsetter_is_told_and_keeps_the_fonts(monke
         assert cid_fonts._harfbuzz() is None
     finally:
         cid_fonts._harfbuzz.cache_clear()
+
+
+def _as_stored_before(svg: str) -> str:
+    """A drawing as it was stored before the drawings named SVG_FONT_FAMILY: the bare family."""
+    from quoting.engine.drawing import SVG_FONT_FAMILY
+
+    assert SVG_FONT_FAMILY in svg
+    return svg.replace(SVG_FONT_FAMILY, "sans-serif")
+
+
+def test_a_design_stored_with_the_bare_family_prints_in_chinese_with_one_cjk_family(world, seeded):
+    """Drawings are read in today's fonts (quoting.engine.drawing.drawing_fonts_current); what was
+    stored stays as it was."""
+    from quoting.quotes.models import QuoteRevision
+
+    quote = quote_rich(world, language="zh-hans")
+    revision = quote.current_revision
+    drawings = {k: _as_stored_before(svg) for k, svg in revision.design_drawings.items()}
+    racks = revision.design_racks
+    racks["elevations"] = {
+        k: [_as_stored_before(svg) for svg in svgs] for k, svgs in racks["elevations"].items()
+    }
+    QuoteRevision.objects.filter(pk=revision.pk).update(
+        design_drawing=drawings["en"],
+        design_drawings=drawings,
+        design_racks=racks,
+        tco_snapshot=None,  # no figures: the kept charts print
+        tco_charts=[
+            {k: _as_stored_before(svg) for k, svg in chart.items()} for chart in revision.tco_charts
+        ],
+    )
+    revision.refresh_from_db()
+
+    pdf = proposal_pdf(revision=revision, language="zh-hans")
+
+    assert _cjk_families(pdf) == ONE_CJK_FAMILY, _families(pdf)
+    assert "sans-serif;" in QuoteRevision.objects.get(pk=revision.pk).design_drawings["zh-hans"]

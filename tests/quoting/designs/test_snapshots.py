@@ -462,3 +462,28 @@ def test_a_write_that_leaves_the_prices_as_they_were_computes_no_tco_and_draws_n
     assert (tco.call_count, charts.call_count) == (0, 0)
     quote.refresh_from_db()
     assert quote.current_revision.tco_snapshot == priced and quote.current_revision.is_frozen
+
+
+def test_the_api_words_a_saved_designs_warnings_in_the_requests_language(world):
+    """The snapshot keeps the engine's messages beside the English result (engine_messages): the
+    API words them as the request asks (#27 item 4); one kept without them reads as stored."""
+    from quoting.engine.messages import message
+
+    saved = _saved(world)
+    kept = message("{sku} has its compute NICs built in: no NIC cards are quoted.", sku="X-1")
+    SavedDesign.objects.filter(pk=saved.pk).update(
+        result=saved.result | {"warnings": [str(kept)], "advice": []},
+        engine_messages={"warnings": [kept.as_json()], "advice": []},
+    )
+    api = token_client(world.sales, scope="read")
+    path = f"/api/v1/projects/{world.project.pk}/designs/"
+
+    (chinese,) = api.get(path, HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    (english,) = api.get(path, HTTP_ACCEPT_LANGUAGE="en").json()
+    assert chinese["result"]["warnings"] == ["X-1 已内置计算网卡：不再报价网卡。"]
+    assert english["result"]["warnings"] == [str(kept)]
+    assert chinese["result"]["bom"] == english["result"]["bom"]  # the rest as stored
+
+    SavedDesign.objects.filter(pk=saved.pk).update(engine_messages=None)
+    (older,) = api.get(path, HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    assert older["result"]["warnings"] == [str(kept)]

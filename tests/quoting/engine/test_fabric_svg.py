@@ -79,3 +79,16 @@ def test_the_storage_drawing_is_translated(catalog):
     words = {"storage fabric": "存储网络", "{n} storage servers": "{n} 台存储服务器"}
     svg = fabric_svg(design, lambda text: words.get(text, text))
     assert "存储网络" in svg and "8 台存储服务器" in svg
+
+
+def test_a_drawing_stored_with_the_bare_family_reads_in_todays_fonts_and_only_its_style():
+    from quoting.engine.drawing import SVG_FONT_FAMILY, drawing_fonts_current
+
+    fabric = "<svg><style>text{font:12px sans-serif;fill:#1b1f24}</style><text>a</text></svg>"
+    racks = "<svg><style>text{font:10px sans-serif;fill:#1b1f24}</style></svg>"
+    chart = '<svg width="640" font-family="sans-serif"><text>font-family="sans-serif"</text></svg>'
+    assert drawing_fonts_current(fabric) == fabric.replace("sans-serif", SVG_FONT_FAMILY)
+    assert drawing_fonts_current(racks) == racks.replace("sans-serif", SVG_FONT_FAMILY)
+    assert drawing_fonts_current(chart) == chart.replace("sans-serif", SVG_FONT_FAMILY, 1)
+    today = drawing_fonts_current(fabric)
+    assert drawing_fonts_current(today) == today  # a drawing drawn today is left as it is

@@ -49,6 +49,7 @@ from quoting.quotes.services.quotes import (
     quote_update_line,
     quote_update_terms,
 )
+from tests.api_schema import assert_matches_schema
 from tests.quoting.api_world import token_client
 from tests.quoting.factories import ProductFactory, price_set, quote_reload
 
@@ -379,6 +380,45 @@ def test_the_worst_choice_is_kept_by_key_and_read_in_the_managers_language(clien
     Approval.objects.filter(pk=approval.pk).update(worst_choice_key=None)
     page = client.get(f"/quotes/{quote.pk}/").content.decode()
     assert "链接提供的最不利选择：alternative “Bigger”。" in page
+
+
+def test_the_api_words_the_worst_choice_in_the_requests_language_and_gives_its_key(quote, world):
+    """The API reads the kept key in the language the request asks for (Accept-Language), as
+    the pages read it in the reader's (#27 item 4); a request kept before the key reads as its
+    text, with a null key."""
+    _alternative(quote, "Bigger", unit_price="10000.00", list_price="10000.00", discount="12")
+    quote_request_approval(
+        quote=quote_reload(quote), user=world.sales, expected_version=quote_reload(quote).version
+    )
+    api = token_client(world.manager, scope="read")
+    chinese = api.get("/api/v1/approvals/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert_matches_schema(chinese.json(), "/api/v1/approvals/")
+    (row,) = chinese.json()["results"]
+    assert row["worst_choice"] == "替代方案“Bigger”"
+    assert row["worst_choice_key"] == {"alternative": "Bigger", "optional": 0}
+    assert chinese["Content-Language"] == "zh-hans"
+    (row,) = api.get("/api/v1/approvals/", HTTP_ACCEPT_LANGUAGE="en").json()["results"]
+    assert row["worst_choice"] == "alternative “Bigger”"
+
+    Approval.objects.filter(revision__quote=quote).update(worst_choice_key=None)
+    older = api.get("/api/v1/approvals/", HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    assert_matches_schema(older, "/api/v1/approvals/")
+    (row,) = older["results"]
+    assert row["worst_choice"] == "alternative “Bigger”" and row["worst_choice_key"] is None
+
+
+def test_the_home_page_words_the_worst_choice_in_the_managers_language(client, quote, world):
+    _alternative(quote, "Bigger", unit_price="10000.00", list_price="10000.00", discount="12")
+    quote_request_approval(
+        quote=quote_reload(quote), user=world.sales, expected_version=quote_reload(quote).version
+    )
+    world.team.members.add(world.manager)
+    world.manager.language = "zh-hans"
+    world.manager.save()
+    client.force_login(world.manager)
+    assert "最不利：替代方案“Bigger”" in client.get("/").content.decode()
+    Approval.objects.filter(revision__quote=quote).update(worst_choice_key=None)
+    assert "最不利：alternative “Bigger”" in client.get("/").content.decode()
 
 
 def test_a_largest_total_needs_its_currency_in_the_admin():
