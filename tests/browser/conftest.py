@@ -6,6 +6,7 @@ import os
 import shutil
 
 import pytest
+from pytest_django.fixtures import validate_django_db
 
 from tests.conftest import service_missing
 
@@ -135,6 +136,104 @@ def design_tco_loaded(page) -> None:
     shared with the server's thread: "database table is locked", and the next test finds the
     last one's rows)."""
     page.wait_for_selector("#design-tco table, #design-tco .error-box", timeout=30_000)
+
+
+@pytest.fixture(scope="session")
+def _shared_world_server():
+    """The live server of the modules whose tests share one committed world (`shared_world`):
+    pytest-django's own server, started apart from `live_server`, which makes every test that
+    takes it a TransactionTestCase, its tables flushed after it (1-2 s on the loaded machine)."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer("localhost")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def shared_world(django_db_setup, django_db_blocker, _shared_world_server):
+    """For a module whose tests read one expensive world through the browser (a quote sent with
+    its PDFs rendered: 10-30 s to build on the loaded machine), built once by a module fixture on
+    this one instead of once per test. Yields the live server's URL.
+
+    The database is open for the whole module, in autocommit as under `live_server`: what the
+    world's fixture and the tests write is committed and seen by the server's thread. After the
+    module's last test every table is flushed, as TransactionTestCase flushes after each test.
+
+    A test that changes what the others read (answers the offer, edits a quote) keeps a world of
+    its own. Tests on a shared world are marked `django_db(transaction=True)`, so that the test
+    database is made and they run among the committing tests, but pytest-django leaves them
+    alone (`_django_db_marker` below); they take neither `live_server`, `sign_in`, `db`,
+    `make_user` nor `seeded` (checked at collection: a rolled-back test transaction would hide
+    their rows from the server, `live_server` would flush the world after the first test).
+    `tests.conftest.user_make` and `catalog_seed` are what module fixtures build with."""
+    from django.db import connections
+
+    server = _shared_world_server
+    with django_db_blocker.unblock():
+        server._live_server_modified_settings.enable()
+        try:
+            yield server.url
+        finally:
+            server._live_server_modified_settings.disable()
+            _flush_as_after_a_transactional_test()
+            # As TransactionTestCase after a test: the next test starts on a fresh connection
+            # (and none is left open on the test database when the session drops it).
+            connections.close_all()
+
+
+def _flush_as_after_a_transactional_test() -> None:
+    """What TransactionTestCase._fixture_teardown does: every table emptied (a DELETE each,
+    tests/postgresql_delete_flush), post_migrate run again (content types, permissions, roles)."""
+    from django.core.management import call_command
+
+    call_command(
+        "flush",
+        verbosity=0,
+        interactive=False,
+        database="default",
+        reset_sequences=False,
+        allow_cascade=False,
+        inhibit_post_migrate=False,
+    )
+
+
+@pytest.fixture(autouse=True)
+def _django_db_marker(request):
+    """pytest-django's own fixture of this name (pytest_django/plugin.py), which sets a test
+    with the `django_db` mark in a TestCase (rolled back) or TransactionTestCase (flushed after
+    it), except for a test on a shared world: that mark only has pytest-django make the test
+    database and run the test among the committing ones (`make test`'s order), and the world's
+    module flushes once after its last test (`shared_world`)."""
+    if "shared_world" in request.fixturenames:
+        return
+    if request.node.get_closest_marker("django_db"):
+        request.getfixturevalue("_django_db_helper")
+
+
+_NOT_WITH_A_SHARED_WORLD = ("live_server", "transactional_db", "db", "sign_in", "make_user")
+
+
+def pytest_collection_modifyitems(items):
+    shared = {item.path for item in items if "shared_world" in getattr(item, "fixturenames", ())}
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        if item.path in shared and "shared_world" not in names:
+            # Its flush after it would empty the module's world under the tests after it.
+            raise pytest.UsageError(
+                f"{item.nodeid} is in a module of tests on a shared world, without it: "
+                "a test with a world of its own belongs in another module"
+            )
+        if "shared_world" not in names:
+            continue
+        marker = item.get_closest_marker("django_db")
+        clash = [name for name in _NOT_WITH_A_SHARED_WORLD if name in names]
+        if clash or not marker or not validate_django_db(marker)[0]:
+            raise pytest.UsageError(
+                f"{item.nodeid} takes shared_world with {clash or 'no django_db(transaction=True)'}"
+                ": a shared world's tests are marked as committing and take none of "
+                f"{_NOT_WITH_A_SHARED_WORLD} (see tests/browser/conftest.py shared_world)"
+            )
 
 
 @pytest.fixture

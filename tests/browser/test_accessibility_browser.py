@@ -8,9 +8,16 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser.conftest import assert_no_serious_axe_violations
-from tests.browser.worlds import design_page_open, quote_page_open
+from tests.browser.worlds import DeskPages, design_page_open, quote_page_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def desk(shared_world, catalog_snapshot):
+    """One world for the module's tests, which only read its pages (`DeskPages`)."""
+    return DeskPages(catalog_snapshot)
+
 
 # axe only flags these for review: an aria-describedby naming a missing element (a help text
 # rendered without its id) describes nothing to a screen reader.
@@ -45,15 +52,13 @@ def assert_accessible(page) -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_design_page_has_no_serious_accessibility_violations(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    design_page_open(page, live_server.url, make_user, language=language)
+    design_page_open(page, shared_world, desk, language=language)
     assert_accessible(page)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
-def test_the_quote_page_has_no_serious_accessibility_violations(
-    live_server, page, make_user, seeded, language
-):
-    quote_page_open(page, live_server.url, make_user, language=language)
+def test_the_quote_page_has_no_serious_accessibility_violations(shared_world, desk, page, language):
+    quote_page_open(page, shared_world, desk, language=language)
     assert_accessible(page)

@@ -6,16 +6,16 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import console_errors, design_tco_loaded
-from tests.browser.worlds import design_page_open
+from tests.browser.worlds import DeskPages, design_page_open
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_the_design_page_logs_no_console_error_through_a_live_update(
-    live_server, page, make_user, seeded
+    shared_world, catalog_snapshot, page
 ):
     errors = console_errors(page)
-    design_page_open(page, live_server.url, make_user, language="en")
+    design_page_open(page, shared_world, DeskPages(catalog_snapshot), language="en")
     with page.expect_response(lambda response: "/designs/new/" in response.url):
         page.fill("#id_server_count", "32")
     page.wait_for_selector("#design-results table")

@@ -66,7 +66,9 @@ def test_the_api_docs_render_without_inline_script(live_server, sign_in, make_us
     make_user("wang")
     page = sign_in("wang")
     page.goto(f"{live_server.url}/api/docs/")
-    page.wait_for_selector("text=FabricQuote API")
+    # Swagger UI builds the page from the schema (a large script, then the schema's request):
+    # it missed the `page` fixture's 10 s under a loaded run of the suite.
+    page.wait_for_selector("text=FabricQuote API", timeout=30_000)
 
 
 def test_an_injected_inline_script_and_htmx_eval_do_not_run(live_server, browser, make_user):

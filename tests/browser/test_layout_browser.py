@@ -11,11 +11,16 @@ from tests.browser.conftest import (
     console_errors,
     sign_in_as,
 )
-from tests.browser.worlds import DESK, design_page_open, quote_page_open, speaking
-from tests.proposals.choice_world import quote_with_choices
-from tests.quoting.factories import world_make
+from tests.browser.worlds import DESK, DeskPages, design_page_open, quote_page_open, speaking
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture(scope="module")
+def desk(shared_world, catalog_snapshot):
+    """One world for the module's tests, which only read its pages (`DeskPages`)."""
+    return DeskPages(catalog_snapshot)
+
 
 # The page's width, and the outermost elements whose right edge runs past the window.
 _OVERFLOW = """() => {
@@ -34,30 +39,29 @@ def assert_no_horizontal_overflow(page) -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_design_page_with_its_results_and_bill_of_materials_fits_a_desk_screen(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    design_page_open(page, live_server.url, make_user, language=language)
+    design_page_open(page, shared_world, desk, language=language)
     assert_no_horizontal_overflow(page)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_a_quote_with_a_proposal_and_a_share_link_fits_a_desk_screen(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    quote_page_open(page, live_server.url, make_user, language=language)
+    quote_page_open(page, shared_world, desk, language=language)
     assert_no_horizontal_overflow(page)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_a_quote_with_alternatives_fits_a_desk_screen_with_its_options_in_the_main_column(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    world = world_make(make_user)
-    speaking(world.sales, language)
-    quote = quote_with_choices(world, send=False)
+    speaking(desk.world.sales, language)
+    quote = desk.choices()
     page.set_viewport_size(DESK)
-    sign_in_as(page, live_server.url, "wang")
-    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    sign_in_as(page, shared_world, "wang")
+    page.goto(f"{shared_world}/quotes/{quote.pk}/")
     page.wait_for_selector("#quote-alternatives table")
     assert page.locator(".quote-main #quote-alternatives").count() == 1
     assert page.locator(".quote-side #quote-alternatives").count() == 0
@@ -78,14 +82,13 @@ def assert_within_the_screen(page, selector: str) -> None:
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_staff_quote_page_fits_a_phone_its_tables_scrolling_in_their_own_frames(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    world = world_make(make_user)
-    speaking(world.sales, language)
-    quote = quote_with_choices(world, send=False)
+    speaking(desk.world.sales, language)
+    quote = desk.choices()
     page.set_viewport_size(PHONE)
-    sign_in_as(page, live_server.url, "wang")
-    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    sign_in_as(page, shared_world, "wang")
+    page.goto(f"{shared_world}/quotes/{quote.pk}/")
     page.wait_for_selector("#quote-alternatives table")
     assert_no_horizontal_overflow(page)
     for selector in ("#quote-actions button[type=submit]", "#quote-totals", "#picker-q"):
@@ -107,18 +110,14 @@ def test_the_staff_quote_page_fits_a_phone_its_tables_scrolling_in_their_own_fra
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
 def test_the_managers_approval_page_fits_a_phone_with_approve_and_reject_at_hand(
-    live_server, page, make_user, seeded, language
+    shared_world, desk, page, language
 ):
-    from quoting.quotes.services.quotes import quote_request_approval
-
     errors = console_errors(page)
-    world = world_make(make_user)
-    speaking(world.manager, language)
-    quote = quote_with_choices(world, send=False)
-    quote_request_approval(quote=quote, user=world.sales, expected_version=quote.version)
+    speaking(desk.world.manager, language)
+    quote = desk.awaiting_approval()
     page.set_viewport_size(PHONE)
-    sign_in_as(page, live_server.url, "zhao")
-    page.goto(f"{live_server.url}/quotes/{quote.pk}/")
+    sign_in_as(page, shared_world, "zhao")
+    page.goto(f"{shared_world}/quotes/{quote.pk}/")
     page.wait_for_selector("#decide-form")
     assert_no_horizontal_overflow(page)
     for selector in ("#decision-reason", "#decide-form .primary", "#decide-form [formaction]"):
@@ -126,9 +125,7 @@ def test_the_managers_approval_page_fits_a_phone_with_approve_and_reject_at_hand
     assert errors == []
 
 
-def test_a_sent_quote_with_its_proposal_share_links_and_tco_fits_a_phone(
-    live_server, page, make_user, seeded
-):
-    quote_page_open(page, live_server.url, make_user, language="zh-hans")
+def test_a_sent_quote_with_its_proposal_share_links_and_tco_fits_a_phone(shared_world, desk, page):
+    quote_page_open(page, shared_world, desk, language="zh-hans")
     page.set_viewport_size(PHONE)
     assert_no_horizontal_overflow(page)

@@ -22,6 +22,7 @@ from quoting.quotes.services.quotes import (
 )
 from tests.browser.conftest import sign_in_as
 from tests.browser.worlds import speaking
+from tests.conftest import catalog_seed, user_make
 from tests.proposals.choice_world import quote_with_choices
 from tests.proposals.conftest import quote_rich
 from tests.quoting.api_world import quote_world_make
@@ -33,12 +34,17 @@ WIDTHS = {"1440": {"width": 1440, "height": 900}, "390": {"width": 390, "height"
 LANGUAGES = ("en", "zh-hans")
 
 
-@pytest.fixture
-def portal(make_user, seeded):
+@pytest.fixture(scope="module")
+def portal(shared_world, catalog_snapshot):
     """Quotes in every state a page shows: a draft, one awaiting the manager's approval, one
     sent with a design and its TCO (open on its link), one accepted with an as-built check put
-    to the customer. Returns (staff pages, manager pages, open token, accepted token)."""
-    qw = quote_world_make(make_user)
+    to the customer. Returns (staff pages, manager pages, open token, accepted token).
+
+    Built once for the module's four tests (50-60 s each on the loaded machine): they only
+    read it, the customer's two answers stopping short of recording anything (an accept
+    refused, a decline not confirmed)."""
+    catalog_seed(catalog_snapshot)
+    qw = quote_world_make(user_make)
     world = qw.world
     accepted = qw.quote
     quote_send(quote=accepted, user=world.sales, expected_version=accepted.version)
@@ -140,10 +146,10 @@ class Tab:
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_no_page_logs_a_console_error_in_either_language_on_a_desk_or_a_phone(
-    portal, browser, live_server, language, width
+    portal, browser, shared_world, language, width
 ):
     world, staff, manager, open_token, accepted_token = portal
-    base, errors, visited = live_server.url, [], 0
+    base, errors, visited = shared_world, [], 0
     viewport = WIDTHS[width]
     speaking(world.sales, language)
     speaking(world.manager, language)
