@@ -698,7 +698,16 @@ def _management_note(layout: InstallLayout) -> Iterator[str]:
             "to spare. The cords are "
             "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
         )
-    if management.inband_cables:
+    if management.inband_cables and management.inband_peer_cables:
+        yield (
+            f"\nIn-band management: {management.inband_switches // 2} MLAG pairs of in-band "
+            f"switches; each server's two in-band ports go one to each switch of its pair, and "
+            f"each pair is joined by a peer link of two cables. The "
+            f"{management.inband_cables} 100GbE cables ({management.inband_peer_cables} of "
+            "them peer links) are not in the cable schedule (no catalog part); the in-band "
+            "switches are placed in the network racks, the two of a pair one after the other.\n"
+        )
+    elif management.inband_cables:
         yield (
             f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
             "in the cable schedule (no catalog part); the in-band switches are placed in the "
