@@ -24,8 +24,14 @@ from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.fabric.design import INBAND_PEER_LINK, INBAND_UPLINKS
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.install import SiteInputs, plan_layout
-from quoting.engine.install.exports import readme_txt
-from quoting.engine.install.netbox import devices_csv
+from quoting.engine.install.exports import (
+    cable_schedule_csv,
+    ibdiagnet_topo,
+    port_map_csv,
+    readme_txt,
+)
+from quoting.engine.install.inband import TIER as INBAND_TIER
+from quoting.engine.install.netbox import cables_csv, devices_csv, interfaces_csv
 
 SN4600C = "920-9N302-00F7-0C2"  # 64 x 100GbE
 SN4600C_PORTS = 64
@@ -125,25 +131,76 @@ def test_stored_requirements_saved_before_the_field_read_as_single_and_a_request
     assert requirements_from_json(before | {"inband_redundant": True}, stored=True).inband_redundant
 
 
-@pytest.fixture(scope="module")
-def laid_out(catalog):
-    d = dgx(catalog, 64)
+def rows(chunks) -> list[dict]:
+    return list(csv.DictReader(io.StringIO("".join(chunks))))
+
+
+@pytest.fixture(scope="module", params=[True, False], ids=["pair", "single"])
+def laid_out(catalog, request):
+    d = dgx(catalog, 64, storage_servers=2, inband_redundant=request.param)
     return d, plan_layout(d, SiteInputs(rack_power_kw=40), catalog)
 
 
 def test_the_pack_racks_every_in_band_switch_and_lists_each_once_in_netbox(laid_out):
     d, layout = laid_out
     inband = [x for x in layout.devices.values() if x.role == ROLE]
-    assert len(inband) == d.management.inband_switches == 4
+    assert len(inband) == d.management.inband_switches
     assert all(x.part == SN4600C and x.rack >= 0 and x.u > 0 for x in inband)
-    devices = [row["name"] for row in csv.DictReader(io.StringIO("".join(devices_csv(layout))))]
+    devices = [row["name"] for row in rows(devices_csv(layout))]
     assert sorted(n for n in devices if n.startswith("mgmt-inband")) == sorted(
         x.name for x in inband
     )
 
 
-def test_the_pack_readme_states_the_pairs_and_their_cables(laid_out):
-    _, layout = laid_out
+def test_the_cable_schedule_has_every_in_band_cable_the_design_counts_each_port_used_once(
+    laid_out,
+):
+    d, layout = laid_out
+    schedule = [r for r in rows(cable_schedule_csv(layout)) if r["tier"] == INBAND_TIER]
+    assert len(schedule) == d.management.inband_cables  # 2 x 66 + 2 x 2, or 66
+    assert all(r["part"] == "" for r in schedule)  # reported, not quoted
+    ends = [(r["a_device"], r["a_port"]) for r in schedule]
+    ends += [(r["z_device"], r["z_port"]) for r in schedule]
+    assert len(ends) == len(set(ends)), "an in-band port cabled twice"
+    servers = [x.name for x in layout.devices.values() if x.role in ("server", "storage-server")]
+    homes: dict[str, list[str]] = {}
+    for r in schedule:
+        if r["a_device"] in servers:
+            homes.setdefault(r["a_device"], []).append(r["z_device"])
+    assert sorted(homes) == sorted(servers)  # compute and storage servers
+    lanes = 2 if d.requirements.inband_redundant else 1
+    assert all(len(set(switches)) == lanes for switches in homes.values()), "dual-homed"
+    peer = [r for r in schedule if r["a_device"] not in servers]
+    assert len(peer) == d.management.inband_peer_cables
+    # No in-band cable in the fabric's own files.
+    assert INBAND_TIER not in "".join(ibdiagnet_topo(layout))
+
+
+def test_the_port_map_and_netbox_agree_with_the_schedule_and_keep_the_uplinks_free(laid_out):
+    d, layout = laid_out
+    schedule = [r for r in rows(cable_schedule_csv(layout)) if r["tier"] == INBAND_TIER]
+    ports = rows(port_map_csv(layout))
+    inband = {x.name for x in layout.devices.values() if x.role == ROLE}
+    cabled = {(r["device"], r["port"]) for r in ports if r["device"] in inband and r["cable_id"]}
+    switch_ends = {(r["z_device"], r["z_port"]) for r in schedule}
+    switch_ends |= {(r["a_device"], r["a_port"]) for r in schedule if r["a_device"] in inband}
+    assert cabled == switch_ends
+    for name in inband:  # the last two of 64 ports: the uplinks, free
+        free = {r["port"] for r in ports if r["device"] == name and not r["cable_id"]}
+        assert {"p63", "p64"} <= free
+    interfaces = [(r["device"], r["name"]) for r in rows(interfaces_csv(layout))]
+    assert len(interfaces) == len(set(interfaces))
+    kinds = {r["type"] for r in rows(interfaces_csv(layout)) if r["device"] in inband}
+    assert kinds == {"100gbase-x-qsfp28"}
+    cables = rows(cables_csv(layout))
+    assert sum(1 for r in cables if r["label"] in {s["cable_id"] for s in schedule}) == len(
+        schedule
+    )
+
+
+def test_the_pack_readme_states_the_pairs_and_their_cables(catalog):
+    d = dgx(catalog, 64)
+    layout = plan_layout(d, SiteInputs(rack_power_kw=40), catalog)
     readme = "".join(readme_txt(layout))
-    assert "2 MLAG pairs of in-band switches" in readme
-    assert "132 100GbE cables (4 of them peer links)" in readme  # 2 x 64 + 2 x 2
+    assert "132 100GbE cables (tier inband-management)" in readme  # 2 x 64 + 2 x 2
+    assert "2 MLAG pairs of in-band switches" in readme and "(4 in all)" in readme
