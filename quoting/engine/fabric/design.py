@@ -1711,7 +1711,7 @@ def _management(
     ufm_appliances: int = 0,
     lengths: FabricLengths | None = None,
 ) -> Management:
-    """In-band (`inband_switches`). Out-of-band: one RJ45 per server BMC, per switch and per
+    """In-band: `inband_switches_for`. Out-of-band: one RJ45 per server BMC, per switch and per
     UFM appliance, each a quoted patch cord. Storage servers and storage switches count as
     servers and switches. In-band cables are reported, not quoted (no catalog part)."""
     inband_switches = inband_cables = peer_cables = oob_switches = oob_cables = 0
