@@ -36,6 +36,7 @@ ALLOWED_WORDS = {
     "HGX",
     "DGX",
     "SuperPOD",
+    "BasePOD",  # NVIDIA's DGX BasePOD reference architecture
     "Hopper",
     "Blackwell",
     "Grace",
@@ -54,6 +55,7 @@ ALLOWED_WORDS = {
     "RoCE",
     "RoCEv2",
     "RDMA",
+    "MLAG",  # multi-chassis link aggregation, named so in Chinese switch manuals too
     "Ethernet",
     "EDR",
     "HDR",

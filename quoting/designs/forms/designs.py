@@ -14,7 +14,7 @@ from quoting.designs.forms.contract import add_engine_errors, form_fields
 from quoting.designs.services.designs import design_nic_generations
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements
-from quoting.engine.fabric.requirements import check_requirements
+from quoting.engine.fabric.requirements import STORED_BEFORE_FIELDS, check_requirements
 from quoting.engine.install import SITE_FIELDS, SiteInputs
 from quoting.engine.install.site import RACK_POWER_PRESETS
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD, WORKLOAD_PRESETS
@@ -41,6 +41,7 @@ FORM_FIELDS = (
     "spine_to_core",
     "subnet_manager",
     "inband_management",
+    "inband_redundant",
     "outofband_management",
     "spares_percent",
     "storage_servers",
@@ -164,10 +165,11 @@ class DesignSaveForm(forms.Form):
 
 
 def design_form_data(requirements: dict) -> dict:
-    """Stored requirements (FabricRequirements as a dict) as the design form's submitted data."""
+    """Stored requirements (FabricRequirements as a dict) as the design form's submitted data;
+    a field added since they were stored reads as the engine's behaviour then."""
     form = DesignForm()
     data = {}
-    for name, value in requirements.items():
+    for name, value in (STORED_BEFORE_FIELDS | requirements).items():
         field = form.fields.get(name)
         if field is None or value is None:
             continue

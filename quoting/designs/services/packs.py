@@ -98,7 +98,9 @@ def design_pack_build(*, pack_id: int) -> str | None:
     started = time.monotonic()
     try:
         site = site_from_json(pack.site)
-        design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
+        design = design_compute(
+            requirements=requirements_from_json(pack.requirements, stored=True), site=site
+        )
         layout = design_install_layout(design=design, site=site)
         archive = b"".join(pack_zip_chunks(layout))
     except InvalidInput as error:

@@ -109,7 +109,7 @@ def _snapshot_values(design: SavedDesign) -> dict:
     currency = _currency(design)
     try:
         values = design_snapshot_values(
-            requirements=requirements_from_json(design.requirements),
+            requirements=requirements_from_json(design.requirements, stored=True),
             currency=currency,
             workload=design.workload,
             site=design_site_inputs(design),

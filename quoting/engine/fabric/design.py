@@ -57,8 +57,14 @@ UFM_RECOMMENDED_FROM = 300
 UFM_REQUIRED_FROM = 2000
 # A subnet manager runs as a master and a standby: two switches, two appliances, two hosts.
 HA_PAIR = 2
-# Management ports kept free on each in-band switch to reach the customer's network.
+# Management ports kept free on each in-band switch to reach the customer's network. Our rule:
+# NVIDIA's BasePOD configurations we could read give the peer link's ports, not the uplinks'.
 INBAND_UPLINKS = 2
+# An in-band MLAG pair's peer link: two 100GbE ports of each switch, one cable each, "nv set
+# interface peerlink bond member swp57" and "... swp58" in NVIDIA's DGX BasePOD deployment guide
+# ("Switch Configurations", SN4600 #1, In-band Management Switch), https://docs.nvidia.com/
+# dgx-basepod/deployment-guides/dgx-basepod-a100/latest/switch-configurations.html.
+INBAND_PEER_LINK = 2
 # Rule 5c: a scalable unit of rack-scale systems is 8 racks (NVIDIA DGX SuperPOD RA, DGX GB200,
 # "DGX SuperPOD Architecture": "a single SU (8 DGX GB200 rack systems)"), and a part-filled one
 # is built whole ("Network Fabrics": the fabric "should be designed to support the full SU,
@@ -93,9 +99,11 @@ class PreProvisioned:
 @dataclass(frozen=True, slots=True)
 class Management:
     inband_switches: int = 0
-    inband_cables: int = 0
+    inband_cables: int = 0  # server ports and peer links together
     outofband_switches: int = 0
     outofband_cables: int = 0
+    # Of inband_cables, those joining the two switches of an MLAG pair (0: single switches).
+    inband_peer_cables: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -608,6 +616,7 @@ def _design(
         non_rail_switches=non_rail_switches,
         warning_messages=(),
         advice_messages=_design_advice(req, t, chosen, storage, storage_sizing)
+        + _inband_advice(management)
         + _cords_assumed(req, lengths),
         storage=storage,
         storage_sizing=storage_sizing,
@@ -1005,6 +1014,35 @@ def _design_advice(
     if storage_sizing:
         advice += (storage_sizing_advice(req, storage_sizing),)
     return advice
+
+
+def _inband_advice(management: Management) -> tuple[Message, ...]:
+    """How the in-band network is built, since a single switch and a pair cost differently."""
+    if not management.inband_switches:
+        return ()
+    if management.inband_peer_cables:
+        return (
+            message(
+                gettext_noop(
+                    "In-band management in MLAG switch pairs, as NVIDIA's DGX BasePOD "
+                    "({switches} switches): each server's two in-band ports go one to each "
+                    "switch of its pair, so one switch can fail; each pair is joined by a peer "
+                    "link of {peer} cables."
+                ),
+                switches=management.inband_switches,
+                peer=INBAND_PEER_LINK,
+            ),
+        )
+    return (
+        message(
+            gettext_noop(
+                "In-band management on single switches ({switches} in all), one port per "
+                "server: no redundancy; NVIDIA's DGX BasePOD dual-homes each server to an MLAG "
+                "pair."
+            ),
+            switches=management.inband_switches,
+        ),
+    )
 
 
 def _rack_scale_advice(req: FabricRequirements, t: Topology, server: ProductSpec) -> Message:
@@ -1673,10 +1711,10 @@ def _management(
     ufm_appliances: int = 0,
     lengths: FabricLengths | None = None,
 ) -> Management:
-    """In-band: one 100GbE port per server. Out-of-band: one RJ45 per server BMC, per switch
-    and per UFM appliance, each a quoted patch cord. Storage servers and storage switches count
-    as servers and switches. In-band cables are reported, not quoted (no catalog part)."""
-    inband_switches = inband_cables = oob_switches = oob_cables = 0
+    """In-band: `inband_switches_for`. Out-of-band: one RJ45 per server BMC, per switch and per
+    UFM appliance, each a quoted patch cord. Storage servers and storage switches count as
+    servers and switches. In-band cables are reported, not quoted (no catalog part)."""
+    inband_switches = inband_cables = peer_cables = oob_switches = oob_cables = 0
     servers = t.servers + req.storage_servers
     storage_switches = (
         storage.leaf_count + storage.spine_count + storage.core_count if storage else 0
@@ -1685,8 +1723,23 @@ def _management(
         part = parts.pick_management_switch(catalog, "100GbE")
         if part is None:
             raise InvalidInput.field("inband_management", "the catalog has no 100GbE switch.")
-        inband_cables = servers
-        inband_switches = ceil_div(inband_cables, part.port_count - INBAND_UPLINKS)
+        reserved = INBAND_UPLINKS + (INBAND_PEER_LINK if req.inband_redundant else 0)
+        if part.port_count <= reserved:
+            raise InvalidInput.field(
+                "inband_redundant" if req.inband_redundant else "inband_management",
+                message(
+                    gettext_noop(
+                        "{sku} has {ports} ports: too few for servers beside its {reserved} "
+                        "uplink and peer-link ports."
+                    ),
+                    sku=part.part_number,
+                    ports=part.port_count,
+                    reserved=reserved,
+                ),
+            )
+        inband_switches, inband_cables, peer_cables = inband_switches_for(
+            servers, part.port_count, redundant=req.inband_redundant
+        )
         tally.add(part, inband_switches, "in-band management")
     patch_cords = 0
     if req.outofband_management:
@@ -1713,7 +1766,29 @@ def _management(
                 oob=oob_cables - patch_cords,
             )
         )
-    return Management(inband_switches, inband_cables, oob_switches, oob_cables)
+    return Management(inband_switches, inband_cables, oob_switches, oob_cables, peer_cables)
+
+
+def inband_switches_for(servers: int, ports: int, *, redundant: bool) -> tuple[int, int, int]:
+    """(switches, cables, peer-link cables) of the in-band network for `servers` servers on
+    switches of `ports` 100GbE ports.
+
+    Redundant, as NVIDIA builds it: in the DGX BasePOD deployment guide ("Network Deployment",
+    docs.nvidia.com/dgx-basepod/deployment-guide-dgx-basepod/latest/network-deploy.html) two
+    SN4600C run MLAG and "each headnode / K8s node / DGX ... [is] dual homed to the SN4600C
+    switches via bond interface": each server's two in-band ports go one to each switch of a
+    pair, and the pair is joined by a peer link of INBAND_PEER_LINK ports (swp57, swp58). Each
+    switch keeps INBAND_UPLINKS ports for the customer's network (our rule), so a pair of
+    64-port SN4600C serves 64 - 2 - 2 = 60 servers; more servers get more pairs (our rule: the
+    guide shows one pair). Single (the budget build, and every design saved before pairs):
+    one port per server, 64 - 2 = 62 servers a switch, no peer link."""
+    if not servers:
+        return 0, 0, 0
+    if not redundant:
+        return ceil_div(servers, ports - INBAND_UPLINKS), servers, 0
+    pairs = ceil_div(servers, ports - INBAND_UPLINKS - INBAND_PEER_LINK)
+    peer_cables = pairs * INBAND_PEER_LINK
+    return pairs * 2, servers * 2 + peer_cables, peer_cables
 
 
 def _patch_cord_runs(

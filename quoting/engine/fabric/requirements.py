@@ -171,6 +171,17 @@ class FabricRequirements:
     inband_management: bool = field(
         default=False, metadata=spec("bool", label=_("In-band management network"))
     )
+    # NVIDIA's BasePOD dual-homes every node to an MLAG pair of in-band switches; a single switch
+    # per group of servers is the budget build. Stored requirements saved before this field
+    # existed read as single (STORED_BEFORE_FIELDS), so their quotes do not change.
+    inband_redundant: bool = field(
+        default=True,
+        metadata=spec(
+            "bool",
+            label=_("Redundant in-band switches (MLAG pairs)"),
+            help=_("Each server on two switches, as NVIDIA's BasePOD; off: one switch."),
+        ),
+    )
     # one RJ45 per server BMC and per switch
     outofband_management: bool = field(
         default=False, metadata=spec("bool", label=_("Out-of-band management network"))
@@ -313,11 +324,20 @@ class FabricRequirements:
 REQUIREMENT_FIELDS = frozenset(f.name for f in fields(FabricRequirements))
 
 
-def requirements_from_json(data: dict) -> FabricRequirements:
+# What stored requirements (asdict of FabricRequirements: every field) saved before a field
+# existed meant by its absence: the engine's behaviour then, not today's default. A saved
+# design, quote or pack keeps its result; a request that leaves the field out gets the default.
+STORED_BEFORE_FIELDS: dict[str, object] = {"inband_redundant": False}
+
+
+def requirements_from_json(data: dict, *, stored: bool = False) -> FabricRequirements:
     """FabricRequirements from stored or posted JSON (a project's, a saved design's, an API
-    request's); unknown keys are refused, not ignored."""
+    request's); unknown keys are refused, not ignored. `stored`: saved earlier, so a field
+    added since reads as what the engine did before it (STORED_BEFORE_FIELDS)."""
     if not isinstance(data, dict):
         raise InvalidInput.field("requirements", "must be an object of requirement fields.")
+    if stored:
+        data = STORED_BEFORE_FIELDS | data
     unknown = sorted(set(data) - REQUIREMENT_FIELDS)
     if unknown:
         raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})

@@ -101,6 +101,8 @@ class AsBuiltReport:
 
 
 MANAGEMENT_TIER = "oob-management"
+# Ethernet management cables, not fabric links: no fabric discovery sees them.
+NOT_FABRIC_TIERS = (MANAGEMENT_TIER, "inband-management")
 
 # A 4-lane link's rate by lane generation (ibnetdiscover prints "4xNDR"); FDR10 runs at 10G a lane.
 RATE_4X = {
@@ -147,7 +149,7 @@ def plan_from_layout(layout) -> list[PlannedLink]:
             c.speed_gbps,
         )
         for c in layout.cables
-        if c.tier != MANAGEMENT_TIER
+        if c.tier not in NOT_FABRIC_TIERS
     ]
 
 
@@ -171,7 +173,7 @@ def plan_from_pack(directory: pathlib.Path) -> list[PlannedLink]:
     for number, row in enumerate(rows, start=2):
         if any(not row.get(c) for c in PACK_COLUMNS):
             raise InvalidInput.field("pack", f"{path.name} line {number}: a cable without ends")
-        if row["tier"] == MANAGEMENT_TIER:
+        if row["tier"] in NOT_FABRIC_TIERS:
             continue
         speed = (row.get("speed_gbps") or "").strip()
         if speed and not speed.isdigit():

@@ -22,6 +22,7 @@ from dataclasses import fields
 
 from quoting.engine.csvcells import csv_row
 from quoting.engine.fabric.requirements import DISTANCE_CLASSES, UNMEASURED_DISTANCES
+from quoting.engine.install.inband import TIER as INBAND_TIER
 from quoting.engine.install.layout import HOST_TIERS, Cable, InstallLayout
 from quoting.engine.install.management import TIER as MANAGEMENT_TIER
 from quoting.engine.install.pdf import LABEL_STOCK
@@ -50,7 +51,7 @@ def _is_host(cable: Cable) -> bool:
 
 def _fabric_cables(layout: InstallLayout) -> Iterator[Cable]:
     """The data fabric's cables: what the InfiniBand/Ethernet topology files describe."""
-    return (c for c in layout.cables if c.tier != MANAGEMENT_TIER)
+    return (c for c in layout.cables if c.tier not in (MANAGEMENT_TIER, INBAND_TIER))
 
 
 # --- cable-schedule.csv -------------------------------------------------------------------
@@ -644,7 +645,9 @@ def _lengths_note(layout: InstallLayout) -> Iterator[str]:
         "0.1 m; its length class is the shortest catalog length that covers it.\n"
     )
     measured = _measured_tiers(layout)
-    tiers = list(dict.fromkeys(c.tier for c in layout.cables if c.tier != MANAGEMENT_TIER))
+    tiers = list(
+        dict.fromkeys(c.tier for c in layout.cables if c.tier not in (MANAGEMENT_TIER, INBAND_TIER))
+    )
     routed = [t for t in tiers if t in measured]
     if routed:
         yield f"Bought for the runs routed on this site: {', '.join(routed)}.\n"
@@ -698,11 +701,24 @@ def _management_note(layout: InstallLayout) -> Iterator[str]:
             "to spare. The cords are "
             "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
         )
-    if management.inband_cables:
+    inband = [c for c in layout.cables if c.tier == INBAND_TIER]
+    if inband:
+        peer = sum(1 for c in inband if c.a_port.startswith("p"))
+        how = (
+            f"{management.inband_switches // 2} MLAG pairs of in-band switches: each server's "
+            "inband1 to the first switch of its pair and inband2 to the second, on the same "
+            f"port p1, p2 ...; each pair joined by a peer link of two cables ({peer} in all) "
+            "on the two ports after the servers'"
+            if peer
+            else f"{management.inband_switches} in-band switches, each server's inband1 to "
+            "ports p1, p2 ... in placement order"
+        )
         yield (
-            f"\nIn-band management: {management.inband_cables} 100GbE server cables are not "
-            "in the cable schedule (no catalog part); the in-band switches are placed in the "
-            "network racks.\n"
+            f"\nIn-band management: {len(inband)} 100GbE cables (tier {INBAND_TIER}) in the "
+            f"cable schedule, without a part: the design reports them and quotes none (no "
+            f"catalog part). {how}; the last two ports of each switch stay free as uplinks. "
+            "The in-band switches stand in the network row, the two of a pair one after the "
+            "other. The cables are not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
         )
 
 

@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 
 from quoting.engine.install.exports import csv_chunks, uplink_ports
+from quoting.engine.install.inband import TIER as INBAND_TIER
 from quoting.engine.install.layout import HOST_TIERS, Cable, Device, InstallLayout, Rack
 from quoting.engine.install.management import TIER as MANAGEMENT_TIER
 
@@ -162,6 +163,9 @@ def interface_type(layout: InstallLayout, cable: Cable, host_end: bool) -> str:
     BlueField-3, a switch's OSFP), 1000base-t on the management network."""
     if cable.tier == MANAGEMENT_TIER:
         return "1000base-t"
+    if cable.tier == INBAND_TIER:  # both ends as the in-band switch's cage (100GbE QSFP28)
+        switch = layout.parts.get(layout.devices[cable.z_device].part)
+        return ethernet_type(cable.speed_gbps, switch.cage_type if switch else None)
     design = layout.design.storage if cable.tier.startswith("storage ") else layout.design
     design = design or layout.design
     if design.requirements.family == "infiniband":

@@ -1,7 +1,7 @@
 """The whole layout of a design on a site: devices placed (install/layout.py), the out-of-band
 management switches beside them (install/management.py), which builds on the placed layout, the
-fabric's cables routed, then the management cables. Here, above both, so that neither imports
-the other back."""
+fabric's cables routed, then the management cables (out-of-band, then in-band:
+install/inband.py). Here, above both, so that neither imports the other back."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.fabric.design import FabricDesign
+from quoting.engine.install.inband import inband_cables
 from quoting.engine.install.layout import (
     InstallLayout,
     _cables,
@@ -39,6 +40,9 @@ def plan_layout(
     _length_warnings(layout)
     if management:
         _add_management_network(layout, by_sku)
+    # The in-band network's cables last: the design quotes none, so they number after every
+    # quoted one.
+    layout.cables.extend(inband_cables(layout, len({c.base_id for c in layout.cables}) + 1))
     if prefix := site.name_prefix.strip():
         _prefix_names(layout, prefix)
     return layout

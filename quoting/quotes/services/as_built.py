@@ -91,7 +91,9 @@ def as_built_plan(revision: QuoteRevision) -> list[PlannedLink]:
 def _plan(requirements: dict, site_json: dict) -> list[PlannedLink]:
     try:
         site = site_from_json(site_json)
-        design = design_compute(requirements=requirements_from_json(requirements), site=site)
+        design = design_compute(
+            requirements=requirements_from_json(requirements, stored=True), site=site
+        )
         layout = design_install_layout(design=design, site=site)
     except InvalidInput as error:
         raise InvalidInput.field(

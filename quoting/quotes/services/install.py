@@ -130,7 +130,9 @@ def install_pack_build(*, pack_id: int) -> str | None:
         # site it is laid out on, so the pack buys what its own cable schedule needs.
         saved = design_to_install(pack.revision)
         site = site_from_json({**(design_site_inputs(saved) if saved else {}), **pack.site})
-        design = design_compute(requirements=requirements_from_json(pack.requirements), site=site)
+        design = design_compute(
+            requirements=requirements_from_json(pack.requirements, stored=True), site=site
+        )
         layout = design_install_layout(design=design, site=site)
         archive = b"".join(pack_zip_chunks(layout, revision=str(pack.revision)))
     except InvalidInput as error:

@@ -53,7 +53,7 @@ def revision_racks_refresh(*, revision: QuoteRevision, site: dict | None = None)
     design = design_snapshot_current(design=revision.design)
     if _racks_matching(design, revision.design_snapshot) is None:
         return  # the saved design no longer gives this revision's fabric
-    fabric = design_compute(requirements=requirements_from_json(design.requirements))
+    fabric = design_compute(requirements=requirements_from_json(design.requirements, stored=True))
     revision.design_racks = racks_appendix(design=fabric, site=site)
     revision.save(update_fields=["design_racks"])
 

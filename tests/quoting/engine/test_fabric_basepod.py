@@ -147,10 +147,10 @@ def test_a_basepod_s_management_and_oob_fabrics_are_the_ra_s_switch_models(
     Counts: NVIDIA's BasePOD deployment guide ("Network Deployment", https://docs.nvidia.com/
     dgx-basepod/deployment-guide-dgx-basepod/latest/network-deploy.html) runs two SN4600C in
     MLAG with "each headnode / K8s node / DGX ... dual homed to the SN4600C switches via bond
-    interface"; the engine's in-band network is one 100GbE port per server on one switch, so
-    it quotes one SN4600C where NVIDIA builds two (docs/fabric-design.md, "Reference designs
-    reproduced as tests"). Only the models are NVIDIA's here; the one SN2201 is the engine's
-    count (one RJ45 per BMC and switch)."""
+    interface", the pair joined by a peer link of two ports ("Switch Configurations": swp57,
+    swp58). The engine builds the same: two SN4600C, two in-band cables per DGX and the peer
+    link's two (test_inband_mlag.py). The one SN2201 is the engine's count (one RJ45 per BMC and
+    switch)."""
     d = design_fabric(
         FabricRequirements(
             server_count=nodes,
@@ -161,7 +161,9 @@ def test_a_basepod_s_management_and_oob_fabrics_are_the_ra_s_switch_models(
         ),
         catalog,
     )
-    assert bom(d, SN4600C, "in-band management") == d.management.inband_switches == 1
+    assert bom(d, SN4600C, "in-band management") == d.management.inband_switches == 2
+    assert d.management.inband_cables == 2 * nodes + 2
+    assert d.management.inband_peer_cables == 2
     assert bom(d, SN2201, "out-of-band management") == d.management.outofband_switches == 1
     names = {p.part_number: p.name for p in catalog}
     assert "SN4600C" in names[SN4600C] and "SN2201" in names[SN2201]

@@ -319,7 +319,14 @@ def test_spares_round_up_per_part(catalog):
 
 
 def test_management_networks_are_counted(catalog):
-    d = design(catalog, gpu_count=256, inband_management=True, outofband_management=True)
+    # Single in-band switches, as every design saved before the MLAG pairs (test_inband_mlag.py).
+    d = design(
+        catalog,
+        gpu_count=256,
+        inband_management=True,
+        inband_redundant=False,
+        outofband_management=True,
+    )
     assert d.management.inband_switches == 1 and d.management.inband_cables == 32
     assert d.management.outofband_switches == 1  # 32 BMCs + 12 switches + 1 in-band switch
     assert bom_total(d, "920-9N302-00F7-0C2") == 1 and bom_total(d, "920-9N110-00F1-0C0") == 1
@@ -329,6 +336,14 @@ def test_management_networks_are_counted(catalog):
     check_schedule(d)
     # Only the in-band cables are left to quote separately.
     assert any("32 in-band 100GbE cables and 0 RJ45 patch cords" in w for w in d.warnings)
+
+
+def test_the_in_band_pair_takes_two_out_of_band_ports(catalog):
+    d = design(catalog, gpu_count=256, inband_management=True, outofband_management=True)
+    assert d.management.inband_switches == 2 and d.management.inband_cables == 2 * 32 + 2
+    # 32 BMCs, 12 fabric switches, the 2 in-band switches and the management switch itself.
+    assert d.management.outofband_cables == 47 == bom_total(d, "CAT6A-PATCH-030")
+    assert any("66 in-band 100GbE cables and 0 RJ45 patch cords" in w for w in d.warnings)
 
 
 @pytest.mark.parametrize("servers", [30, 31, 40, 62, 93])

@@ -107,13 +107,16 @@ def is_host_tier(tier: str) -> bool:
 
 
 MANAGEMENT = "oob-management"
+INBAND = "inband-management"
+NOT_FABRIC = (MANAGEMENT, INBAND)  # Ethernet management cables, in no fabric topology file
 
 
 def switch_ends(cable: dict) -> list[tuple[str, str]]:
     """The switch ports a schedule row plugs into: its Z end, and its A end unless that is a
-    host (a NIC port or a BMC)."""
+    host (a NIC port, a BMC or a server's in-band port)."""
     ends = [(cable["z_device"], cable["z_port"])]
-    if not is_host_tier(cable["tier"]) and cable["a_port"] != "bmc":
+    host = cable["a_port"] == "bmc" or cable["a_port"].startswith("inband")
+    if not is_host_tier(cable["tier"]) and not host:
         ends.append((cable["a_device"], cable["a_port"]))
     return ends
 
@@ -254,7 +257,8 @@ def test_a_management_switch_lists_its_four_100g_uplinks_free_after_its_48_rj45_
 def test_cable_counts_per_part_equal_the_bom(pack):
     cables = defaultdict(set)
     for c in pack.rows("cable-schedule.csv"):
-        cables[c["part"]].add(c["cable_id"].split(".")[0])
+        if c["tier"] != INBAND:  # the in-band cables are reported, not quoted (no part)
+            cables[c["part"]].add(c["cable_id"].split(".")[0])
     quoted = Counter()
     for line in pack.design.bom:
         if line.category == "cable" and line.role != "spare":
@@ -339,7 +343,7 @@ def _schedule_links(pack) -> set[frozenset]:
     """The fabric's links in ibdm's names, by our own reading: a switch with any split lane
     names every port by lane (P5s1), a lane P11/1 as P11s1."""
     ppc = pack.design.topology.ports_per_cage
-    rows = [c for c in pack.rows("cable-schedule.csv") if c["tier"] != MANAGEMENT]
+    rows = [c for c in pack.rows("cable-schedule.csv") if c["tier"] not in NOT_FABRIC]
     split = {c["z_device"] for c in rows if c["z_port"].count("/") == 2} | {
         c["a_device"] for c in rows if not is_host_tier(c["tier"]) and c["a_port"].count("/") == 2
     }
@@ -396,7 +400,7 @@ def test_the_ufm_topology_matches_the_cable_schedule_link_by_link(infiniband_pac
     schedule = {
         frozenset({(c["a_device"], ndt_port(c, "a")), (c["z_device"], ndt_port(c, "z"))})
         for c in pack.rows("cable-schedule.csv")
-        if c["tier"] != MANAGEMENT
+        if c["tier"] not in NOT_FABRIC
     }
     assert len(rows) == len(ndt) == len(schedule)
     assert ndt == schedule

@@ -1,0 +1,71 @@
+"""The in-band management network's cables in the pack: every server's in-band ports to its
+in-band switches, and each MLAG pair's peer link (fabric/design.py `inband_switches_for`).
+
+The design counts them and quotes none (the catalog has no 100GbE cable), so here they have an
+ID, both ends, a routed length and no part, like a run the installer buys locally. Servers
+(compute, then storage, in placement order) fill the switches in turn: with pairs, server k of a
+group is on port p<k> of both switches of its pair, its first in-band port (`inband1`) to the
+first switch, its second (`inband2`) to the second, so a switch can fail and every server stays
+reachable; the peer link takes the two ports after the servers' (p61 and p62 on a 64-port
+SN4600C; NVIDIA's example configuration uses swp57 and swp58, any two ports serve), and the last
+two stay free as uplinks. Single switches: one port per server (`inband1`), no peer link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from quoting.engine.fabric.design import INBAND_PEER_LINK, INBAND_UPLINKS
+from quoting.engine.install.layout import OTHER_COLOUR, Cable, Device, InstallLayout, route_length
+
+TIER = "inband-management"
+ROLE = "in-band management"
+SERVER_ROLES = ("server", "storage-server")
+
+
+def _runs(layout: InstallLayout) -> Iterator[tuple[Device, str, Device, str]]:
+    """(a device, its port, z device, its port) of every in-band cable."""
+    switches = [d for d in layout.devices.values() if d.role == ROLE]
+    if not switches:
+        return
+    spec = layout.parts.get(switches[0].part)
+    ports = spec.port_count if spec and spec.port_count else 64
+    redundant = layout.design.management.inband_peer_cables > 0
+    servers = [d for d in layout.devices.values() if d.role in SERVER_ROLES]
+    per_switch = ports - INBAND_UPLINKS - (INBAND_PEER_LINK if redundant else 0)
+    width = 2 if redundant else 1
+    for group, start in enumerate(range(0, len(servers), per_switch)):
+        homes = switches[group * width : (group + 1) * width]
+        for port, server in enumerate(servers[start : start + per_switch], 1):
+            for lane, switch in enumerate(homes, 1):
+                yield server, f"inband{lane}", switch, f"p{port}"
+        if redundant:
+            first, second = homes
+            for port in range(per_switch + 1, per_switch + INBAND_PEER_LINK + 1):
+                yield first, f"p{port}", second, f"p{port}"
+
+
+def inband_cables(layout: InstallLayout, first_number: int) -> Iterator[Cable]:
+    """The in-band cables, numbered on from `first_number`."""
+    switches = [d for d in layout.devices.values() if d.role == ROLE]
+    spec = layout.parts.get(switches[0].part) if switches else None
+    speed = spec.port_speed_gbps if spec and spec.port_speed_gbps else 100
+    colour, colour_hex = OTHER_COLOUR
+    for number, (a, a_port, z, z_port) in enumerate(_runs(layout), first_number):
+        yield Cable(
+            f"C{number:06d}",
+            TIER,
+            None,
+            "",
+            "",
+            a.name,
+            a_port,
+            z.name,
+            z_port,
+            route_length(layout, a.name, z.name),
+            None,
+            None,
+            colour,
+            colour_hex,
+            speed,
+        )
