@@ -94,6 +94,13 @@ ROUNDING_RULE = gettext_noop(
     "rounded lines; for each VAT rate, the quote discount and tax are each rounded to 0.01 "
     "(half up)."
 )
+# How an option's "Total if chosen" is priced (replaced_by_alternatives), said under every list
+# of options (the quote page, the proposal, the link, the workbook); translated where printed.
+ALTERNATIVES_RULE = gettext_noop(
+    "An option takes the place of the proposed design's equipment and licences, whatever their "
+    "section; the other items stay, and support priced per switch or by the hardware follows "
+    "the option. Optional items are sized for the proposed design."
+)
 HUNDRED = Decimal(100)
 TOTAL_NAMES = ("subtotal", "discount", "net", "tax", "total")  # Totals' amounts, in print order
 
