@@ -598,7 +598,8 @@ def frozen_revision_key(revision: QuoteRevision) -> str:
 
 
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    return f"quoting:frozen-figures:v2:{frozen_revision_key(revision)}"
+    # v3: an alternative replaces the chosen design's lines, not the network section (#26).
+    return f"quoting:frozen-figures:v3:{frozen_revision_key(revision)}"
 
 
 @dataclass
