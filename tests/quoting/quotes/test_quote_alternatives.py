@@ -181,3 +181,21 @@ def test_the_api_says_where_each_line_came_from(quote, world):
         ("alternatives", "SRV-8", "design"),
         ("services", "Installation", ""),
     }
+
+
+def test_renewals_count_a_booked_alternative_s_lines_not_the_chosen_design_s(quote):
+    """in_booked_choice asks offer_choice's rule of one line: with "Larger" booked, the chosen
+    design's per-GPU licences are not booked (whatever their section), the alternative's are,
+    and the lines entered on the quote stay booked."""
+    from quoting.quotes.renewals import in_booked_choice
+
+    quote.booked_alternative = "Larger"
+    lines = {
+        (ln.sku or ln.description, ln.section): ln for ln in quote.current_revision.lines.all()
+    }
+    booked = {key: in_booked_choice(line, quote, from_design=True) for key, line in lines.items()}
+    assert booked[("BCM-GPU", Section.CLUSTER_MANAGEMENT)] is False
+    assert booked[("SRV-8", Section.GPU_SERVERS)] is False
+    assert booked[("BCM-GPU", Section.ALTERNATIVES)] is True
+    assert booked[("Installation", Section.SERVICES)] is True
+    assert booked[("Rack cabling kit", Section.NETWORK)] is True
