@@ -486,12 +486,20 @@ class LineSerializer(serializers.ModelSerializer):
             "vat_percent",
             "role",
             "price_source",
+            "origin",
         ]
         read_only_fields = fields
         extra_kwargs = {
             "vat_percent": {
                 "help_text": "This line's VAT %; null: the revision's tax_percent applies."
-            }
+            },
+            "origin": {
+                "help_text": "Where the line came from: `design` (a design's bill of materials: "
+                "the chosen design's, or an alternative's in the alternatives section), "
+                "`spares_kit` or `node_services` (sized from the chosen design), empty (entered "
+                "on the quote). A chosen alternative takes the place of the chosen design's "
+                "lines, whatever their section."
+            },
         }
 
     @extend_schema_field(serializers.BooleanField())

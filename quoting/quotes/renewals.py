@@ -23,13 +23,25 @@ import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import ExpressionWrapper, F, IntegerField, QuerySet
+from django.db.models import Exists, ExpressionWrapper, F, IntegerField, OuterRef, QuerySet
 from django.db.models.functions import ExtractMonth, ExtractYear
 from django.utils import timezone
 
 from portal.models import User
-from quoting.quotes.models import TOTALLED_SECTIONS, Quote, QuoteLine, QuoteStatus, Section
-from quoting.quotes.selectors import REVISION_SNAPSHOTS, booked_choice, quotes_visible_to
+from quoting.quotes.models import (
+    TOTALLED_SECTIONS,
+    LineOrigin,
+    Quote,
+    QuoteLine,
+    QuoteStatus,
+    Section,
+)
+from quoting.quotes.selectors import (
+    REVISION_SNAPSHOTS,
+    booked_choice,
+    quotes_visible_to,
+    replaced_by_alternatives,
+)
 
 # The reminders, in days before the end: each is announced once per line (renewal.due).
 REMINDER_DAYS = (90, 60, 30)
@@ -91,14 +103,15 @@ def _term_line(line: QuoteLine, today: dt.date) -> TermLine:
     return TermLine(line=line, ends_on=ends_on, days_left=(ends_on - today).days)
 
 
-def in_booked_choice(line: QuoteLine, quote: Quote) -> bool:
+def in_booked_choice(line: QuoteLine, quote: Quote, *, from_design: bool) -> bool:
     """Whether `line` (of the booked revision) is one of the booked lines: offer_choice's rule
-    (the lines in the chosen configuration's totals), asked of one line."""
+    (the lines in the chosen configuration's totals), asked of one line. `from_design`: whether
+    its revision holds lines from the chosen design (replaced_by_alternatives)."""
     if line.section == Section.OPTIONAL:
         return str(line.key) in (quote.booked_optional or [])
     if line.section == Section.ALTERNATIVES:
         return bool(quote.booked_alternative) and line.alternative_group == quote.booked_alternative
-    if line.section == Section.NETWORK and quote.booked_alternative:
+    if quote.booked_alternative and replaced_by_alternatives(line, from_design=from_design):
         return False
     return line.section in TOTALLED_SECTIONS
 
@@ -131,8 +144,14 @@ def _booked_term_lines(quotes: QuerySet[Quote]) -> QuerySet[QuoteLine]:
             revision__quote__status=QuoteStatus.ACCEPTED,
             revision=F("revision__quote__booked_revision"),
         )
+    # Whether its revision holds lines from the chosen design, in the same query: which lines a
+    # booked alternative replaced depends on it (in_booked_choice).
+    from_design = QuoteLine.objects.filter(
+        revision=OuterRef("revision"), origin=LineOrigin.DESIGN
+    ).exclude(section=Section.ALTERNATIVES)
     return (
-        lines.select_related("revision__quote__customer", "revision__quote__owner", "product")
+        lines.annotate(revision_from_design=Exists(from_design))
+        .select_related("revision__quote__customer", "revision__quote__owner", "product")
         .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
         .order_by()  # sorted by their end once read
     )
@@ -152,7 +171,9 @@ def term_lines_ending(
         .filter(end_month__gte=_month_index(today), end_month__lte=_month_index(last))
     )
     rows = [
-        _term_line(line, today) for line in lines if in_booked_choice(line, line.revision.quote)
+        _term_line(line, today)
+        for line in lines
+        if in_booked_choice(line, line.revision.quote, from_design=line.revision_from_design)
     ]
     rows = [row for row in rows if 0 <= row.days_left <= within]
     renewed = _being_renewed({row.quote.pk for row in rows})

@@ -26,11 +26,18 @@ from django.db.models import (
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
-from catalog.models import EXPORT_SOURCE_VERIFY
+from catalog.models import (
+    DEVICE_CATEGORIES,
+    EXPORT_SOURCE_VERIFY,
+    HARDWARE_CATEGORIES,
+    PricingBasis,
+    paid_yearly,
+)
 from portal.models import User
 from quoting.conf import quoting_setting
 from quoting.customers.models import PLAN_PARTS, ExportDestination, Project
 from quoting.customers.selectors import customer_country, customers_visible_to
+from quoting.designs.selectors import FxLock, bom_priced
 from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
 from quoting.errors import InvalidValue
 from quoting.quotes import content_hash
@@ -42,6 +49,7 @@ from quoting.quotes.models import (
     ApprovalRule,
     AsBuiltCheck,
     InstallPack,
+    LineOrigin,
     Notification,
     NotificationEmailOptOut,
     NotificationKind,
@@ -86,6 +94,13 @@ ROUNDING_RULE = gettext_noop(
     "rounded lines; for each VAT rate, the quote discount and tax are each rounded to 0.01 "
     "(half up)."
 )
+# How an option's "Total if chosen" is priced (replaced_by_alternatives), said under every list
+# of options (the quote page, the proposal, the link, the workbook); translated where printed.
+ALTERNATIVES_RULE = gettext_noop(
+    "An option takes the place of the proposed design's equipment and licences, whatever their "
+    "section; the other items stay, and support priced per switch or by the hardware follows "
+    "the option. Optional items are sized for the proposed design."
+)
 HUNDRED = Decimal(100)
 TOTAL_NAMES = ("subtotal", "discount", "net", "tax", "total")  # Totals' amounts, in print order
 
@@ -111,6 +126,138 @@ def lines_totals(lines: Iterable[QuoteLine], *, revision: QuoteRevision) -> Tota
 def stored_breakdown(value) -> tuple[TaxRow, ...]:
     """A tax breakdown as stored (JSON rows), as TaxRows; () when none was stored."""
     return tuple(TaxRow.from_json(row) for row in value or ())
+
+
+# --- support priced by the offer it is on (services/support.py says how) --------------------------
+
+FOLLOWING = (PricingBasis.PER_DEVICE, PricingBasis.PERCENT_OF_HARDWARE)
+SET_BY_HAND = "set by hand"  # quote_update_line's price_source for a price typed in
+SPARE_ROLE = "spare"  # a design's spare switches (quoting/engine/fabric/bom.py)
+
+
+def _counted(line: QuoteLine) -> bool:
+    # An offer's lines: the revision's totalled ones, or a choice's (an alternative's included).
+    return line.section not in (Section.OPTIONAL,) and line.product is not None
+
+
+def offer_devices(lines: Iterable[QuoteLine]) -> int:
+    """The devices a per-device support covers: the switches among an offer's lines (those in
+    its totals), spares not counted."""
+    return sum(
+        ln.quantity
+        for ln in lines
+        if _counted(ln) and ln.product.category in DEVICE_CATEGORIES and ln.role != SPARE_ROLE
+    )
+
+
+def offer_hardware(lines: Iterable[QuoteLine]) -> Decimal:
+    """The hardware among an offer's lines (those in its totals): goods bought once, each line
+    after its own discount (before the quote discount)."""
+    return sum(
+        (
+            _amount(ln)
+            for ln in lines
+            if _counted(ln)
+            and ln.product.category in HARDWARE_CATEGORIES
+            and not paid_yearly(unit=ln.product.unit, category=ln.product.category)
+        ),
+        Decimal("0.00"),
+    )
+
+
+def share_of_hardware(*, hardware: Decimal, percent: Decimal, least: Decimal) -> Decimal:
+    """A year of support at `percent` of `hardware`, rounded to the cent, at least `least`."""
+    return max(round_money(hardware * percent / 100), least)
+
+
+def follows_the_offer(line: QuoteLine) -> bool:
+    """Whether the line is support priced by the offer it is on (per device, or a share of the
+    hardware) and is priced so still (not set by hand)."""
+    return (
+        line.product_id is not None
+        and line.product.pricing_basis in FOLLOWING
+        and line.section != Section.ALTERNATIVES
+        and not line.price_source.startswith(SET_BY_HAND)
+    )
+
+
+def support_least_prices(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[str, Decimal]:
+    """The catalog's price now of each share-of-hardware product among `lines` (the least a year
+    of it costs), at the revision's locked exchange rate; one lookup, none without such a
+    line."""
+    skus = {ln.sku for ln in lines if ln.product.pricing_basis == PricingBasis.PERCENT_OF_HARDWARE}
+    if not skus:
+        return {}
+    fx = None
+    if revision.fx_rate:
+        fx = FxLock(revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date)
+    priced = bom_priced(
+        bom=[{"sku": sku, "quantity": 1} for sku in sorted(skus)],
+        currency=revision.quote.currency,
+        fx=fx,
+    )
+    return {ln.sku: ln.unit_price for ln in priced.lines if ln.unit_price is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class FollowedPrice:
+    quantity: int
+    unit_price: Decimal
+    list_price: Decimal | None
+    note: str  # what it follows, in English for the audit trail
+
+
+def support_followed(
+    line: QuoteLine, *, devices: int, hardware: Decimal, least: dict[str, Decimal]
+) -> FollowedPrice:
+    """A support line that follows the offer (follows_the_offer), priced for an offer of
+    `devices` switches and `hardware` (offer_devices, offer_hardware)."""
+    if line.product.pricing_basis == PricingBasis.PER_DEVICE:
+        return FollowedPrice(
+            devices,
+            line.unit_price,
+            line.list_price,
+            f"per device: {devices} switches on this offer",
+        )
+    percent = line.product.hardware_percent or Decimal(0)
+    price = share_of_hardware(
+        hardware=hardware, percent=percent, least=least.get(line.sku, Decimal("0.00"))
+    )
+    return FollowedPrice(
+        line.quantity, price, price, f"{percent} % of the hardware on this offer, {hardware}"
+    )
+
+
+def _least_prices_once(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[str, Decimal]:
+    # The gate prices every configuration of a revision: the catalog is asked once per revision
+    # read, not once per configuration.
+    asked = revision.__dict__.setdefault("_support_least_prices", {})
+    skus = frozenset(ln.sku for ln in lines)
+    if skus not in asked:
+        asked[skus] = support_least_prices(revision, lines)
+    return asked[skus]
+
+
+def _support_for(revision: QuoteRevision, lines: list[QuoteLine]) -> list[QuoteLine]:
+    """`lines` (a configuration's totalled lines) with their support that follows the offer
+    priced for them, as services.support prices it for the offer as quoted: an alternative with
+    more switches or dearer hardware carries the support it would be sold with. Changed lines
+    are unsaved copies (same key and pk)."""
+    following = [ln for ln in lines if follows_the_offer(ln)]
+    if not following:
+        return lines
+    devices, hardware = offer_devices(lines), offer_hardware(lines)
+    least = _least_prices_once(revision, following)
+    priced = {}
+    for line in following:
+        followed = support_followed(line, devices=devices, hardware=hardware, least=least)
+        if (followed.quantity, followed.unit_price) != (line.quantity, line.unit_price):
+            copy = QuoteLine(**{f.attname: getattr(line, f.attname) for f in line._meta.fields})
+            copy.product = line.product
+            copy.quantity, copy.unit_price = followed.quantity, followed.unit_price
+            copy.list_price = followed.list_price
+            priced[line.pk] = copy
+    return [priced.get(ln.pk, ln) for ln in lines]
 
 
 def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None) -> Totals:
@@ -426,8 +573,8 @@ class LineView:
 class AlternativeDelta:
     group: str
     subtotal: Decimal  # the alternative's lines, each rounded
-    delta_subtotal: Decimal  # against the chosen design's network section
-    total_if_chosen: Decimal  # the quote total with this option instead of the network section
+    delta_subtotal: Decimal  # against the lines it replaces (replaced_by_alternatives)
+    total_if_chosen: Decimal  # the quote total with this option instead of those lines
     delta_total: Decimal
 
 
@@ -451,7 +598,8 @@ def frozen_revision_key(revision: QuoteRevision) -> str:
 
 
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    return f"quoting:frozen-figures:v2:{frozen_revision_key(revision)}"
+    # v3: an alternative replaces the chosen design's lines, not the network section (#26).
+    return f"quoting:frozen-figures:v3:{frozen_revision_key(revision)}"
 
 
 @dataclass
@@ -493,28 +641,65 @@ def _sections_of(lines: Iterable[QuoteLine]) -> dict[str, list[LineView]]:
     return {s: rows for s, rows in sections.items() if rows}
 
 
+def from_the_chosen_design(line: QuoteLine) -> bool:
+    """Whether the chosen design put this line on the quote (an alternative's own lines are
+    not the chosen design's)."""
+    return line.origin == LineOrigin.DESIGN and line.section != Section.ALTERNATIVES
+
+
+def replaced_by_alternatives(line: QuoteLine, *, from_design: bool) -> bool:
+    """Whether an alternative takes this line's place in the totals when the customer chooses
+    it: an alternative is another saved design, so it replaces every line of the chosen design's
+    bill of materials in the totals, whatever section it sits in (a UFM host and its licences,
+    servers, per-GPU software: not the network section alone); the lines entered on the quote
+    (services, support, products added by hand) stay. `from_design`: whether the revision holds
+    any line from the chosen design; one without (a quote made by hand) has its network section
+    replaced, its hand-built fabric being the chosen one."""
+    if line.section not in TOTALLED_SECTIONS:
+        return False
+    if from_design:
+        return from_the_chosen_design(line)
+    return line.section == Section.NETWORK
+
+
+def _replaced_and_kept(lines: list[QuoteLine]) -> tuple[list[QuoteLine], list[QuoteLine]]:
+    """The totalled lines an alternative replaces, and those it keeps."""
+    from_design = any(from_the_chosen_design(ln) for ln in lines)
+    replaced, kept = [], []
+    for line in lines:
+        if line.section in TOTALLED_SECTIONS:
+            if replaced_by_alternatives(line, from_design=from_design):
+                replaced.append(line)
+            else:
+                kept.append(line)
+    return replaced, kept
+
+
 def revision_alternatives(
     *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
 ) -> list[AlternativeDelta]:
-    """Each good / better / best option priced as a delta against the chosen design."""
-    lines = list(revision.lines.all() if lines is None else lines)
-    network_lines = [ln for ln in lines if ln.section == Section.NETWORK]
-    network = sum((_amount(ln) for ln in network_lines), Decimal("0.00"))
-    others = [
-        ln for ln in lines if ln.section in TOTALLED_SECTIONS and ln.section != Section.NETWORK
-    ]
+    """Each good / better / best option priced as a delta against the lines it replaces (the
+    chosen design's: replaced_by_alternatives), the other lines of the totals kept; offer_choice
+    prices the same configurations."""
+    lines = _revision_lines(revision) if lines is None else list(lines)
+    replaced, kept = _replaced_and_kept(lines)
+    replaced_subtotal = sum((_amount(ln) for ln in replaced), Decimal("0.00"))
     groups: dict[str, list[QuoteLine]] = defaultdict(list)
     for line in lines:
         if line.section == Section.ALTERNATIVES:
             groups[line.alternative_group].append(line)
-    current = lines_totals([*network_lines, *others], revision=revision)
+    current = lines_totals([*replaced, *kept], revision=revision)
     result = []
     for group, group_lines in groups.items():
         subtotal = sum((_amount(ln) for ln in group_lines), Decimal("0.00"))
-        chosen = lines_totals([*group_lines, *others], revision=revision)
+        chosen = lines_totals(_support_for(revision, [*kept, *group_lines]), revision=revision)
         result.append(
             AlternativeDelta(
-                group, subtotal, subtotal - network, chosen.total, chosen.total - current.total
+                group,
+                subtotal,
+                subtotal - replaced_subtotal,
+                chosen.total,
+                chosen.total - current.total,
             )
         )
     return result
@@ -663,7 +848,8 @@ class OfferChoice:
     """What the customer chose of what the revision offers, priced as the quote prices itself.
 
     `alternative` is a line group of the alternatives section ("" = the offer as quoted): it
-    takes the place of the network section, as revision_alternatives() prices it. `optional` are
+    takes the place of the chosen design's lines (replaced_by_alternatives), as
+    revision_alternatives() prices it. `optional` are
     the optional lines included, in the quote's order; each adds its amount (after its own
     discount) before the quote discount and VAT.
     """
@@ -738,22 +924,16 @@ def offer_choice(
             field="optional",
         )
     chosen = tuple(ln for ln in lines if str(ln.key) in set(keys))
-    totalled = (
-        tuple(
+    if alternative:
+        _replaced, kept = _replaced_and_kept(lines)
+        option = [
             ln
             for ln in lines
-            if (
-                ln.section in TOTALLED_SECTIONS
-                and not (alternative and ln.section == Section.NETWORK)
-            )
-            or (
-                alternative
-                and ln.section == Section.ALTERNATIVES
-                and ln.alternative_group == alternative
-            )
-        )
-        + chosen
-    )
+            if ln.section == Section.ALTERNATIVES and ln.alternative_group == alternative
+        ]
+        totalled = (*_support_for(revision, [*kept, *option]), *chosen)
+    else:
+        totalled = (*(ln for ln in lines if ln.section in TOTALLED_SECTIONS), *chosen)
     if not alternative and not chosen:
         totals = revision_totals(revision=revision, lines=lines)
     else:

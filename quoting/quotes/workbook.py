@@ -59,6 +59,7 @@ from quoting.quotes.models import (
     milestone_label,
 )
 from quoting.quotes.selectors import (
+    ALTERNATIVES_RULE,
     ROUNDING_RULE,
     OfferChoice,
     booked_choice,
@@ -496,6 +497,8 @@ class _QuoteSheet:
             self._total_row(_("Total if chosen"), if_chosen[group])
         out.next()
         out.put("C", _("Offered, not included in the totals."))
+        out.next()
+        out.put("C", _(ALTERNATIVES_RULE))
 
     def _notes(self) -> None:
         out, revision, quote = self.out, self.offer.revision, self.offer.quote

@@ -124,6 +124,16 @@ TOTALLED_SECTIONS = (
 FABRIC_SECTIONS = (Section.NETWORK, Section.SERVICES, Section.SUPPORT)
 
 
+class LineOrigin(models.TextChoices):
+    """Where a line came from. An alternative takes the place of the lines from the chosen design
+    (selectors.choice_lines), wherever they sit, and keeps the rest."""
+
+    ENTERED = "", _("entered on the quote")
+    DESIGN = "design", _("the design's bill of materials")
+    SPARES_KIT = "spares_kit", _("the design's spares kit")
+    NODE_SERVICES = "node_services", _("the design's services per node")
+
+
 class LineKind(models.TextChoices):
     PRODUCT = "product", _("Product")
     SERVICE = "service", _("Service")
@@ -440,6 +450,12 @@ class QuoteLine(models.Model):
         help_text=_("From the design's bill of materials: leaf, spine..."),
     )
     price_source = models.CharField(_("price source"), max_length=300, blank=True)
+    # Set when the line is made, never edited: what an alternative replaces (the chosen design's
+    # lines) is told by it, not by the section, since a design's bill of materials may reach
+    # beyond the network (a UFM host, servers, licences).
+    origin = models.CharField(
+        _("origin"), max_length=20, choices=LineOrigin.choices, blank=True, editable=False
+    )
     # The VAT rate of this line (Chinese invoices charge 13 % on goods, 6 % on services): from
     # the rate table (quoting.customers.models.VatRate) for the customer's country and the
     # product's tax category when priced; a manager may override it, with a reason. None: the

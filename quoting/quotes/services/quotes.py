@@ -67,6 +67,7 @@ from quoting.quotes.models import (
     Approval,
     ApprovalDecision,
     LineKind,
+    LineOrigin,
     NotificationKind,
     Quote,
     QuoteCounter,
@@ -638,8 +639,10 @@ def _bom_lines(
     section: str | None = None,
     group: str = "",
     design: SavedDesign | None = None,
+    origin: str = LineOrigin.DESIGN,
 ) -> list[QuoteLine]:
-    """Unsaved lines for a design's priced bill of materials (`design`: an alternative's)."""
+    """Unsaved lines for a design's priced bill of materials (`design`: an alternative's), or
+    for what is sized from it (`origin`)."""
     products = Product.objects.in_bulk({ln.sku for ln in priced.lines}, field_name="part_number")
     rates = vat_rates_for(revision.quote.customer)
     lines = []
@@ -666,6 +669,7 @@ def _bom_lines(
                 unit_cost=row.unit_cost,
                 role=row.role[:40],
                 price_source=row.source[:300],
+                origin=origin,
                 design=design,
                 term_months=YEAR_TERM_MONTHS if row.paid_yearly else None,
                 vat_percent=rates.get(
@@ -713,7 +717,13 @@ def _spares_kit_lines(
         return [], unpriced
     priced = _priced(revision, rows, currency)
     lines = QuoteLine.objects.bulk_create(
-        _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
+        _bom_lines(
+            revision=revision,
+            priced=priced,
+            start=start,
+            section=Section.OPTIONAL,
+            origin=LineOrigin.SPARES_KIT,
+        )
     )
     return lines, unpriced
 
@@ -730,7 +740,13 @@ def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> l
         return []
     priced = _priced(revision, rows, revision.quote.currency)
     return QuoteLine.objects.bulk_create(
-        _bom_lines(revision=revision, priced=priced, start=start, section=Section.OPTIONAL)
+        _bom_lines(
+            revision=revision,
+            priced=priced,
+            start=start,
+            section=Section.OPTIONAL,
+            origin=LineOrigin.NODE_SERVICES,
+        )
     )
 
 
@@ -1308,8 +1324,9 @@ def quote_add_alternative(
 ) -> list[QuoteLine]:
     """Another fabric option (good / better / best), priced now, offered beside the chosen one.
 
-    Its lines sit in the alternatives section under `label`, outside the totals; the selector
-    revision_alternatives() prices it as a delta against the chosen design.
+    Its lines (the design's bill of materials) sit in the alternatives section under `label`,
+    outside the totals; chosen, they take the place of every line of the chosen design's bill of
+    materials, whatever its section (selectors.replaced_by_alternatives).
     """
     label = (label or "").strip()
     if not label or len(label) > 100:

@@ -12,16 +12,13 @@
 The last two follow the offer: after every change to its lines (`_tco_follows` in
 services/quotes.py) they are priced again, before its TCO is, so the TCO's support is the
 support the offer sells (docs/tco-model.md §6). A line whose price was set by hand keeps it.
+An alternative, chosen, carries its own: offer_choice prices these lines for it by the same
+functions (quoting.quotes.selectors), without writing them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from decimal import Decimal
-
-from catalog.models import DEVICE_CATEGORIES, HARDWARE_CATEGORIES, PricingBasis, paid_yearly
-from quoting.designs.selectors import FxLock, bom_priced
-from quoting.engine.money import TOTAL_MAX, round_money
+from quoting.engine.money import TOTAL_MAX
 from quoting.errors import InvalidValue
 from quoting.quotes.models import (
     TOTALLED_SECTIONS,
@@ -29,51 +26,20 @@ from quoting.quotes.models import (
     QuoteEventVerb,
     QuoteLine,
     QuoteRevision,
-    Section,
 )
-from quoting.quotes.selectors import line_amount
+from quoting.quotes.selectors import (
+    follows_the_offer,
+    line_amount,
+    offer_devices,
+    offer_hardware,
+    support_followed,
+    support_least_prices,
+)
 
-FOLLOWING = (PricingBasis.PER_DEVICE, PricingBasis.PERCENT_OF_HARDWARE)
-SET_BY_HAND = "set by hand"  # quote_update_line's price_source for a price typed in
-SPARE_ROLE = "spare"  # a design's spare switches (quoting/engine/fabric/bom.py)
+__all__ = ["offer_hardware", "revision_support_follow"]  # offer_hardware: snapshots' TCO
+
 _NOTE = " · "  # between the price list's source and what the line follows
 MAX_QUANTITY = 1_000_000  # services/quotes.py's, for a line's quantity
-
-
-def _counted(line: QuoteLine) -> bool:
-    return line.section in TOTALLED_SECTIONS and line.product is not None
-
-
-def offer_devices(lines: Iterable[QuoteLine]) -> int:
-    """The devices a per-device support covers: the switches in the offer's totals, spares
-    not counted."""
-    return sum(
-        ln.quantity
-        for ln in lines
-        if _counted(ln) and ln.product.category in DEVICE_CATEGORIES and ln.role != SPARE_ROLE
-    )
-
-
-def offer_hardware(lines: Iterable[QuoteLine]) -> Decimal:
-    """The hardware in the offer's totals: goods bought once, each line after its own discount
-    (before the quote discount)."""
-    return sum(
-        (
-            line_amount(
-                quantity=ln.quantity, unit_price=ln.unit_price, discount_percent=ln.discount_percent
-            )
-            for ln in lines
-            if _counted(ln)
-            and ln.product.category in HARDWARE_CATEGORIES
-            and not paid_yearly(unit=ln.product.unit, category=ln.product.category)
-        ),
-        Decimal("0.00"),
-    )
-
-
-def share_of_hardware(*, hardware: Decimal, percent: Decimal, least: Decimal) -> Decimal:
-    """A year of support at `percent` of `hardware`, rounded to the cent, at least `least`."""
-    return max(round_money(hardware * percent / 100), least)
 
 
 def revision_support_follow(*, revision: QuoteRevision, user) -> int:
@@ -82,33 +48,20 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
     if revision.is_frozen:
         return 0
     lines = list(revision.lines.select_related("product"))
-    following = [
-        ln
-        for ln in lines
-        if ln.product is not None
-        and ln.product.pricing_basis in FOLLOWING
-        and ln.section != Section.ALTERNATIVES
-        and not ln.price_source.startswith(SET_BY_HAND)
-    ]
+    following = [ln for ln in lines if ln.section in TOTALLED_SECTIONS and follows_the_offer(ln)]
     if not following:
         return 0
-    devices, hardware = offer_devices(lines), offer_hardware(lines)
-    least = _list_prices(revision, following)
+    offer = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
+    devices, hardware = offer_devices(offer), offer_hardware(offer)
+    least = support_least_prices(revision, following)
     changed = 0
     for line in following:
         before = {"quantity": line.quantity, "unit_price": line.unit_price}
         noted = line.price_source
         source = noted.split(_NOTE)[0]
-        if line.product.pricing_basis == PricingBasis.PER_DEVICE:
-            line.quantity = devices
-            note = f"per device: {devices} switches on this offer"
-        else:
-            percent = line.product.hardware_percent or Decimal(0)
-            price = share_of_hardware(
-                hardware=hardware, percent=percent, least=least.get(line.sku, Decimal("0.00"))
-            )
-            line.unit_price = line.list_price = price
-            note = f"{percent} % of the hardware on this offer, {hardware}"
+        followed = support_followed(line, devices=devices, hardware=hardware, least=least)
+        line.quantity, line.unit_price, note = followed.quantity, followed.unit_price, followed.note
+        line.list_price = followed.list_price
         line.price_source = f"{source}{_NOTE}{note}"[:300]
         after = {"quantity": line.quantity, "unit_price": line.unit_price}
         if after == before and line.price_source == noted:
@@ -130,23 +83,6 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
                 },
             )
     return changed
-
-
-def _list_prices(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[str, Decimal]:
-    """The catalog's price now of each share-of-hardware product (the least a year of it
-    costs), at the revision's locked exchange rate; one lookup, none without such a line."""
-    skus = {ln.sku for ln in lines if ln.product.pricing_basis == PricingBasis.PERCENT_OF_HARDWARE}
-    if not skus:
-        return {}
-    fx = None
-    if revision.fx_rate:
-        fx = FxLock(revision.fx_source_currency, revision.fx_rate, revision.fx_rate_date)
-    priced = bom_priced(
-        bom=[{"sku": sku, "quantity": 1} for sku in sorted(skus)],
-        currency=revision.quote.currency,
-        fx=fx,
-    )
-    return {ln.sku: ln.unit_price for ln in priced.lines if ln.unit_price is not None}
 
 
 def _assert_line_fits(line: QuoteLine) -> None:

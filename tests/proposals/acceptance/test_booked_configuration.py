@@ -29,6 +29,7 @@ from tests.api_schema import assert_matches_schema
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.quoting.api_world import design_make, token_client
 from tests.quoting.factories import quote_reload
+from tests.quoting.servers_world import LARGER_TOTAL, quote_with_a_larger_alternative
 
 pytestmark = pytest.mark.django_db
 
@@ -103,6 +104,35 @@ def test_the_choice_on_the_link_becomes_the_booked_configuration(client, quote, 
     assert data["revision"]["label"] == f"R{body['booked']['revision']}"
     assert data["acceptance"]["chosen_alternative"] == body["booked"]["alternative"]
     assert [o["key"] for o in data["acceptance"]["chosen_optional"]] == body["booked"]["optional"]
+
+
+def test_an_accepted_alternative_books_its_own_design_in_place_of_every_line_of_the_chosen_one(
+    client, world
+):
+    """The chosen design quotes GPU servers and per-GPU licences beside its network; the
+    alternative "Larger" replaces all of them (tests/quoting/servers_world.py's figures), the
+    lines added by hand staying. Its licences, not the chosen design's, start their term."""
+    quote = quote_with_a_larger_alternative(world)
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+
+    quote = _accept(client, quote_reload(quote), world, alternative="Larger")
+
+    assert quote.booked_alternative == "Larger"
+    assert quote.booked_total == LARGER_TOTAL
+    choice = booked_choice(quote=quote)
+    assert {(ln.sku or ln.description, ln.section) for ln in choice.lines} == {
+        ("SW-A", "alternatives"),
+        ("SRV-8", "alternatives"),
+        ("BCM-GPU", "alternatives"),
+        ("UFM-EP", "alternatives"),
+        ("Rack cabling kit", "network"),
+        ("Installation", "services"),
+    }
+    started = quote.booked_revision.lines.filter(starts_on__isnull=False)
+    assert {(ln.sku, ln.quantity, ln.section) for ln in started} == {
+        ("BCM-GPU", 24, "alternatives"),
+        ("UFM-EP", 24, "alternatives"),
+    }
 
 
 def test_the_list_the_page_and_the_api_list_show_the_booked_total(client, quote, world):

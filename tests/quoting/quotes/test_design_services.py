@@ -17,7 +17,7 @@ from django.apps import apps
 
 from catalog.models import Product, Unit
 from quoting.designs.services.saved import design_save
-from quoting.quotes.models import LineKind, QuoteEventVerb, Section
+from quoting.quotes.models import LineKind, LineOrigin, QuoteEventVerb, Section
 from quoting.quotes.services.quotes import (
     quote_add_product,
     quote_create,
@@ -68,6 +68,12 @@ def test_each_service_is_offered_once_per_node_of_the_design(world, gpu_count):
     for ln in services.values():
         assert ln.quantity == design.result["node_count"]
         assert (ln.section, ln.kind) == (Section.OPTIONAL, LineKind.SERVICE)
+        # Sized from the chosen design: an alternative does not take their place (#26).
+        assert ln.origin == LineOrigin.NODE_SERVICES
+    kit = revision.lines.filter(role__startswith="spares-kit:")
+    assert kit.exists() and set(kit.values_list("origin", flat=True)) == {LineOrigin.SPARES_KIT}
+    bom = revision.lines.exclude(section=Section.OPTIONAL)
+    assert set(bom.values_list("origin", flat=True)) == {LineOrigin.DESIGN}
 
 
 @pytest.mark.parametrize("currency", ["CNY", "USD"])
