@@ -926,11 +926,33 @@ class InstallPackStateSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = InstallPack
-        fields = ["id", "status", "error", "sha256", "size", "site", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "status",
+            "error",
+            "sha256",
+            "size",
+            "site",
+            "language",
+            "created_at",
+            "finished_at",
+        ]
 
 
 RevisionInstallPackSerializer = type(
-    "RevisionInstallPackSerializer", (serializers.Serializer,), serializer_fields(SiteInputs)
+    "RevisionInstallPackSerializer",
+    (serializers.Serializer,),
+    {
+        **serializer_fields(SiteInputs),
+        "language": serializers.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            help_text="The words of the files people read (README.txt, racks.csv's "
+            "weight_unknown, the elevations, the labels); the files tools read are the same in "
+            "every language. Default: the customer's language. A sent revision keeps one pack "
+            "per site and language.",
+        ),
+    },
 )
 
 
@@ -1153,9 +1175,16 @@ class QuoteViewSet(
         site.is_valid(raise_exception=True)
         # Only the fields sent: the others are the saved design's site, the one it was
         # measured on, so the pack buys what the quote does.
-        given = {k: v for k, v in site.validated_data.items() if k in request.data}
+        given = {
+            k: v for k, v in site.validated_data.items() if k in request.data and k != "language"
+        }
         try:
-            pack = install_pack_request(revision=revision, user=request.user, site=given)
+            pack = install_pack_request(
+                revision=revision,
+                user=request.user,
+                site=given,
+                language=site.validated_data.get("language"),
+            )
         except InvalidInput as error:
             raise validation_error(error) from error
         pack.refresh_from_db()  # built already when Celery runs eagerly

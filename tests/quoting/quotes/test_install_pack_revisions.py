@@ -63,7 +63,10 @@ def test_a_revision_pack_is_built_by_the_worker_and_downloaded_as_stored(api, qw
     assert hashlib.sha256(got.content).hexdigest() == pack.sha256
     archive = zipfile.ZipFile(io.BytesIO(got.content))
     assert [n for n in archive.namelist() if not n.startswith("ibnl/")] == list(PACK_FILE_NAMES)
-    assert f"Revision: {qw.quote.current_revision}" in archive.read("README.txt").decode()
+    # In the customer's language (the seeded customer's is Chinese): the pack goes to their
+    # installers.
+    assert pack.language == qw.quote.customer.language == "zh-hans"
+    assert f"版本：{qw.quote.current_revision}" in archive.read("README.txt").decode()
 
 
 def test_a_sent_revision_keeps_its_pack_even_when_the_saved_design_changes(api, qw):
@@ -141,7 +144,7 @@ def test_a_quote_you_may_not_see_has_no_pack_for_you(api, qw):
     assert other.post(url(qw), {}, format="json").status_code == 404
 
 
-def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is_fixed(
+def test_the_quote_page_builds_the_pack_in_the_language_chosen_and_a_sent_revision_keeps_each(
     client, qw, django_capture_on_commit_callbacks
 ):
     client.force_login(qw.world.sales)
@@ -159,7 +162,20 @@ def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is
     quote = Quote.objects.get(pk=qw.quote.pk)
     quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
     body = client.get(page).content.decode()
-    assert zip_url in body and "Build the installation pack" not in body
+    # Still offered: a sent revision keeps one pack per language, the customer's chosen first.
+    assert zip_url in body and "Build the installation pack" in body
+    assert '<option value="zh-hans" selected>' in body
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"{page}install-pack/", {"revision": "1", "language": "zh-hans"})
+        client.post(f"{page}install-pack/", {"revision": "1", "language": "en"})
+    packs = InstallPack.objects.order_by("pk")
+    assert [p.language for p in packs] == ["zh-hans", "en"]  # the same language: the same pack
+    assert packs[0].sha256 != packs[1].sha256
+    english = zipfile.ZipFile(io.BytesIO(client.get(zip_url).content))  # the latest
+    assert "Revision: Q-" in english.read("README.txt").decode()
+    response = client.post(f"{page}install-pack/", {"revision": "1", "language": "fr"}, follow=True)
+    assert "Choose English or Simplified Chinese for the pack." in response.content.decode()
+    assert InstallPack.objects.count() == 2
     assert client.post(f"{page}install-pack/", {"revision": "x1"}).status_code == 404
     assert client.get(f"{page}revisions/7/install-pack.zip").status_code == 404
 
