@@ -200,3 +200,52 @@ def test_a_revision_pack_is_laid_out_on_the_designs_site_unless_the_request_chan
     assert on_design_site.status == "ready" and parts(on_design_site) & copper
     overhead = ask(api, qw, {"cable_route": "overhead"})
     assert overhead.status == "ready" and not parts(overhead) & copper
+
+
+# --- the pack's language (issue 27, item 4) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["fr", "zh", "zh_Hans", "EN", ""])
+def test_a_language_but_en_or_zh_hans_is_a_400_on_the_field(api, qw, language):
+    response = api.post(url(qw), {"language": language}, format="json")
+
+    assert response.status_code == 400 and "language" in field_errors(response)
+    assert not InstallPack.objects.exists()
+
+
+def test_a_sent_revision_keeps_one_pack_per_language_each_with_its_own_bytes(api, qw):
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+
+    chinese = ask(api, qw, {})  # the customer's language
+    english = ask(api, qw, {"language": "en"})
+    again = ask(api, qw, {"language": "zh-hans"})
+
+    assert (chinese.language, english.language) == ("zh-hans", "en")
+    assert again.pk == chinese.pk and again.sha256 == chinese.sha256
+    assert english.pk != chinese.pk and english.sha256 != chinese.sha256
+    state = api.post(url(qw), {"language": "en"}, format="json").json()
+    assert state["language"] == "en" and state["sha256"] == english.sha256
+
+
+def test_a_pack_made_before_packs_had_a_language_is_english_and_keeps_its_bytes(api, qw):
+    """A row from before the language column reads as English (the migration's default), and
+    a sent revision hands out its very bytes, never a pack made again."""
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+    archive = b"PK\x05\x06" + b"\x00" * 18  # an empty zip: the bytes as stored, whatever they are
+    old = InstallPack.objects.create(
+        revision=qw.quote.current_revision,
+        requirements=qw.design.requirements,
+        site={},
+        status="ready",
+        archive=archive,
+        sha256=hashlib.sha256(archive).hexdigest(),
+        size=len(archive),
+    )
+
+    again = ask(api, qw, {"language": "en"})
+
+    assert old.language == "en" and again.pk == old.pk
+    got = api.get(url(qw))
+    assert got.content == archive and got["Digest"] == f"sha-256={old.sha256}"
