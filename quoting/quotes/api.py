@@ -971,6 +971,22 @@ class _JsonForErrors(BaseContentNegotiation):
         return renderers[0], renderers[0].media_type
 
 
+class PackQuery(serializers.Serializer):
+    """GET .../install-pack/'s query: the pack's `language` (else the latest pack)."""
+
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+
+
+PACK_LANGUAGE = OpenApiParameter(
+    "language",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    enum=["en", "zh-hans"],
+    description="The latest pack in this language (a sent revision keeps one per site and "
+    "language). Default: the latest pack, whatever its language.",
+)
+
+
 class XlsxQuery(serializers.Serializer):
     """GET .../xlsx/'s query: `lang` (the share page's name; `language` as on .../proposal/)
     and `variant`."""
@@ -1041,7 +1057,8 @@ class QuoteViewSet(
     ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
     ordering = ["-year", "-seq"]
     if_match = True
-    # Read by revisions/diff (a, b) and xlsx (lang, language, variant); others are a 400.
+    # Read by revisions/diff (a, b), xlsx (lang, language, variant) and install-pack (language);
+    # others are a 400.
     extra_query_params = ("a", "b", "lang", "language", "variant")
 
     def get_queryset(self):
@@ -1130,12 +1147,12 @@ class QuoteViewSet(
 
     @extend_schema(
         summary="The revision's latest installation pack (zip), once a worker has built it",
-        parameters=[NUMBER],
+        parameters=[NUMBER, PACK_LANGUAGE],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="The zip, as stored."
             ),
-            **errors(*READ_ERRORS, 409),
+            **errors(400, *READ_ERRORS, 409),
         },
     )
     @action(
@@ -1149,7 +1166,9 @@ class QuoteViewSet(
     )
     def install_pack(self, request, pk=None, number=None):
         revision = self._revision(self.get_object(), number)
-        pack = install_pack_latest(revision=revision)
+        query = PackQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        pack = install_pack_latest(revision=revision, language=query.validated_data.get("language"))
         if pack is None:
             raise NotFound(
                 "No installation pack has been asked for this revision; POST to this URL first."

@@ -177,7 +177,12 @@ def _failed(pack_id: int, reason: str) -> str:
     return InstallPackStatus.FAILED
 
 
-def install_pack_latest(*, revision: QuoteRevision, archive: bool = True) -> InstallPack | None:
-    """The revision's latest pack; without its zip unless `archive` (a page shows its status)."""
+def install_pack_latest(
+    *, revision: QuoteRevision, archive: bool = True, language: str | None = None
+) -> InstallPack | None:
+    """The revision's latest pack (in `language` when given); without its zip unless `archive`
+    (a page shows its status)."""
     packs = InstallPack.objects.filter(revision=revision).order_by("-created_at", "-pk")
+    if language is not None:
+        packs = packs.filter(language=language)
     return (packs if archive else packs.defer("archive")).first()

@@ -226,6 +226,11 @@ def test_a_sent_revision_keeps_one_pack_per_language_each_with_its_own_bytes(api
     assert english.pk != chinese.pk and english.sha256 != chinese.sha256
     state = api.post(url(qw), {"language": "en"}, format="json").json()
     assert state["language"] == "en" and state["sha256"] == english.sha256
+    # GET: the latest pack, or the latest in the language asked for.
+    for asked, pack in (("", english), ("?language=zh-hans", chinese), ("?language=en", english)):
+        got = api.get(url(qw) + asked)
+        assert got["Digest"] == f"sha-256={pack.sha256}"
+    assert api.get(url(qw) + "?language=de").status_code == 400
 
 
 def test_a_pack_made_before_packs_had_a_language_is_english_and_keeps_its_bytes(api, qw):
