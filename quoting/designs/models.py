@@ -142,6 +142,11 @@ class DesignInstallPack(models.Model):
     requirements = models.JSONField(_("requirements"))
     site = models.JSONField(_("site inputs"), default=dict, blank=True)
     gpu_count = models.PositiveIntegerField(_("GPUs"))
+    # The words of the files people read (README, elevations, labels); the files tools read are
+    # the same in every language. Packs made before packs had a language were English.
+    language = models.CharField(
+        _("language"), max_length=10, choices=settings.LANGUAGES, default="en"
+    )
     status = models.CharField(
         _("status"),
         max_length=10,

@@ -956,11 +956,33 @@ class InstallPackStateSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = InstallPack
-        fields = ["id", "status", "error", "sha256", "size", "site", "created_at", "finished_at"]
+        fields = [
+            "id",
+            "status",
+            "error",
+            "sha256",
+            "size",
+            "site",
+            "language",
+            "created_at",
+            "finished_at",
+        ]
 
 
 RevisionInstallPackSerializer = type(
-    "RevisionInstallPackSerializer", (serializers.Serializer,), serializer_fields(SiteInputs)
+    "RevisionInstallPackSerializer",
+    (serializers.Serializer,),
+    {
+        **serializer_fields(SiteInputs),
+        "language": serializers.ChoiceField(
+            choices=settings.LANGUAGES,
+            required=False,
+            help_text="The words of the files people read (README.txt, racks.csv's "
+            "weight_unknown, the elevations, the labels); the files tools read are the same in "
+            "every language. Default: the customer's language. A sent revision keeps one pack "
+            "per site and language.",
+        ),
+    },
 )
 
 
@@ -977,6 +999,22 @@ class _JsonForErrors(BaseContentNegotiation):
 
     def select_renderer(self, request, renderers, format_suffix=None):
         return renderers[0], renderers[0].media_type
+
+
+class PackQuery(serializers.Serializer):
+    """GET .../install-pack/'s query: the pack's `language` (else the latest pack)."""
+
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+
+
+PACK_LANGUAGE = OpenApiParameter(
+    "language",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    enum=["en", "zh-hans"],
+    description="The latest pack in this language (a sent revision keeps one per site and "
+    "language). Default: the latest pack, whatever its language.",
+)
 
 
 class XlsxQuery(serializers.Serializer):
@@ -1049,7 +1087,8 @@ class QuoteViewSet(
     ordering_fields = ["number", "valid_until", "created_at", "updated_at", "status"]
     ordering = ["-year", "-seq"]
     if_match = True
-    # Read by revisions/diff (a, b) and xlsx (lang, language, variant); others are a 400.
+    # Read by revisions/diff (a, b), xlsx (lang, language, variant) and install-pack (language);
+    # others are a 400.
     extra_query_params = ("a", "b", "lang", "language", "variant")
 
     def get_queryset(self):
@@ -1138,12 +1177,12 @@ class QuoteViewSet(
 
     @extend_schema(
         summary="The revision's latest installation pack (zip), once a worker has built it",
-        parameters=[NUMBER],
+        parameters=[NUMBER, PACK_LANGUAGE],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="The zip, as stored."
             ),
-            **errors(*READ_ERRORS, 409),
+            **errors(400, *READ_ERRORS, 409),
         },
     )
     @action(
@@ -1157,7 +1196,9 @@ class QuoteViewSet(
     )
     def install_pack(self, request, pk=None, number=None):
         revision = self._revision(self.get_object(), number)
-        pack = install_pack_latest(revision=revision)
+        query = PackQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        pack = install_pack_latest(revision=revision, language=query.validated_data.get("language"))
         if pack is None:
             raise NotFound(
                 "No installation pack has been asked for this revision; POST to this URL first."
@@ -1183,9 +1224,16 @@ class QuoteViewSet(
         site.is_valid(raise_exception=True)
         # Only the fields sent: the others are the saved design's site, the one it was
         # measured on, so the pack buys what the quote does.
-        given = {k: v for k, v in site.validated_data.items() if k in request.data}
+        given = {
+            k: v for k, v in site.validated_data.items() if k in request.data and k != "language"
+        }
         try:
-            pack = install_pack_request(revision=revision, user=request.user, site=given)
+            pack = install_pack_request(
+                revision=revision,
+                user=request.user,
+                site=given,
+                language=site.validated_data.get("language"),
+            )
         except InvalidInput as error:
             raise validation_error(error) from error
         pack.refresh_from_db()  # built already when Celery runs eagerly

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -23,6 +24,8 @@ from quoting.designs.services.packs import (
     DESIGN_PACK_WAIT_MAX_GPUS,
     design_pack_request,
     design_pack_waits,
+    pack_language,
+    pack_translate,
 )
 from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.contract import specs
@@ -95,7 +98,15 @@ class DesignOnSiteSerializer(_SiteFields):
 
 
 class InstallPackRequestSerializer(DesignOnSiteSerializer):
-    """The design and the site it is laid out on, for its installation pack."""
+    """The design and the site it is laid out on, for its installation pack, and its language."""
+
+    language = serializers.ChoiceField(
+        choices=settings.LANGUAGES,
+        required=False,
+        help_text="The words of the files people read (README.txt, racks.csv's weight_unknown, "
+        "the elevations, the labels); the files tools read are the same in every language. "
+        "Default: the language of the request.",
+    )
 
 
 class BomLineSerializer(serializers.Serializer):
@@ -282,21 +293,28 @@ class DesignViewSet(ApiViewSetMixin, viewsets.ViewSet):
     def install_pack(self, request):
         serializer = InstallPackRequestSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
+        language = pack_language(serializer.validated_data.get("language"))
         try:
             design = design_compute(requirements=serializer.requirements(), site=serializer.site())
             if not design_pack_waits(design):
                 # Only the site fields sent: the pack's own record of what was asked.
                 site = {k: v for k, v in serializer.validated_data.items() if k in SITE_FIELDS}
-                pack = design_pack_request(user=request.user, design=design, site=site)
+                pack = design_pack_request(
+                    user=request.user, design=design, site=site, language=language
+                )
                 pack.refresh_from_db(fields=["status", "error", "sha256", "size", "finished_at"])
                 return pack_accepted(request, pack)  # built already when Celery runs eagerly
             layout = design_install_layout(design=design, site=serializer.site(), interactive=True)
         except InvalidInput as error:
             raise validation_error(error) from error
-        response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+        response = StreamingHttpResponse(
+            pack_zip_chunks(layout, translate=pack_translate(language)),
+            content_type="application/zip",
+        )
         response["Content-Disposition"] = (
             f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"'
         )
+        response["Content-Language"] = language
         return response
 
     @extend_schema(

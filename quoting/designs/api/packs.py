@@ -50,6 +50,7 @@ class DesignInstallPackSerializer(serializers.ModelSerializer):
             "error",
             "gpu_count",
             "site",
+            "language",
             "sha256",
             "size",
             "created_at",

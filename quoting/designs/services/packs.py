@@ -8,7 +8,10 @@ asked for here and built by a worker after commit, as a quote revision's pack is
 before the row is written (the racks placed, milliseconds), so a site that cannot hold the
 design is still a 400 on its field. Each person keeps their DESIGN_PACKS_KEPT newest packs:
 asking for another deletes the older ones, and asking again for the same design on the same
-site returns the pack already made or on its way.
+site in the same language returns the pack already made or on its way.
+
+A pack is made in a language (PACK_LANGUAGES, the site's codes): the words of the files people
+read follow it, the files tools read never do (quoting.engine.install.pack.LANGUAGE_FILES).
 """
 
 from __future__ import annotations
@@ -19,9 +22,10 @@ import logging
 import time
 from dataclasses import asdict
 
+from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.designs.models import DesignInstallPack, InstallPackStatus
@@ -31,10 +35,12 @@ from quoting.designs.services.designs import (
     design_install_layout,
     site_from_json,
 )
+from quoting.designs.services.snapshots import gettext_in
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.install.pack import pack_zip_chunks
+from quoting.engine.install.pdf import Translate
 
 logger = logging.getLogger(__name__)
 
@@ -43,15 +49,37 @@ DESIGN_PACKS_KEPT = 3  # per person; the older ones are deleted when a new one i
 BUILD_TASK = "quoting.design_pack_build"
 
 
+PACK_LANGUAGES = tuple(code for code, _name in settings.LANGUAGES)  # "en", "zh-hans"
+
+
+def pack_language(language: str | None = None) -> str:
+    """The pack's language: the one asked for, else the active one (the requester's), else
+    the site's default."""
+    for code in (language, translation.get_language()):
+        if code in PACK_LANGUAGES:
+            return code
+    return settings.LANGUAGE_CODE
+
+
+def pack_translate(language: str) -> Translate | None:
+    """What the engine translates a pack's words with: None in English (the engine's own
+    words, so an English pack is the bytes it always was), else gettext in `language`."""
+    return None if language == "en" else gettext_in(language)
+
+
 def design_pack_waits(design: FabricDesign) -> bool:
     """Whether this design's pack is built while the request waits (else by a worker)."""
     return design.gpu_count <= DESIGN_PACK_WAIT_MAX_GPUS
 
 
-def design_pack_request(*, user, design: FabricDesign, site: dict) -> DesignInstallPack:
-    """A pending pack of `design` on `site` (the site fields given; the defaults for the rest),
-    built after commit; or the same one already asked for by this user, unless it failed.
-    Raises InvalidInput on the field at fault (the design's size, a site that cannot hold it)."""
+def design_pack_request(
+    *, user, design: FabricDesign, site: dict, language: str | None = None
+) -> DesignInstallPack:
+    """A pending pack of `design` on `site` (the site fields given; the defaults for the rest)
+    in `language` (default: the requester's), built after commit; or the same one already asked
+    for by this user, unless it failed. Raises InvalidInput on the field at fault (the design's
+    size, a site that cannot hold it)."""
+    language = pack_language(language)
     design_install_check(design=design, site=site_from_json(site))
     # As the JSON columns give them back, so that the same request compares equal.
     requirements, site = _stored(asdict(design.requirements)), _stored(site)
@@ -62,7 +90,11 @@ def design_pack_request(*, user, design: FabricDesign, site: dict) -> DesignInst
             .order_by("-created_at", "-pk")[:DESIGN_PACKS_KEPT]
         )
         for pack in kept:
-            same = pack.requirements == requirements and pack.site == site
+            same = (
+                pack.requirements == requirements
+                and pack.site == site
+                and pack.language == language
+            )
             if same and pack.status != InstallPackStatus.FAILED:
                 if pack.status == InstallPackStatus.PENDING:  # its first send may have failed
                     transaction.on_commit(
@@ -70,7 +102,11 @@ def design_pack_request(*, user, design: FabricDesign, site: dict) -> DesignInst
                     )
                 return pack
         pack = DesignInstallPack.objects.create(
-            requirements=requirements, site=site, gpu_count=design.gpu_count, requested_by=user
+            requirements=requirements,
+            site=site,
+            gpu_count=design.gpu_count,
+            language=language,
+            requested_by=user,
         )
         older = DesignInstallPack.objects.filter(requested_by=user).order_by("-created_at", "-pk")
         DesignInstallPack.objects.filter(
@@ -102,7 +138,7 @@ def design_pack_build(*, pack_id: int) -> str | None:
             requirements=requirements_from_json(pack.requirements, stored=True), site=site
         )
         layout = design_install_layout(design=design, site=site)
-        archive = b"".join(pack_zip_chunks(layout))
+        archive = b"".join(pack_zip_chunks(layout, translate=pack_translate(pack.language)))
     except InvalidInput as error:
         return _failed(pack_id, f"The design or site is not buildable: {error}")
     except Exception:

@@ -170,10 +170,17 @@ def design_priced(*, design: SavedDesign, currency: str) -> PricedBom:
 # --- a quote revision's frozen copies ----------------------------------------------------------
 
 
-def _gettext_in(language: str):
+def gettext_in(language: str):
+    """Django's gettext in `language`, whatever language is active when it is called (a
+    streamed pack is written after its view returns); each word looked up once (a pack's
+    labels ask for the same few words 100,000 times)."""
+    looked_up: dict[str, str] = {}
+
     def translate(text: str) -> str:
-        with translation.override(language):
-            return translation.gettext(text)
+        if text not in looked_up:
+            with translation.override(language):
+                looked_up[text] = translation.gettext(text)
+        return looked_up[text]
 
     return translate
 
@@ -188,7 +195,7 @@ def racks_appendix(*, design: FabricDesign, site: dict | None = None) -> dict | 
         logger.info("no rack appendix for this design and site", exc_info=True)
         return None
     return rack_appendix(
-        layout, {language: _gettext_in(language) for language, _name in settings.LANGUAGES}
+        layout, {language: gettext_in(language) for language, _name in settings.LANGUAGES}
     )
 
 

@@ -44,9 +44,12 @@ from quoting.designs.services.designs import (
 )
 from quoting.designs.services.packs import (
     DESIGN_PACK_WAIT_MAX_GPUS,
+    PACK_LANGUAGES,
     design_pack_of,
     design_pack_request,
     design_pack_waits,
+    pack_language,
+    pack_translate,
 )
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import (
@@ -425,6 +428,21 @@ def design_cable_schedule_csv(request):
     return response
 
 
+def _pack_language(params) -> tuple[str | None, QueryDict, HttpResponse | None]:
+    """(the pack's language, `params` without it, None), or (.., .., a 400): `language` is
+    the pack's, not the design's; left out, the requester's."""
+    params = params.copy()
+    asked = params.pop("language", [None])[-1] or None
+    if asked is not None and asked not in PACK_LANGUAGES:
+        refused = HttpResponse(
+            f"language: {_('Choose English or Simplified Chinese for the pack.')}",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
+        return None, params, refused
+    return pack_language(asked), params, None
+
+
 def _pack_inputs(request, params):
     """(site form, design, None) of the design and site in `params`, or (.., .., a 400)."""
     form, design = _design_from_query(request, params=params)
@@ -452,7 +470,10 @@ def design_install_pack_zip(request):
     """The installation pack of the design in the query, on the site in the query (defaults
     for what it leaves out). Past DESIGN_PACK_WAIT_MAX_GPUS it is built by a worker: 202 with
     the button that asks for it (a POST: a link in another site's page must not start one)."""
-    site_form, design, refused = _pack_inputs(request, request.GET)
+    language, params, refused = _pack_language(request.GET)
+    if refused is not None:
+        return refused
+    site_form, design, refused = _pack_inputs(request, params)
     if refused is not None:
         return refused
     if not design_pack_waits(design):
@@ -468,10 +489,14 @@ def design_install_pack_zip(request):
         )
     except InvalidInput as error:
         return _site_refused(site_form, error)
-    response = StreamingHttpResponse(pack_zip_chunks(layout), content_type="application/zip")
+    response = StreamingHttpResponse(
+        pack_zip_chunks(layout, translate=pack_translate(language)),
+        content_type="application/zip",
+    )
     response["Content-Disposition"] = (
         f'attachment; filename="install-pack-{design.gpu_count}-gpus.zip"'
     )
+    response["Content-Language"] = language
     return response
 
 
@@ -480,11 +505,16 @@ def design_install_pack_zip(request):
 def design_install_pack_build(request):
     """Ask a worker for the pack of the design in `query` (the pack link's query); on to the
     pack's page."""
-    site_form, design, refused = _pack_inputs(request, QueryDict(request.POST.get("query", "")))
+    language, params, refused = _pack_language(QueryDict(request.POST.get("query", "")))
+    if refused is not None:
+        return refused
+    site_form, design, refused = _pack_inputs(request, params)
     if refused is not None:
         return refused
     try:
-        pack = design_pack_request(user=request.user, design=design, site=_site_values(site_form))
+        pack = design_pack_request(
+            user=request.user, design=design, site=_site_values(site_form), language=language
+        )
     except InvalidInput as error:
         return _site_refused(site_form, error)
     return redirect("quoting:design-install-pack-state", pk=pack.pk)

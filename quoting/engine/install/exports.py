@@ -16,8 +16,9 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 
 from quoting.engine.csvcells import csv_row
@@ -28,6 +29,14 @@ from quoting.engine.install.management import TIER as MANAGEMENT_TIER
 from quoting.engine.install.pdf import LABEL_STOCK
 from quoting.engine.install.site import TRAY_CLEARANCE_M, SiteInputs
 from quoting.engine.install.weights import rack_weight
+from quoting.engine.messages import gettext_noop
+
+Translate = Callable[[str], str]
+
+
+def _same(text: str) -> str:
+    return text
+
 
 CHUNK_ROWS = 2000
 
@@ -228,8 +237,10 @@ RACK_COLUMNS = (
 )
 
 
-def racks_csv(layout: InstallLayout) -> Iterator[str]:
-    site = layout.site
+def racks_csv(layout: InstallLayout, translate: Translate | None = None) -> Iterator[str]:
+    """One row per rack. Its one cell of words, weight_unknown, follows the pack's language
+    (`translate`); its codes (kind, cooling, yes/no) stay English, as a filter reads them."""
+    site, tr = layout.site, translate or _same
 
     def rows():
         for r in layout.racks:
@@ -260,7 +271,7 @@ def racks_csv(layout: InstallLayout) -> Iterator[str]:
                 "" if r.own_power else site.rack_power_kw,
                 "yes" if r.over_budget(site.rack_power_kw) else "no",
                 weight.known_kg,
-                weight.unknown_text(),
+                weight.unknown_text(tr),
                 devices,
             )
 
@@ -527,82 +538,115 @@ def bom_by_rack_csv(layout: InstallLayout) -> Iterator[str]:
 INFINIBAND_ONLY = ("ibdiagnet.topo", "ufm-ndt.csv")
 
 # --- README.txt -----------------------------------------------------------------------------
+# What each file holds, in the pack's language (README.txt's words go through `translate`).
 FILE_NOTES = (
     (
         "cable-schedule.csv",
-        "one row per cable leg: ID (C000012; a splitter's or twin-port "
-        "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
-        "catalog length class it needs and the quoted part's length, both ends (rack, U, device, "
-        "port) and the label for each end (row.rack-Uu:port > far end).",
+        gettext_noop(
+            "one row per cable leg: ID (C000012; a splitter's or twin-port "
+            "copper cable's legs C000012.1, .2), tier, rail and colour, part, routed length, the "
+            "catalog length class it needs and the quoted part's length, both ends (rack, U, "
+            "device, port) and the label for each end (row.rack-Uu:port > far end)."
+        ),
     ),
     (
         "port-map.csv",
-        "every port of every switch (the catalog's port count), in panel order: "
-        "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
-        "split ports lane by lane (6/2/1); then the switch's uplinks numbered on from the panel "
-        "at their own speed (a management switch's p49-p52, 100G); a cabled management port "
-        "(mgmt0) last.",
+        gettext_noop(
+            "every port of every switch (the catalog's port count), in panel order: "
+            "peer device and port, rail, speed, part and cable ID; free ports with an empty peer; "
+            "split ports lane by lane (6/2/1); then the switch's uplinks numbered on from the "
+            "panel at their own speed (a management switch's p49-p52, 100G); a cabled "
+            "management port (mgmt0) last."
+        ),
     ),
     (
         "racks.csv",
-        "per rack: position, devices at their U, U used and free, typical and max "
-        "power (network and servers apart) against the budget, and the weight of the mounted "
-        "equipment from the catalog's datasheet weights: weight_kg sums the devices whose "
-        "weight is known, weight_unknown names the others (model x count; empty when every "
-        "weight is known): when it is not empty the rack weighs more than weight_kg, so add "
-        "those devices' datasheet weights before checking the floor load. Optics and cables "
-        "are not counted.",
+        gettext_noop(
+            "per rack: position, devices at their U, U used and free, typical and max "
+            "power (network and servers apart) against the budget, and the weight of the mounted "
+            "equipment from the catalog's datasheet weights: weight_kg sums the devices whose "
+            "weight is known, weight_unknown names the others (model x count; empty when every "
+            "weight is known): when it is not empty the rack weighs more than weight_kg, so add "
+            "those devices' datasheet weights before checking the floor load. Optics and cables "
+            "are not counted."
+        ),
     ),
     (
         "rack-elevations.svg",
-        "front views of every rack: a U scale (1, 5, 10 ... and the top U), each device at "
-        "its U with its name and model (catalog part number), kW against budget and weight "
-        "(≥ the known sum when some devices' weights are unknown; hover for which).",
+        gettext_noop(
+            "front views of every rack: a U scale (1, 5, 10 ... and the top U), each device at "
+            "its U with its name and model (catalog part number), kW against budget and weight "
+            "(≥ the known sum when some devices' weights are unknown; hover for which)."
+        ),
     ),
     (
         "rack-elevations.pdf",
-        "the same, six racks to a landscape A4 page, the devices of unknown weight named "
-        "under each rack's weight, to tape to rack doors.",
+        gettext_noop(
+            "the same, six racks to a landscape A4 page, the devices of unknown weight named "
+            "under each rack's weight, to tape to rack doors."
+        ),
     ),
     (
         "labels.pdf",
-        f"two flag labels per cable leg (A and Z end), printed for {LABEL_STOCK}: print at "
-        "100 % on that stock (a durable polyester or vinyl one of the same layout for "
-        "cables); each label's middle band, in the rail colour, wraps the cable and its two "
-        "ends, each with the same text at 7 pt or more, stick back to back.",
+        gettext_noop(
+            "two flag labels per cable leg (A and Z end), printed for {stock}: print at "
+            "100 % on that stock (a durable polyester or vinyl one of the same layout for "
+            "cables); each label's middle band, in the rail colour, wraps the cable and its two "
+            "ends, each with the same text at 7 pt or more, stick back to back."
+        ),
     ),
     (
         "slurm-topology.conf",
-        "Slurm topology/tree: each server under one switch (a rail-optimised scalable unit's "
-        "rail leaves as one switch, su1, su2 ...), spines and core above.",
+        gettext_noop(
+            "Slurm topology/tree: each server under one switch (a rail-optimised scalable "
+            "unit's rail leaves as one switch, su1, su2 ...), spines and core above."
+        ),
     ),
     (
         "ibdiagnet.topo",
-        "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool (InfiniBand "
-        "fabrics): a block per switch, each link indented under it; split lanes as P11s1. "
-        "Its system types are defined in ibnl/ (one .ibnl per switch and host type): "
-        "IBDM_IBNL_PATH=ibnl ibdmchk -t ibdiagnet.topo -n '<host>/mlx5_N/U1' -p 1 checks it.",
+        gettext_noop(
+            "ibdm topology file for ibdiagnet and NVIDIA's cable validation tool (InfiniBand "
+            "fabrics): a block per switch, each link indented under it; split lanes as P11s1. "
+            "Its system types are defined in ibnl/ (one .ibnl per switch and host type): "
+            "IBDM_IBNL_PATH=ibnl ibdmchk -t ibdiagnet.topo -n '<host>/mlx5_N/U1' -p 1 checks it."
+        ),
     ),
     (
         "ufm-ndt.csv",
-        "UFM NDT plugin topology (InfiniBand): #StartDevice, StartPort, EndDevice, EndPort, "
-        "LinkType; switch ports 'Port 27' (split lanes 'Port 11/1'), host ports the host's node "
-        "description ('su1-r01-node01 mlx5_11'). Upload it as type switch_to_host, with "
-        f"'host_patterns: {NDT_HOST_PATTERN}' in the plugin's ndt.conf.",
+        gettext_noop(
+            "UFM NDT plugin topology (InfiniBand): #StartDevice, StartPort, EndDevice, EndPort, "
+            "LinkType; switch ports 'Port 27' (split lanes 'Port 11/1'), host ports the host's "
+            "node description ('su1-r01-node01 mlx5_11'). Upload it as type switch_to_host, with "
+            "'host_patterns: {pattern}' in the plugin's ndt.conf."
+        ),
     ),
     (
         "netbox-*.csv",
-        "NetBox bulk import (Organization, Racks, Devices, Connections), in this order: "
-        "sites, locations (one per row), racks, manufacturers, device-roles, device-types "
-        "(U height, datasheet weight), devices (status planned, in their racks), interfaces "
-        "(every cabled port, then each switch's uplinks), cables (one per leg, status planned, "
-        "label = cable ID, colour by rail, length in metres). Device names are unique across "
-        "packs when each design has its own name_prefix (site inputs); in a NetBox that "
-        "already has the manufacturers, roles or device types, delete those rows first "
-        "(NetBox refuses a duplicate), and the site too when it exists.",
+        gettext_noop(
+            "NetBox bulk import (Organization, Racks, Devices, Connections), in this order: "
+            "sites, locations (one per row), racks, manufacturers, device-roles, device-types "
+            "(U height, datasheet weight), devices (status planned, in their racks), interfaces "
+            "(every cabled port, then each switch's uplinks), cables (one per leg, status "
+            "planned, label = cable ID, colour by rail, length in metres). Device names are "
+            "unique across packs when each design has its own name_prefix (site inputs); in a "
+            "NetBox that already has the manufacturers, roles or device types, delete those rows "
+            "first (NetBox refuses a duplicate), and the site too when it exists."
+        ),
     ),
-    ("bom-by-rack.csv", "pick list per rack; parts no rack holds last."),
+    ("bom-by-rack.csv", gettext_noop("pick list per rack; parts no rack holds last.")),
 )
+# Said in a translated README only: the English pack needs no such note.
+KEPT_IN_ENGLISH = gettext_noop(
+    "Kept in English for the tools that read them: the CSV files' column headers and coded "
+    "values (tier, colour, kind, cooling, category, yes/no), the design and site input names "
+    "below, slurm-topology.conf, ibdiagnet.topo, ibnl/, ufm-ndt.csv and the netbox-*.csv files."
+)
+
+
+def _heading(text: str, rule: str) -> str:
+    """A heading underlined to its width (a Chinese character takes two columns)."""
+    width = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    return f"{text}\n{rule * width}\n"
 
 
 # Site inputs that move a routed run: where racks stand, how tall they are, where the tray is.
@@ -628,21 +672,28 @@ def _measured_tiers(layout: InstallLayout) -> set[str]:
     return tiers
 
 
-def _lengths_note(layout: InstallLayout) -> Iterator[str]:
+def _lengths_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
     """What the lengths are: routed on the site inputs (a hall assumed, not surveyed), which
-    tiers were bought for those runs and which for a distance, which inputs are defaults."""
+    tiers were bought for those runs and which for a distance, which inputs are defaults.
+    Tier and input names stay as the CSV and the inputs list name them."""
     site, req = layout.site, layout.design.requirements
     defaults = SiteInputs()
+    yield "\n" + _heading(
+        tr(gettext_noop("Cable lengths: estimates on an assumed hall, not measurements")), "-"
+    )
     yield (
-        "\nCable lengths: estimates on an assumed hall, not measurements\n"
-        "-------------------------------------------------------------\n"
-        "Every length in cable-schedule.csv is routed on the site inputs above, not measured "
-        "in the hall: the racks stand in straight rows where racks_per_row, rack_pitch_m and "
-        "row_spacing_m put them (the hall's real positions, obstacles and cable ways are not "
-        "known); a run goes up from its device's U to a tray "
-        f"{TRAY_CLEARANCE_M:g} m above the racks (cable_route overhead) or down into the floor "
-        "void (raised-floor), along and across the rows, plus cable_slack_m, rounded up to "
-        "0.1 m; its length class is the shortest catalog length that covers it.\n"
+        tr(
+            gettext_noop(
+                "Every length in cable-schedule.csv is routed on the site inputs above, not "
+                "measured in the hall: the racks stand in straight rows where racks_per_row, "
+                "rack_pitch_m and row_spacing_m put them (the hall's real positions, obstacles "
+                "and cable ways are not known); a run goes up from its device's U to a tray "
+                "{clearance:g} m above the racks (cable_route overhead) or down into the floor "
+                "void (raised-floor), along and across the rows, plus cable_slack_m, rounded up to "
+                "0.1 m; its length class is the shortest catalog length that covers it."
+            )
+        ).format(clearance=TRAY_CLEARANCE_M)
+        + "\n"
     )
     measured = _measured_tiers(layout)
     tiers = list(
@@ -650,7 +701,12 @@ def _lengths_note(layout: InstallLayout) -> Iterator[str]:
     )
     routed = [t for t in tiers if t in measured]
     if routed:
-        yield f"Bought for the runs routed on this site: {', '.join(routed)}.\n"
+        yield (
+            tr(gettext_noop("Bought for the runs routed on this site: {tiers}.")).format(
+                tiers=", ".join(routed)
+            )
+            + "\n"
+        )
     for tier in tiers:
         if tier in measured:
             continue
@@ -659,100 +715,169 @@ def _lengths_note(layout: InstallLayout) -> Iterator[str]:
         if given is not None:
             metres = DISTANCE_CLASSES.get(given, given)
             yield (
-                f"Bought for the distance typed on the design: {tier} ({name} = {given}, "
-                f"{metres:g} m), not for the routed runs.\n"
+                tr(
+                    gettext_noop(
+                        "Bought for the distance typed on the design: {tier} ({name} = {given}, "
+                        "{metres:g} m), not for the routed runs."
+                    )
+                ).format(tier=tier, name=name, given=given, metres=metres)
+                + "\n"
             )
         elif name:
             metres = DISTANCE_CLASSES[UNMEASURED_DISTANCES[name]]
             yield (
-                f"Bought for the tier's usual distance, not measured on this site: {tier} "
-                f"({UNMEASURED_DISTANCES[name]}, {metres:g} m).\n"
+                tr(
+                    gettext_noop(
+                        "Bought for the tier's usual distance, not measured on this site: {tier} "
+                        "({distance}, {metres:g} m)."
+                    )
+                ).format(tier=tier, distance=UNMEASURED_DISTANCES[name], metres=metres)
+                + "\n"
             )
 
     def listed(names: list[str]) -> str:
         values = {n: getattr(site, n) for n in names}
-        return ", ".join(f"{n} = {'empty' if v is None else v}" for n, v in values.items())
+        empty = tr(gettext_noop("empty"))
+        return ", ".join(f"{n} = {empty if v is None else v}" for n, v in values.items())
 
     assumed = [n for n in LENGTH_INPUTS if getattr(site, n) == getattr(defaults, n)]
     changed = [n for n in LENGTH_INPUTS if getattr(site, n) != getattr(defaults, n)]
     if assumed:
-        yield f"Site inputs at their defaults (assumed unless checked): {listed(assumed)}.\n"
+        yield (
+            tr(
+                gettext_noop("Site inputs at their defaults (assumed unless checked): {inputs}.")
+            ).format(inputs=listed(assumed))
+            + "\n"
+        )
     if changed:
-        yield f"Site inputs changed from the defaults for this site: {listed(changed)}.\n"
+        yield (
+            tr(
+                gettext_noop("Site inputs changed from the defaults for this site: {inputs}.")
+            ).format(inputs=listed(changed))
+            + "\n"
+        )
     yield (
-        "Measure the real runs (rack positions, tray route, drops) before ordering cables; "
-        "a run longer than its quoted cable is listed under Warnings.\n"
+        tr(
+            gettext_noop(
+                "Measure the real runs (rack positions, tray route, drops) before ordering cables; "
+                "a run longer than its quoted cable is listed under Warnings."
+            )
+        )
+        + "\n"
     )
 
 
-def _management_note(layout: InstallLayout) -> Iterator[str]:
+def _management_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
     management = layout.design.management
     oob = [c for c in layout.cables if c.tier == MANAGEMENT_TIER]
     if oob:
-        part = oob[0].part or "not in the catalog: installer-supplied"
+        part = oob[0].part or tr(gettext_noop("not in the catalog: installer-supplied"))
         yield (
-            f"\nOut-of-band management: {len(oob)} RJ45 patch cords (tier {MANAGEMENT_TIER}, "
-            f"part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
-            "every switch's and UFM appliance's management port, and the management "
-            "switches' own, to the management switches' ports p1, p2 ... in placement "
-            "order (a switch's own port last); their uplinks, numbered on from the panel "
-            "(port-map.csv), stay free for the upstream network. Each management switch "
-            "stands in the rack nearest the devices it serves that has a free U and power "
-            "to spare. The cords are "
-            "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
+            "\n"
+            + tr(
+                gettext_noop(
+                    "Out-of-band management: {count} RJ45 patch cords (tier {tier}, "
+                    "part {part}) in the cable schedule, quoted in the BOM: every server's BMC, "
+                    "every switch's and UFM appliance's management port, and the management "
+                    "switches' own, to the management switches' ports p1, p2 ... in placement "
+                    "order (a switch's own port last); their uplinks, numbered on from the panel "
+                    "(port-map.csv), stay free for the upstream network. Each management switch "
+                    "stands in the rack nearest the devices it serves that has a free U and power "
+                    "to spare. The cords are "
+                    "not in ibdiagnet.topo or ufm-ndt.csv (not fabric links)."
+                )
+            ).format(count=len(oob), tier=MANAGEMENT_TIER, part=part)
+            + "\n"
         )
     inband = [c for c in layout.cables if c.tier == INBAND_TIER]
     if inband:
         peer = sum(1 for c in inband if c.a_port.startswith("p"))
         how = (
-            f"{management.inband_switches // 2} MLAG pairs of in-band switches: each server's "
-            "inband1 to the first switch of its pair and inband2 to the second, on the same "
-            f"port p1, p2 ...; each pair joined by a peer link of two cables ({peer} in all) "
-            "on the two ports after the servers'"
+            tr(
+                gettext_noop(
+                    "{pairs} MLAG pairs of in-band switches: each server's inband1 to the first "
+                    "switch of its pair and inband2 to the second, on the same port p1, p2 ...; "
+                    "each pair joined by a peer link of two cables ({peer} in all) on the two "
+                    "ports after the servers'"
+                )
+            ).format(pairs=management.inband_switches // 2, peer=peer)
             if peer
-            else f"{management.inband_switches} in-band switches, each server's inband1 to "
-            "ports p1, p2 ... in placement order"
+            else tr(
+                gettext_noop(
+                    "{switches} in-band switches, each server's inband1 to ports p1, p2 ... in "
+                    "placement order"
+                )
+            ).format(switches=management.inband_switches)
         )
         yield (
-            f"\nIn-band management: {len(inband)} 100GbE cables (tier {INBAND_TIER}) in the "
-            f"cable schedule, without a part: the design reports them and quotes none (no "
-            f"catalog part). {how}; the last two ports of each switch stay free as uplinks. "
-            "The in-band switches stand in the network row, the two of a pair one after the "
-            "other. The cables are not in ibdiagnet.topo or ufm-ndt.csv (not fabric links).\n"
+            "\n"
+            + tr(
+                gettext_noop(
+                    "In-band management: {count} 100GbE cables (tier {tier}) in the cable "
+                    "schedule, without a part: the design reports them and quotes none (no "
+                    "catalog part). {how}; the last two ports of each switch stay free as "
+                    "uplinks. The in-band switches stand in the network row, the two of a pair "
+                    "one after the other. The cables are not in ibdiagnet.topo or ufm-ndt.csv "
+                    "(not fabric links)."
+                )
+            ).format(count=len(inband), tier=INBAND_TIER, how=how)
+            + "\n"
         )
 
 
-def readme_txt(layout: InstallLayout, *, revision: str = "") -> Iterator[str]:
+def readme_txt(
+    layout: InstallLayout, *, revision: str = "", translate: Translate | None = None
+) -> Iterator[str]:
+    """The pack's README in its language (`translate`; English without). Input names, tier
+    names, file names and the tools' commands stay as the files and tools spell them."""
+    tr = translate or _same
     design = layout.design
     req = design.requirements
-    yield "FabricQuote installation pack\n=============================\n\n"
+    yield _heading(tr(gettext_noop("FabricQuote installation pack")), "=") + "\n"
     if req.label:
-        yield f"Design: {req.label}\n"
+        yield tr(gettext_noop("Design: {name}")).format(name=req.label) + "\n"
     if revision:
-        yield f"Revision: {revision}\n"
+        yield tr(gettext_noop("Revision: {revision}")).format(revision=revision) + "\n"
     yield (
-        f"{design.gpu_count} GPUs, {design.topology.servers} servers, "
-        f"{design.leaf_count} leaves, {design.spine_count} spines, {design.core_count} core "
-        f"on {design.switch.part_number}; {len(layout.racks)} racks in "
-        f"{layout.racks[-1].row + 1 if layout.racks else 0} rows; "
-        f"{len({c.base_id for c in layout.cables})} cables; {layout.servers_per_rack} "
-        "servers per rack.\n\n"
+        tr(
+            gettext_noop(
+                "{gpus} GPUs, {servers} servers, {leaves} leaves, {spines} spines, {cores} core "
+                "on {switch}; {racks} racks in {rows} rows; {cables} cables; {per_rack} "
+                "servers per rack."
+            )
+        ).format(
+            gpus=design.gpu_count,
+            servers=design.topology.servers,
+            leaves=design.leaf_count,
+            spines=design.spine_count,
+            cores=design.core_count,
+            switch=design.switch.part_number,
+            racks=len(layout.racks),
+            rows=layout.racks[-1].row + 1 if layout.racks else 0,
+            cables=len({c.base_id for c in layout.cables}),
+            per_rack=layout.servers_per_rack,
+        )
+        + "\n\n"
     )
-    yield "Files\n-----\n"
+    yield _heading(tr(gettext_noop("Files")), "-")
     infiniband = req.family == "infiniband"
     for name, note in FILE_NOTES:
         if name in INFINIBAND_ONLY and not infiniband:
             continue
-        yield f"{name}: {note}\n"
-    yield "\nDesign inputs\n-------------\n"
+        text = tr(note).format(stock=tr(LABEL_STOCK), pattern=NDT_HOST_PATTERN)
+        yield f"{name}: {text}\n"
+    kept = tr(KEPT_IN_ENGLISH)
+    if kept != KEPT_IN_ENGLISH:
+        yield f"{kept}\n"
+    yield "\n" + _heading(tr(gettext_noop("Design inputs")), "-")
     for f in fields(req):
         yield f"{f.name} = {getattr(req, f.name)}\n"
-    yield "\nSite inputs\n-----------\n"
+    yield "\n" + _heading(tr(gettext_noop("Site inputs")), "-")
     for f in fields(SiteInputs):
         yield f"{f.name} = {getattr(layout.site, f.name)}\n"
-    yield from _lengths_note(layout)
-    yield from _management_note(layout)
-    if layout.warnings:
-        yield "\nWarnings\n--------\n"
-        for warning in layout.warnings:
-            yield f"- {warning}\n"
+    yield from _lengths_note(layout, tr)
+    yield from _management_note(layout, tr)
+    if layout.warning_messages:
+        yield "\n" + _heading(tr(gettext_noop("Warnings")), "-")
+        for warning in layout.warning_messages:
+            yield f"- {warning.render(tr)}\n"

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from quoting.engine.install import exports, netbox
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.layout import InstallLayout
-from quoting.engine.install.pdf import labels_pdf, rack_elevations_pdf
+from quoting.engine.install.pdf import Translate, labels_pdf, rack_elevations_pdf
 
 # Fixed member dates: the same design and site give the same bytes (and the same SHA-256).
 MEMBER_DATE = (2026, 1, 1, 0, 0, 0)
@@ -18,18 +18,24 @@ FLUSH_BYTES = 1 << 16
 Producer = Callable[[], Iterable[str | bytes]]
 
 
-def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, Producer]]:
+def pack_files(
+    layout: InstallLayout, *, revision: str = "", translate: Translate | None = None
+) -> list[tuple[str, Producer]]:
     """The pack's files by name, each a producer of its text: PACK_FILE_NAMES in order, the
     InfiniBand-only ones on InfiniBand, and after ibdiagnet.topo the system definitions it
-    names (ibnl/<type>.ibnl)."""
+    names (ibnl/<type>.ibnl).
+
+    The files people read (LANGUAGE_FILES) are in the language of `translate` (the edge's
+    gettext in the pack's language; English without); the files tools read are the same bytes
+    in every language."""
     producers: dict[str, Producer] = {
-        "README.txt": lambda: exports.readme_txt(layout, revision=revision),
+        "README.txt": lambda: exports.readme_txt(layout, revision=revision, translate=translate),
         "cable-schedule.csv": lambda: exports.cable_schedule_csv(layout),
         "port-map.csv": lambda: exports.port_map_csv(layout),
-        "racks.csv": lambda: exports.racks_csv(layout),
-        "rack-elevations.svg": lambda: rack_elevations_svg(layout),
-        "rack-elevations.pdf": lambda: rack_elevations_pdf(layout),
-        "labels.pdf": lambda: labels_pdf(layout),
+        "racks.csv": lambda: exports.racks_csv(layout, translate),
+        "rack-elevations.svg": lambda: rack_elevations_svg(layout, translate),
+        "rack-elevations.pdf": lambda: rack_elevations_pdf(layout, translate),
+        "labels.pdf": lambda: labels_pdf(layout, translate),
         "slurm-topology.conf": lambda: exports.slurm_topology(layout),
         "ibdiagnet.topo": lambda: exports.ibdiagnet_topo(layout),
         "ufm-ndt.csv": lambda: exports.ufm_ndt_csv(layout),
@@ -48,6 +54,16 @@ def pack_files(layout: InstallLayout, *, revision: str = "") -> list[tuple[str, 
         if name == "ibdiagnet.topo":
             files += [(n, lambda text=text: [text]) for n, text in exports.ibnl_files(layout)]
     return files
+
+
+# The files that follow the pack's language (their words; never their codes or headers).
+LANGUAGE_FILES = (
+    "README.txt",
+    "racks.csv",
+    "rack-elevations.svg",
+    "rack-elevations.pdf",
+    "labels.pdf",
+)
 
 
 def pack_file_names(layout: InstallLayout) -> list[str]:
@@ -110,15 +126,19 @@ def zip_chunks(files: Iterable[tuple[str, Producer]]) -> Iterator[bytes]:
         yield sink.drain()
 
 
-def pack_zip_chunks(layout: InstallLayout, *, revision: str = "") -> Iterator[bytes]:
-    return zip_chunks(pack_files(layout, revision=revision))
+def pack_zip_chunks(
+    layout: InstallLayout, *, revision: str = "", translate: Translate | None = None
+) -> Iterator[bytes]:
+    return zip_chunks(pack_files(layout, revision=revision, translate=translate))
 
 
-def pack_write_dir(layout: InstallLayout, directory, *, revision: str = "") -> list[str]:
+def pack_write_dir(
+    layout: InstallLayout, directory, *, revision: str = "", translate: Translate | None = None
+) -> list[str]:
     """Write every file of the pack into `directory` (a pathlib.Path); returns the names."""
     directory.mkdir(parents=True, exist_ok=True)
     names = []
-    for name, produce in pack_files(layout, revision=revision):
+    for name, produce in pack_files(layout, revision=revision, translate=translate):
         (directory / name).parent.mkdir(parents=True, exist_ok=True)  # ibnl/
         with (directory / name).open("wb") as out:
             for chunk in produce():

@@ -6,6 +6,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from quoting.designs.services.designs import design_compute, design_install_layout, site_from_json
+from quoting.designs.services.packs import PACK_LANGUAGES, pack_translate
 from quoting.designs.services.requirements import requirements_from_request
 from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.contract import Spec, number_text, specs
@@ -85,6 +86,12 @@ class Command(BaseCommand):
         parser.add_argument(
             "--pack", type=Path, help="also write the installation pack's files into this directory"
         )
+        parser.add_argument(
+            "--pack-language",
+            choices=PACK_LANGUAGES,
+            default="en",
+            help="the words of the pack's README, elevations and labels (default: en)",
+        )
         for name, spec in SITE_SPECS.items():  # the site of the design and pack, as in the API
             parser.add_argument(
                 f"--{name.replace('_', '-')}", dest=f"site_{name}", **_argument(spec)
@@ -118,7 +125,9 @@ class Command(BaseCommand):
                 layout = design_install_layout(design=design, site=site_from_json(site))
             except InvalidInput as error:
                 raise CommandError(_errors_text(error.errors)) from error
-            written = pack_write_dir(layout, options["pack"])
+            written = pack_write_dir(
+                layout, options["pack"], translate=pack_translate(options["pack_language"])
+            )
             # Progress on stderr: with --json, stdout is the JSON alone (`| jq` reads it).
             self.stderr.write(
                 f"Installation pack: {len(written)} files in {options['pack']} "

@@ -1,8 +1,9 @@
 """Installation packs of quote revisions: asked for now, built by a worker after commit.
 
-A frozen (sent) revision keeps one pack per site: asking again returns it (or the build on its
-way), so the customer's installer gets the very bytes that went with the offer. A revision keeps
-its INSTALL_PACKS_KEPT newest packs; asking for another deletes the older ones.
+A frozen (sent) revision keeps one pack per site and language: asking again returns it (or the
+build on its way), so the customer's installer gets the very bytes that went with the offer; a
+pack in the other language is a pack of its own, with its own SHA-256. A revision keeps its
+INSTALL_PACKS_KEPT newest packs; asking for another deletes the older ones.
 Idempotent through the row: only a pending pack is claimed (pending -> building, one UPDATE).
 """
 
@@ -23,6 +24,7 @@ from quoting.designs.services.designs import (
     design_site_inputs,
     site_from_json,
 )
+from quoting.designs.services.packs import pack_translate
 from quoting.engine.contract import field_errors
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric.requirements import requirements_from_json
@@ -65,9 +67,12 @@ def design_to_install(revision: QuoteRevision) -> SavedDesign | None:
     return revision.design
 
 
-def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> InstallPack:
-    """A pending pack row now (the build after commit). Raises InvalidInput on a site field,
-    or on "design" when the revision has no design to lay out."""
+def install_pack_request(
+    *, revision: QuoteRevision, user, site: dict, language: str | None = None
+) -> InstallPack:
+    """A pending pack row now (the build after commit), in `language` (default: the customer's:
+    the pack goes to their installers). Raises InvalidInput on a site field, or on "design"
+    when the revision has no design to lay out."""
     errors = field_errors(site_from_json(site))
     if errors:
         raise InvalidInput(errors)
@@ -79,8 +84,12 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
             .get(pk=revision.pk)
         )
         design = design_to_install(locked)
+        if language is None:
+            language = (
+                Quote.objects.select_related("customer").get(pk=locked.quote_id).customer.language
+            )
         same = (
-            InstallPack.objects.filter(revision=locked, site=site)
+            InstallPack.objects.filter(revision=locked, site=site, language=language)
             .exclude(status=InstallPackStatus.FAILED)
             .order_by("pk")
         )
@@ -104,7 +113,11 @@ def install_pack_request(*, revision: QuoteRevision, user, site: dict) -> Instal
         if design is None or not design.requirements:
             raise InvalidInput.field("design", "this revision has no fabric design to lay out.")
         pack = InstallPack.objects.create(
-            revision=locked, requirements=design.requirements, site=site, requested_by=user
+            revision=locked,
+            requirements=design.requirements,
+            site=site,
+            language=language,
+            requested_by=user,
         )
         newest_first = InstallPack.objects.filter(revision=locked).order_by("-created_at", "-pk")
         InstallPack.objects.filter(
@@ -134,7 +147,11 @@ def install_pack_build(*, pack_id: int) -> str | None:
             requirements=requirements_from_json(pack.requirements, stored=True), site=site
         )
         layout = design_install_layout(design=design, site=site)
-        archive = b"".join(pack_zip_chunks(layout, revision=str(pack.revision)))
+        archive = b"".join(
+            pack_zip_chunks(
+                layout, revision=str(pack.revision), translate=pack_translate(pack.language)
+            )
+        )
     except InvalidInput as error:
         return _failed(pack_id, f"The design or site is not buildable: {error}")
     except Exception:
@@ -162,7 +179,12 @@ def _failed(pack_id: int, reason: str) -> str:
     return InstallPackStatus.FAILED
 
 
-def install_pack_latest(*, revision: QuoteRevision, archive: bool = True) -> InstallPack | None:
-    """The revision's latest pack; without its zip unless `archive` (a page shows its status)."""
+def install_pack_latest(
+    *, revision: QuoteRevision, archive: bool = True, language: str | None = None
+) -> InstallPack | None:
+    """The revision's latest pack (in `language` when given); without its zip unless `archive`
+    (a page shows its status)."""
     packs = InstallPack.objects.filter(revision=revision).order_by("-created_at", "-pk")
+    if language is not None:
+        packs = packs.filter(language=language)
     return (packs if archive else packs.defer("archive")).first()

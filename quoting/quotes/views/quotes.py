@@ -13,6 +13,7 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache as shared_cache
@@ -29,6 +30,7 @@ from catalog.filters import ProductFilter
 from catalog.selectors import price_lookup, product_list
 from portal.api.pagination import QuotesPaginator, list_count_key
 from quoting.customers.selectors import projects_visible_to
+from quoting.designs.services.packs import PACK_LANGUAGES
 from quoting.designs.services.tco import tco_option_names, tco_presented
 from quoting.designs.views.projects import _project_page
 from quoting.engine.errors import InvalidInput
@@ -335,6 +337,7 @@ def quote_detail(request, pk: int):
     context["lines_html"] = _frozen_lines_html(request, context)
     if display.revision.has_install_packs:
         context["install_pack"] = install_pack_latest(revision=display.revision, archive=False)
+    context["pack_languages"] = settings.LANGUAGES  # names lazily in the page's language
     if display.revision.has_as_built_checks:
         context["as_built_checks"] = as_built_checks_of(revision=display.revision, limit=3)
     return render(request, "quoting/quote_detail.html", context)
@@ -343,14 +346,20 @@ def quote_detail(request, pk: int):
 @login_required
 @require_POST
 def quote_install_pack(request, pk: int):
-    """Ask for the shown revision's installation pack (default site); back to the page."""
+    """Ask for the shown revision's installation pack (default site) in the language chosen
+    (the customer's unless changed); back to the page."""
     quote = _quote_or_404(request, pk)
     number = request.POST.get("revision", "").strip()
     if not (number.isascii() and number.isdigit() and len(number) <= 5):
         raise Http404
     revision = get_object_or_404(QuoteRevision, quote=quote, number=int(number))
+    language = request.POST.get("language") or None
+    back = f"{reverse('quoting:quote-detail', args=[quote.pk])}?r={revision.number}"
+    if language is not None and language not in PACK_LANGUAGES:
+        messages.error(request, _("Choose English or Simplified Chinese for the pack."))
+        return redirect(back)
     try:
-        install_pack_request(revision=revision, user=request.user, site={})
+        install_pack_request(revision=revision, user=request.user, site={}, language=language)
     except InvalidInput as error:
         messages.error(request, " ".join(m for ms in error.errors.values() for m in ms))
     return redirect(f"{reverse('quoting:quote-detail', args=[quote.pk])}?r={revision.number}")

@@ -172,3 +172,39 @@ def test_the_pack_pages_read_in_chinese(client, make_user, seeded):
 def test_an_id_past_a_bigint_is_a_404(crm):
     assert crm.get(f"/designs/install-packs/{2**64}/").status_code == 404
     assert crm.get(f"/api/v1/install-packs/{10**18}/").status_code == 404
+
+
+# --- the pack's language (issue 27, item 4) ------------------------------------------------------
+
+
+def test_the_api_makes_the_pack_in_the_language_asked_and_refuses_another_on_its_field(crm):
+    english = crm.post(
+        "/api/v1/designs/install-pack/",
+        {"gpu_count": 64, "language": "en"},
+        content_type="application/json",
+    )
+    chinese = ask(crm, gpu_count=64, language="zh-hans")
+    refused = ask(crm, gpu_count=64, language="zh-CN")
+
+    assert english.status_code == chinese.status_code == 200
+    assert chinese["Content-Language"] == "zh-hans"
+    readme = zipfile.ZipFile(io.BytesIO(b"".join(chinese.streaming_content))).read("README.txt")
+    assert readme.decode().startswith("FabricQuote 安装包")
+    readme = zipfile.ZipFile(io.BytesIO(b"".join(english.streaming_content))).read("README.txt")
+    assert readme.decode().startswith("FabricQuote installation pack")
+    assert refused.status_code == 400 and "language" in field_errors(refused)
+
+
+def test_a_worker_built_pack_keeps_its_language_and_another_language_is_another_pack(
+    crm, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        chinese = ask(crm, gpu_count=LARGE, rack_power_kw=70, language="zh-hans").json()
+        english = ask(crm, gpu_count=LARGE, rack_power_kw=70).json()  # the requester's: English
+        again = ask(crm, gpu_count=LARGE, rack_power_kw=70, language="zh-hans").json()
+
+    assert (chinese["language"], english["language"]) == ("zh-hans", "en")
+    assert again["id"] == chinese["id"] != english["id"]
+    states = [crm.get(s["url"]).json() for s in (chinese, english)]
+    assert states[0]["sha256"] != states[1]["sha256"]
+    assert DesignInstallPack.objects.get(pk=chinese["id"]).language == "zh-hans"

@@ -83,7 +83,7 @@ def chinese_client(client, make_user):
     return client
 
 
-def test_the_chinese_design_page_draws_and_warns_in_chinese_but_the_pack_stays_english(
+def test_the_chinese_design_page_draws_warns_and_packs_in_chinese_and_packs_english_on_request(
     chinese_client, seeded
 ):
     over_budget = f"{QUERY}&rack_power_kw=40&servers_per_rack=4"  # 4 x 10.2 kW: over 40 kW
@@ -92,10 +92,23 @@ def test_the_chinese_design_page_draws_and_warns_in_chinese_but_the_pack_stays_e
 
     assert "机柜立面图" in page and "A 排" in page and "kW max" not in page
     assert "超出其 40 kW 的功率预算" in page and "over its 40 kW budget" not in page
+    assert "language=en" in page and "language=zh-hans" in page  # the pack in either language
     pack = read_zip(chinese_client.get(f"/designs/install-pack.zip?{over_budget}"))
-    assert "more than their 40 kW budget" in pack.read("README.txt").decode()
+    readme = pack.read("README.txt").decode()
+    assert "超出其 40 kW 的功率预算" in readme and "more than their 40 kW budget" not in readme
     elevations = pack.read("rack-elevations.svg").decode()
+    assert "机柜立面图" in elevations and "A 排" in elevations and "Row A" not in elevations
+    english = read_zip(chinese_client.get(f"/designs/install-pack.zip?{over_budget}&language=en"))
+    assert "more than their 40 kW budget" in english.read("README.txt").decode()
+    elevations = english.read("rack-elevations.svg").decode()
     assert "Rack elevations" in elevations and "Row A" in elevations and "机柜" not in elevations
+
+
+def test_the_page_link_answers_a_language_it_does_not_make_with_a_400(chinese_client, seeded):
+    response = chinese_client.get(f"/designs/install-pack.zip?{QUERY}&language=fr")
+
+    assert response.status_code == 400
+    assert response.content.decode() == "language: 请为安装包选择英文或简体中文。"
 
 
 def test_a_site_too_small_for_a_server_is_refused_in_chinese_beside_its_field(

@@ -63,7 +63,10 @@ def test_a_revision_pack_is_built_by_the_worker_and_downloaded_as_stored(api, qw
     assert hashlib.sha256(got.content).hexdigest() == pack.sha256
     archive = zipfile.ZipFile(io.BytesIO(got.content))
     assert [n for n in archive.namelist() if not n.startswith("ibnl/")] == list(PACK_FILE_NAMES)
-    assert f"Revision: {qw.quote.current_revision}" in archive.read("README.txt").decode()
+    # In the customer's language (the seeded customer's is Chinese): the pack goes to their
+    # installers.
+    assert pack.language == qw.quote.customer.language == "zh-hans"
+    assert f"版本：{qw.quote.current_revision}" in archive.read("README.txt").decode()
 
 
 def test_a_sent_revision_keeps_its_pack_even_when_the_saved_design_changes(api, qw):
@@ -141,7 +144,7 @@ def test_a_quote_you_may_not_see_has_no_pack_for_you(api, qw):
     assert other.post(url(qw), {}, format="json").status_code == 404
 
 
-def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is_fixed(
+def test_the_quote_page_builds_the_pack_in_the_language_chosen_and_a_sent_revision_keeps_each(
     client, qw, django_capture_on_commit_callbacks
 ):
     client.force_login(qw.world.sales)
@@ -159,7 +162,20 @@ def test_the_quote_page_builds_the_pack_and_offers_it_until_the_sent_revision_is
     quote = Quote.objects.get(pk=qw.quote.pk)
     quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
     body = client.get(page).content.decode()
-    assert zip_url in body and "Build the installation pack" not in body
+    # Still offered: a sent revision keeps one pack per language, the customer's chosen first.
+    assert zip_url in body and "Build the installation pack" in body
+    assert '<option value="zh-hans" selected>' in body
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"{page}install-pack/", {"revision": "1", "language": "zh-hans"})
+        client.post(f"{page}install-pack/", {"revision": "1", "language": "en"})
+    packs = InstallPack.objects.order_by("pk")
+    assert [p.language for p in packs] == ["zh-hans", "en"]  # the same language: the same pack
+    assert packs[0].sha256 != packs[1].sha256
+    english = zipfile.ZipFile(io.BytesIO(client.get(zip_url).content))  # the latest
+    assert "Revision: Q-" in english.read("README.txt").decode()
+    response = client.post(f"{page}install-pack/", {"revision": "1", "language": "fr"}, follow=True)
+    assert "Choose English or Simplified Chinese for the pack." in response.content.decode()
+    assert InstallPack.objects.count() == 2
     assert client.post(f"{page}install-pack/", {"revision": "x1"}).status_code == 404
     assert client.get(f"{page}revisions/7/install-pack.zip").status_code == 404
 
@@ -184,3 +200,57 @@ def test_a_revision_pack_is_laid_out_on_the_designs_site_unless_the_request_chan
     assert on_design_site.status == "ready" and parts(on_design_site) & copper
     overhead = ask(api, qw, {"cable_route": "overhead"})
     assert overhead.status == "ready" and not parts(overhead) & copper
+
+
+# --- the pack's language (issue 27, item 4) ------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["fr", "zh", "zh_Hans", "EN", ""])
+def test_a_language_but_en_or_zh_hans_is_a_400_on_the_field(api, qw, language):
+    response = api.post(url(qw), {"language": language}, format="json")
+
+    assert response.status_code == 400 and "language" in field_errors(response)
+    assert not InstallPack.objects.exists()
+
+
+def test_a_sent_revision_keeps_one_pack_per_language_each_with_its_own_bytes(api, qw):
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+
+    chinese = ask(api, qw, {})  # the customer's language
+    english = ask(api, qw, {"language": "en"})
+    again = ask(api, qw, {"language": "zh-hans"})
+
+    assert (chinese.language, english.language) == ("zh-hans", "en")
+    assert again.pk == chinese.pk and again.sha256 == chinese.sha256
+    assert english.pk != chinese.pk and english.sha256 != chinese.sha256
+    state = api.post(url(qw), {"language": "en"}, format="json").json()
+    assert state["language"] == "en" and state["sha256"] == english.sha256
+    # GET: the latest pack, or the latest in the language asked for.
+    for asked, pack in (("", english), ("?language=zh-hans", chinese), ("?language=en", english)):
+        got = api.get(url(qw) + asked)
+        assert got["Digest"] == f"sha-256={pack.sha256}"
+    assert api.get(url(qw) + "?language=de").status_code == 400
+
+
+def test_a_pack_made_before_packs_had_a_language_is_english_and_keeps_its_bytes(api, qw):
+    """A row from before the language column reads as English (the migration's default), and
+    a sent revision hands out its very bytes, never a pack made again."""
+    quote = Quote.objects.get(pk=qw.quote.pk)
+    quote_send(quote=quote, user=qw.world.sales, expected_version=quote.version)
+    archive = b"PK\x05\x06" + b"\x00" * 18  # an empty zip: the bytes as stored, whatever they are
+    old = InstallPack.objects.create(
+        revision=qw.quote.current_revision,
+        requirements=qw.design.requirements,
+        site={},
+        status="ready",
+        archive=archive,
+        sha256=hashlib.sha256(archive).hexdigest(),
+        size=len(archive),
+    )
+
+    again = ask(api, qw, {"language": "en"})
+
+    assert old.language == "en" and again.pk == old.pk
+    got = api.get(url(qw))
+    assert got.content == archive and got["Digest"] == f"sha-256={old.sha256}"
