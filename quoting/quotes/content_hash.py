@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 4
+CURRENT_VERSION = 5
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -75,6 +75,12 @@ FIELDS[3] = (
 FIELDS[4] = (
     (*FIELDS[3][0], "additional_terms_zh"),
     FIELDS[3][1],
+)
+# 5: where each line came from (QuoteLine.origin): which lines an alternative takes the place
+# of, so what its "total if chosen" prints. A revision sent before keeps version 4.
+FIELDS[5] = (
+    FIELDS[4][0],
+    (*FIELDS[4][1], "origin"),
 )
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots

@@ -70,6 +70,20 @@ def test_the_fingerprint_changes_with_any_printed_value_and_not_with_bookkeeping
     assert fingerprint() != copied
 
 
+def test_a_lines_origin_is_fingerprinted_from_version_5_and_older_revisions_keep_theirs(world):
+    """Which lines an alternative replaces (QuoteLine.origin) changes what its "total if
+    chosen" prints: fingerprinted from version 5; a revision sent under version 4 keeps its own."""
+    quote = quote_sent(world)
+    sent = QuoteRevision.objects.get(pk=quote.current_revision_id)
+    version_4 = revision_content_fingerprint(revision=sent, version=4)
+    current = revision_content_fingerprint(revision=sent)
+    line = sent.lines.order_by("position").first()
+    QuoteLine.objects.filter(pk=line.pk).update(origin="" if line.origin else "design")
+    assert revision_content_fingerprint(revision=sent) != current
+    assert revision_content_fingerprint(revision=sent, version=4) == version_4
+    assert "origin" not in content_hash.FIELDS[4][1]
+
+
 def test_decimals_and_snapshots_are_spelt_one_way():
     class Row:
         def __init__(self, **values):
