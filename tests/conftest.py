@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests import api_contract, database_template, network_guard
+from tests import api_contract, database_template, migration_rows, network_guard
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -91,6 +91,9 @@ def pytest_configure(config):
     api_contract.install()  # every /api/v1/ answer a test receives matches the published schema
     _redis_db_per_worker()
     _development_signing_certificate()
+    from django.db.models.signals import post_migrate
+
+    post_migrate.connect(migration_rows.restore, dispatch_uid="tests.migration_rows")
     if database_template.WORKER_INPUT_KEY in getattr(config, "workerinput", {}):
         # Its django_db_setup copies the controller's migrated database (pytest-django's
         # would migrate one more).
@@ -108,6 +111,14 @@ def pytest_sessionstart(session):
 def pytest_configure_node(node):
     if name := database_template.template_name(node.config):
         node.workerinput[database_template.WORKER_INPUT_KEY] = name
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database (pytest-django's, or a worker's copy of the template), and the rows its
+    migrations seeded kept, for a flush to put back (tests/migration_rows.py)."""
+    with django_db_blocker.unblock():
+        migration_rows.keep()
 
 
 @pytest.fixture(autouse=True)
