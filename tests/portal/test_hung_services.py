@@ -19,14 +19,20 @@ import time
 import pytest
 
 from tests.conftest import service_missing
-from tests.service_helpers import django_env, free_port, http_call, live_gunicorn, run_django
+from tests.service_helpers import (
+    django_env,
+    free_port,
+    http_call,
+    live_gunicorn,
+    run_django,
+    sqlite_migrate,
+)
 
 CAP = 2.5  # seconds: about two, and some slack for a loaded machine
 # The portal skips Redis this long after a failure (SERVICE_PAUSE_SECONDS, 5 s in production):
 # shorter here, so that a drill waits less for the pause to lapse before a fresh outage; no
 # shorter than the cap, so that within a request answered in time the pause never lapses.
 PAUSE = CAP
-MIGRATE = "from django.core.management import call_command; call_command('migrate', verbosity=0)"
 
 
 class Stall:
@@ -158,7 +164,7 @@ def test_with_redis_never_answering_a_send_and_an_accept_commit_within_the_cap(s
         FABRICQUOTE_VAR_DIR=str(tmp_path),
         SERVICE_PAUSE_SECONDS=str(PAUSE),
     )
-    run_django(MIGRATE, env)
+    sqlite_migrate(database, env)
     refused = {**env, "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}  # jobs left to sweepers
     world = json.loads(
         run_django("from tests.portal.fault_world import seed; seed()", refused).splitlines()[-1]
