@@ -13,11 +13,11 @@ import functools
 import logging
 import time
 
+from django.conf import settings
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
 
 logger = logging.getLogger(__name__)
 
-PAUSE_SECONDS = 5.0  # how long Redis is skipped after a failure
 _paused_until: dict[str, float] = {}  # per LOCATION, per process
 
 
@@ -36,12 +36,13 @@ def _forgiving(fallback):
             try:
                 return method(self, *args, **kwargs)
             except redis.RedisError as exc:
-                _paused_until[location] = time.monotonic() + PAUSE_SECONDS
+                pause = settings.SERVICE_PAUSE_SECONDS  # how long Redis is skipped
+                _paused_until[location] = time.monotonic() + pause
                 logger.warning(
                     "Redis cache unreachable (%s): serving without it (rate limits open) for "
                     "the next %.0f s",
                     exc.__class__.__name__,
-                    PAUSE_SECONDS,
+                    pause,
                 )
                 return fallback(*args, **kwargs)
 

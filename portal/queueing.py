@@ -7,7 +7,6 @@ import time
 
 logger = logging.getLogger(__name__)
 
-PAUSE_SECONDS = 5.0  # after the broker failed, how long requests do not wait for it again
 _paused_until = 0.0  # per process
 
 
@@ -44,6 +43,7 @@ def enqueue_or_leave_to_sweeper(
     them. An eager task failing in-process is logged too. `argsrepr`: what the logs show of
     the arguments (theirs, here too), when one of them must not be written down.
     """
+    from django.conf import settings
     from kombu.exceptions import OperationalError as BrokerUnreachable
 
     global _paused_until
@@ -54,7 +54,8 @@ def enqueue_or_leave_to_sweeper(
     try:
         enqueue(name, *args, queue=queue, **({} if argsrepr is None else {"argsrepr": argsrepr}))
     except BrokerUnreachable as exc:
-        _paused_until = time.monotonic() + PAUSE_SECONDS
+        # How long requests do not wait for the broker again.
+        _paused_until = time.monotonic() + settings.SERVICE_PAUSE_SECONDS
         logger.warning(
             "broker unreachable (%s): %s%s left to the sweeper",
             exc.__class__.__name__,

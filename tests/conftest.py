@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from tests import api_contract, network_guard
+from tests import api_contract, database_template, migration_rows, network_guard
 
 IN_CI = os.environ.get("CI") == "true"
 
@@ -91,6 +91,34 @@ def pytest_configure(config):
     api_contract.install()  # every /api/v1/ answer a test receives matches the published schema
     _redis_db_per_worker()
     _development_signing_certificate()
+    from django.db.models.signals import post_migrate
+
+    post_migrate.connect(migration_rows.restore, dispatch_uid="tests.migration_rows")
+    if database_template.WORKER_INPUT_KEY in getattr(config, "workerinput", {}):
+        # Its django_db_setup copies the controller's migrated database (pytest-django's
+        # would migrate one more).
+        config.pluginmanager.register(database_template, "fabricquote_database_template")
+
+
+def pytest_sessionstart(session):
+    """Under xdist the controller makes (or finds, from an earlier run) the migrated database the
+    workers copy: before they start, as xdist starts them after this hook."""
+    if database_template.migrates_once(session.config):
+        database_template.template_ensure(session.config)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    if name := database_template.template_name(node.config):
+        node.workerinput[database_template.WORKER_INPUT_KEY] = name
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """The test database (pytest-django's, or a worker's copy of the template), and the rows its
+    migrations seeded kept, for a flush to put back (tests/migration_rows.py)."""
+    with django_db_blocker.unblock():
+        migration_rows.keep()
 
 
 @pytest.fixture(autouse=True)

@@ -174,6 +174,10 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# After Redis (as the cache or as the broker) failed a call, the process skips it for this many
+# seconds (portal/cache.py, portal/queueing.py): an outage costs one request its timeout, not
+# every request. The fault tests shorten it to drill a fresh outage without waiting 5 s.
+SERVICE_PAUSE_SECONDS = float(os.environ.get("SERVICE_PAUSE_SECONDS") or 5)
 if REDIS_URL:
     # Acts as an empty cache while Redis is down (rate limits open), never as an error.
     CACHES = {

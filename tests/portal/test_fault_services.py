@@ -25,11 +25,11 @@ from tests.service_helpers import (
     http_call,
     live_gunicorn,
     run_django,
+    sqlite_migrate,
     wait_for,
 )
 
 FAST = 10  # seconds: a generous guard against the 19 s of the finding, not a benchmark
-MIGRATE = "from django.core.management import call_command; call_command('migrate', verbosity=0)"
 SWEEP = (
     "import datetime as dt; from proposals.documents.services import "
     "proposals_requeue_stuck; print(proposals_requeue_stuck(older_than=dt.timedelta(0)))"
@@ -90,7 +90,7 @@ def test_with_redis_down_reads_work_and_a_send_is_fast_then_the_sweeper_catches_
     )
     timings: dict[str, float] = {}
     try:
-        run_django(MIGRATE, env)
+        sqlite_migrate(database, env)
         world = json.loads(
             run_django("from tests.portal.fault_world import seed; seed()", env).splitlines()[-1]
         )
