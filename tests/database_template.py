@@ -6,7 +6,7 @@ Each worker used to migrate its own database: 87 migrations and their post_migra
 worker on the loaded 2-core machine, both at once. The copy holds what migrate left: the rows
 the data migrations seed and the role groups included.
 
-The template is kept between runs under a name that says what it was made from
+Outside CI the template is kept between runs under a name that says what it was made from
 (test_<name>_migrated_<fingerprint>): every migration file's bytes, Django's version and the
 roles' permissions (portal.services.ROLE_PERMISSIONS, which post_migrate writes). A change to
 any of them makes a new template, and the old ones are dropped. A template is built under a
@@ -81,8 +81,12 @@ def template_ensure(config: pytest.Config) -> None:
     name = prefix + fingerprint()
     quote = connection.ops.quote_name
     with config.stash[blocking_manager_key].unblock():
+        # CI migrates from scratch every run, as a fresh machine would: a kept template could
+        # hide a migration that no longer runs on an empty database (a module it imports
+        # changed, which the fingerprint does not see).
+        fresh = os.environ.get("CI") == "true"
         with connection._nodb_cursor() as cursor:
-            kept = name in _databases(cursor, prefix)
+            kept = not fresh and name in _databases(cursor, prefix)
         if not kept:
             building = f"{base}_building_{os.getpid()}"
             own_name, own_test_name = connection.settings_dict["NAME"], test_settings.get("NAME")
@@ -95,7 +99,7 @@ def template_ensure(config: pytest.Config) -> None:
                 connection.close()
                 connection.settings_dict["NAME"], test_settings["NAME"] = own_name, own_test_name
             with connection._nodb_cursor() as cursor:
-                for stale in set(_databases(cursor, prefix)) - {name}:
+                for stale in _databases(cursor, prefix):  # this name too, when CI made it again
                     cursor.execute(f"DROP DATABASE IF EXISTS {quote(stale)}")
                 cursor.execute(f"ALTER DATABASE {quote(building)} RENAME TO {quote(name)}")
     config.stash[_template] = name
