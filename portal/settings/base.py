@@ -320,6 +320,9 @@ SPECTACULAR_SETTINGS = {
         "WebhookEventEnum": "integrations.models.WebhookEvent",
         "VatZoneEnum": "quoting.customers.models.VatZone",
         "UserRoleEnum": "portal.models.ROLE_GROUPS",
+        # The site's languages: a customer's, and an installation pack's. Named as the
+        # customer's was first published, so that generated clients keep the type they have.
+        "CustomerLanguageEnum": LANGUAGES,
     },
     # drf-spectacular's enum hook first; each app of the API appends its own.
     "POSTPROCESSING_HOOKS": [

@@ -48,6 +48,7 @@ ALLOWED_WORDS = {
     # ours, products, tools
     "FabricQuote", "NVIDIA", "InfiniBand", "GPU", "GPUs", "DGX", "HGX", "UFM", "NDT", "NetBox",
     "Slurm", "ibdiagnet", "ibdm", "ibdmchk", "ibnl", "BMC", "RJ", "GbE", "BOM", "Avery",
+    "MLAG",  # the in-band switches' protocol (a pair joined by a peer link)
     # NetBox's import pages and objects (its menus name them so), UFM NDT's column keys
     "Organization", "Racks", "Devices", "Connections", "sites", "locations", "racks",
     "manufacturers", "interfaces", "cables", "devices", "planned", "label", "StartDevice",
