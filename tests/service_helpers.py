@@ -204,7 +204,8 @@ def sqlite_migrate(database: Path, env: dict[str, str]) -> None:
         building = cache / f"sqlite-migrating-{os.getpid()}.tmp"
         run_django(MIGRATE, {**env, "DATABASE_URL": f"sqlite:///{building}"})
         for stale in cache.glob("sqlite-migrated-*.sqlite3"):
-            stale.unlink(missing_ok=True)
+            if stale != kept:  # the other xdist worker may have just made it and be copying it
+                stale.unlink(missing_ok=True)
         os.replace(building, kept)  # whole or not at all, for the other xdist worker
     shutil.copyfile(kept, database)
 

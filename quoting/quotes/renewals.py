@@ -41,6 +41,7 @@ from quoting.quotes.selectors import (
     booked_choice,
     quotes_visible_to,
     replaced_by_alternatives,
+    whole_design_replaced,
 )
 
 # The reminders, in days before the end: each is announced once per line (renewal.due).
@@ -173,7 +174,11 @@ def term_lines_ending(
     rows = [
         _term_line(line, today)
         for line in lines
-        if in_booked_choice(line, line.revision.quote, from_design=line.revision_from_design)
+        if in_booked_choice(
+            line,
+            line.revision.quote,
+            from_design=line.revision_from_design and whole_design_replaced(line.revision),
+        )
     ]
     rows = [row for row in rows if 0 <= row.days_left <= within]
     renewed = _being_renewed({row.quote.pk for row in rows})

@@ -243,7 +243,15 @@ def _support_for(revision: QuoteRevision, lines: list[QuoteLine]) -> list[QuoteL
     priced for them, as services.support prices it for the offer as quoted: an alternative with
     more switches or dearer hardware carries the support it would be sold with. Changed lines
     are unsaved copies (same key and pk)."""
+    if not whole_design_replaced(revision):
+        return lines
     following = [ln for ln in lines if follows_the_offer(ln)]
+    if revision.is_frozen:
+        # A share of the hardware is priced at the product's percent and least price in the
+        # catalog, which may have changed since the offer was sent: a sent offer's figures must
+        # stay what its PDF printed, so only support priced per device (its unit price is the
+        # line's own) follows the alternative there.
+        following = [ln for ln in following if ln.product.pricing_basis == PricingBasis.PER_DEVICE]
     if not following:
         return lines
     devices, hardware = offer_devices(lines), offer_hardware(lines)
@@ -598,8 +606,9 @@ def frozen_revision_key(revision: QuoteRevision) -> str:
 
 
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    # v3: an alternative replaces the chosen design's lines, not the network section (#26).
-    return f"quoting:frozen-figures:v3:{frozen_revision_key(revision)}"
+    # v4: an alternative replaces the chosen design's lines, not the network section (#26), on
+    # a revision sent under content version 5 or later (whole_design_replaced).
+    return f"quoting:frozen-figures:v4:{frozen_revision_key(revision)}"
 
 
 @dataclass
@@ -641,6 +650,24 @@ def _sections_of(lines: Iterable[QuoteLine]) -> dict[str, list[LineView]]:
     return {s: rows for s, rows in sections.items() if rows}
 
 
+# The content fingerprint version from which a revision is priced by the rule below (its
+# lines' origin is fingerprinted from then on). A revision sent before was printed, offered and
+# may have been accepted and booked under the earlier rule (an alternative replaces the network
+# section; support as quoted): it keeps that rule, so the customer is never asked to accept, and
+# the reseller never books, another figure than the one the sent PDF prints.
+WHOLE_DESIGN_RULE_VERSION = 5
+
+
+def whole_design_replaced(revision: QuoteRevision) -> bool:
+    """Whether an alternative on `revision` replaces the chosen design's every line and carries
+    the support that follows it (a draft, or a revision sent under version 5 or later), or only
+    the network section with support as quoted (sent before)."""
+    if not revision.is_frozen:
+        return True
+    head = (revision.content_sha256 or "").partition(":")[0]
+    return head.isdigit() and int(head) >= WHOLE_DESIGN_RULE_VERSION
+
+
 def from_the_chosen_design(line: QuoteLine) -> bool:
     """Whether the chosen design put this line on the quote (an alternative's own lines are
     not the chosen design's)."""
@@ -662,9 +689,13 @@ def replaced_by_alternatives(line: QuoteLine, *, from_design: bool) -> bool:
     return line.section == Section.NETWORK
 
 
-def _replaced_and_kept(lines: list[QuoteLine]) -> tuple[list[QuoteLine], list[QuoteLine]]:
+def _replaced_and_kept(
+    revision: QuoteRevision, lines: list[QuoteLine]
+) -> tuple[list[QuoteLine], list[QuoteLine]]:
     """The totalled lines an alternative replaces, and those it keeps."""
-    from_design = any(from_the_chosen_design(ln) for ln in lines)
+    from_design = whole_design_replaced(revision) and any(
+        from_the_chosen_design(ln) for ln in lines
+    )
     replaced, kept = [], []
     for line in lines:
         if line.section in TOTALLED_SECTIONS:
@@ -682,7 +713,7 @@ def revision_alternatives(
     chosen design's: replaced_by_alternatives), the other lines of the totals kept; offer_choice
     prices the same configurations."""
     lines = _revision_lines(revision) if lines is None else list(lines)
-    replaced, kept = _replaced_and_kept(lines)
+    replaced, kept = _replaced_and_kept(revision, lines)
     replaced_subtotal = sum((_amount(ln) for ln in replaced), Decimal("0.00"))
     groups: dict[str, list[QuoteLine]] = defaultdict(list)
     for line in lines:
@@ -925,7 +956,7 @@ def offer_choice(
         )
     chosen = tuple(ln for ln in lines if str(ln.key) in set(keys))
     if alternative:
-        _replaced, kept = _replaced_and_kept(lines)
+        _replaced, kept = _replaced_and_kept(revision, lines)
         option = [
             ln
             for ln in lines

@@ -199,3 +199,74 @@ def test_renewals_count_a_booked_alternative_s_lines_not_the_chosen_design_s(quo
     assert booked[("BCM-GPU", Section.ALTERNATIVES)] is True
     assert booked[("Installation", Section.SERVICES)] is True
     assert booked[("Rack cabling kit", Section.NETWORK)] is True
+
+
+# --- offers sent before the rule ----------------------------------------------------------------
+
+
+def _sent(quote, world):
+    from quoting.quotes.services.quotes import quote_send
+
+    quote.refresh_from_db()
+    return quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+
+
+def test_an_offer_sent_before_version_5_is_chosen_at_the_figures_it_printed(quote, world):
+    """A revision sent under content version 4 printed "Total if chosen" with the network
+    section replaced; the customer accepts, and the reseller books, that figure, not one priced
+    by today's rule."""
+    from quoting.quotes.selectors import revision_content_fingerprint, whole_design_replaced
+
+    revision = _sent(quote, world)
+    assert whole_design_replaced(revision)
+    assert offer_choice(revision=revision, alternative="Larger").totals.subtotal == LARGER_SUBTOTAL
+
+    version_4 = revision_content_fingerprint(revision=revision, version=4)
+    type(revision).objects.filter(pk=revision.pk).update(content_sha256=version_4)
+    revision.refresh_from_db()
+    assert not whole_design_replaced(revision)
+    choice = offer_choice(revision=revision, alternative="Larger")
+    # The network section (switches, UFM, the cabling kit: 41,600.00 + 1,000.00) replaced;
+    # servers, licences and installation kept beside the alternative, as version 4 priced it.
+    old_rule = AS_QUOTED_SUBTOTAL - Decimal("42600.00") + ALTERNATIVE_SUBTOTAL
+    assert choice.totals.subtotal == old_rule
+    [larger] = revision_alternatives(revision=revision)
+    assert larger.total_if_chosen == choice.totals.total
+
+
+def test_a_sent_offer_s_support_does_not_follow_a_later_catalog(quote, world):
+    """Sent, an offer's figures are what its PDF printed: a share of the hardware stays as
+    quoted with an alternative (the product's percent and least price are the live catalog's),
+    support per device still follows it (its price is the line's own)."""
+    per_device = ProductFactory(
+        part_number="SUP-DEV",
+        category=Category.SUPPORT,
+        unit=Unit.YEAR,
+        pricing_basis=PricingBasis.PER_DEVICE,
+    )
+    share = ProductFactory(
+        part_number="SUP-PCT",
+        category=Category.SUPPORT,
+        unit=Unit.YEAR,
+        pricing_basis=PricingBasis.PERCENT_OF_HARDWARE,
+        hardware_percent=Decimal("10.00"),
+    )
+    price_set(per_device, "CNY", "1000.00")
+    price_set(share, "CNY", "100.00")
+    for sku in ("SUP-DEV", "SUP-PCT"):
+        quote.refresh_from_db()
+        quote_add_product(
+            quote=quote, sku=sku, quantity=1, user=world.sales, expected_version=quote.version
+        )
+    revision = _sent(quote, world)
+    sent = offer_choice(revision=revision, alternative="Larger")
+    support = {
+        ln.sku: (ln.quantity, ln.unit_price) for ln in sent.lines if ln.sku.startswith("SUP")
+    }
+    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("204000.00"))}
+
+    share.hardware_percent = Decimal("20.00")
+    share.save()
+    price_set(share, "CNY", "900000.00")
+    revision.refresh_from_db()
+    assert offer_choice(revision=revision, alternative="Larger").totals == sent.totals
