@@ -98,8 +98,9 @@ ROUNDING_RULE = gettext_noop(
 # of options (the quote page, the proposal, the link, the workbook); translated where printed.
 ALTERNATIVES_RULE = gettext_noop(
     "An option takes the place of the proposed design's equipment and licences, whatever their "
-    "section; the other items stay, and support priced per switch or by the hardware follows "
-    "the option. Optional items are sized for the proposed design."
+    "section; the other items stay, and support priced per switch follows the option (support "
+    "priced as a share of the hardware stays as quoted). Optional items are sized for the "
+    "proposed design."
 )
 HUNDRED = Decimal(100)
 TOTAL_NAMES = ("subtotal", "discount", "net", "tax", "total")  # Totals' amounts, in print order
@@ -228,37 +229,27 @@ def support_followed(
     )
 
 
-def _least_prices_once(revision: QuoteRevision, lines: list[QuoteLine]) -> dict[str, Decimal]:
-    # The gate prices every configuration of a revision: the catalog is asked once per revision
-    # read, not once per configuration.
-    asked = revision.__dict__.setdefault("_support_least_prices", {})
-    skus = frozenset(ln.sku for ln in lines)
-    if skus not in asked:
-        asked[skus] = support_least_prices(revision, lines)
-    return asked[skus]
-
-
 def _support_for(revision: QuoteRevision, lines: list[QuoteLine]) -> list[QuoteLine]:
-    """`lines` (a configuration's totalled lines) with their support that follows the offer
-    priced for them, as services.support prices it for the offer as quoted: an alternative with
-    more switches or dearer hardware carries the support it would be sold with. Changed lines
-    are unsaved copies (same key and pk)."""
+    """`lines` (a configuration's totalled lines) with their support priced per device priced
+    for them, as services.support prices it for the offer as quoted: an alternative with more
+    switches carries the support it would be sold with. Support priced as a share of the
+    hardware stays as quoted: its percent and least price are the live catalog's, and an
+    offer's figures must not move once its PDF has printed them. Changed lines are unsaved
+    copies (same key and pk). None follows on a revision sent before the rule
+    (whole_design_replaced)."""
     if not whole_design_replaced(revision):
         return lines
-    following = [ln for ln in lines if follows_the_offer(ln)]
-    if revision.is_frozen:
-        # A share of the hardware is priced at the product's percent and least price in the
-        # catalog, which may have changed since the offer was sent: a sent offer's figures must
-        # stay what its PDF printed, so only support priced per device (its unit price is the
-        # line's own) follows the alternative there.
-        following = [ln for ln in following if ln.product.pricing_basis == PricingBasis.PER_DEVICE]
+    following = [
+        ln
+        for ln in lines
+        if follows_the_offer(ln) and ln.product.pricing_basis == PricingBasis.PER_DEVICE
+    ]
     if not following:
         return lines
-    devices, hardware = offer_devices(lines), offer_hardware(lines)
-    least = _least_prices_once(revision, following)
+    devices = offer_devices(lines)
     priced = {}
     for line in following:
-        followed = support_followed(line, devices=devices, hardware=hardware, least=least)
+        followed = support_followed(line, devices=devices, hardware=Decimal(0), least={})
         if (followed.quantity, followed.unit_price) != (line.quantity, line.unit_price):
             copy = QuoteLine(**{f.attname: getattr(line, f.attname) for f in line._meta.fields})
             copy.product = line.product

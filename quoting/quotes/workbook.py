@@ -65,6 +65,7 @@ from quoting.quotes.selectors import (
     booked_choice,
     offer_choice,
     revision_alternatives,
+    whole_design_replaced,
 )
 from quoting.templatetags.quoting_numbers import rmb_in_words
 
@@ -497,8 +498,9 @@ class _QuoteSheet:
             self._total_row(_("Total if chosen"), if_chosen[group])
         out.next()
         out.put("C", _("Offered, not included in the totals."))
-        out.next()
-        out.put("C", _(ALTERNATIVES_RULE))
+        if whole_design_replaced(self.offer.revision):  # else sent, and printed, without it
+            out.next()
+            out.put("C", _(ALTERNATIVES_RULE))
 
     def _notes(self) -> None:
         out, revision, quote = self.out, self.offer.revision, self.offer.quote

@@ -7,6 +7,7 @@ from django import template
 
 from quoting.designs.display import Row, cable_lengths, requirement_rows
 from quoting.quotes.display import event_detail_rows
+from quoting.quotes.selectors import whole_design_replaced
 
 register = template.Library()
 
@@ -24,3 +25,10 @@ def event_details(event) -> list[Row]:
 @register.filter(name="cable_lengths")
 def cable_lengths_filter(design) -> dict | None:
     return cable_lengths(design)
+
+
+@register.filter(name="whole_design_replaced")
+def whole_design_replaced_filter(revision) -> bool:
+    """Whether the revision's options are priced by today's rule (the note under a list of
+    options says it); a revision sent before was printed without it."""
+    return whole_design_replaced(revision)

@@ -1,7 +1,7 @@
 """Good / better / best (#26): an alternative is another saved design, so chosen it takes the
 place of every line the chosen design put on the quote, whatever section it sits in (GPU
 servers, cluster management, the network), and keeps the lines entered on the quote; support
-priced by the offer follows the alternative's lines. The quote page, the share link, the accept
+priced per switch follows the alternative's lines. The quote page, the share link, the accept
 and the workbook read one pricing (offer_choice, revision_alternatives)."""
 
 from __future__ import annotations
@@ -82,10 +82,11 @@ def test_the_customer_s_choice_keeps_the_lines_added_by_hand_and_drops_the_chose
     assert offer_choice(revision=quote.current_revision).totals.total == AS_QUOTED_TOTAL
 
 
-def test_support_priced_by_the_offer_is_priced_for_the_alternative_s_lines(quote, world):
+def test_support_per_switch_follows_the_alternative_and_a_share_of_hardware_stays(quote, world):
     """Per switch: 4 on the offer, 6 on the alternative, at 1,000.00. A share of 10 % of the
-    hardware (switches and servers): 204,000.00 of 2,040,000.00 as quoted, 306,000.00 of
-    3,060,000.00 with the alternative. Support is taxed as a service (6 %)."""
+    hardware (switches and servers): 204,000.00 of 2,040,000.00 as quoted, and with the
+    alternative too (its percent and least price are the live catalog's: an offer's figures do
+    not follow a later catalog). Support is taxed as a service (6 %)."""
     per_device = ProductFactory(
         part_number="SUP-DEV",
         category=Category.SUPPORT,
@@ -116,10 +117,10 @@ def test_support_priced_by_the_offer_is_priced_for_the_alternative_s_lines(quote
     support = {
         ln.sku: (ln.quantity, ln.unit_price) for ln in choice.lines if ln.sku.startswith("SUP")
     }
-    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("306000.00"))}
-    assert choice.totals.subtotal == LARGER_SUBTOTAL + Decimal("312000.00")
-    # 312,000.00 of support at 6 %: 18,720.00 of VAT.
-    assert choice.totals.total == LARGER_TOTAL + Decimal("312000.00") + Decimal("18720.00")
+    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("204000.00"))}
+    assert choice.totals.subtotal == LARGER_SUBTOTAL + Decimal("210000.00")
+    # 210,000.00 of support at 6 %: 12,600.00 of VAT.
+    assert choice.totals.total == LARGER_TOTAL + Decimal("210000.00") + Decimal("12600.00")
     [larger] = revision_alternatives(revision=revision)
     assert larger.total_if_chosen == choice.totals.total
     # Reading a choice writes nothing: the offer as quoted keeps its own support.
@@ -211,7 +212,7 @@ def _sent(quote, world):
     return quote_send(quote=quote, user=world.sales, expected_version=quote.version)
 
 
-def test_an_offer_sent_before_version_5_is_chosen_at_the_figures_it_printed(quote, world):
+def test_an_offer_sent_before_version_5_is_chosen_at_the_figures_it_printed(client, quote, world):
     """A revision sent under content version 4 printed "Total if chosen" with the network
     section replaced; the customer accepts, and the reseller books, that figure, not one priced
     by today's rule."""
@@ -232,12 +233,17 @@ def test_an_offer_sent_before_version_5_is_chosen_at_the_figures_it_printed(quot
     assert choice.totals.subtotal == old_rule
     [larger] = revision_alternatives(revision=revision)
     assert larger.total_if_chosen == choice.totals.total
+    # Nor does its page say today's rule under its options: it was printed without it.
+    client.force_login(world.sales)
+    page = client.get(f"/quotes/{quote.pk}/").content.decode()
+    alternatives = page[page.index('id="quote-alternatives"') :]
+    assert f"{choice.totals.total:,.2f}" in alternatives
+    assert "takes the place of the proposed design's equipment" not in alternatives
 
 
-def test_a_sent_offer_s_support_does_not_follow_a_later_catalog(quote, world):
-    """Sent, an offer's figures are what its PDF printed: a share of the hardware stays as
-    quoted with an alternative (the product's percent and least price are the live catalog's),
-    support per device still follows it (its price is the line's own)."""
+def test_a_sent_offer_s_figures_do_not_follow_a_later_catalog(quote, world):
+    """Sent, an offer's figures are what its PDF printed: a later percent or least price of a
+    share-of-hardware support product changes no option's total."""
     per_device = ProductFactory(
         part_number="SUP-DEV",
         category=Category.SUPPORT,
