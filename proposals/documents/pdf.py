@@ -191,7 +191,8 @@ class SignatureStamp:
     of the accepted PDF: `bbox` is the block there, in the page's own space (PDF points, from
     the bottom left), outside which the stamp draws nothing. The drawing is page `pdf_page` of
     `pdf`, moved by `offset` (points): the block rendered on a page of its own size is moved to
-    the block's corner; the proposal laid out again (the fallback) is not moved."""
+    the block's corner; the proposal laid out again (the fallback) only by as far as the accepted
+    PDF prints its block up or down from where today's templates put it."""
 
     page: int
     bbox: tuple[float, float, float, float]
@@ -260,7 +261,7 @@ def signature_stamp(
     than none; the certificate still records the signatures).
 
     `position` None: a PDF rendered before positions were recorded; the proposal is laid out
-    again (_signature_stamp_relaid), as before."""
+    again and its block checked against `original` (_signature_stamp_relaid)."""
     if position is None:
         return _signature_stamp_relaid(
             revision=revision, language=language, signatures=signatures, original=original

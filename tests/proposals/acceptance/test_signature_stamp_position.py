@@ -213,6 +213,39 @@ def test_a_pdf_without_a_recorded_place_whose_block_moved_down_its_page_is_stamp
         )
 
 
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_fallback_prints_the_values_where_the_recorded_place_does_after_a_note_above_the_block(
+    world, settings, tmp_path, language
+):
+    quote = quote_sent(world)
+    revision = quote.current_revision
+    rendered = proposal_rendered(revision=revision, language=language)
+    _templates_with_a_note_above_the_block(settings, tmp_path)
+    moved = proposal_rendered(revision=revision, language=language).signature_block
+    assert moved["page"] == rendered.signature_block["page"]
+    assert moved["bbox"][3] < rendered.signature_block["bbox"][3] - 20  # lower on the same page
+    signatures = {
+        "customer": {"name": " ".join(SIGNER), "title": "CTO", "date": "2026-12-07"},
+        "seller": {"name": " ".join(COUNTERSIGNER), "title": "Director", "date": "2026-12-08"},
+    }
+    certificate = pdf.html_to_pdf("<p>certificate</p>")
+    printed = []
+    for position in (rendered.signature_block, None):
+        stamp = signature_stamp(
+            revision=revision,
+            language=language,
+            signatures=signatures,
+            original=rendered.pdf,
+            position=position,
+        )
+        assert stamp is not None and stamp.page == rendered.signature_block["page"]
+        copy = signed_copy_assemble(original=rendered.pdf, certificate=certificate, stamp=stamp)
+        printed.append(_words(copy, stamp.page, tmp_path))
+    recorded, relaid = printed
+    for name in (*SIGNER, *COUNTERSIGNER, "Director", "2026-12-08"):
+        assert max(abs(a - b) for a, b in zip(recorded[name], relaid[name], strict=True)) < 1, name
+
+
 def test_a_pdf_without_a_recorded_place_whose_block_is_drawn_differently_now_gets_no_stamp(
     world, settings, tmp_path
 ):
