@@ -20,9 +20,10 @@ import weasyprint
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext
 from pypdf import PdfReader
 from weasyprint.css.counters import CounterStyle
+from weasyprint.formatting_structure.boxes import TextBox
 from weasyprint.html import UA as WEASYPRINT_UA
 from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
@@ -190,7 +191,8 @@ class SignatureStamp:
     of the accepted PDF: `bbox` is the block there, in the page's own space (PDF points, from
     the bottom left), outside which the stamp draws nothing. The drawing is page `pdf_page` of
     `pdf`, moved by `offset` (points): the block rendered on a page of its own size is moved to
-    the block's corner; the proposal laid out again (the fallback) is not moved."""
+    the block's corner; the proposal laid out again (the fallback) only by as far as the accepted
+    PDF prints its block up or down from where today's templates put it."""
 
     page: int
     bbox: tuple[float, float, float, float]
@@ -259,7 +261,7 @@ def signature_stamp(
     than none; the certificate still records the signatures).
 
     `position` None: a PDF rendered before positions were recorded; the proposal is laid out
-    again (_signature_stamp_relaid), as before."""
+    again and its block checked against `original` (_signature_stamp_relaid)."""
     if position is None:
         return _signature_stamp_relaid(
             revision=revision, language=language, signatures=signatures, original=original
@@ -300,10 +302,13 @@ def _signature_stamp_relaid(
     """The fallback for an accepted PDF without a recorded position (rendered before they were
     recorded, #27): the whole proposal laid out again from the same frozen revision with today's
     templates, everything hidden but the filled values (absolutely placed, they move nothing),
-    its block found, and kept only if the accepted PDF's page of the block shows the block's
-    label (a later layout that moved the block to another page: no stamp rather than a
-    misplaced one). A block moved on its own page is not caught: the reason places are now
-    recorded when the PDF is rendered. Kept so that nothing accepted before then breaks."""
+    and its block found. The block's own words under the filled values (its rows' labels: name,
+    title, date, signature) are then looked for where the accepted PDF prints them, on the same
+    page: a block moved straight up or down on its page (content added or removed above it
+    since), all those words moved by one distance, gets the stamp moved by that distance;
+    anything else (the block on another page, moved sideways, or its rows drawn differently
+    since) gets no stamp rather than a misplaced one. Kept so that nothing accepted before
+    places were recorded breaks."""
     _content, html = _proposal_html(
         revision=revision, language=language, draft=False, signatures=signatures
     )
@@ -314,13 +319,94 @@ def _signature_stamp_relaid(
     number, page, block = found
     with translation.override(language):
         label = "".join(gettext("Signature and company seal").split())
+        # The rows' own words, under the filled values (the headers are not read back as
+        # printed: upper-cased, and run together on one line by the PDF's text extraction).
+        rows = (pgettext("person", "Name"), pgettext("job title", "Title"), gettext("Date"))
+        words = {label, *("".join(text.split()) for text in rows)}
     pages = PdfReader(io.BytesIO(original)).pages
-    if number >= len(pages) or label not in "".join((pages[number].extract_text()).split()):
-        logger.warning("%s: the accepted PDF shows no signature block on page %s", revision, number)
-        return None
-    return SignatureStamp(
-        page=number, bbox=_points(page, block), pdf=_written(document), pdf_page=number
+    shift = (
+        _block_shift(
+            _laid_out_words(page, block, words), _printed_words(pages[number], words), label
+        )
+        if number < len(pages)
+        else None
     )
+    if shift is None:
+        logger.warning(
+            "%s: the accepted PDF does not print the signature block as laid out again on page %s",
+            revision,
+            number,
+        )
+        return None
+    x0, y0, x1, y1 = _points(page, block)
+    return SignatureStamp(
+        page=number,
+        bbox=(x0, round(y0 + shift, 2), x1, round(y1 + shift, 2)),
+        pdf=_written(document),
+        pdf_page=number,
+        offset=(0.0, round(shift, 2)),
+    )
+
+
+# How far apart (points) the same word may be printed and still count as the same place: the
+# PDF's own rounding, well under a line.
+_SAME_PLACE = 1.0
+
+
+def _laid_out_words(page, block, words: set[str]) -> list[tuple[str, float, float]]:
+    """Where the laid-out block prints each of `words` (whitespace ignored): (word, x, y) of its
+    baseline's start, in PDF points from the bottom left, as WeasyPrint draws it."""
+    return [
+        (
+            key,
+            box.position_x * _POINTS_PER_PX,
+            (page.height - box.position_y - box.baseline) * _POINTS_PER_PX,
+        )
+        for box in block.descendants()
+        if isinstance(box, TextBox) and (key := "".join(box.text.split())) in words
+    ]
+
+
+def _printed_words(pdf_page, words: set[str]) -> list[tuple[str, float, float]]:
+    """Where a PDF page prints each of `words` (whitespace ignored): (word, x, y) of its
+    baseline's start, in PDF points from the bottom left."""
+    printed = []
+
+    def visit(text, cm, tm, _font, _size):
+        if (key := "".join(text.split())) in words:
+            x, y = tm[4], tm[5]
+            printed.append((key, x * cm[0] + y * cm[2] + cm[4], x * cm[1] + y * cm[3] + cm[5]))
+
+    pdf_page.extract_text(visitor_text=visit)
+    return printed
+
+
+def _block_shift(laid_out: list, printed: list, label: str) -> float | None:
+    """How far up (points) the accepted page prints the block than the new layout does, or None
+    when it does not print it so moved: its signature labels (`label`, once a column) each
+    moved by one vertical distance, and every other word of the block printed moved by the same
+    (the rows under the filled values kept their places within the block). Other words the
+    page prints elsewhere are no matter."""
+
+    def labels(found):  # paired column by column, left to right
+        return sorted((x, y) for word, x, y in found if word == label)
+
+    mine, theirs = labels(laid_out), labels(printed)
+    if not mine or len(mine) != len(theirs):
+        return None
+    shifts = [y1 - y0 for (_x0, y0), (_x1, y1) in zip(mine, theirs, strict=True)]
+    if max(shifts) - min(shifts) > _SAME_PLACE or any(
+        abs(x1 - x0) > _SAME_PLACE for (x0, _y0), (x1, _y1) in zip(mine, theirs, strict=True)
+    ):
+        return None
+    shift = sum(shifts) / len(shifts)
+    for word, x, y in laid_out:
+        if not any(
+            other == word and abs(px - x) <= _SAME_PLACE and abs(py - y - shift) <= _SAME_PLACE
+            for other, px, py in printed
+        ):
+            return None
+    return 0.0 if abs(shift) <= _SAME_PLACE else shift
 
 
 CERTIFICATE_TEMPLATE = "proposals/certificate.html"

@@ -92,6 +92,22 @@ def _templates_with_a_new_section(settings, tmp_path) -> None:
     settings.TEMPLATES = templates
 
 
+def _templates_with_a_note_above_the_block(settings, tmp_path) -> None:
+    """The proposal's templates as a later release might have them: a short note added just above
+    the signature block (as the alternatives' rule was), which moves it down on its own page."""
+    real = Path(django_settings.BASE_DIR) / "templates" / "proposals" / "_content.html"
+    content = real.read_text()
+    anchor = '{% include "proposals/_signature_block.html" %}'
+    assert anchor in content
+    added = '<p style="height: 12mm">A note added after the acceptance.</p>\n'
+    folder = tmp_path / "templates" / "proposals"
+    folder.mkdir(parents=True)
+    (folder / "_content.html").write_text(content.replace(anchor, added + anchor, 1))
+    templates = [dict(engine) for engine in django_settings.TEMPLATES]
+    templates[0]["DIRS"] = [tmp_path / "templates", *templates[0]["DIRS"]]
+    settings.TEMPLATES = templates
+
+
 def test_the_accepted_pdf_records_where_it_prints_its_signature_block(world, tmp_path):
     document = sent_pdf(quote_sent(world).current_revision, "en")
     position = document.signature_block
@@ -154,6 +170,110 @@ def test_an_acceptance_of_a_pdf_without_a_recorded_place_is_stamped_as_before(
     words = _words(signed, found["page"], tmp_path)
     for name in (*SIGNER, *COUNTERSIGNER):
         assert name in words and _inside(words[name], found["bbox"]), (name, words.get(name))
+
+
+def test_a_pdf_without_a_recorded_place_whose_block_moved_down_its_page_is_stamped_on_its_own_block(
+    world, settings, tmp_path, django_capture_on_commit_callbacks
+):
+    """Laid out again with today's templates, the block sits lower on the same page than the
+    accepted PDF prints it: the stamp goes where the accepted PDF prints the block, not where
+    the new layout would."""
+    quote, document = _accepted(world, django_capture_on_commit_callbacks)
+    printed = document.signature_block
+    ProposalDocument.objects.filter(pk=document.pk).update(signature_block=None)
+    _templates_with_a_note_above_the_block(settings, tmp_path)
+    moved = proposal_rendered(revision=quote.current_revision, language="en").signature_block
+    assert moved["page"] == printed["page"]
+    assert moved["bbox"][3] < printed["bbox"][3] - 20  # lower on the same page
+
+    acceptance = _countersigned(quote, world.manager, django_capture_on_commit_callbacks)
+    signed = bytes(acceptance.signed_pdf)
+    check = signed_copy_verify(original=bytes(document.pdf), signed=signed)
+    assert check.ok and check.stamped_page == printed["page"] + 1, check.problems
+    words = _words(signed, printed["page"], tmp_path)
+    # Where a stamp at the recorded place (the block drawn alone) prints the same names.
+    names = {"customer": {"name": " ".join(SIGNER)}, "seller": {"name": " ".join(COUNTERSIGNER)}}
+    stamp = signature_stamp(
+        revision=quote.current_revision,
+        language="en",
+        signatures=names,
+        original=bytes(document.pdf),
+        position=printed,
+    )
+    copy = signed_copy_assemble(
+        original=bytes(document.pdf), certificate=pdf.html_to_pdf("<p>c</p>"), stamp=stamp
+    )
+    expected = _words(copy, printed["page"], tmp_path)
+    for name in (*SIGNER, *COUNTERSIGNER):
+        assert name in words and _inside(words[name], printed["bbox"]), (name, words.get(name))
+        assert max(abs(a - b) for a, b in zip(words[name], expected[name], strict=True)) < 1, (
+            name,
+            words[name],
+            expected[name],
+        )
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+def test_the_fallback_prints_the_values_where_the_recorded_place_does_after_a_note_above_the_block(
+    world, settings, tmp_path, language
+):
+    quote = quote_sent(world)
+    revision = quote.current_revision
+    rendered = proposal_rendered(revision=revision, language=language)
+    _templates_with_a_note_above_the_block(settings, tmp_path)
+    moved = proposal_rendered(revision=revision, language=language).signature_block
+    assert moved["page"] == rendered.signature_block["page"]
+    assert moved["bbox"][3] < rendered.signature_block["bbox"][3] - 20  # lower on the same page
+    signatures = {
+        "customer": {"name": " ".join(SIGNER), "title": "CTO", "date": "2026-12-07"},
+        "seller": {"name": " ".join(COUNTERSIGNER), "title": "Director", "date": "2026-12-08"},
+    }
+    certificate = pdf.html_to_pdf("<p>certificate</p>")
+    printed = []
+    for position in (rendered.signature_block, None):
+        stamp = signature_stamp(
+            revision=revision,
+            language=language,
+            signatures=signatures,
+            original=rendered.pdf,
+            position=position,
+        )
+        assert stamp is not None and stamp.page == rendered.signature_block["page"]
+        copy = signed_copy_assemble(original=rendered.pdf, certificate=certificate, stamp=stamp)
+        printed.append(_words(copy, stamp.page, tmp_path))
+    recorded, relaid = printed
+    for name in (*SIGNER, *COUNTERSIGNER, "Director", "2026-12-08"):
+        assert max(abs(a - b) for a, b in zip(recorded[name], relaid[name], strict=True)) < 1, name
+
+
+def test_a_pdf_without_a_recorded_place_whose_block_is_drawn_differently_now_gets_no_stamp(
+    world, settings, tmp_path
+):
+    """Today's block has a row more between the name and the title: the values under it would
+    land off their lines wherever the stamp went, so there is none (the certificate still
+    records the signatures)."""
+    quote = quote_sent(world)
+    document = sent_pdf(quote.current_revision, "en")
+    real = Path(django_settings.BASE_DIR) / "templates" / "proposals" / "_signature_block.html"
+    block = real.read_text()
+    anchor = '<tr><td><span class="field">{% if seller %}<span class="filled">{{ seller.title }}'
+    assert anchor in block
+    folder = tmp_path / "templates" / "proposals"
+    folder.mkdir(parents=True)
+    added = "<tr><td>A row added later</td><td></td></tr>"
+    (folder / "_signature_block.html").write_text(block.replace(anchor, added + anchor, 1))
+    templates = [dict(engine) for engine in django_settings.TEMPLATES]
+    templates[0]["DIRS"] = [tmp_path / "templates", *templates[0]["DIRS"]]
+    settings.TEMPLATES = templates
+    signatures = {"customer": {"name": " ".join(SIGNER), "date": "2026-12-07"}, "seller": None}
+    stamp = signature_stamp(
+        revision=quote.current_revision,
+        language="en",
+        signatures=signatures,
+        original=bytes(document.pdf),
+        position=None,
+    )
+    assert stamp is None
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
