@@ -150,6 +150,8 @@ class ShareLink(models.Model):
     email_language = models.CharField(_("e-mail language"), max_length=10, blank=True)
     email_message = models.TextField(_("message"), blank=True)
     emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
+    # Kept in English (the API gives it as it is); the quote page words it in its reader's
+    # language (quoting.kept_texts).
     email_error = models.CharField(_("e-mail error"), max_length=300, blank=True)
     # Each reminder goes once (proposals.share.mail.share_link_reminders_send).
     reminded_expiry_at = models.DateTimeField(_("reminded before expiry"), null=True, blank=True)

@@ -1,5 +1,9 @@
 """Texts the services keep in English on a row (a document's, an installation pack's or a
-signed copy's error, an audit event's reason), read in the reader's language (#27 item 4).
+signed copy's error, a share link's e-mail error, an audit event's reason), read in the
+reader's language (#27 item 4).
+
+Engine messages a row kept as their English text (a TCO comparison's warnings, before the
+comparison kept them as messages) are recognised the same way (KEPT_MESSAGES, kept_message).
 
 The rows keep the English text because the API gives it as it is; a page shows it through
 kept_text(), which recognises each text below whole, with its figures, and words it in the
@@ -13,6 +17,9 @@ from __future__ import annotations
 import re
 
 from django.utils.translation import gettext, gettext_noop
+
+from quoting.engine.messages import Message
+from quoting.engine.tco import VALUE_BELOW_COST
 
 # Placeholders named `text` hold another kept text (a reason inside "... (2 attempt(s).)"),
 # `detail` words kept as they are (an exception's); any other is a figure (no spaces).
@@ -38,7 +45,15 @@ KEPT_TEXTS = (
     # quoting.quotes.services.support: why a support line was priced again (audit trail)
     gettext_noop("per device: %(devices)s switches on this offer"),
     gettext_noop("%(percent)s %% of the hardware on this offer, %(hardware)s"),
+    # proposals.share.mail, proposals.share.services: why a share link's e-mail did not go
+    # (ShareLink.email_error; a mail server's refusal reads as kept, "SMTPException: ...")
+    gettext_noop("The link was revoked or expired before the e-mail went out."),
+    gettext_noop("The e-mail could not be queued."),
 )
+
+# Engine messages ({name} placeholders, quoting.engine.messages) that rows kept as English text
+# before they kept the message: a TCO comparison's warnings.
+KEPT_MESSAGES = (VALUE_BELOW_COST,)
 
 _PLACEHOLDER = re.compile(r"%\\\((\w+)\\\)s")
 
@@ -55,6 +70,34 @@ def _pattern(template: str) -> re.Pattern:
 
 _PATTERNS = tuple((_pattern(template), template) for template in KEPT_TEXTS)
 
+_BRACE = re.compile(r"\\\{(\w+)\\\}")
+
+
+def _message_pattern(template: str) -> re.Pattern:
+    """`template`'s text with each {name} a figure (no spaces); a name met again must repeat it."""
+    seen: set[str] = set()
+
+    def group(match: re.Match) -> str:
+        name = match[1]
+        if name in seen:
+            return f"(?P={name})"
+        seen.add(name)
+        return rf"(?P<{name}>\S+)"
+
+    return re.compile(_BRACE.sub(group, re.escape(template)))
+
+
+_MESSAGE_PATTERNS = tuple((_message_pattern(t), t) for t in KEPT_MESSAGES)
+
+
+def kept_message(text: str) -> Message | str:
+    """An engine message kept as its English text, back as the message (to be worded in any
+    language); a text it does not know, as kept."""
+    for pattern, template in _MESSAGE_PATTERNS:
+        if match := pattern.fullmatch(text or ""):
+            return Message(template, tuple(match.groupdict().items()))
+    return text
+
 
 def kept_text(text: str) -> str:
     """A kept status text in the active language; one this does not know, as kept."""
@@ -67,4 +110,5 @@ def kept_text(text: str) -> str:
                 for name, value in match.groupdict().items()
             }
             return gettext(template) % values
-    return text
+    kept = kept_message(text)
+    return kept.render(gettext) if isinstance(kept, Message) else text

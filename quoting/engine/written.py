@@ -31,6 +31,22 @@ class WrittenIn(str):
         return (WrittenIn, (str(self), self.language))
 
 
+class WrittenParts(str):
+    """A text made of parts, each a WrittenIn or a plain text: a label worded in the page's
+    language around a name kept in another (a spares kit line: "备件套件：…— <English name>").
+    `lang_marked` marks each part."""
+
+    parts: tuple[str, ...]
+
+    def __new__(cls, parts: tuple[str, ...] = ()) -> WrittenParts:
+        written = super().__new__(cls, "".join(parts))
+        written.parts = tuple(parts)
+        return written
+
+    def __reduce__(self):  # pickled (the cache) with its parts
+        return (WrittenParts, (self.parts,))
+
+
 def written_in(text: str, language: str) -> WrittenIn:
     """`text` as kept in the field for `language` (ENGLISH or CHINESE).
 
@@ -48,6 +64,18 @@ def written_either(own: str, other: str, language: str) -> WrittenIn:
     if own:
         return written_in(own, language)
     return written_in(other, ENGLISH if language.startswith("zh") else CHINESE)
+
+
+_LATIN_LETTER = re.compile(r"[A-Za-z]")
+
+
+def written_as_typed(text: str) -> WrittenIn:
+    """A text typed into a field that has no language (a payment milestone's name, the message
+    of a share link's e-mail): Chinese when written in Chinese script, English when in Latin
+    letters only, else not known (figures alone)."""
+    if _CHINESE_SCRIPT.search(text or ""):
+        return WrittenIn(text, CHINESE)
+    return WrittenIn(text or "", ENGLISH if _LATIN_LETTER.search(text or "") else "")
 
 
 def html_lang(language: str) -> str:

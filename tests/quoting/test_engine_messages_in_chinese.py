@@ -136,3 +136,28 @@ def test_a_part_filled_scalable_unit_says_it_is_built_whole_in_chinese():
     assert any("本网络按 8 个机柜建设：18 台叶交换机、16 台脊交换机" in t for t in texts), texts
     assert any("尚未到位的 3 个机柜" in t for t in texts), texts
     assert any("本网络按所需的 9 个机柜建设" in t for t in texts), texts
+
+
+def test_a_catalog_without_a_100gbe_switch_is_refused_in_chinese_and_in_english_for_the_api():
+    from quoting.engine.fabric import FabricRequirements, design_fabric
+    from tests.quoting.engine.conftest import load_catalog
+
+    catalog = [
+        p
+        for p in load_catalog()
+        if not (p.category == "switch" and p.protocol == "ethernet" and p.generation == "100GbE")
+    ]
+    requirements = FabricRequirements(
+        server_count=4, server_part_number="DGX-H100", inband_management=True
+    )
+    try:
+        design_fabric(requirements, catalog)
+    except InvalidInput as error:
+        refused = error
+    else:
+        raise AssertionError("a design needing a 100GbE switch was made without one")
+
+    assert refused.errors == {"inband_management": ["the catalog has no 100GbE switch."]}
+    [kept] = refused.messages["inband_management"]
+    with translation.override("zh-hans"):
+        assert engine_error_text(kept) == "产品目录中没有 100GbE 交换机。"

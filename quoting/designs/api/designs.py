@@ -18,6 +18,7 @@ from quoting.designs.services.designs import (
     design_compute,
     design_install_layout,
     design_server_defaults,
+    design_worded,
     site_from_json,
 )
 from quoting.designs.services.packs import (
@@ -235,8 +236,12 @@ class DesignSerializer(serializers.Serializer):
         help_text="The site inputs the cables were measured on (every field, defaults filled "
         "in); media with measured=true buy each cable for its own run there.",
     )
-    warnings = serializers.ListField(child=serializers.CharField())
-    advice = serializers.ListField(child=serializers.CharField())
+    warnings = serializers.ListField(
+        child=serializers.CharField(), help_text="In the request's language (Accept-Language)."
+    )
+    advice = serializers.ListField(
+        child=serializers.CharField(), help_text="In the request's language (Accept-Language)."
+    )
 
 
 # Fabric designs computed from the catalog, never stored here. JSON bodies only (so generated
@@ -259,7 +264,7 @@ class DesignViewSet(ApiViewSetMixin, viewsets.ViewSet):
         summary="Design a fabric (not saved)",
     )
     def create(self, request):
-        return Response(self._design(request).as_dict(), status=status.HTTP_200_OK)
+        return Response(design_worded(self._design(request)), status=status.HTTP_200_OK)
 
     @extend_schema(
         request=DesignOnSiteSerializer,

@@ -29,6 +29,7 @@ from quoting.designs.models import SavedDesign
 from quoting.designs.services.designs import messages_worded
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import design_snapshot_current
+from quoting.designs.services.tco import tco_result_worded
 from quoting.engine.fabric import FabricRequirements
 from quoting.engine.install import SITE_FIELDS
 from quoting.engine.tco.presets import DEFAULT_WORKLOAD
@@ -163,14 +164,19 @@ class PricedBomField(serializers.JSONField):
         "nullable": True,
         "additionalProperties": True,
         "description": "The TCO comparison computed with the design: its "
-        "currency, request (the inputs) and result (as POST /tco/ answers).",
+        "currency, request (the inputs) and result (as POST /tco/ answers: its warnings in the "
+        "request's language).",
     }
 )
 class TcoSnapshotField(serializers.Field):
-    """The snapshot's TCO comparison without its drawn charts (pages draw them)."""
+    """The snapshot's TCO comparison without its drawn charts (pages draw them), its warnings
+    worded in the request's language."""
 
     def to_representation(self, tco):
-        return {key: tco[key] for key in ("currency", "request", "result") if key in tco}
+        shown = {key: tco[key] for key in ("currency", "request", "result") if key in tco}
+        if "result" in shown:  # its warnings in the request's language
+            shown["result"] = tco_result_worded(shown["result"])
+        return shown
 
     def get_attribute(self, design):
         return design.tco or None  # an empty snapshot prints null

@@ -26,7 +26,7 @@ from rest_framework.settings import api_settings
 from catalog.selectors import gpu_peak_tflops
 from portal.api.base import ApiViewSetMixin
 from quoting.designs.api.contract import serializer_fields
-from quoting.designs.services.tco import server_specs, tco_compute
+from quoting.designs.services.tco import server_specs, tco_compute, tco_result_worded
 from quoting.engine.errors import InvalidInput
 from quoting.engine.tco.inputs import MAX_FABRICS, Costs, FabricOption, TcoRequest, Workload
 
@@ -205,8 +205,16 @@ class TcoResultSerializer(serializers.Serializer):
     sensitivity = TcoTornadoSerializer(many=True)
     warnings = serializers.ListField(
         child=serializers.CharField(),
-        help_text="What the reader must know before reading the figures (English): e.g. a value "
-        "of a GPU-hour below its cost, which makes every NPV negative.",
+        help_text="What the reader must know before reading the figures, in the request's "
+        "language (Accept-Language): e.g. a value of a GPU-hour below its cost, which makes "
+        "every NPV negative.",
+    )
+    warning_messages = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="The same warnings as translatable messages ({template, params}, the template "
+        "English), for clients that print them in another language; absent from comparisons "
+        "stored before it was given.",
     )
 
 
@@ -282,6 +290,6 @@ class TcoViewSet(ApiViewSetMixin, viewsets.ViewSet):
         except ParseError as error:
             return Response({"body": [str(error.detail)]}, status=400)
         try:
-            return Response(tco_body_compute(data))
+            return Response(tco_result_worded(tco_body_compute(data)))
         except InvalidInput as error:
             return Response(error.errors, status=400)

@@ -207,6 +207,15 @@ def messages_worded(kept: list | None) -> list[str]:
     return [m.render(gettext) if isinstance(m, Message) else m for m in worded]
 
 
+def design_worded(design: FabricDesign) -> dict:
+    """The design as the API gives it, its warnings and advice in the active language (the
+    request's): the engine's as_dict() words them in English."""
+    return design.as_dict() | {
+        "warnings": [m.render(gettext) for m in design.warning_messages],
+        "advice": [m.render(gettext) for m in design.advice_messages],
+    }
+
+
 def design_messages_json(design: FabricDesign) -> dict:
     return {
         "warnings": [message_json(m) for m in design.warning_messages],

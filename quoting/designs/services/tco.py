@@ -13,7 +13,7 @@ from django.utils import translation
 from catalog.models import HARDWARE_CATEGORIES, Category, Lifecycle, Product
 from catalog.selectors import gpu_peak_tflops, price_lookup, product_to_spec
 from quoting.designs.selectors import bom_priced
-from quoting.designs.services.designs import design_tco_inputs
+from quoting.designs.services.designs import design_tco_inputs, messages_worded
 from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, efficiency_chart
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
@@ -28,6 +28,7 @@ from quoting.engine.tco.presets import (
     MAX_SERVERS_PER_LEAF,
     WORKLOAD_PRESETS,
 )
+from quoting.kept_texts import kept_text
 
 # How an option's network is priced in a comparison, as the proposal labels it.
 PRICED_QUOTED = "quoted"  # the quote's own lines, after line and quote discounts
@@ -501,6 +502,25 @@ def _lowest(options: list[dict], key: str) -> str | None:
     return min(priced, key=lambda o: Decimal(str(o[key])))["name"]
 
 
+def tco_warnings_worded(result: Mapping | None) -> list[str]:
+    """A comparison's warnings in the active language: from the messages it keeps, or, kept
+    before it kept them, its English texts matched back (quoting.kept_texts; one it does not
+    know reads as kept)."""
+    if not result:
+        return []
+    if "warning_messages" in result:
+        return messages_worded(result["warning_messages"])
+    return [kept_text(text) for text in result.get("warnings") or []]
+
+
+def tco_result_worded(result: dict | None) -> dict | None:
+    """A comparison's result as the API gives it: as computed or kept, its warnings worded in
+    the request's language."""
+    if not isinstance(result, dict) or "warnings" not in result:
+        return result
+    return result | {"warnings": tco_warnings_worded(result)}
+
+
 def tco_presented(snapshot: dict | None, chosen: list[str] | None = None) -> dict | None:
     """A stored comparison as the proposal and the quote page print it: per option its network
     capex apart from the servers, and which options were priced how, so every figure says what
@@ -563,6 +583,7 @@ def tco_presented(snapshot: dict | None, chosen: list[str] | None = None) -> dic
         "not_priced": [o["name"] for o in groups[NOT_PRICED]],
         "discount_percent": snapshot.get("overall_discount_percent"),
         "assumptions": _assumptions_shown(snapshot, shown),
+        "warnings": tco_warnings_worded(snapshot),
     }
 
 

@@ -57,7 +57,12 @@ from quoting.designs.services.snapshots import (
     design_snapshot_current,
     design_workload_set,
 )
-from quoting.designs.services.tco import design_tco_body, tco_comparison, tco_compute
+from quoting.designs.services.tco import (
+    design_tco_body,
+    tco_comparison,
+    tco_compute,
+    tco_warnings_worded,
+)
 from quoting.designs.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
 from quoting.engine.contract import default_of
 from quoting.engine.errors import InvalidInput
@@ -319,6 +324,7 @@ def design_tco_panel(request):
             best = max(o.network_efficiency for o in result.options) or 1.0
             context |= {
                 "result": result,
+                "tco_warnings": list(result.warnings),
                 "rows": [(o, (1 - o.network_efficiency / best) * 100) for o in result.options],
                 "tco_query": tco_page_query(body),
             }
@@ -344,6 +350,7 @@ def _saved_tco_panel(request, saved: SavedDesign):
         best = max(o["network_efficiency"] for o in result["options"]) or 1.0
         context |= {
             "result": result,
+            "tco_warnings": tco_warnings_worded(result),  # kept: worded in the reader's language
             "rows": [(o, (1 - o["network_efficiency"] / best) * 100) for o in result["options"]],
             "tco_query": tco_page_query(comparison["request"]),
         }

@@ -1722,7 +1722,10 @@ def _management(
     if req.inband_management:
         part = parts.pick_management_switch(catalog, "100GbE")
         if part is None:
-            raise InvalidInput.field("inband_management", "the catalog has no 100GbE switch.")
+            raise InvalidInput.field(
+                "inband_management",
+                message(gettext_noop("the catalog has no 100GbE switch.")),
+            )
         reserved = INBAND_UPLINKS + (INBAND_PEER_LINK if req.inband_redundant else 0)
         if part.port_count <= reserved:
             raise InvalidInput.field(

@@ -825,6 +825,18 @@ def _management_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
         )
 
 
+def _input_text(value, tr: Translate) -> str:
+    """An input as a reader of the README takes it, not as Python prints it: an input left
+    empty is "not set" (not None), a switch yes or no, a list its items."""
+    if value is None or value == "":
+        return tr(gettext_noop("not set"))
+    if isinstance(value, bool):
+        return tr(gettext_noop("yes")) if value else tr(gettext_noop("no"))
+    if isinstance(value, tuple | list):
+        return ", ".join(_input_text(v, tr) for v in value) or tr(gettext_noop("not set"))
+    return str(value)
+
+
 def readme_txt(
     layout: InstallLayout, *, revision: str = "", translate: Translate | None = None
 ) -> Iterator[str]:
@@ -871,10 +883,10 @@ def readme_txt(
         yield f"{kept}\n"
     yield "\n" + _heading(tr(gettext_noop("Design inputs")), "-")
     for f in fields(req):
-        yield f"{f.name} = {getattr(req, f.name)}\n"
+        yield f"{f.name} = {_input_text(getattr(req, f.name), tr)}\n"
     yield "\n" + _heading(tr(gettext_noop("Site inputs")), "-")
     for f in fields(SiteInputs):
-        yield f"{f.name} = {getattr(layout.site, f.name)}\n"
+        yield f"{f.name} = {_input_text(getattr(layout.site, f.name), tr)}\n"
     yield from _lengths_note(layout, tr)
     yield from _management_note(layout, tr)
     if layout.warning_messages:

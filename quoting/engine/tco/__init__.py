@@ -2,7 +2,7 @@
 
 request = TcoRequest.from_dict(body, gpu_catalog={"H100": 989.0})
 result = compute_tco(request)
-result.as_dict()  # options, assumptions, efficiency_curve, sensitivity, warnings
+result.as_dict()  # options, assumptions, efficiency_curve, sensitivity, warnings (+ messages)
 """
 
 from __future__ import annotations
@@ -57,7 +57,21 @@ class TcoResult:
             "efficiency_curve": [c.as_dict() for c in self.efficiency_curve],
             "sensitivity": [t.as_dict() for t in self.sensitivity],
             "warnings": [str(w) for w in self.warnings],
+            # The same warnings as kept messages, so a page or the API words them in its
+            # reader's language (the plain list above is English).
+            "warning_messages": [w.as_json() for w in self.warnings],
         }
+
+
+# Kept in English by comparisons stored before their warnings were kept as messages: read back
+# in the reader's language through quoting.kept_texts.
+VALUE_BELOW_COST = gettext_noop(
+    "The value of an effective GPU-hour ({value} {currency}) is below what one costs "
+    "here ({cost} {currency} on the cheapest option), so every option's NPV is "
+    "negative. The options still compare by cost per effective GPU-hour and payback; "
+    "to read the NPV, set the value to what the compute earns (a rental price, or "
+    "revenue per GPU-hour)."
+)
 
 
 def value_warnings(request: TcoRequest, options: tuple[OptionResult, ...]) -> tuple[Message, ...]:
@@ -72,13 +86,7 @@ def value_warnings(request: TcoRequest, options: tuple[OptionResult, ...]) -> tu
         return ()
     return (
         message(
-            gettext_noop(
-                "The value of an effective GPU-hour ({value} {currency}) is below what one costs "
-                "here ({cost} {currency} on the cheapest option), so every option's NPV is "
-                "negative. The options still compare by cost per effective GPU-hour and payback; "
-                "to read the NPV, set the value to what the compute earns (a rental price, or "
-                "revenue per GPU-hour)."
-            ),
+            VALUE_BELOW_COST,
             value=f"{value:,.2f}",
             cost=f"{cheapest:,.2f}",
             currency=request.costs.currency,

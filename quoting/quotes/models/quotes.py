@@ -25,7 +25,15 @@ from quoting.customers.models import Contact, Customer, Project
 from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
 from quoting.engine.spares import kit_of
-from quoting.engine.written import CHINESE, ENGLISH, written_either, written_in
+from quoting.engine.written import (
+    CHINESE,
+    ENGLISH,
+    WrittenIn,
+    WrittenParts,
+    written_as_typed,
+    written_either,
+    written_in,
+)
 
 PERCENT_VALIDATORS = [MinValueValidator(0), MaxValueValidator(100)]
 
@@ -518,7 +526,10 @@ class QuoteLine(models.Model):
         name = (chinese and self.product.name_zh) or ""
         kit = kit_of(self.role)
         if kit is not None and self.product_id:  # rebuilt in the reader's language
-            return spares_kit_label(*kit, name=name or self.product.name)
+            return spares_kit_label(
+                *kit,
+                name=written_in(name, CHINESE) if name else written_in(self.product.name, ENGLISH),
+            )
         if name:
             return written_in(name, CHINESE)
         if self.product_id:  # the catalog's English name, as the line was made with it
@@ -558,7 +569,9 @@ def milestone_label(label: str) -> str:
     """A kept milestone's name in the active language: a standard one translated, whichever
     shape it was kept in (its key, or its name in the language the quote was made in)."""
     key = milestone_key(label or "")
-    return translation.gettext(key) if key in STANDARD_MILESTONES else label
+    if key in STANDARD_MILESTONES:
+        return translation.gettext(key)
+    return written_as_typed(label)  # as typed, in whichever language: `lang_marked` says so
 
 
 def schedule_keys(schedule) -> list[dict]:
@@ -585,12 +598,18 @@ def spares_kit_label(spare_class: str, percent, base: int, *, name: str) -> str:
     from django.utils.translation import gettext
 
     label = SparesClass(spare_class).label if spare_class in SparesClass.values else spare_class
-    return gettext("Spares kit: %(class)s (%(percent)s %% of %(base)s) — %(name)s") % {
+    text = gettext("Spares kit: %(class)s (%(percent)s %% of %(base)s) — %(name)s") % {
         "class": label,
         "percent": f"{percent.normalize():f}",
         "base": base,
-        "name": name,
+        "name": "\0" if isinstance(name, WrittenIn) else name,
     }
+    if not isinstance(name, WrittenIn):
+        return text
+    # The name may be in another language than the label (a part without a Chinese name on a
+    # Chinese page): kept apart, so that `lang_marked` marks it.
+    before, _, after = text.partition("\0")
+    return WrittenParts((before, name, after))
 
 
 def choice_label(alternative: str, optional: int) -> str:

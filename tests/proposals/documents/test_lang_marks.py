@@ -138,3 +138,78 @@ def test_the_quote_page_marks_a_product_name_it_has_only_in_english(client, worl
     page = client.get(f"/quotes/{quote.pk}/").content.decode()
 
     assert '<td><span lang="en">QM9790 switch</span>' in page
+
+
+# --- hand-typed milestones, spares kits, the logo, the share e-mail (#27 item 4) -----------------
+
+
+def test_a_milestone_typed_in_english_is_marked_in_a_chinese_proposal_a_standard_one_is_worded(
+    world,
+):
+    quote = quote_create(project=world.project, user=world.sales)
+    schedule = [{"label": "Deposit", "percent": "30"}, {"label": "On order", "percent": "70"}]
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version, payment_schedule=schedule
+    )
+    revision = QuoteRevision.objects.get(pk=quote.current_revision_id)
+
+    chinese = proposal_html(revision=revision, language="zh-hans", draft=True)
+    english = proposal_html(revision=revision, language="en", draft=True)
+
+    assert '<tr data-milestone><td><span lang="en">Deposit</span></td>' in chinese
+    assert "<tr data-milestone><td>下单时</td>" in chinese
+    assert "<tr data-milestone><td>Deposit</td>" in english
+
+
+def test_a_spares_kit_of_a_part_without_a_chinese_name_marks_the_name_in_a_chinese_proposal(world):
+    quote = quote_sent(world)
+    line = quote.current_revision.lines.get(sku="SW-1")
+    line.product.__class__.objects.filter(part_number="SW-1").update(name_zh="")
+    line.__class__.objects.filter(pk=line.pk).update(role="spares-kit:optics:5:20")
+
+    chinese = proposal_html(revision=quote.current_revision, language="zh-hans")
+    english = proposal_html(revision=quote.current_revision, language="en")
+
+    kit = '备件包：光模块（20 的 5 %）— <span lang="en">QM9790 switch</span>'
+    assert f'<td class="description">{kit}</td>' in chinese
+    assert '<td class="description">Spares kit: optics (5 % of 20) — QM9790 switch</td>' in english
+
+
+def test_the_logos_alt_text_in_the_other_language_carries_its_lang(world):
+    CompanyProfile.objects.create(
+        legal_name_en="Shenzhen Fabric Networks Co., Ltd.",
+        logo=bytes.fromhex(
+            "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+            "1f15c4890000000d49444154789c63f8cfc0f00f0003860180"
+            "5a347d6b0000000049454e44ae426082"
+        ),
+        logo_type="image/png",
+    )
+    quote = quote_sent(world)
+
+    chinese = proposal_html(revision=quote.current_revision, language="zh-hans")
+    english = proposal_html(revision=quote.current_revision, language="en")
+
+    assert 'alt="Shenzhen Fabric Networks Co., Ltd." lang="en"' in chinese
+    assert 'alt="Shenzhen Fabric Networks Co., Ltd." height' in english
+
+
+def test_the_share_email_marks_the_seller_and_a_message_in_the_other_language(world):
+    from proposals.share.mail import share_link_email
+    from proposals.share.services import share_link_create
+
+    CompanyProfile.objects.create(legal_name_en="Shenzhen Fabric Networks Co., Ltd.")
+    quote = quote_sent(world)
+    link, _ = share_link_create(
+        quote=quote,
+        user=world.sales,
+        recipient_email="li.ming@pcl.example",
+        language="zh-hans",
+    )
+    link.email_message = "Please find our offer attached."  # typed in English
+
+    email = share_link_email(link, "https://portal.example/p/token")
+    html = email.alternatives[0][0]
+
+    assert '<span lang="en">Shenzhen Fabric Networks Co., Ltd.</span>' in html
+    assert '<p><span lang="en">Please find our offer attached.</span></p>' in html
