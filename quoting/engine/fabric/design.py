@@ -617,7 +617,8 @@ def _design(
         warning_messages=(),
         advice_messages=_design_advice(req, t, chosen, storage, storage_sizing)
         + _inband_advice(management)
-        + _cords_assumed(req, lengths),
+        + _cords_assumed(req, lengths)
+        + _inband_cables_assumed(req, management, lengths),
         storage=storage,
         storage_sizing=storage_sizing,
         server=chosen.server,
@@ -1711,10 +1712,12 @@ def _management(
     ufm_appliances: int = 0,
     lengths: FabricLengths | None = None,
 ) -> Management:
-    """In-band: `inband_switches_for`. Out-of-band: one RJ45 per server BMC, per switch and per
-    UFM appliance, each a quoted patch cord. Storage servers and storage switches count as
-    servers and switches. In-band cables are reported, not quoted (no catalog part)."""
+    """In-band: `inband_switches_for`, each cable quoted at its run's length (`_buy_inband_cables`).
+    Out-of-band: one RJ45 per server BMC, per switch and per UFM appliance, each a quoted patch
+    cord. Storage servers and storage switches count as servers and switches. Cables the catalog
+    has no part for are named in a warning, to quote separately."""
     inband_switches = inband_cables = peer_cables = oob_switches = oob_cables = 0
+    inband_quoted = 0
     servers = t.servers + req.storage_servers
     storage_switches = (
         storage.leaf_count + storage.spine_count + storage.core_count if storage else 0
@@ -1744,6 +1747,9 @@ def _management(
             servers, part.port_count, redundant=req.inband_redundant
         )
         tally.add(part, inband_switches, "in-band management")
+        inband_quoted = _buy_inband_cables(
+            req, catalog, part, tally, warnings, inband_cables, peer_cables, lengths
+        )
     patch_cords = 0
     if req.outofband_management:
         part = parts.pick_management_switch(catalog, "1GbE")
@@ -1758,18 +1764,29 @@ def _management(
         oob_cables = endpoints + oob_switches
         tally.add(part, oob_switches, "out-of-band management")
         patch_cords = _buy_patch_cords(req, catalog, tally, warnings, oob_cables, lengths)
-    if inband_cables or oob_cables > patch_cords:
-        warnings.append(
-            message(
-                gettext_noop(
-                    "Management cabling is not in the catalog: {inband} in-band "
-                    "100GbE cables and {oob} RJ45 patch cords to quote separately."
-                ),
-                inband=inband_cables,
-                oob=oob_cables - patch_cords,
-            )
-        )
+    warnings.extend(_unquoted_cabling(inband_cables - inband_quoted, oob_cables - patch_cords))
     return Management(inband_switches, inband_cables, oob_switches, oob_cables, peer_cables)
+
+
+def _unquoted_cabling(inband: int, oob: int) -> tuple[Message, ...]:
+    """The management cables no catalog part was quoted for, naming only what is left."""
+    if inband and oob:
+        text = gettext_noop(
+            "Management cabling is not in the catalog: {inband} in-band "
+            "100GbE cables and {oob} RJ45 patch cords to quote separately."
+        )
+    elif inband:
+        text = gettext_noop(
+            "Management cabling is not in the catalog: {inband} in-band 100GbE cables to quote "
+            "separately."
+        )
+    elif oob:
+        text = gettext_noop(
+            "Management cabling is not in the catalog: {oob} RJ45 patch cords to quote separately."
+        )
+    else:
+        return ()
+    return (message(text, inband=inband, oob=oob),)
 
 
 def inband_switches_for(servers: int, ports: int, *, redundant: bool) -> tuple[int, int, int]:
@@ -1792,6 +1809,102 @@ def inband_switches_for(servers: int, ports: int, *, redundant: bool) -> tuple[i
     pairs = ceil_div(servers, ports - INBAND_UPLINKS - INBAND_PEER_LINK)
     peer_cables = pairs * INBAND_PEER_LINK
     return pairs * 2, servers * 2 + peer_cables, peer_cables
+
+
+# The two switches of an MLAG pair stand one after the other (install/layout.py), so without a
+# layout their peer link is planned as a run within a rack.
+INBAND_PEER_DISTANCE = "same-rack"
+
+
+def inband_run_m(req: FabricRequirements, *, peer: bool) -> float:
+    """An in-band run's length when no layout measured it: a server's as long as its run to a
+    leaf (the in-band switches stand in the network row, as the spines do), a peer link's within
+    a rack."""
+    if peer:
+        return distance_m(INBAND_PEER_DISTANCE)
+    return distance_m(req.server_to_leaf, "server_to_leaf")
+
+
+def _inband_runs(
+    req: FabricRequirements, cables: int, peer_cables: int, lengths: FabricLengths | None
+) -> dict[float, int]:
+    """{run: cables} of the in-band network: each cable's run as the site's layout routes it
+    (install/inband.py); without one, `inband_run_m` for each."""
+    if lengths is not None and lengths.inband_m:
+        return dict(lengths.inband_m)
+    runs: Counter = Counter()
+    runs[inband_run_m(req, peer=False)] += cables - peer_cables
+    runs[inband_run_m(req, peer=True)] += peer_cables
+    return {run: count for run, count in runs.items() if count}
+
+
+def _buy_inband_cables(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    tally: Tally,
+    warnings: list[Message],
+    cables: int,
+    peer_cables: int,
+    lengths: FabricLengths | None,
+) -> int:
+    """The in-band cables (server ports and peer links), each the cable for its run's length
+    (`parts.pick_inband_cable`: DAC where it reaches, AOC beyond); how many were quoted. A run no
+    catalog cable reaches is left unquoted (and named) rather than quoted too short."""
+    quoted, beyond, farthest = 0, 0, 0.0
+    for run, count in sorted(_inband_runs(req, cables, peer_cables, lengths).items()):
+        cable = parts.pick_inband_cable(catalog, switch, run)
+        if cable is None:
+            beyond, farthest = beyond + count, max(farthest, run)
+            continue
+        tally.add(cable, count, "in-band management")
+        quoted += count
+    longest = parts.longest_inband_cable(catalog, switch)
+    if beyond and longest:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "{count} in-band management runs are longer than the longest in-band cable "
+                    "in the catalog ({metres:g} m), up to {distance:g} m: they are not quoted. "
+                    "Add a longer cable to the catalog, or check the installation pack's lengths."
+                ),
+                count=beyond,
+                metres=longest,
+                distance=farthest,
+            )
+        )
+    return quoted
+
+
+def _inband_cables_assumed(
+    req: FabricRequirements, management: Management, lengths: FabricLengths | None
+) -> tuple[Message, ...]:
+    """What the in-band cables assume when no layout measured them."""
+    if not management.inband_cables or (lengths is not None and lengths.inband_m):
+        return ()
+    if management.inband_peer_cables:
+        return (
+            message(
+                gettext_noop(
+                    "In-band cables are quoted at {metres:g} m for each server port (the "
+                    "server-to-leaf distance) and {peer:g} m for each MLAG peer link, as no rack "
+                    "layout measured them: design on a site to quote each cable at the length of "
+                    "its own run."
+                ),
+                metres=inband_run_m(req, peer=False),
+                peer=inband_run_m(req, peer=True),
+            ),
+        )
+    return (
+        message(
+            gettext_noop(
+                "In-band cables are quoted at {metres:g} m each, the server-to-leaf distance, as "
+                "no rack layout measured them: design on a site to quote each cable at the length "
+                "of its own run."
+            ),
+            metres=inband_run_m(req, peer=False),
+        ),
+    )
 
 
 def _patch_cord_runs(

@@ -63,6 +63,8 @@ class FabricLengths:
     ufm_m: dict[tuple[int, int], float] = field(default_factory=dict)
     # {run: management ports}: each device to its out-of-band switch, as the pack routes it.
     oob_m: Counter = field(default_factory=Counter)
+    # {run: in-band cables}: server ports and MLAG peer links, as the pack routes them.
+    inband_m: Counter = field(default_factory=Counter)
     site: dict[str, Any] = field(default_factory=dict)  # the site inputs measured on
     storage: FabricLengths | None = None  # the storage fabric's, on the same layout
 

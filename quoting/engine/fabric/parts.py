@@ -579,3 +579,35 @@ def pick_patch_cord(catalog: list[ProductSpec], distance: float) -> ProductSpec 
     if covering:
         return min(covering, key=lambda p: (p.length_m, p.part_number))
     return max(cords, key=lambda p: (p.length_m, p.part_number))
+
+
+def pick_inband_cable(
+    catalog: list[ProductSpec], switch: ProductSpec, distance: float
+) -> ProductSpec | None:
+    """An in-band management run's cable, straight between two ports of the in-band switch's
+    cage and speed (a server's QSFP112 port takes a QSFP28 cable): media by reach as the fabric's
+    (DAC where it reaches, then ACC, then AOC), the shortest length class that covers the run.
+    None when no catalog cable reaches it: the design leaves the run to quote separately rather
+    than quote a cable too short for it."""
+    for kind in CABLE_MEDIA:
+        cable = _copper(catalog, kind, switch.cage_type, switch.port_speed_gbps, 1, distance)
+        if cable is not None:
+            return cable
+    return None
+
+
+def longest_inband_cable(catalog: list[ProductSpec], switch: ProductSpec) -> float:
+    """The longest run `pick_inband_cable` can serve (0: the catalog has no in-band cable)."""
+    return max(
+        (
+            p.length_m or 0
+            for p in catalog
+            if p.category == "cable"
+            and p.media in CABLE_MEDIA
+            and p.lifecycle in LIFECYCLE_RANK
+            and p.cage_type == switch.cage_type
+            and p.port_speed_gbps == switch.port_speed_gbps
+            and (p.breakout or 1) == 1
+        ),
+        default=0.0,
+    )

@@ -814,8 +814,10 @@ def _management_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
             + tr(
                 gettext_noop(
                     "In-band management: {count} 100GbE cables (tier {tier}) in the cable "
-                    "schedule, without a part: the design reports them and quotes none (no "
-                    "catalog part). {how}; the last two ports of each switch stay free as "
+                    "schedule, each with the part the BOM quotes for its run (DAC within its "
+                    "reach, AOC beyond); a run without a part is quoted separately (longer than "
+                    "any catalog cable, or designed before in-band cables were quoted). {how}; "
+                    "the last two ports of each switch stay free as "
                     "uplinks. The in-band switches stand in the network row, the two of a pair "
                     "one after the other. The cables are not in ibdiagnet.topo or ufm-ndt.csv "
                     "(not fabric links)."

@@ -1,8 +1,11 @@
 """The in-band management network's cables in the pack: every server's in-band ports to its
 in-band switches, and each MLAG pair's peer link (fabric/design.py `inband_switches_for`).
 
-The design counts them and quotes none (the catalog has no 100GbE cable), so here they have an
-ID, both ends, a routed length and no part, like a run the installer buys locally. Servers
+The design quotes one 100GbE cable per run (fabric/design.py `_buy_inband_cables`, BOM role
+"in-band management"); here each gets an ID, both ends, a routed length and the part the BOM
+bought for that run: for its routed length when the design measured the runs on the site, else
+for the length the design assumed (`inband_run_m`). A design saved before the cables were quoted
+has none in its BOM, so its runs keep no part, like a run the installer buys locally. Servers
 (compute, then storage, in placement order) fill the switches in turn: with pairs, server k of a
 group is on port p<k> of both switches of its pair, its first in-band port (`inband1`) to the
 first switch, its second (`inband2`) to the second, so a switch can fail and every server stays
@@ -13,18 +16,27 @@ two stay free as uplinks. Single switches: one port per server (`inband1`), no p
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from quoting.engine.fabric.design import INBAND_PEER_LINK, INBAND_UPLINKS
-from quoting.engine.install.layout import OTHER_COLOUR, Cable, Device, InstallLayout, route_length
+from quoting.engine.fabric.design import INBAND_PEER_LINK, INBAND_UPLINKS, inband_run_m
+from quoting.engine.fabric.parts import pick_inband_cable
+from quoting.engine.install.layout import (
+    OTHER_COLOUR,
+    Cable,
+    Device,
+    InstallLayout,
+    _length_classes,
+    route_length,
+)
 
 TIER = "inband-management"
 ROLE = "in-band management"
 SERVER_ROLES = ("server", "storage-server")
 
 
-def _runs(layout: InstallLayout) -> Iterator[tuple[Device, str, Device, str]]:
-    """(a device, its port, z device, its port) of every in-band cable."""
+def inband_runs(layout: InstallLayout) -> Iterator[tuple[Device, str, Device, str]]:
+    """(a device, its port, z device, its port) of every in-band cable; a peer link's a device
+    is a switch."""
     switches = [d for d in layout.devices.values() if d.role == ROLE]
     if not switches:
         return
@@ -45,26 +57,58 @@ def _runs(layout: InstallLayout) -> Iterator[tuple[Device, str, Device, str]]:
                 yield first, f"p{port}", second, f"p{port}"
 
 
+def _cable_of(layout: InstallLayout) -> Callable[[float, bool], str]:
+    """The part of an in-band run's cable, by its routed length and whether it is a peer link:
+    the one the design bought for that run ("" when its BOM quotes no in-band cable)."""
+    design = layout.design
+    quoted = any(line.role == ROLE and line.category == "cable" for line in design.bom)
+    switches = [d for d in layout.devices.values() if d.role == ROLE]
+    switch = layout.parts.get(switches[0].part) if switches else None
+    if not quoted or switch is None:
+        return lambda _metres, _peer: ""
+    measured = design.lengths is not None and bool(design.lengths.inband_m)
+    catalog = list(layout.parts.values())
+    chosen: dict[float, str] = {}
+
+    def cable(metres: float, peer: bool) -> str:
+        run = metres if measured else inband_run_m(design.requirements, peer=peer)
+        if run not in chosen:
+            part = pick_inband_cable(catalog, switch, run)
+            chosen[run] = part.part_number if part else ""
+        return chosen[run]
+
+    return cable
+
+
 def inband_cables(layout: InstallLayout, first_number: int) -> Iterator[Cable]:
     """The in-band cables, numbered on from `first_number`."""
     switches = [d for d in layout.devices.values() if d.role == ROLE]
     spec = layout.parts.get(switches[0].part) if switches else None
     speed = spec.port_speed_gbps if spec and spec.port_speed_gbps else 100
     colour, colour_hex = OTHER_COLOUR
-    for number, (a, a_port, z, z_port) in enumerate(_runs(layout), first_number):
+    cable_of = _cable_of(layout)
+    classes: dict[str, tuple[float, ...]] = {}
+    for number, (a, a_port, z, z_port) in enumerate(inband_runs(layout), first_number):
+        length = route_length(layout, a.name, z.name)
+        cable = cable_of(length, a.role == ROLE)
+        part = layout.parts.get(cable)
+        if cable not in classes:
+            classes[cable] = _length_classes(part, layout.parts)
+        if cable:
+            layout.rack_of(a.name).parts[cable] += 1
         yield Cable(
             f"C{number:06d}",
             TIER,
             None,
-            "",
-            "",
+            cable,
+            part.media if part else "",
             a.name,
             a_port,
             z.name,
             z_port,
-            route_length(layout, a.name, z.name),
-            None,
-            None,
+            length,
+            next((c for c in classes[cable] if c >= length), None),
+            part.length_m if part else None,
             colour,
             colour_hex,
             speed,

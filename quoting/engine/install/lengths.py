@@ -4,7 +4,8 @@ for them (quoting/engine/fabric/lengths.py says how the groups are counted).
 No fabric cable leg is routed here: a rack pair's run is computed once, and links are counted
 per rack pair (trunks) or per leaf (host ports and cages, once per rail group and leaf rack when
 rails are optimized), so designing 16,384 GPUs on a site stays in milliseconds. Out-of-band
-patch cords, one per device, are routed each to its management switch, as the pack routes them.
+patch cords, one per device, are routed each to its management switch, and in-band cables each
+to its in-band switch (or across an MLAG pair's peer link), as the pack routes them.
 The installation pack routes every leg on the same placement (plan_layout) and buys it with the
 same part.
 """
@@ -30,7 +31,8 @@ from quoting.engine.fabric.lengths import (
 )
 from quoting.engine.fabric.parts import MissingFibre
 from quoting.engine.fabric.requirements import UNMEASURED_DISTANCES, FabricRequirements
-from quoting.engine.install.layout import place_devices, routed_m
+from quoting.engine.install.inband import inband_runs
+from quoting.engine.install.layout import place_devices, route_length, routed_m
 from quoting.engine.install.management import management_runs, place_management_switches
 from quoting.engine.install.site import U_METRES, SiteInputs
 
@@ -112,6 +114,10 @@ def measure_runs(
     if layout.management:  # the out-of-band switches where the pack puts them
         place_management_switches(layout, *layout.management)
         lengths.oob_m = Counter(metres for *_, metres in management_runs(layout))
+    # The in-band cables, each routed as the pack routes it (install/inband.py).
+    lengths.inband_m = Counter(
+        route_length(layout, a.name, z.name) for a, _, z, _ in inband_runs(layout)
+    )
     _count(design, [_Names(design, p) for p in range(1, design.planes + 1)], lengths)
     if design.storage is not None:
         lengths.storage = FabricLengths(rack_of, pair_m, site=site_values)

@@ -40,8 +40,8 @@ def plan_layout(
     _length_warnings(layout)
     if management:
         _add_management_network(layout, by_sku)
-    # The in-band network's cables last: the design quotes none, so they number after every
-    # quoted one.
+    # The in-band network's cables last, so the fabric's and out-of-band cables keep the IDs
+    # they had before in-band cables were quoted.
     layout.cables.extend(inband_cables(layout, len({c.base_id for c in layout.cables}) + 1))
     if prefix := site.name_prefix.strip():
         _prefix_names(layout, prefix)

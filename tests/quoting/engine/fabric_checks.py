@@ -92,14 +92,21 @@ def check_schedule(design: FabricDesign) -> None:
     assert modules == Counter({s: bom_total(design, s) for s in modules}), "transceivers"
     assert sum(modules.values()) == bom_total(design, category="transceiver")
     assert cables == Counter({s: bom_total(design, s) for s in cables}), "cables"
-    # The management patch cords are the installation layout's to place (not fabric links).
+    # The management cables (out-of-band patch cords, in-band 100GbE cables) are the
+    # installation layout's to place (not fabric links).
     cords = sum(
         line.quantity
         for line in design.bom
         if line.role == "out-of-band management" and line.category == "cable"
     )
-    assert sum(cables.values()) == bom_total(design, category="cable") - cords
+    inband = sum(
+        line.quantity
+        for line in design.bom
+        if line.role == "in-band management" and line.category == "cable"
+    )
+    assert sum(cables.values()) == bom_total(design, category="cable") - cords - inband
     assert cords == design.management.outofband_cables
+    assert inband <= design.management.inband_cables
     check_cables(design, runs)
 
 

@@ -334,8 +334,10 @@ def test_management_networks_are_counted(catalog):
     # switch and the management switch itself; same-row runs take the 30 m class.
     assert d.management.outofband_cables == 46 == bom_total(d, "CAT6A-PATCH-030")
     check_schedule(d)
-    # Only the in-band cables are left to quote separately.
-    assert any("32 in-band 100GbE cables and 0 RJ45 patch cords" in w for w in d.warnings)
+    # Every management cable is quoted now (changed on purpose, #26): 32 in-band cables at the
+    # same-row class's 30 m, an AOC (passive copper reaches 5 m), and no warning left.
+    assert bom_total(d, "MFA1A00-C030") == 32
+    assert not any("Management cabling is not in the catalog" in w for w in d.warnings)
 
 
 def test_the_in_band_pair_takes_two_out_of_band_ports(catalog):
@@ -343,7 +345,9 @@ def test_the_in_band_pair_takes_two_out_of_band_ports(catalog):
     assert d.management.inband_switches == 2 and d.management.inband_cables == 2 * 32 + 2
     # 32 BMCs, 12 fabric switches, the 2 in-band switches and the management switch itself.
     assert d.management.outofband_cables == 47 == bom_total(d, "CAT6A-PATCH-030")
-    assert any("66 in-band 100GbE cables and 0 RJ45 patch cords" in w for w in d.warnings)
+    # 64 server ports at 30 m and the peer link's 2 at the same-rack 2 m (changed on purpose, #26).
+    assert bom_total(d, "MFA1A00-C030") == 64 and bom_total(d, "MCP1600-C002") == 2
+    assert not any("Management cabling is not in the catalog" in w for w in d.warnings)
 
 
 @pytest.mark.parametrize("servers", [30, 31, 40, 62, 93])
