@@ -72,6 +72,13 @@ class ProposalDocument(models.Model):
     signature_block = models.JSONField(
         _("signature block position"), null=True, blank=True, editable=False
     )
+    # The names this PDF prints in its signature block's party row, recorded as it is rendered:
+    # {"seller": the company profile's legal name, "seller_language": the language it is written
+    # in, "customer": the customer's company} (proposals.documents.pdf.parties_printed). The
+    # signed copy's stamp lays its block out with them, so an edit of the profile or the
+    # customer after the render cannot make the stamp disagree with the page it sits on. None:
+    # rendered before they were recorded (proposals.documents.selectors.parties_of).
+    parties = models.JSONField(_("party names printed"), null=True, blank=True, editable=False)
     requested_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.SET_NULL,

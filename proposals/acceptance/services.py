@@ -54,7 +54,7 @@ from proposals.documents.pdf import (
     signature_stamp,
     signed_copy_assemble,
 )
-from proposals.documents.selectors import document_is_sent, document_ready_for
+from proposals.documents.selectors import document_is_sent, document_ready_for, parties_of
 from proposals.documents.services import RenderBusy, RenderRetry, _readable, proposal_request
 from proposals.documents.signing import seller_certificate, signed_copy_signed
 from proposals.events import quote_event
@@ -594,6 +594,9 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             signatures=_signature_block(acceptance),
             original=bytes(document.pdf),
             position=document.signature_block,
+            # The names the accepted PDF printed, not today's (the chop, though, is the
+            # countersigner's act: as it is now, _signature_block).
+            parties=parties_of(document),
         )
         # Signed last: the PAdES signature covers every byte before it, and signed_sha256 is
         # the hash of these final bytes.

@@ -29,7 +29,7 @@ from weasyprint.text.fonts import FontConfiguration
 from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
 from proposals.documents.cid_fonts import cid_fonts_packed
-from proposals.documents.selectors import proposal_content, seller_for
+from proposals.documents.selectors import parties_printed, proposal_content, seller_for
 from proposals.documents.signed_copy import (  # noqa: F401 - known by these names here too
     signed_copy_assemble,
     signed_copy_verify,
@@ -73,10 +73,16 @@ def _inside_assets(url: str) -> bool:
 
 
 def _proposal_html(
-    *, revision: QuoteRevision, language: str, draft: bool, signatures: dict | None = None
+    *,
+    revision: QuoteRevision,
+    language: str,
+    draft: bool,
+    signatures: dict | None = None,
+    parties: dict | None = None,
 ):
     """`signatures`: the signed copy's filled signature block, drawn alone (the fallback of
-    signature_stamp)."""
+    signature_stamp); `parties`: the names its party row printed (selectors.parties_of), None:
+    today's."""
     with translation.override(language):
         content = proposal_content(revision=revision, language=language)
         html = render_to_string(
@@ -88,6 +94,7 @@ def _proposal_html(
                 "for_print": True,
                 "draft": draft,
                 "signatures": signatures,
+                "parties": parties,
             },
         )
     return content, html
@@ -156,6 +163,8 @@ class RenderedProposal:
     sent_sha256: str  # the fingerprint stored when it was frozen ("" for a draft)
     # Where this PDF prints its signature block (signature_block_position); {}: it prints none.
     signature_block: dict = dataclasses.field(default_factory=dict)
+    # The names its party row prints (selectors.parties_printed).
+    parties: dict = dataclasses.field(default_factory=dict)
 
 
 def proposal_rendered(
@@ -171,6 +180,7 @@ def proposal_rendered(
         frozen=content.revision.is_frozen,
         sent_sha256=content.revision.content_sha256,
         signature_block=signature_block_position(document),
+        parties=parties_printed(content),
     )
 
 
@@ -251,6 +261,7 @@ def signature_stamp(
     signatures: dict,
     original: bytes,
     position: dict | None = None,
+    parties: dict | None = None,
 ) -> SignatureStamp | None:
     """The filled signature block of the revision's proposal, to draw over `original` (the
     accepted PDF) at `position`, the block's place recorded when `original` was rendered
@@ -261,10 +272,18 @@ def signature_stamp(
     than none; the certificate still records the signatures).
 
     `position` None: a PDF rendered before positions were recorded; the proposal is laid out
-    again and its block checked against `original` (_signature_stamp_relaid)."""
+    again and its block checked against `original` (_signature_stamp_relaid).
+
+    `parties`: the names `original` printed in the block's party row (selectors.parties_of), so
+    the stamp's rows sit where the accepted page's do whatever the company profile or the
+    customer's name has become; None (not recorded): today's."""
     if position is None:
         return _signature_stamp_relaid(
-            revision=revision, language=language, signatures=signatures, original=original
+            revision=revision,
+            language=language,
+            signatures=signatures,
+            original=original,
+            parties=parties,
         )
     if not position:
         return None
@@ -287,6 +306,7 @@ def signature_stamp(
                 "language": language,
                 "page_size": f"{width:.2f}pt {height:.2f}pt",
                 "signatures": signatures,
+                "parties": parties,
                 "s": seller_for(owner=quote.owner, language=language),
                 "q": quote,
             },
@@ -297,7 +317,12 @@ def signature_stamp(
 
 
 def _signature_stamp_relaid(
-    *, revision: QuoteRevision, language: str, signatures: dict, original: bytes
+    *,
+    revision: QuoteRevision,
+    language: str,
+    signatures: dict,
+    original: bytes,
+    parties: dict | None = None,
 ) -> SignatureStamp | None:
     """The fallback for an accepted PDF without a recorded position (rendered before they were
     recorded, #27): the whole proposal laid out again from the same frozen revision with today's
@@ -310,7 +335,7 @@ def _signature_stamp_relaid(
     since) gets no stamp rather than a misplaced one. Kept so that nothing accepted before
     places were recorded breaks."""
     _content, html = _proposal_html(
-        revision=revision, language=language, draft=False, signatures=signatures
+        revision=revision, language=language, draft=False, signatures=signatures, parties=parties
     )
     document = _laid_out(html)
     found = _signature_block_box(document)

@@ -33,7 +33,7 @@ from quoting.designs.svg.fabric import drawing_in
 from quoting.designs.svg.tco import chart_in
 from quoting.engine.drawing import drawing_fonts_current
 from quoting.engine.money import milestone_amounts
-from quoting.engine.written import CHINESE, written_either, written_in
+from quoting.engine.written import CHINESE, WrittenIn, written_either, written_in
 from quoting.quotes import content_hash
 from quoting.quotes.models import (
     SECTION_ORDER,
@@ -114,6 +114,36 @@ def seller_for(*, owner: User | None, language: str) -> Seller:
         logo_uri=logo_uri,
         **contact,
     )
+
+
+def parties_printed(content: ProposalContent) -> dict:
+    """What a proposal prints in its signature block's party row, as ProposalDocument.parties
+    records it with the PDF: the seller's legal name (with the language it is written in, which
+    picks its font) and the customer's company."""
+    seller = content.seller.legal_name
+    return {
+        "seller": str(seller),
+        "seller_language": getattr(seller, "language", ""),
+        "customer": content.quote.customer.company,
+    }
+
+
+def parties_of(document: ProposalDocument) -> dict | None:
+    """The party row's names as `document` (an accepted PDF) printed them, for its signed copy's
+    stamp: {"seller": the legal name (WrittenIn), "customer": the company}.
+
+    None for a PDF rendered before they were recorded (`parties` null): the stamp then lays the
+    row out with today's names (the company profile's legal name, the customer's company). The
+    revision's frozen snapshots (design, TCO, drawings, racks) keep no party names, so there is
+    nothing older to fall back to; the row is hidden on the stamp, and today's names move its
+    filled values only when they wrap onto another number of lines."""
+    parties = document.parties
+    if parties is None:
+        return None
+    return {
+        "seller": WrittenIn(parties.get("seller", ""), parties.get("seller_language", "")),
+        "customer": parties.get("customer", ""),
+    }
 
 
 SELLER_PRINTED = ("first_name", "last_name", "username", "email", "phone")

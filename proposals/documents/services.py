@@ -291,6 +291,7 @@ def proposal_render(*, document_id: int) -> str | None:
             content_sha256=rendered.content_sha256,
             render_ms=round((time.monotonic() - started) * 1000),
             signature_block=rendered.signature_block,
+            parties=rendered.parties,
             error="",
             finished_at=timezone.now(),
             updated_at=timezone.now(),

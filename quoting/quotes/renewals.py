@@ -2,9 +2,11 @@
 which are due for renewal.
 
 A line runs for a term when it is one of the booked lines of an accepted quote (what
-quoting.quotes.selectors.booked_choice books) with a term (`term_months`: 12 for a product sold
-by the year) and a start (`starts_on`: the acceptance date, set when the quote is booked, or the
-date staff moved it to; a renewal quote's lines start where the lines they renew end).
+quoting.quotes.selectors.booked_choice books: the chosen alternative with the support that
+follows it, the optional lines included, each at the quantity and price booked) with a term
+(`term_months`: 12 for a product sold by the year) and a start (`starts_on`: the acceptance
+date, set when the quote is booked, or the date staff moved it to; a renewal quote's lines
+start where the lines they renew end).
 
 It ends on `starts_on` plus `term_months` months (months_added: the same day of the month, or
 the month's last day when it has none): the first day it no longer covers, and the day its
@@ -14,35 +16,28 @@ It is **due** when it ends within DUE_DAYS days (today included; a term that has
 longer listed) and its quote is not being renewed: no quote renews it (`Quote.renewal_of`)
 other than a declined or expired one. A renewal quote renews every term of the quote it
 renews, so a quote being renewed leaves the queue whole.
+
+The reminders, the queue, the API and the renewal quote read a quote's terms through one
+function (booked_term_lines), so a reminder names and prices the support the renewal quote
+renews: with an alternative booked, support per switch is as many as the alternative's switches,
+not the offer's as quoted that the database holds.
 """
 
 from __future__ import annotations
 
 import calendar
 import datetime as dt
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Exists, ExpressionWrapper, F, IntegerField, OuterRef, QuerySet
+from django.db.models import ExpressionWrapper, F, IntegerField, QuerySet
 from django.db.models.functions import ExtractMonth, ExtractYear
 from django.utils import timezone
 
 from portal.models import User
-from quoting.quotes.models import (
-    TOTALLED_SECTIONS,
-    LineOrigin,
-    Quote,
-    QuoteLine,
-    QuoteStatus,
-    Section,
-)
-from quoting.quotes.selectors import (
-    REVISION_SNAPSHOTS,
-    booked_choice,
-    quotes_visible_to,
-    replaced_by_alternatives,
-    whole_design_replaced,
-)
+from quoting.quotes.models import Quote, QuoteLine, QuoteRevision, QuoteStatus
+from quoting.quotes.selectors import REVISION_SNAPSHOTS, booked_choice, quotes_visible_to
 
 # The reminders, in days before the end: each is announced once per line (renewal.due).
 REMINDER_DAYS = (90, 60, 30)
@@ -104,17 +99,33 @@ def _term_line(line: QuoteLine, today: dt.date) -> TermLine:
     return TermLine(line=line, ends_on=ends_on, days_left=(ends_on - today).days)
 
 
-def in_booked_choice(line: QuoteLine, quote: Quote, *, from_design: bool) -> bool:
-    """Whether `line` (of the booked revision) is one of the booked lines: offer_choice's rule
-    (the lines in the chosen configuration's totals), asked of one line. `from_design`: whether
-    its revision holds lines from the chosen design (replaced_by_alternatives)."""
-    if line.section == Section.OPTIONAL:
-        return str(line.key) in (quote.booked_optional or [])
-    if line.section == Section.ALTERNATIVES:
-        return bool(quote.booked_alternative) and line.alternative_group == quote.booked_alternative
-    if quote.booked_alternative and replaced_by_alternatives(line, from_design=from_design):
-        return False
-    return line.section in TOTALLED_SECTIONS
+def booked_term_lines(
+    *,
+    quote: Quote,
+    lines: Iterable[QuoteLine] | None = None,
+    today: dt.date | None = None,
+) -> list[TermLine]:
+    """The lines of `quote`'s booked choice (booked_choice) with a term and a start, in the
+    quote's order, ended or not: the chosen alternative's lines and the support that follows
+    them (unsaved copies at the booked quantity and price, same pk and key), the optional lines
+    the customer included. The one reading of a quote's terms, for the reminders, the queue,
+    the API and the renewal quote. `lines`: the booked revision's every line, each with its
+    product, when already read. Empty until the quote is booked."""
+    choice = booked_choice(quote=quote, lines=lines)
+    if choice is None:
+        return []
+    today = today or timezone.localdate()
+    revision = quote.booked_revision
+    terms = []
+    for line in choice.lines:
+        if not line.term_months or line.starts_on is None:
+            continue
+        # A copy (support following the alternative) is made without its revision: given the
+        # one already read, so that a row's quote and customer cost no query.
+        if not QuoteLine.revision.is_cached(line):
+            line.revision = revision
+        terms.append(_term_line(line, today))
+    return terms
 
 
 def _being_renewed(quote_ids: set[int]) -> set[int]:
@@ -127,7 +138,7 @@ def _being_renewed(quote_ids: set[int]) -> set[int]:
 
 def _booked_term_lines(quotes: QuerySet[Quote]) -> QuerySet[QuoteLine]:
     """Lines with a term and a start on the booked revision of an accepted quote of `quotes`,
-    read with what a row shows.
+    read with what a row shows: the candidates, which booked_term_lines then tells apart.
 
     For a user's quotes the booked revisions are read first (one query, on the quotes'
     indexes), then only their lines: the database cannot estimate how few lines end in a few
@@ -145,14 +156,8 @@ def _booked_term_lines(quotes: QuerySet[Quote]) -> QuerySet[QuoteLine]:
             revision__quote__status=QuoteStatus.ACCEPTED,
             revision=F("revision__quote__booked_revision"),
         )
-    # Whether its revision holds lines from the chosen design, in the same query: which lines a
-    # booked alternative replaced depends on it (in_booked_choice).
-    from_design = QuoteLine.objects.filter(
-        revision=OuterRef("revision"), origin=LineOrigin.DESIGN
-    ).exclude(section=Section.ALTERNATIVES)
     return (
-        lines.annotate(revision_from_design=Exists(from_design))
-        .select_related("revision__quote__customer", "revision__quote__owner", "product")
+        lines.select_related("revision__quote__customer", "revision__quote__owner", "product")
         .defer(*(f"revision__{name}" for name in REVISION_SNAPSHOTS))
         .order_by()  # sorted by their end once read
     )
@@ -161,30 +166,49 @@ def _booked_term_lines(quotes: QuerySet[Quote]) -> QuerySet[QuoteLine]:
 def term_lines_ending(
     *, quotes: QuerySet[Quote], today: dt.date | None = None, within: int = DUE_DAYS
 ) -> list[TermLine]:
-    """The booked term lines of `quotes` that end from `today` to `within` days later, whose
-    quote is not being renewed: soonest first (then by quote number and line). Three queries
-    (two for everyone's quotes), whatever the number of lines."""
+    """The booked term lines of `quotes` (booked_term_lines) that end from `today` to `within`
+    days later, whose quote is not being renewed: soonest first (then by quote number and line).
+    Four queries (three for everyone's quotes), whatever the number of lines: the candidates
+    ending in those months, every line of their booked revisions (the booked choice prices
+    support by the whole configuration), the live renewals."""
     today = today or timezone.localdate()
     last = today + dt.timedelta(days=within)
-    lines = (
+    candidates = list(
         _booked_term_lines(quotes)
         .annotate(end_month=_END_MONTH)
         .filter(end_month__gte=_month_index(today), end_month__lte=_month_index(last))
     )
-    rows = [
-        _term_line(line, today)
-        for line in lines
-        if in_booked_choice(
-            line,
-            line.revision.quote,
-            from_design=line.revision_from_design and whole_design_replaced(line.revision),
+    rows = []
+    ending = {line.pk for line in candidates}
+    for revision, lines in _booked_revisions_lines(candidates).items():
+        quote = revision.quote
+        quote.booked_revision = revision  # the candidates' revision is the quote's booked one
+        rows.extend(
+            term
+            for term in booked_term_lines(quote=quote, lines=lines, today=today)
+            if term.line.pk in ending
         )
-    ]
     rows = [row for row in rows if 0 <= row.days_left <= within]
     renewed = _being_renewed({row.quote.pk for row in rows})
     rows = [row for row in rows if row.quote.pk not in renewed]
     rows.sort(key=lambda r: (r.ends_on, r.quote.year, r.quote.seq, r.line.position))
     return rows
+
+
+def _booked_revisions_lines(
+    candidates: list[QuoteLine],
+) -> dict[QuoteRevision, list[QuoteLine]]:
+    """Every line of the candidates' revisions (one query), each with its product and its
+    revision as the candidates read it (with the quote, customer and owner)."""
+    revisions = {line.revision_id: line.revision for line in candidates}
+    lines = defaultdict(list)
+    if not revisions:
+        return {}
+    read = QuoteLine.objects.filter(revision__in=list(revisions)).select_related("product")
+    for line in read.order_by("revision", "position"):
+        line.revision = revisions[line.revision_id]
+        lines[line.revision].append(line)
+    return lines
 
 
 def renewals_due(
@@ -196,18 +220,10 @@ def renewals_due(
 
 def quote_term_lines(*, quote: Quote, today: dt.date | None = None) -> list[TermLine]:
     """Every booked line of `quote` with a term and a start, in the quote's order, ended or
-    not; none until the quote is accepted."""
+    not (booked_term_lines); none until the quote is accepted."""
     if quote.status != QuoteStatus.ACCEPTED:
         return []
-    choice = booked_choice(quote=quote)
-    if choice is None:
-        return []
-    today = today or timezone.localdate()
-    return [
-        _term_line(line, today)
-        for line in choice.lines
-        if line.term_months and line.starts_on is not None
-    ]
+    return booked_term_lines(quote=quote, today=today)
 
 
 def quote_renewals(*, quote: Quote) -> list[Quote]:

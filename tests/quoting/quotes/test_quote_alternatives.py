@@ -185,21 +185,24 @@ def test_the_api_says_where_each_line_came_from(quote, world):
 
 
 def test_renewals_count_a_booked_alternative_s_lines_not_the_chosen_design_s(quote):
-    """in_booked_choice asks offer_choice's rule of one line: with "Larger" booked, the chosen
+    """Renewals read the booked choice (booked_term_lines): with "Larger" booked, the chosen
     design's per-GPU licences are not booked (whatever their section), the alternative's are,
     and the lines entered on the quote stay booked."""
-    from quoting.quotes.renewals import in_booked_choice
+    import datetime as dt
 
-    quote.booked_alternative = "Larger"
-    lines = {
-        (ln.sku or ln.description, ln.section): ln for ln in quote.current_revision.lines.all()
+    from quoting.quotes.renewals import booked_term_lines
+
+    revision = quote.current_revision
+    revision.lines.update(term_months=12, starts_on=dt.date(2026, 1, 15))
+    quote.booked_revision, quote.booked_alternative = revision, "Larger"
+    booked = {
+        (t.line.sku or t.line.description, t.line.section) for t in booked_term_lines(quote=quote)
     }
-    booked = {key: in_booked_choice(line, quote, from_design=True) for key, line in lines.items()}
-    assert booked[("BCM-GPU", Section.CLUSTER_MANAGEMENT)] is False
-    assert booked[("SRV-8", Section.GPU_SERVERS)] is False
-    assert booked[("BCM-GPU", Section.ALTERNATIVES)] is True
-    assert booked[("Installation", Section.SERVICES)] is True
-    assert booked[("Rack cabling kit", Section.NETWORK)] is True
+    assert ("BCM-GPU", Section.CLUSTER_MANAGEMENT) not in booked
+    assert ("SRV-8", Section.GPU_SERVERS) not in booked
+    assert ("BCM-GPU", Section.ALTERNATIVES) in booked
+    assert ("Installation", Section.SERVICES) in booked
+    assert ("Rack cabling kit", Section.NETWORK) in booked
 
 
 # --- offers sent before the rule ----------------------------------------------------------------

@@ -12,6 +12,7 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from catalog.models import Category, PricingBasis, Unit
 from integrations.models import WebhookDelivery, WebhookEndpoint, WebhookEvent
 from integrations.webhooks import webhook_secret_new
 from quoting.errors import IllegalTransition, MissingPrices
@@ -228,6 +229,83 @@ def test_the_daily_job_is_scheduled_and_registered_by_name(settings):
     scheduled = {job["task"] for job in settings.CELERY_BEAT_SCHEDULE.values()}
     assert "quoting.renewals_remind" in scheduled
     assert "quoting.renewals_remind" in app.tasks
+
+
+def _booked_with_an_alternative_and_optional_support(world) -> Quote:
+    """The quote with a larger alternative (4 switches as quoted, 6 in "Larger"), support per
+    switch at 1,000.00 a year and an optional year of on-site support at 2,000.00, accepted
+    with "Larger" and the optional support."""
+    from tests.quoting.servers_world import quote_with_a_larger_alternative
+
+    per_switch = ProductFactory(
+        part_number="SUP-DEV",
+        category=Category.SUPPORT,
+        unit=Unit.YEAR,
+        pricing_basis=PricingBasis.PER_DEVICE,
+    )
+    on_site = ProductFactory(part_number="SUP-OPT", category=Category.SUPPORT, unit=Unit.YEAR)
+    price_set(per_switch, "CNY", "1000.00")
+    price_set(on_site, "CNY", "2000.00")
+    quote = quote_with_a_larger_alternative(world)
+    quote_add_product(
+        quote=quote, sku="SUP-DEV", quantity=1, user=world.sales, expected_version=quote.version
+    )
+    quote.refresh_from_db()
+    optional = quote_add_product(
+        quote=quote,
+        sku="SUP-OPT",
+        quantity=1,
+        section=Section.OPTIONAL,
+        user=world.sales,
+        expected_version=quote.version,
+    )
+    quote.refresh_from_db()
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    quote_mark_accepted(
+        quote=quote,
+        actor=world.sales,
+        expected_version=quote.version,
+        alternative="Larger",
+        optional=[str(optional.key)],
+    )
+    return quote_reload(quote)
+
+
+def test_the_reminder_names_and_prices_the_support_the_renewal_quote_renews(world, endpoint):
+    """Booked with an alternative of 6 switches and an optional support line: the reminder, the
+    list of renewals due and the renewal quote all read the booked choice, 6 years of support
+    per switch (not the 4 the offer as quoted holds) and the optional support."""
+    quote = _booked_with_an_alternative_and_optional_support(world)
+    stored = QuoteLine.objects.get(revision=quote.booked_revision, sku="SUP-DEV")
+    assert stored.quantity == 4  # the offer as quoted, as the database keeps it
+    ending_on(quote, END)
+    today = END - dt.timedelta(days=90)
+
+    assert renewals_remind(today=today) == 1
+    [delivery] = WebhookDelivery.objects.filter(event_type="renewal.due")
+    data = delivery.payload["data"]
+    reminded = {line["sku"]: line["quantity"] for line in data["renewal"]["lines"]}
+    assert reminded["SUP-DEV"] == 6 and reminded["SUP-OPT"] == 1
+    listed = {t.line.sku: t.line.quantity for t in renewals_due(user=world.sales, today=today)}
+    # What the renewal quote is made from (quote_renewal_create reads these terms).
+    booked = {t.line.sku: t.line for t in quote_term_lines(quote=quote)}
+    assert listed == reminded == {sku: line.quantity for sku, line in booked.items()}
+    # Its totals are the booked lines' amounts: 6 × 1,000.00 of support per switch among them.
+    assert (booked["SUP-DEV"].quantity, booked["SUP-DEV"].unit_price) == (6, Decimal("1000.00"))
+    subtotal = sum(
+        line.quantity * line.unit_price * (100 - line.discount_percent) / 100
+        for line in booked.values()
+    )
+    assert data["totals"]["subtotal"] == f"{subtotal:.2f}"
+
+    renewal = quote_renewal_create(quote=quote, user=world.sales)
+    renewed = {ln.sku: ln.quantity for ln in renewal.current_revision.lines.all()}
+    assert set(renewed) == set(reminded)
+    # (Support per switch on the renewal quote is then priced by that quote's own switches,
+    # services.support; the lines sold as they are keep the quantity reminded.)
+    assert {sku: n for sku, n in renewed.items() if sku != "SUP-DEV"} == {
+        sku: n for sku, n in reminded.items() if sku != "SUP-DEV"
+    }
 
 
 # --- the API -------------------------------------------------------------------------------------
