@@ -138,6 +138,10 @@ class FabricDesign:
     server: ProductSpec | None = None
     # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves.
     ufm: UfmCabling | None = None
+    # UFM licences asked (or chosen on auto) whose hosts could not be quoted and cabled: the
+    # lines UFM would add (licences, hosts, their NICs), priced beside the design, none in its
+    # BOM (rule 8); () otherwise.
+    ufm_option: tuple[BomLine, ...] = ()
     # Planes one host cage serves: 2 when a ConnectX-8's 800G cage runs one 400GbE port to each
     # of two Spectrum-X planes (one twin-port module per cage); else 1.
     host_cage_planes: int = 1
@@ -348,6 +352,9 @@ class FabricDesign:
             "max_hops": t.max_hops,
             "subnet_manager": self.subnet_manager,
             "ufm_appliances": self._ufm_dict(),
+            "ufm_option": [
+                {"sku": b.sku, "quantity": b.quantity, "name": b.name} for b in self.ufm_option
+            ],
             "headroom": {"gpus": self.headroom_gpus, "servers": t.headroom_servers},
             "pre_provisioned": _fields(self.pre_provisioned),
             "next_step": _fields(self.next_step),
@@ -570,14 +577,13 @@ def _design(
     core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core", lengths)
 
     buy = _Purchase(catalog, lengths)
+    ufm_option = _ufm_option(catalog, chosen.switch, t) if no_ufm_hosts else ()
     subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
-        req, catalog, chosen.switch, t, buy.tally, warnings
+        req, catalog, chosen.switch, t, buy.tally, warnings, (no_ufm_hosts, ufm_option)
     )
     ufm = None
     if ufm_unit:
         ufm = _ufm_cabling(req, chosen, t, host_media, buy, ufm_unit, warnings)
-    if no_ufm_hosts:
-        warnings.append(_ufm_licences_only(no_ufm_hosts))
     _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
     if ufm:
         _buy_ufm_links(req, t, ufm, buy)
@@ -623,6 +629,7 @@ def _design(
         storage_sizing=storage_sizing,
         server=chosen.server,
         ufm=ufm,
+        ufm_option=ufm_option,
         host_cage_planes=chosen.cage_planes,
         lengths=lengths,
         measured=buy.measured or None,
@@ -801,13 +808,14 @@ def _switches_tallied(
     t: Topology,
     tally: Tally,
     warnings: list[Message],
+    no_ufm_hosts: tuple[Message | None, tuple[BomLine, ...]] = (None, ()),
 ) -> tuple[str, ProductSpec | None, int]:
     """The fabric's switches by tier and, on InfiniBand, its subnet manager: (subnet manager,
     the managed model swapped in for the first switches of the top tier, how many)."""
     subnet_manager, sm_switch, sm_switch_count = "", None, 0
     if req.family == "infiniband":
         subnet_manager, sm_switch, sm_switch_count = _subnet_manager(
-            req, catalog, switch, t, tally, warnings
+            req, catalog, switch, t, tally, warnings, no_ufm_hosts
         )
     counts = {"leaf": t.leaf_count, "spine": t.spine_count, "core": t.core_count}
     top_tier = "core" if t.core_count else "spine" if t.spine_count else "leaf"
@@ -1264,12 +1272,21 @@ def _subnet_manager(
     t: Topology,
     tally: Tally,
     warnings: list[Message],
+    no_ufm_hosts: tuple[Message | None, tuple[BomLine, ...]] = (None, ()),
 ) -> tuple[str, ProductSpec | None, int]:
-    """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option."""
+    """Rule 8: every InfiniBand fabric gets a subnet manager; none is never an option. UFM
+    licences come only with their hosts quoted and cabled: without them (`no_ufm_hosts`: why,
+    and the lines UFM would add) the switches run the subnet manager and the UFM option is
+    shown beside (_ufm_not_quoted)."""
     # A part-filled scalable unit chooses as the whole unit it is built as (rule 5c); UFM
     # licences are bought for the endpoints there are.
     endpoints = t.planned_endpoints
     choice = _sm_choice(req, switch, endpoints)
+    reason, option = no_ufm_hosts
+    ufm_left_out = choice == "ufm-licence" and reason is not None
+    if ufm_left_out:
+        choice = "on-switch"
+        warnings.append(_ufm_not_quoted(reason, option))
     sm_switch, sm_switch_count = None, 0
     if choice == "on-switch" and not switch.managed:
         sm_switch = parts.managed_sibling(catalog, switch)
@@ -1328,7 +1345,8 @@ def _subnet_manager(
                 endpoints=endpoints,
             )
         )
-    elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM:
+    elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM and not ufm_left_out:
+        # Left out, UFM's message already says why and what it would add.
         warnings.append(
             message(
                 gettext_noop(
@@ -1340,23 +1358,50 @@ def _subnet_manager(
     return choice, sm_switch, sm_switch_count
 
 
-def _ufm_licences_only(reason: Message) -> Message:
-    """UFM licences are software: UFM Enterprise runs on an HA pair of hosts the quote does not
-    hold, as OpenSM's hosts are said to be the customer's, and why."""
+def _ufm_not_quoted(reason: Message, option: tuple[BomLine, ...]) -> Message:
+    """Our rule (NVIDIA publishes none for a fabric whose servers take every leaf port): UFM
+    licences are not quoted without the hosts UFM runs on, quoted and cabled (UFM Enterprise
+    User Manual, "Fabric Topology with UFM": a UFM Server and a UFM HA Server on the fabric).
+    The fabric is not bent for two hosts: NVIDIA's SuperPOD frees a server slot for UFM (31 DGX
+    in a 32-node SU, 127 in a 4-SU SuperPOD), which is the customer's choice to make, and a leaf
+    added to a full rail-optimised fabric is a rail group or more spines (a third tier at 2,048
+    NDR endpoints). The switches' own subnet manager runs the fabric instead: MLNX-OS User
+    Manual, "Subnet Manager", manages fabrics up to 2048 nodes, without adaptive routing, SHARP
+    or congestion control, which is why the UFM option is priced beside."""
     return message(
         gettext_noop(
-            "UFM licences only: UFM runs on {hosts} customer hosts (master and standby), each "
-            "cabled into a leaf port like a server: the hosts, their NICs and cables are not in "
-            "the bill of materials. {reason}"
+            "UFM is not quoted: its licences come only with the two hosts UFM runs on, quoted "
+            "and cabled. {reason} The subnet manager runs on the managed switches instead, "
+            "without UFM's adaptive routing, SHARP and congestion control. The UFM option, "
+            "priced beside the design: {lines}."
         ),
-        hosts=HA_PAIR,
         reason=reason,
+        lines=", ".join(f"{line.quantity} x {line.sku}" for line in option),
+    )
+
+
+def _ufm_option(
+    catalog: list[ProductSpec], switch: ProductSpec, t: Topology
+) -> tuple[BomLine, ...]:
+    """What UFM licences would add: a licence per endpoint there is, and the catalog's UFM host
+    with its NIC of the fabric's generation, twice (master and standby), when it has them."""
+    licence = parts.pick_software(catalog, "UFM", "endpoint")
+    host = parts.pick_ufm_host(catalog)
+    nic = parts.pick_ufm_host_nic(catalog, switch.generation)
+    wanted = [(licence, t.endpoints)]
+    if host and nic:
+        wanted += [(host, HA_PAIR), (nic, HA_PAIR)]
+    return tuple(
+        BomLine(p.part_number, p.category, quantity, "subnet manager", p.name)
+        for p, quantity in wanted
+        if p is not None
     )
 
 
 def _sm_choice(req: FabricRequirements, switch: ProductSpec, endpoints: int) -> str:
     """The subnet manager asked for; auto: on a managed switch below UFM's few hundred
-    endpoints, else UFM licences."""
+    endpoints, else UFM licences (which fall back to the switches when their hosts find no
+    leaf port: _subnet_manager)."""
     if req.subnet_manager != "auto":
         return req.subnet_manager
     return "on-switch" if switch.managed and endpoints < UFM_RECOMMENDED_FROM else "ufm-licence"

@@ -52,10 +52,11 @@ def test_a_design_passes_its_rail_group_as_the_servers_under_one_leaf(seeded):
 
 
 def test_the_ufm_endpoint_licence_is_yearly_opex_not_capex(seeded):
-    """512 GPUs need UFM (above 300 endpoints): 512 licences at 2,160 CNY a year each."""
-    design = design_compute(requirements=FabricRequirements(gpu_count=512))
+    """384 GPUs need UFM (above 300 endpoints) and leave leaf ports for its hosts: 384 licences
+    at 2,160 CNY a year each."""
+    design = design_compute(requirements=FabricRequirements(gpu_count=384))
     priced = design_bom_priced(design=design, currency="CNY")
-    licences = Decimal(512 * 2160)
+    licences = Decimal(384 * 2160)
     assert design.subnet_manager == "ufm-licence"
     assert priced.yearly_total == licences
 
@@ -82,11 +83,12 @@ def test_a_quote_from_an_oversubscribed_design_keeps_the_ratio_in_its_tco(projec
     from quoting.quotes.services.quotes import quote_create_from_design
 
     saved = design_save(project=project, name="2:1", user=project.owner,
-                        requirements={"gpu_count": 1024, "oversubscription": 2})  # fmt: skip
+                        requirements={"gpu_count": 1016, "oversubscription": 2})  # fmt: skip
     quote = quote_create_from_design(project=project, design=saved, user=project.owner)
     request = quote.current_revision.tco.request
 
     assert request["fabrics"][0]["oversubscription"] == 2.0
+    # 127 servers leave a leaf port for the UFM hosts (1,024 GPUs would not): UFM licences.
     assert "network_opex_per_year" in request["fabrics"][0]
 
 

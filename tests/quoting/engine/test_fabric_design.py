@@ -84,9 +84,14 @@ def test_two_qm9790_spines_serve_at_most_128_gpu_ports(catalog):
 
 
 def test_unmanaged_switches_get_a_subnet_manager_added(catalog):
-    d = design(catalog, gpu_count=128, switch_part_number="MQM9790-NS2F")
-    assert bom_total(d, "UFM-ENT-LIC-EP") == 128
+    # 15 servers leave leaf ports for the UFM hosts: UFM licences with their hosts.
+    d = design(catalog, gpu_count=120, switch_part_number="MQM9790-NS2F")
+    assert bom_total(d, "UFM-ENT-LIC-EP") == 120 and bom_total(d, "UFM-HOST-1U") == 2
     assert any("unmanaged: a subnet manager was added" in w for w in d.warnings)
+    # 16 fill their leaves: no UFM without hosts, two managed switches run it instead.
+    full = design(catalog, gpu_count=128, switch_part_number="MQM9790-NS2F")
+    assert bom_total(full, "UFM-ENT-LIC-EP") == 0
+    assert (full.sm_switch.part_number, full.sm_switch_count) == ("MQM9700-NS2F", 2)
 
 
 def test_the_securities_design_states_its_next_step_in_counts(catalog):
@@ -207,8 +212,9 @@ def test_every_infiniband_design_has_a_subnet_manager(catalog, choice):
 
 
 def test_large_fabrics_get_ufm_automatically(catalog):
-    d = design(catalog, gpu_count=1024)
-    assert d.subnet_manager == "ufm-licence" and bom_total(d, "UFM-ENT-LIC-EP") == 1024
+    # 48 servers leave leaf ports for the UFM hosts (full leaves: test_ufm_licences_need_hosts).
+    d = design(catalog, gpu_count=384)
+    assert d.subnet_manager == "ufm-licence" and bom_total(d, "UFM-ENT-LIC-EP") == 384
 
 
 def test_small_fabrics_pick_a_managed_switch_and_run_the_manager_on_it(catalog):

@@ -6,8 +6,9 @@ Requirements": an x86_64 host with a ConnectX HCA on the fabric. NVIDIA's DGX H1
 reference architecture ("Compute fabric") gives UFM the 32nd node slot of each leaf in a
 31-server scalable unit. So a ufm-licence design quotes the catalog's UFM host server twice
 (master and standby), each with one InfiniBand NIC of the fabric's generation, cabled into free
-leaf ports as the UFM appliances are (tier ufm-leaf). A fabric with no leaf port free keeps the
-licences and says what to change; it is never given a rail group, nor refused, for two hosts."""
+leaf ports as the UFM appliances are (tier ufm-leaf). A fabric with no leaf port free quotes no
+licence: its switches run the subnet manager, and the warning says why and what UFM would add
+(test_ufm_licences_need_hosts.py); it is never given a rail group, nor refused, for two hosts."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from tests.quoting.engine.fabric_checks import bom_total, check_schedule
 
 HOST = "UFM-HOST-1U"
 LICENCE = "UFM-ENT-LIC-EP"
-CUSTOMER_HOSTS = "UFM licences only: UFM runs on 2 customer hosts"
+NOT_QUOTED = "UFM is not quoted: its licences come only with the two hosts UFM runs on"
 
 
 def licence_design(catalog, **asked):
@@ -54,7 +55,7 @@ def test_384_gpus_quote_two_hosts_with_their_nics_and_cable_them_into_two_leaf_p
     assert sorted((r.a_device, r.a_port) for r in runs) == [("ufm-01", "p1"), ("ufm-02", "p1")]
     # Master and standby on different leaves.
     assert len({r.b_device for r in runs}) == 2
-    assert not any(CUSTOMER_HOSTS in str(w) for w in design.warnings)
+    assert not any(NOT_QUOTED in str(w) for w in design.warnings)
     check_schedule(design)
 
 
@@ -72,13 +73,14 @@ def test_the_hosts_add_what_they_cost_and_nothing_else(catalog):
 
 
 @pytest.mark.parametrize("gpus", [512, 1024, 2048])
-def test_a_full_rail_optimised_fabric_keeps_the_licences_and_says_how_to_free_a_port(catalog, gpus):
+def test_a_full_rail_optimised_fabric_quotes_no_licence_and_says_how_to_free_a_port(catalog, gpus):
     design = licence_design(catalog, gpu_count=gpus)
-    # Every leaf port is a server's: no hosts, no rail group added for them, no refusal.
-    assert subnet_manager_lines(design) == {LICENCE: design.endpoint_ports}
+    # Every leaf port is a server's: no hosts, no rail group added for them, no refusal, and
+    # no licence for a UFM with nowhere to run.
+    assert subnet_manager_lines(design) == {} and design.subnet_manager == "on-switch"
     assert design.ufm is None and "ufm-leaf" not in design.links_by_tier()
     assert design.leaf_count == gpus // 32
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert "No leaf port is free for the UFM hosts: design 31 servers in a scalable unit of 32" in (
         warning
     )
@@ -95,8 +97,9 @@ def test_hosts_that_would_take_more_spines_are_left_out_saying_so(catalog):
     # Not rail-optimised, 512 GPUs fill 16 leaves: a 17th leaf for two hosts would need 16
     # spines instead of 8.
     design = licence_design(catalog, gpu_count=512, rail_optimized=False)
+    assert subnet_manager_lines(design) == {}
     assert design.ufm is None and (design.leaf_count, design.spine_count) == (16, 8)
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert "Cabling the UFM hosts would take more switches (9 in all)" in warning
 
 
@@ -116,11 +119,12 @@ def test_the_hosts_nic_and_links_are_of_the_fabrics_generation(catalog, generati
     check_schedule(design)
 
 
-def test_without_a_ufm_host_in_the_catalog_the_licences_stay_and_the_warning_names_it(catalog):
+def test_without_a_ufm_host_in_the_catalog_no_licence_is_quoted_and_the_warning_names_it(catalog):
     no_host = [p for p in catalog if p.part_number != HOST]
     design = licence_design(no_host, gpu_count=384, nic_generation="HDR")
-    assert subnet_manager_lines(design) == {LICENCE: design.endpoint_ports}
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    assert subnet_manager_lines(design) == {} and design.subnet_manager == "on-switch"
+    assert [(line.sku, line.quantity) for line in design.ufm_option] == [(LICENCE, 384)]
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert "no UFM host with an InfiniBand NIC for HDR fabrics" in warning
 
 
@@ -148,8 +152,9 @@ def test_the_install_pack_and_cable_schedule_list_the_hosts(catalog):
 
 # --- rack-scale systems (NVL72): whole racks fill the leaves --------------------------------------
 # DGX SuperPOD RA (DGX GB200): a scalable unit is 8 racks of 72 ConnectX-7 ports, 576 ports on
-# 18 leaves of 32 down ports: no leaf port is left for UFM. The engine keeps NVIDIA's unit and
-# says the hosts are the customer's, rather than dropping a rack (72 GPUs) or adding switches.
+# 18 leaves of 32 down ports: no leaf port is left for UFM. The engine keeps NVIDIA's unit, quotes
+# no UFM licence (the switches run the subnet manager) and says why, rather than dropping a rack
+# (72 GPUs) or adding switches.
 
 GB200, GB300 = "DGX-GB200-NVL72", "DGX-GB300-NVL72"
 FEWER_SERVERS = "design fewer servers"
@@ -167,15 +172,16 @@ def nvl72_licences(catalog, racks, part_number=GB200, **asked):
 
 
 @pytest.mark.parametrize(("racks", "switches"), [(8, (18, 16, 0)), (16, (36, 32, 0))])
-def test_full_nvl72_scalable_units_keep_nvidias_leaves_and_say_the_hosts_are_the_customers(
+def test_full_nvl72_scalable_units_keep_nvidias_leaves_and_quote_no_hostless_licence(
     catalog, racks, switches
 ):
     design = nvl72_licences(catalog, racks)
 
-    assert subnet_manager_lines(design) == {LICENCE: racks * 72}
+    assert subnet_manager_lines(design) == {} and design.subnet_manager == "on-switch"
+    assert (LICENCE, racks * 72) in [(line.sku, line.quantity) for line in design.ufm_option]
     assert design.ufm is None and "ufm-leaf" not in design.links_by_tier()
     assert (design.leaf_count, design.spine_count, design.core_count) == switches
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert (
         f"No leaf port is kept for the UFM hosts: the {racks} racks' {racks * 72} compute ports "
         "fill the leaves rack by rack"
@@ -190,8 +196,8 @@ def test_nvl72_racks_whose_hosts_would_take_a_spine_are_not_told_to_drop_a_rack(
     # would push the leaves' uplinks onto one more spine.
     design = nvl72_licences(catalog, 16, GB300)
 
-    assert subnet_manager_lines(design) == {LICENCE: 16 * 72}
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    assert subnet_manager_lines(design) == {}
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert "Cabling the UFM hosts would take more switches (1 in all)" in warning
     assert "the engine adds no switches for two hosts" in warning
     assert FEWER_SERVERS not in warning
@@ -202,9 +208,9 @@ def test_a_part_filled_nvl72_unit_keeps_its_free_leaf_ports_for_the_racks_to_com
     # the missing racks' ports left unused (rule 5c), so the hosts are not cabled into them.
     design = nvl72_licences(catalog, 7)
 
-    assert subnet_manager_lines(design) == {LICENCE: 7 * 72}
+    assert subnet_manager_lines(design) == {}
     assert design.ufm is None and "ufm-leaf" not in design.links_by_tier()
-    warning = next(str(w) for w in design.warnings if CUSTOMER_HOSTS in str(w))
+    warning = next(str(w) for w in design.warnings if NOT_QUOTED in str(w))
     assert "kept for the racks still to come (1 of the scalable unit's 8)" in warning
     assert "more switches" not in warning and FEWER_SERVERS not in warning
 
