@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from django.utils.translation import gettext
 
+from quoting.engine.messages import listing
+
 
 class QuoteError(Exception):
     status_code = 400
@@ -32,7 +34,7 @@ class MissingPrices(QuoteError):
                 "No price in %(currency)s (nor one convertible with a known exchange rate) for: "
                 "%(skus)s. Add them to a price list, or add an exchange rate."
             )
-            % {"currency": currency, "skus": ", ".join(self.skus)},
+            % {"currency": currency, "skus": listing(self.skus).render(gettext)},
             field="lines",
         )
 

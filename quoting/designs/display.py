@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from django.template.defaultfilters import floatformat
 from django.utils.formats import number_format
 from django.utils.text import capfirst
 from django.utils.translation import gettext
@@ -19,6 +21,7 @@ from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.contract import Spec, specs
 from quoting.engine.fabric import FabricRequirements
+from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.fabric.requirements import DISTANCE_CLASSES
 
 Row = tuple[str, str]  # (label, value), both ready to print
@@ -170,3 +173,59 @@ def cable_lengths(design: Mapping[str, Any] | None) -> dict | None:
             kind = "measured" if kept.get("measured") else "assumed"
             lengths[kind].append((tier, kept.get("length_m")))
     return lengths
+
+
+@dataclass(frozen=True)
+class LengthsSaid:
+    """`cable_lengths` in words, in the active language: the one wording the quote page, the
+    proposal (PDF and share page) and the workbook print."""
+
+    heading: str
+    site: str  # how the measured lengths were measured; "" when none was
+    rows: list[tuple[str, str, str]]  # ("measured" or "assumed", the tier, what its length is)
+    note: str  # to confirm the assumed lengths on site; "" when none was assumed
+
+
+def cable_lengths_said(lengths: Mapping[str, Any]) -> LengthsSaid:
+    """Which cable lengths were measured on the design's site and which assumed, in words."""
+    site = lengths.get("site") or {}
+    measured, assumed = lengths.get("measured") or [], lengths.get("assumed") or []
+    rows = [
+        ("measured", _tier(tier), gettext("Measured, up to %(length)s m") % {"length": _m(m)})
+        for tier, m in measured
+    ] + [
+        (
+            "assumed",
+            _tier(tier),
+            gettext("Assumed: %(length)s m for every cable") % {"length": _m(m)},
+        )
+        for tier, m in assumed
+    ]
+    said_site = ""
+    if measured:
+        said_site = gettext(
+            "Measured on site %(site)s: racks of %(units)s U and %(budget)s kW, each cable at "
+            "the length class of its own run."
+        ) % {
+            "site": site.get("site_name", ""),
+            "units": site.get("rack_units", ""),
+            "budget": _m(site.get("rack_power_kw")),
+        }
+    note = (
+        gettext(
+            "Assumed lengths come from a distance class, not from the site: confirm them on "
+            "site before ordering."
+        )
+        if assumed
+        else ""
+    )
+    return LengthsSaid(gettext("Cable lengths"), said_site, rows, note)
+
+
+def _tier(tier: str) -> str:
+    return capfirst(bom_role_label(tier).render(gettext))
+
+
+def _m(value) -> str:
+    """A length or power as the pages print it: whole numbers bare, else to one decimal."""
+    return str(floatformat(value, -1)) if value is not None else ""

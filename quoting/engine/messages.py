@@ -67,3 +67,21 @@ def _param_json(value):
 
 def message(template: str, **params: object) -> Message:
     return Message(template, tuple(params.items()))
+
+
+# Between the items of a list: ", " in English, the enumeration comma "、" in Chinese.
+LIST_SEPARATOR = gettext_noop(", ")
+
+
+def listing(items) -> Message:
+    """Names listed in the reader's language: "A01, A02" in English, "A01、A02" in Chinese. The
+    separator is a message of its own, translated when the list is rendered (a page, a PDF, a
+    kept snapshot), so the engine lists without knowing the language. Django code renders it at
+    once: `listing(names).render(gettext)`."""
+    names = [str(item) for item in items]
+    if not names:
+        return message("{none}", none="")
+    template = "{sep}".join(f"{{item{i}}}" for i in range(len(names)))
+    return message(
+        template, sep=Message(LIST_SEPARATOR), **{f"item{i}": n for i, n in enumerate(names)}
+    )

@@ -44,6 +44,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 
 from catalog.models import Product
 from portal.models import CompanyProfile
+from quoting.designs.display import cable_lengths, cable_lengths_said
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.money import milestone_amounts
 from quoting.quotes.margins import Margin, line_margin, lines_margin
@@ -145,16 +146,27 @@ def _offer(quote: Quote, revision: QuoteRevision | None) -> _Offer:
 class _Design:
     bom: list[dict]  # the design snapshot's bill of materials
     racks: list[dict]  # the rack appendix's rows (quoting.designs.svg.racks.power_rows)
+    lengths: dict | None  # which cable lengths were measured (quoting.designs.display)
 
 
 def _design(revision: QuoteRevision) -> _Design:
-    """The frozen design's BOM and racks, read without the drawings and elevations around them."""
-    bom, racks = (
+    """The frozen design's BOM, racks and cable lengths, read without the drawings and
+    elevations around them."""
+    bom, racks, media, site = (
         QuoteRevision.objects.filter(pk=revision.pk)
-        .values_list("design_snapshot__bom", "design_racks__rows")
+        .values_list(
+            "design_snapshot__bom",
+            "design_racks__rows",
+            "design_snapshot__media",
+            "design_snapshot__site",
+        )
         .get()
     )
-    return _Design(bom if isinstance(bom, list) else [], racks if isinstance(racks, list) else [])
+    return _Design(
+        bom if isinstance(bom, list) else [],
+        racks if isinstance(racks, list) else [],
+        cable_lengths({"media": media, "site": site} if isinstance(media, dict) else None),
+    )
 
 
 def _pack_parts(revision: QuoteRevision) -> list[tuple[str, str, int]] | None:
@@ -627,8 +639,30 @@ def _bom_sheet(sheet: Worksheet, offer: _Offer) -> None:
         out.put("D", part.quantity, fmt=QUANTITY_FORMAT)
 
     if of_design:
+        _cable_lengths(out, design.lengths)
         _racks(out, design.racks)
         _rack_parts(out, offer.revision, names)
+
+
+def _cable_lengths(out: _Sheet, lengths: dict | None) -> None:
+    """Which cable lengths were measured on the site and which assumed, worded as the quote
+    page and the proposal word it (quoting.designs.display.cable_lengths_said)."""
+    if not lengths:
+        return
+    said = cable_lengths_said(lengths)
+    out.next()
+    out.next()
+    out.put("A", said.heading, font=BOLD)
+    if said.site:
+        out.next()
+        out.put("A", said.site)
+    for _kind, tier, text in said.rows:
+        out.next()
+        out.put("A", tier)
+        out.put("B", text)
+    if said.note:
+        out.next()
+        out.put("A", said.note)
 
 
 def _racks(out: _Sheet, rows: list[dict]) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from django import template
 
-from quoting.designs.display import Row, cable_lengths, requirement_rows
+from quoting.designs.display import (
+    LengthsSaid,
+    Row,
+    cable_lengths,
+    cable_lengths_said,
+    requirement_rows,
+)
 from quoting.quotes.display import event_detail_rows
 from quoting.quotes.selectors import whole_design_replaced
 
@@ -25,6 +31,11 @@ def event_details(event) -> list[Row]:
 @register.filter(name="cable_lengths")
 def cable_lengths_filter(design) -> dict | None:
     return cable_lengths(design)
+
+
+@register.filter(name="cable_lengths_said")
+def cable_lengths_said_filter(lengths) -> LengthsSaid:
+    return cable_lengths_said(lengths)
 
 
 @register.filter(name="whole_design_replaced")

@@ -9,7 +9,7 @@ from django.utils.translation import gettext, gettext_noop
 
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
-from quoting.engine.messages import Message
+from quoting.engine.messages import Message, listing
 from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import MICROSECONDS, sharding_name
 from quoting.kept_texts import kept_text
@@ -96,6 +96,12 @@ def option_name(name: str) -> str:
 def option_names(names) -> str:
     """TCO options' names in the active language, joined as the proposal lists them."""
     return "; ".join(option_name(name) for name in names or ())
+
+
+@register.filter
+def listed(names) -> str:
+    """Names listed in the active language: "a, b" in English, "a、b" in Chinese."""
+    return listing(names or ()).render(gettext)
 
 
 @register.filter

@@ -13,18 +13,17 @@ from django import forms
 from django.core.validators import BaseValidator, RegexValidator
 from django.utils.functional import lazy
 from django.utils.text import format_lazy
-from django.utils.translation import gettext, pgettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from quoting.engine.contract import Spec, default_of, specs
 from quoting.engine.fabric import DISTANCE_CLASSES, distance_parse
 from quoting.engine.fabric.requirements import DISTANCE_LABELS
-from quoting.engine.messages import Message
+from quoting.engine.messages import Message, listing
 
 
 def _distance_names() -> str:
-    separator = pgettext("between the items of a list", ", ")
-    return separator.join(gettext(DISTANCE_LABELS[name]) for name in DISTANCE_CLASSES)
+    return listing(gettext(DISTANCE_LABELS[name]) for name in DISTANCE_CLASSES).render(gettext)
 
 
 # Lazy: the help is read in the language of each request, not of the import.

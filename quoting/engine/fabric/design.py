@@ -49,7 +49,7 @@ from quoting.engine.fabric.storage import (
     storage_sizing_warnings,
 )
 from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
-from quoting.engine.messages import Message, gettext_noop, message
+from quoting.engine.messages import Message, gettext_noop, listing, message
 
 # Rule 8: "UFM is recommended from a few hundred endpoints, effectively required in the
 # thousands". The doc gives no exact figures; these are the points where we say so.
@@ -1650,7 +1650,7 @@ def _ufm_appliance(catalog: list[ProductSpec], switch: ProductSpec) -> ProductSp
                 "UFM licences or an OpenSM host, or add the appliance to the catalog."
             ),
             generation=switch.generation,
-            others=", ".join(others) or "-",
+            others=listing(others) if others else "-",
         ),
     )
 

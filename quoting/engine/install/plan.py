@@ -22,7 +22,7 @@ from quoting.engine.install.management import (
     place_management_switches,
 )
 from quoting.engine.install.site import SiteInputs
-from quoting.engine.messages import gettext_noop, message
+from quoting.engine.messages import gettext_noop, listing, message
 
 
 def plan_layout(
@@ -88,7 +88,7 @@ def _power_warning(layout: InstallLayout, site: SiteInputs) -> None:
             )
         )
         return
-    names = ", ".join(rack.name for rack in over[:RACKS_NAMED])
+    names = listing(rack.name for rack in over[:RACKS_NAMED])
     layout.warning_messages.append(
         message(
             gettext_noop(

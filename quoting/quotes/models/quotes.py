@@ -20,7 +20,8 @@ from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import gettext_noop
 
-from catalog.models import CURRENCY_VALIDATOR, Product, SparesClass
+from catalog.models import CURRENCY_VALIDATOR, Category, Product, SparesClass
+from portal.models import CompanyProfile
 from quoting.customers.models import Contact, Customer, Project
 from quoting.designs.models import WORKLOAD_MAX_LENGTH, SavedDesign, TcoScenario
 from quoting.engine.money import MONEY_DIGITS, MONEY_PLACES, TOTAL_DIGITS
@@ -531,10 +532,28 @@ class QuoteLine(models.Model):
                 name=written_in(name, CHINESE) if name else written_in(self.product.name, ENGLISH),
             )
         if name:
-            return written_in(name, CHINESE)
+            return with_service_area(written_in(name, CHINESE), self.product)
         if self.product_id:  # the catalog's English name, as the line was made with it
-            return written_in(self.description, ENGLISH)
+            return with_service_area(written_in(self.description, ENGLISH), self.product)
         return self.description
+
+
+def with_service_area(name: WrittenIn, product: Product) -> WrittenIn:
+    """A support tier's name with the place its on-site time applies: the company profile's
+    service area in the active language, nothing where none is set. The catalog's names name no
+    place (issue 26): the seller's area is the profile's, not the catalog's."""
+    if product.category != Category.SUPPORT or not product.onsite_hours:
+        return name
+    language = translation.get_language() or ENGLISH
+    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
+    area = profile.service_area_for(language) if profile else ""
+    if not area:
+        return name
+    shown = translation.gettext("%(name)s (service area: %(area)s)") % {
+        "name": name,
+        "area": area,
+    }
+    return WrittenIn(shown, name.language if area.language == name.language else "")
 
 
 # The usual milestones' names. Kept by these keys (the English msgid) and shown in the reader's

@@ -13,6 +13,8 @@ import pytest
 from quoting.designs.display import cable_lengths
 from quoting.designs.services.saved import design_save
 from quoting.quotes.services.quotes import quote_create_from_design
+from tests.quoting.api_world import token_client
+from tests.quoting.quotes.workbook_reading import workbook
 
 # Server to leaf measured on the site; leaf to spine typed as "same row" (30 m), not measured.
 REQUIREMENTS = {
@@ -88,3 +90,46 @@ def test_the_quote_page_says_which_lengths_were_measured_and_which_assumed(
     assert measured.format(m=metres(media["server-leaf"]["length_m"])) in page
     assert assumed.format(m=metres(media["leaf-spine"]["length_m"])) in page
     assert note in page
+
+
+@pytest.mark.parametrize(
+    ("language", "measured_on", "measured", "assumed", "note"),
+    [
+        (
+            "en",
+            "Measured on site DC1: racks of 48 U and 12 kW, each cable at the length class of "
+            "its own run.",
+            "Measured, up to {m} m",
+            "Assumed: {m} m for every cable",
+            "Assumed lengths come from a distance class, not from the site: confirm them on site "
+            "before ordering.",
+        ),
+        (
+            "zh-hans",
+            "在站点 DC1 实测：机柜 48 U、每柜 12 kW，每根线缆按其实际走线选取长度规格。",
+            "实测，最长 {m} m",
+            "假定：每根线缆均为 {m} m",
+            "假定长度取自距离等级，并非站点实测：订货前请现场确认。",
+        ),
+    ],
+)
+def test_the_workbook_says_which_lengths_were_measured_in_the_words_of_the_quote_page(
+    quoted, language, measured_on, measured, assumed, note
+):
+    world, quote = quoted
+    media = quote.current_revision.design_snapshot["media"]
+    response = token_client(world.sales, scope="read").get(
+        f"/api/v1/quotes/{quote.pk}/xlsx/", {"lang": language}
+    )
+    cells = [
+        str(cell.value)
+        for sheet in workbook(response.content).worksheets
+        for row in sheet.iter_rows()
+        for cell in row
+        if cell.value is not None
+    ]
+
+    assert measured_on in cells
+    assert measured.format(m=metres(media["server-leaf"]["length_m"])) in cells
+    assert assumed.format(m=metres(media["leaf-spine"]["length_m"])) in cells
+    assert note in cells
