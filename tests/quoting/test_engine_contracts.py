@@ -207,8 +207,8 @@ TCO_CASES = [
     ({"fabrics[0].name": "X" * 61}, {"fabrics[0].name"}),
     ({"fabrics[0].transport": "tcp"}, set()),
     ({"fabrics[0].transport": "ethernet"}, {"fabrics[0].transport"}),
-    ({"fabrics[0].nics_per_node": 32}, set()),
-    ({"fabrics[0].nics_per_node": 33}, {"fabrics[0].nics_per_node"}),
+    ({"fabrics[0].nics_per_node": 72}, set()),
+    ({"fabrics[0].nics_per_node": 73}, {"fabrics[0].nics_per_node"}),
     ({"fabrics[0].nic_gbps": 0.5}, set()),  # the form and the API refused below 1
     ({"fabrics[0].nic_gbps": 0}, {"fabrics[0].nic_gbps"}),
     ({"fabrics[0].nic_gbps": 3201}, {"fabrics[0].nic_gbps"}),

@@ -202,6 +202,15 @@ class DesignSerializer(serializers.Serializer):
         "({leaf_count, spine_count, core_count}, over all planes; the warnings say so too), "
         "or null.",
     )
+    rack_scale_other = serializers.JSONField(
+        allow_null=True,
+        help_text="Racks of a rack-scale system (NVL72) that are not whole scalable units: the "
+        "build not asked (whole_units true: the scalable units of 8 racks; false: the smallest "
+        "fabric for the racks asked, rack_scale_smallest), its racks, leaf_count, spine_count, "
+        "core_count and leaf_spine_links, and what growing from the smallest build to whole "
+        "units adds (added_switches, added_leaf_spine_links) and re-cables (moved_host_links, "
+        "moved_trunk_links); null otherwise.",
+    )
     oversubscription = serializers.FloatField()
     bom = BomLineSerializer(many=True)
     power_w = PowerSerializer()

@@ -34,6 +34,7 @@ FORM_FIELDS = (
     "nic_part_number",
     "include_nics",
     "rail_optimized",
+    "rack_scale_smallest",
     "oversubscription",
     "growth_gpus",
     "server_to_leaf",

@@ -96,6 +96,23 @@ def design_non_rail_priced(*, design: FabricDesign, currency: str) -> PricedBom 
     return design_bom_priced(design=flat, currency=currency)
 
 
+def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> PricedBom | None:
+    """The other build of racks that are not whole scalable units (whole units beside the
+    smallest fabric for the racks, or the smallest beside whole units: rules 5c and 5d),
+    designed on the same site and priced; None when the design has no other build."""
+    if design.rack_scale_other is None:
+        return None
+    req = design.requirements
+    try:
+        other = design_compute(
+            requirements=replace(req, rack_scale_smallest=not req.rack_scale_smallest),
+            site=design_site(design),
+        )
+    except InvalidInput:
+        return None
+    return design_bom_priced(design=other, currency=currency)
+
+
 # The other fabric family's NIC generation at the same per-port speed.
 ALTERNATIVE_GENERATION = {
     "NDR": "400GbE",

@@ -18,6 +18,7 @@ from quoting.designs.svg.tco import cost_breakdown_chart, cost_per_hour_chart, e
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricDesign
+from quoting.engine.messages import Message
 from quoting.engine.money import round_money
 from quoting.engine.tco import Costs, TcoRequest, TcoResult, compute_tco
 from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
@@ -140,6 +141,21 @@ def workload_described(workload: str) -> dict:
     return {"key": workload, "label": preset.label, "note": preset.note}
 
 
+# The GPUs of the node the workload presets' tokens per node are written for (tco-model,
+# "Workloads": "4M-token global batch over 32 nodes = 128K tokens per node" of 8 GPUs).
+PRESET_GPUS_PER_NODE = 8
+
+
+def workload_for_node(workload: str, gpus_per_node: int) -> dict:
+    """The preset's workload for nodes of `gpus_per_node` GPUs: the same tokens per GPU, so a
+    72-GPU NVL72 rack (one node) gets nine times an 8-GPU node's tokens per step and is not
+    modelled as a node starved of work; 8-GPU nodes take the preset as written."""
+    values = dict(WORKLOAD_PRESETS[workload].workload)
+    tokens = values["tokens_per_node_per_step"] * gpus_per_node
+    values["tokens_per_node_per_step"] = max(1, tokens // PRESET_GPUS_PER_NODE)
+    return values
+
+
 def tco_body_for_design(
     *,
     inputs: dict,
@@ -213,7 +229,7 @@ def tco_body_for_design(
         "gpu": inputs["gpu"],
         "nodes": nodes,
         "gpus_per_node": inputs["gpus_per_server"],
-        "workload": dict(WORKLOAD_PRESETS[workload].workload),
+        "workload": workload_for_node(workload, inputs["gpus_per_server"]),
         "fabrics": fabrics,
         "costs": costs,
     }
@@ -365,7 +381,8 @@ def tco_comparison(
             "request": body,
             "result": None,
             "charts": [],
-            "error": str(error),
+            "error": str(error),  # the engine's own words, for the API and the logs
+            "error_reasons": [m.as_json() for m in tco_error_reasons(error)],
             "workload": workload,
         }
     return {
@@ -387,6 +404,24 @@ def tco_comparison(
         "error": "",
         "workload": workload,
     }
+
+
+def tco_error_reasons(error: InvalidInput) -> list[Message]:
+    """The worded reasons of a TCO input error (its translatable messages), without the field
+    paths ("fabrics[0].nics_per_node") that name inputs a design's page does not show; the
+    spec's plain English bounds are left out, as they would only repeat those paths."""
+    return [m for found in error.messages.values() for m in found if isinstance(m, Message)]
+
+
+def tco_error_worded(reasons: list) -> str:
+    """Why a design's comparison could not be computed, in the reader's language: a sentence
+    of our own, then the engine's reasons translated (kept as tco_error_reasons made them)."""
+    text = translation.gettext("What the network is worth cannot be computed for this design.")
+    worded = [Message.from_json(r) if isinstance(r, dict) else r for r in reasons]
+    worded = [m.render(translation.gettext) for m in worded if isinstance(m, Message)]
+    if worded:
+        text += " " + translation.gettext("Reason: %(reasons)s.") % {"reasons": "; ".join(worded)}
+    return text + " " + translation.gettext("Compare it in the TCO page with figures of your own.")
 
 
 def tco_result_described(

@@ -38,6 +38,7 @@ from quoting.designs.services.designs import (
     design_compute,
     design_install_layout,
     design_non_rail_priced,
+    design_rack_scale_other_priced,
     design_site_inputs,
     message_from_json,
     site_from_json,
@@ -61,6 +62,8 @@ from quoting.designs.services.tco import (
     design_tco_body,
     tco_comparison,
     tco_compute,
+    tco_error_reasons,
+    tco_error_worded,
     tco_warnings_worded,
 )
 from quoting.designs.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
@@ -276,6 +279,7 @@ def design_new(request):
             "drawing": fabric_svg(design, _),
             "priced": design_bom_priced(design=design, currency=currency),
             "non_rail_priced": design_non_rail_priced(design=design, currency=currency),
+            "rack_scale_priced": design_rack_scale_other_priced(design=design, currency=currency),
             "warnings": design.warning_messages,
             "advice": design.advice_messages,
         }
@@ -319,7 +323,7 @@ def design_tco_panel(request):
         try:
             result = tco_compute(data=body)
         except InvalidInput as error:  # e.g. no H100 server in the catalog to take TFLOPS from
-            context["error"] = str(error)
+            context["error"] = tco_error_worded(tco_error_reasons(error))
         else:
             best = max(o.network_efficiency for o in result.options) or 1.0
             context |= {
@@ -341,10 +345,11 @@ def _saved_tco_panel(request, saved: SavedDesign):
             inputs=saved.tco_inputs, currency=currency, workload=saved.workload
         )
     context = {"design": saved, "saved": saved, "currency": currency} | _tco_context(saved.workload)
-    if not comparison or not comparison.get("result"):
-        context["error"] = (comparison or {}).get("error") or _(
-            "This design can no longer be compared: design it again."
-        )
+    if comparison and comparison.get("error"):
+        # Never the engine's raw text: it names TCO fields the page does not show.
+        context["error"] = tco_error_worded(comparison.get("error_reasons") or [])
+    elif not comparison or not comparison.get("result"):
+        context["error"] = _("This design can no longer be compared: design it again.")
     else:
         result = comparison["result"]
         best = max(o["network_efficiency"] for o in result["options"]) or 1.0

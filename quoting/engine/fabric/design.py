@@ -70,6 +70,11 @@ INBAND_PEER_LINK = 2
 # is built whole ("Network Fabrics": the fabric "should be designed to support the full SU,
 # including leaf switches and leaf-spine cables").
 RACKS_PER_SCALABLE_UNIT = 8
+# Rule 5d, ours (NVIDIA publishes no build for fewer racks than a scalable unit): asked with
+# `rack_scale_smallest`, the racks are planned as they are, by rules 1 to 5b like any server's
+# ports: one switch when every port fits it, else the fewest leaves and spines with every leaf's
+# uplinks at least its down ports (non-blocking at 1:1) and port i of every rack of a rail group
+# on one leaf. Both builds are shown, each beside the other (`RackScaleBuild`).
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +99,25 @@ class PreProvisioned:
     spines: int
     core: int
     leaf_spine_links: int
+
+
+@dataclass(frozen=True, slots=True)
+class RackScaleBuild:
+    """The other build of racks of a rack-scale system that are not whole scalable units:
+    whole units (rule 5c) beside the smallest fabric for the racks (rule 5d), or the smallest
+    beside whole units. Counts over all planes; `moved_*` is what growing from the smallest
+    build to whole units re-cables (our count: a link moves when either end changes port)."""
+
+    whole_units: bool  # this other build is the whole scalable units
+    racks: int  # the racks it is planned for: the racks asked, or whole units of them
+    leaf_count: int
+    spine_count: int
+    core_count: int
+    leaf_spine_links: int
+    added_switches: int  # whole units' switches less the smallest build's
+    added_leaf_spine_links: int
+    moved_host_links: int  # racks' ports cabled to another leaf port in whole units
+    moved_trunk_links: int  # the smallest build's uplinks cabled again
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +177,9 @@ class FabricDesign:
     # Rule 6, "show both": (leaves, spines, core) over all planes of the same request without
     # rails when it needs fewer switches than this rail-optimised design; else None.
     non_rail_switches: tuple[int, int, int] | None = None
+    # Racks of a rack-scale system that are not whole scalable units: the other build (rules
+    # 5c and 5d, "show both"); None otherwise.
+    rack_scale_other: RackScaleBuild | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -308,6 +335,7 @@ class FabricDesign:
             "leaf_ports": {"down": t.leaf_down, "up": t.leaf_up},
             "leaf_split": t.leaf_split,
             "non_rail": _non_rail_dict(self.non_rail_switches),
+            "rack_scale_other": _fields(self.rack_scale_other),
             "rails_per_leaf": t.rails_per_leaf if t.rail_optimized and t.tiers > 1 else None,
             "spines_per_core_group": t.spines_per_core_group if t.tiers == 3 else 0,
             "ports": {
@@ -431,11 +459,20 @@ def design_measured(
     tier whose distance was not given picks its media for its longest run and buys every cable
     at the length class its own run needs. Switches, topology and ports are the planned ones
     (the layout placed them); the next step stays the planned comparison (a larger fabric is
-    not laid out)."""
+    not laid out), and so does the other build of racks (rules 5c and 5d)."""
     design = _design(planned.requirements, catalog, look_ahead=False, lengths=lengths)
     warnings = list(design.warning_messages)
     warnings += [w for w in planned.warning_messages if w not in warnings]
-    return replace(design, next_step=planned.next_step, warning_messages=tuple(warnings))
+    other, advice = planned.rack_scale_other, design.advice_messages
+    if other is not None:
+        advice += (_rack_scale_growth(design, other),)
+    return replace(
+        design,
+        next_step=planned.next_step,
+        rack_scale_other=other,
+        advice_messages=advice,
+        warning_messages=tuple(warnings),
+    )
 
 
 def _tier_distance(
@@ -636,6 +673,13 @@ def _design(
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
+        other = _rack_scale_other(design, catalog)
+        if other is not None:
+            design = replace(
+                design,
+                rack_scale_other=other,
+                advice_messages=design.advice_messages + (_rack_scale_growth(design, other),),
+            )
     return replace(design, warning_messages=tuple(warnings))
 
 
@@ -709,8 +753,9 @@ def _nic_chosen(
 
 def _whole_scalable_units(req: FabricRequirements, server: ProductSpec | None) -> int:
     """Rule 5c: the servers a fabric of rack-scale systems is planned for, whole scalable units
-    of racks; any other server's count as asked."""
-    if server is None or not server.rack_scale:
+    of racks unless the smallest fabric for the racks is asked (rule 5d); any other server's
+    count as asked."""
+    if server is None or not server.rack_scale or req.rack_scale_smallest:
         return req.servers
     return ceil_div(req.servers, RACKS_PER_SCALABLE_UNIT) * RACKS_PER_SCALABLE_UNIT
 
@@ -1087,6 +1132,109 @@ def _whole_unit_advice(t: Topology) -> Message:
         leaves=t.leaf_count,
         spines=t.spine_count,
         kept=t.kept_servers,
+    )
+
+
+def _rack_scale_other(design: FabricDesign, catalog: list[ProductSpec]) -> RackScaleBuild | None:
+    """Rules 5c and 5d, "show both": racks of a rack-scale system that are not whole scalable
+    units are built either way, so the build not asked is designed too (for its counts; the
+    caller measures and prices it on the site), with what growing from the smallest build to
+    whole units re-cables. None for other servers, for whole units, and when whole units fall
+    back to the racks asked (UFM appliances with no room: one build only)."""
+    req, server = design.requirements, design.server
+    if server is None or not server.rack_scale:
+        return None
+    if _whole_scalable_units(replace(req, rack_scale_smallest=False), server) == req.servers:
+        return None
+    try:
+        other = _design(
+            replace(req, rack_scale_smallest=not req.rack_scale_smallest),
+            catalog,
+            look_ahead=False,
+        )
+    except InvalidInput:
+        return None
+    small, whole = (design, other) if req.rack_scale_smallest else (other, design)
+    if not whole.topology.kept_servers or small.topology.kept_servers:
+        return None
+    st, wt = small.topology, whole.topology
+    moved_hosts = sum(
+        st.leaf_of(rack, port) != wt.leaf_of(rack, port)
+        for rack in range(st.servers)
+        for port in range(st.rails)
+    )
+    # A leaf keeps its uplinks only when both builds join leaves to spines alike.
+    same_trunk = (st.tiers, st.spines_per_pod, st.links_per_leaf_per_spine) == (
+        wt.tiers,
+        wt.spines_per_pod,
+        wt.links_per_leaf_per_spine,
+    )
+    trunk = small.links_by_tier().get("leaf-spine", 0)
+    return RackScaleBuild(
+        whole_units=other is whole,
+        racks=other.topology.servers + other.topology.kept_servers,
+        leaf_count=other.leaf_count,
+        spine_count=other.spine_count,
+        core_count=other.core_count,
+        leaf_spine_links=other.links_by_tier().get("leaf-spine", 0),
+        added_switches=(whole.leaf_count + whole.spine_count + whole.core_count)
+        - (small.leaf_count + small.spine_count + small.core_count),
+        added_leaf_spine_links=whole.links_by_tier().get("leaf-spine", 0) - trunk,
+        moved_host_links=moved_hosts * design.planes,
+        moved_trunk_links=0 if same_trunk else trunk,
+    )
+
+
+def _rack_scale_growth(design: FabricDesign, other: RackScaleBuild) -> Message:
+    """Rules 5c and 5d: the other build's switches, and what growing from the smallest build to
+    whole units costs: the switches and cables it adds and the links it re-cables."""
+    t = design.topology
+    growth = dict(
+        racks=t.servers,
+        planned=other.racks if other.whole_units else t.servers + t.kept_servers,
+        other=_switches_named(other.leaf_count, other.spine_count, other.core_count),
+        added=other.added_switches,
+        links=other.added_leaf_spine_links,
+        moved=other.moved_host_links,
+        ports=t.endpoints * design.planes,
+        trunk=other.moved_trunk_links,
+    )
+    if other.whole_units:
+        return message(
+            gettext_noop(
+                "This is the smallest fabric for the racks asked ({racks}). As "
+                "NVIDIA's DGX SuperPOD builds a scalable unit, the fabric for {planned} racks is "
+                "{other}, ready for the racks to come. Growing from this build to {planned} "
+                "racks adds {added} switches and {links} leaf-spine cables, and re-cables "
+                "{moved} of the racks' {ports} ports and {trunk} leaf-spine cables already in "
+                "place."
+            ),
+            **growth,
+        )
+    return message(
+        gettext_noop(
+            "The smallest fabric for the racks asked ({racks}) is {other}. Growing "
+            "from it to {planned} racks adds {added} switches and {links} leaf-spine cables, "
+            "and re-cables {moved} of the racks' {ports} ports and {trunk} leaf-spine cables "
+            "already in place."
+        ),
+        **growth,
+    )
+
+
+def _switches_named(leaves: int, spines: int, cores: int) -> Message:
+    """A build's switches in words: one switch, leaves and spines, or three tiers."""
+    if not spines:
+        return message(gettext_noop("one switch"))
+    if cores:
+        return message(
+            gettext_noop("{leaves} leaves, {spines} spines and {cores} core switches"),
+            leaves=leaves,
+            spines=spines,
+            cores=cores,
+        )
+    return message(
+        gettext_noop("{leaves} leaves and {spines} spines"), leaves=leaves, spines=spines
     )
 
 

@@ -138,6 +138,19 @@ class FabricRequirements:
     )
     include_nics: bool = field(default=False, metadata=spec("bool", label=_("Quote the NICs")))
     rail_optimized: bool = field(default=True, metadata=spec("bool", label=_("Rail-optimized")))
+    # Rack-scale systems (NVL72) only. Off, as saved before the field: whole scalable units of
+    # 8 racks, NVIDIA's grow-ready build (rule 5c); on: the smallest fabric for the racks asked.
+    rack_scale_smallest: bool = field(
+        default=False,
+        metadata=spec(
+            "bool",
+            label=_("Smallest fabric for the racks (NVL72)"),
+            help=_(
+                "Off: a whole scalable unit of 8 racks, as NVIDIA's DGX SuperPOD, so adding "
+                "racks needs no re-cabling."
+            ),
+        ),
+    )
     # 2 means 2:1 at the leaf
     oversubscription: float = field(
         default=1,

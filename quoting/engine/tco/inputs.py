@@ -131,7 +131,9 @@ class FabricOption:
             choices=tuple((key, transport.label) for key, transport in TRANSPORTS.items()),
         )
     )
-    nics_per_node: int = field(metadata=spec("int", label=_("NICs per node"), low=1, high=32))
+    # Up to a rack-scale node's: a DGX GB200 NVL72 rack is one node of 72 GPUs with one 400G
+    # ConnectX-7 each (DGX GB200 User Guide, "Hardware"), the GPUs-per-node bound below.
+    nics_per_node: int = field(metadata=spec("int", label=_("NICs per node"), low=1, high=72))
     # line rate of one NIC port, gigabits per second
     nic_gbps: float = field(
         metadata=spec("float", label=_("NIC Gb/s"), low=0, low_open=True, high=3200)

@@ -128,6 +128,59 @@ def test_a_part_filled_scalable_unit_is_built_whole_with_the_missing_racks_ports
     check_schedule(d)
 
 
+# Rule 5d (ours): the smallest fabric for the racks asked, shown beside the whole unit.
+@pytest.mark.parametrize(
+    ("racks", "smallest", "trunk", "moved"),
+    [
+        (1, (3, 2, 0), 72, 68),  # 72 ports need 3 leaves of 32 down; 72 uplinks, 2 spines
+        (2, (6, 3, 0), 144, 140),
+        (4, (9, 8, 0), 288, 284),
+        (7, (18, 10, 0), 540, 0),  # rail groups of 8 racks already: only the uplinks move
+        (8, (18, 16, 0), 576, 0),  # a whole unit: one build
+    ],
+)
+def test_the_racks_asked_get_the_smallest_non_blocking_fabric_beside_the_whole_unit(
+    catalog, racks, smallest, trunk, moved
+):
+    """Rule 5d: asked for, the racks get the fewest leaves and spines that keep every rail's
+    ports non-blocking; each build names the other, with what growing from the smallest to
+    the whole unit adds and re-cables. The whole unit stays the default (rule 5c)."""
+    whole, small = nvl72(catalog, racks), nvl72(catalog, racks, rack_scale_smallest=True)
+    assert (whole.leaf_count, whole.spine_count, whole.core_count) == (18, 16, 0)
+    assert whole.links_by_tier()["leaf-spine"] == 576
+    assert (small.leaf_count, small.spine_count, small.core_count) == smallest
+    assert small.links_by_tier()["leaf-spine"] == trunk
+    assert small.links_by_tier()["server-leaf"] == racks * PORTS_PER_RACK
+    assert small.topology.kept_servers == 0 and small.oversubscription <= 1
+    t = small.topology
+    assert all(e <= t.leaf_up for n, e in t.leaf_fill() if n)  # every leaf non-blocking
+    check_schedule(small)
+    if racks == RACKS_PER_SU:
+        assert whole.rack_scale_other is None and small.rack_scale_other is None
+        return
+    beside, grow = whole.rack_scale_other, small.rack_scale_other
+    assert not beside.whole_units and grow.whole_units and grow.racks == RACKS_PER_SU
+    assert (beside.leaf_count, beside.spine_count, beside.core_count) == smallest
+    assert (grow.leaf_count, grow.spine_count, grow.leaf_spine_links) == (18, 16, 576)
+    for other in (beside, grow):
+        assert other.added_switches == 34 - sum(smallest)
+        assert other.added_leaf_spine_links == 576 - trunk
+        assert (other.moved_host_links, other.moved_trunk_links) == (moved, trunk)
+    note = f"re-cables {moved} of the racks' {racks * PORTS_PER_RACK} ports and {trunk} leaf-"
+    assert any(note in a for a in small.advice) and any(note in a for a in whole.advice)
+
+
+def test_one_or_two_gb300_racks_fit_one_xdr_switch(catalog):
+    """Rule 5d on a 144-port Quantum-X800: two racks' 144 ports are one switch."""
+    for racks in (1, 2):
+        d = nvl72(catalog, racks, GB300, rack_scale_smallest=True)
+        assert (d.leaf_count, d.spine_count, d.topology.tiers) == (1, 0, 1)
+        assert any("the fabric for 8 racks is 8 leaves and 4 spines" in a for a in d.advice)
+        check_schedule(d)
+    whole = nvl72(catalog, 1, GB300)
+    assert any("for the racks asked (1) is one switch" in a for a in whole.advice)
+
+
 @pytest.mark.parametrize("racks", [9, 12, 15])
 def test_past_one_scalable_unit_the_racks_are_built_in_whole_units_too(catalog, racks):
     """Rule 5c at two SUs: 9 to 15 racks get the 16-rack design's switches and trunk."""
