@@ -45,6 +45,9 @@ KEPT_TEXTS = (
     # quoting.quotes.services.support: why a support line was priced again (audit trail)
     gettext_noop("per device: %(devices)s switches on this offer"),
     gettext_noop("%(percent)s %% of the hardware on this offer, %(hardware)s"),
+    # ... and on a renewal quote, on what the customer owns (quoting.quotes.renewals)
+    gettext_noop("per device: %(devices)s switches installed"),
+    gettext_noop("%(percent)s %% of the installed hardware, %(hardware)s"),
     # proposals.share.mail, proposals.share.services: why a share link's e-mail did not go
     # (ShareLink.email_error; a mail server's refusal reads as kept, "SMTPException: ...")
     gettext_noop("The link was revoked or expired before the e-mail went out."),

@@ -3,7 +3,8 @@ which are due for renewal.
 
 A line runs for a term when it is one of the booked lines of an accepted quote (what
 quoting.quotes.selectors.booked_choice books: the chosen alternative with the support that
-follows it, the optional lines included, each at the quantity and price booked) with a term
+follows it, the optional lines included, each at the quantity and price booked), of a quantity
+above 0 (a line booked at 0 sold nothing: no reminder, no renewal), with a term
 (`term_months`: 12 for a product sold by the year) and a start (`starts_on`: the acceptance
 date, set when the quote is booked, or the date staff moved it to; a renewal quote's lines
 start where the lines they renew end).
@@ -30,6 +31,7 @@ import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db.models import ExpressionWrapper, F, IntegerField, QuerySet
 from django.db.models.functions import ExtractMonth, ExtractYear
@@ -37,7 +39,13 @@ from django.utils import timezone
 
 from portal.models import User
 from quoting.quotes.models import Quote, QuoteLine, QuoteRevision, QuoteStatus
-from quoting.quotes.selectors import REVISION_SNAPSHOTS, booked_choice, quotes_visible_to
+from quoting.quotes.selectors import (
+    REVISION_SNAPSHOTS,
+    booked_choice,
+    offer_devices,
+    offer_hardware,
+    quotes_visible_to,
+)
 
 # The reminders, in days before the end: each is announced once per line (renewal.due).
 REMINDER_DAYS = (90, 60, 30)
@@ -105,8 +113,8 @@ def booked_term_lines(
     lines: Iterable[QuoteLine] | None = None,
     today: dt.date | None = None,
 ) -> list[TermLine]:
-    """The lines of `quote`'s booked choice (booked_choice) with a term and a start, in the
-    quote's order, ended or not: the chosen alternative's lines and the support that follows
+    """The lines of `quote`'s booked choice (booked_choice) with a term, a start and a quantity,
+    in the quote's order, ended or not: the chosen alternative's lines and the support that follows
     them (unsaved copies at the booked quantity and price, same pk and key), the optional lines
     the customer included. The one reading of a quote's terms, for the reminders, the queue,
     the API and the renewal quote. `lines`: the booked revision's every line, each with its
@@ -118,7 +126,8 @@ def booked_term_lines(
     revision = quote.booked_revision
     terms = []
     for line in choice.lines:
-        if not line.term_months or line.starts_on is None:
+        # A line booked at quantity 0 sold nothing: nothing to remind of, nor to renew.
+        if not line.term_months or line.starts_on is None or not line.quantity:
             continue
         # A copy (support following the alternative) is made without its revision: given the
         # one already read, so that a row's quote and customer cost no query.
@@ -126,6 +135,48 @@ def booked_term_lines(
             line.revision = revision
         terms.append(_term_line(line, today))
     return terms
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledBase:
+    """What the customer owns, as a renewal quote prices its support on it (services.support):
+    the switches and the hardware of the booked choice of the quote the renewals began from."""
+
+    devices: int  # offer_devices: as many as the booked support per device covered
+    hardware: Decimal  # offer_hardware: each line at its booked net price (after its discount)
+
+
+def installed_base(quote: Quote) -> InstalledBase | None:
+    """The installed base a renewal quote (`renewal_of`) renews support for; None for any other
+    quote (or one renewing a quote never booked).
+
+    A renewal quote holds no hardware: its support priced per device or as a share of the
+    hardware is priced on the booked choice of the quote it renews (the chosen alternative's
+    switches and hardware, as booked_term_lines reads its terms), read afresh at each edit so
+    it is never priced on the renewal's own lines. The hardware is at the booked lines' net
+    prices, each after its own discount, what the customer paid for it: the booked quote
+    discount is left out as on any offer (offer_hardware), since the renewal quote's own
+    discount applies to the support line. A renewal of a renewal (the third year) renews the
+    equipment first bought: the quote at the start of the chain, since a renewal holds none."""
+    if quote.renewal_of_id is None:
+        return None
+    seen = {quote.pk}
+    renewed = _renewed(quote.renewal_of_id)
+    while renewed.renewal_of_id is not None and renewed.renewal_of_id not in seen:
+        seen.add(renewed.pk)
+        renewed = _renewed(renewed.renewal_of_id)
+    choice = booked_choice(quote=renewed)
+    if choice is None:
+        return None
+    return InstalledBase(offer_devices(choice.lines), offer_hardware(choice.lines))
+
+
+def _renewed(quote_id: int) -> Quote:
+    return (
+        Quote.objects.select_related("booked_revision")
+        .defer(*(f"booked_revision__{name}" for name in REVISION_SNAPSHOTS))
+        .get(pk=quote_id)
+    )
 
 
 def _being_renewed(quote_ids: set[int]) -> set[int]:

@@ -209,24 +209,32 @@ class FollowedPrice:
 
 
 def support_followed(
-    line: QuoteLine, *, devices: int, hardware: Decimal, least: dict[str, Decimal]
+    line: QuoteLine,
+    *,
+    devices: int,
+    hardware: Decimal,
+    least: dict[str, Decimal],
+    installed: bool = False,
 ) -> FollowedPrice:
     """A support line that follows the offer (follows_the_offer), priced for an offer of
-    `devices` switches and `hardware` (offer_devices, offer_hardware)."""
+    `devices` switches and `hardware` (offer_devices, offer_hardware); `installed`: they are the
+    installed base a renewal quote renews (renewals.installed_base), and its note says so."""
+    # The notes are kept texts (quoting.kept_texts): each written out whole, as listed there.
     if line.product.pricing_basis == PricingBasis.PER_DEVICE:
-        return FollowedPrice(
-            devices,
-            line.unit_price,
-            line.list_price,
-            f"per device: {devices} switches on this offer",
-        )
+        if installed:
+            note = f"per device: {devices} switches installed"
+        else:
+            note = f"per device: {devices} switches on this offer"
+        return FollowedPrice(devices, line.unit_price, line.list_price, note)
     percent = line.product.hardware_percent or Decimal(0)
     price = share_of_hardware(
         hardware=hardware, percent=percent, least=least.get(line.sku, Decimal("0.00"))
     )
-    return FollowedPrice(
-        line.quantity, price, price, f"{percent} % of the hardware on this offer, {hardware}"
-    )
+    if installed:
+        note = f"{percent} % of the installed hardware, {hardware}"
+    else:
+        note = f"{percent} % of the hardware on this offer, {hardware}"
+    return FollowedPrice(line.quantity, price, price, note)
 
 
 def _support_for(revision: QuoteRevision, lines: list[QuoteLine]) -> list[QuoteLine]:

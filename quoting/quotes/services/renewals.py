@@ -66,7 +66,7 @@ def _renewable(quote: Quote) -> list[TermLine]:
         raise IllegalTransition(
             gettext("Only an accepted quote has support or licences to renew."), field="status"
         )
-    terms = [term for term in quote_term_lines(quote=quote) if term.line.quantity]
+    terms = quote_term_lines(quote=quote)
     if not terms:
         raise IllegalTransition(
             gettext(
@@ -89,8 +89,9 @@ def _renewable(quote: Quote) -> list[TermLine]:
 
 def _renewal_line(term: TermLine, *, quote: Quote, user: User) -> QuoteLine:
     """The line of the renewal quote `quote` for `term`: a catalog product priced now from the
-    price lists, as any product added to a quote; a free-text line (or a product no longer in
-    the catalog) at the price it was sold at."""
+    price lists, as any product added to a quote (support per device or as a share of the
+    hardware then priced on the installed base: services.support); a free-text line (or a
+    product no longer in the catalog) at the price it was sold at."""
     line = term.line
     if line.kind != LineKind.FREE_TEXT and line.product is not None:
         return quote_add_product(
@@ -117,7 +118,9 @@ def quote_renewal_create(*, quote: Quote, user: User) -> Quote:
     currency, owned by `user`, `renewal_of` = `quote`. One line per booked line with a term, the
     same quantity, priced now (quote_add_product: today's price lists; line discounts are not
     carried over), for a year starting on the day the old term ends (kept when the renewal is
-    accepted). Free-text lines keep their price and discount.
+    accepted). Free-text lines keep their price and discount. Support per device or as a share
+    of the hardware is priced on the installed base the customer booked
+    (renewals.installed_base), now and after every edit of the renewal quote.
 
     Refused (409) unless `quote` is accepted with such lines and no live renewal (only a
     declined or expired one); a product without a price now refuses it all (MissingPrices).

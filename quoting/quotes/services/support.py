@@ -12,6 +12,8 @@
 The last two follow the offer: after every change to its lines (`_tco_follows` in
 services/quotes.py) they are priced again, before its TCO is, so the TCO's support is the
 support the offer sells (docs/tco-model.md §6). A line whose price was set by hand keeps it.
+On a renewal quote (`Quote.renewal_of`) they follow the installed base instead: the switches
+and hardware of the booked choice of the quote it renews (renewals.installed_base).
 An alternative, chosen, carries its own: offer_choice prices these lines for it by the same
 functions (quoting.quotes.selectors), without writing them.
 """
@@ -27,6 +29,7 @@ from quoting.quotes.models import (
     QuoteLine,
     QuoteRevision,
 )
+from quoting.quotes.renewals import installed_base
 from quoting.quotes.selectors import (
     follows_the_offer,
     line_amount,
@@ -51,15 +54,26 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
     following = [ln for ln in lines if ln.section in TOTALLED_SECTIONS and follows_the_offer(ln)]
     if not following:
         return 0
-    offer = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
-    devices, hardware = offer_devices(offer), offer_hardware(offer)
+    base = installed_base(revision.quote)
+    if base is None:
+        offer = [ln for ln in lines if ln.section in TOTALLED_SECTIONS]
+        devices, hardware = offer_devices(offer), offer_hardware(offer)
+    else:
+        # A renewal quote renews support for what the customer owns, not for its own lines
+        # (it holds no hardware: priced on them, support per device would fall to 0 switches).
+        devices, hardware = base.devices, base.hardware
+    # Today's catalog percent and least price, on a renewal quote too: a renewal is a new sale
+    # at the current price book, as its other lines are priced now (quote_add_product); the
+    # booked line kept only its price, not the percent it was priced at.
     least = support_least_prices(revision, following)
     changed = 0
     for line in following:
         before = {"quantity": line.quantity, "unit_price": line.unit_price}
         noted = line.price_source
         source = noted.split(_NOTE)[0]
-        followed = support_followed(line, devices=devices, hardware=hardware, least=least)
+        followed = support_followed(
+            line, devices=devices, hardware=hardware, least=least, installed=base is not None
+        )
         line.quantity, line.unit_price, note = followed.quantity, followed.unit_price, followed.note
         line.list_price = followed.list_price
         line.price_source = f"{source}{_NOTE}{note}"[:300]
