@@ -87,28 +87,7 @@ def _fits_and_quiet(page, errors) -> None:
     page.close()
 
 
-# The accepted quote's page runs ~60 px past an English phone's edge (the lines' and share links'
-# tables with the acceptance panel beside them); reported, not fixed here: xfail strict, so the
-# fix shows as an XPASS to drop this mark.
-ACCEPTED_PAGE_TOO_WIDE_ON_AN_ENGLISH_PHONE = pytest.mark.parametrize(
-    "language,size",
-    [
-        pytest.param(
-            lang,
-            size,
-            marks=pytest.mark.xfail(
-                lang == "en" and size == "phone",
-                reason="the accepted quote page overflows an English phone",
-                strict=True,
-            ),
-        )
-        for lang in ("en", "zh-hans")
-        for size in SIZES
-    ],
-)
-
-
-@ACCEPTED_PAGE_TOO_WIDE_ON_AN_ENGLISH_PHONE
+@EVERY_WAY
 def test_a_sales_manager_countersigns_the_customers_acceptance(
     shared_world, seller, browser, language, size
 ):
