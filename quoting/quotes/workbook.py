@@ -1,7 +1,8 @@
 """The quote as an Excel workbook (.xlsx), for buyers who work in Excel: the API's
 `GET /api/v1/quotes/{id}/xlsx/`, the quote page's button and the share page's (`/p/<token>/xlsx`).
 
-Two sheets, and a third when the revision has payment terms. "Quote": the seller, the customer,
+Two sheets, and a third when the revision has payment terms, their tabs named in the workbook's
+language (in Chinese 报价单, BOM, 条款). "Quote": the seller, the customer,
 the quote's dates and currency, the lines by section, and the totals as formulas a buyer can
 audit, following the printed rounding rule (quoting.engine.money): each amount
 `=ROUND(qty*price*(100-disc)/100,2)` (Excel's ROUND is half away from zero: half up for the
@@ -728,7 +729,7 @@ def _terms_sheet(book: Workbook, offer: _Offer) -> None:
     terms = revision.additional_terms_for(translation.get_language() or "en")
     if not schedule and not terms:
         return
-    out = _Sheet(book.create_sheet("Terms"), {"A": 5, "B": 40, "C": 12, "D": 18})
+    out = _Sheet(book.create_sheet(_("Terms")), {"A": 5, "B": 40, "C": 12, "D": 18})
     out.next()
     out.put("B", f"{_('Terms')} {offer.quote.number} {revision.label}", font=TITLE)
     if schedule:
@@ -795,7 +796,7 @@ def quote_xlsx(
     book = Workbook()
     with translation.override(language):
         sheet = book.active
-        sheet.title = "Quote"
+        sheet.title = _("Quote")  # the tabs are named in the workbook's language
         _QuoteSheet(sheet, offer, internal=internal).write()
         _bom_sheet(book.create_sheet("BOM"), offer)
         _terms_sheet(book, offer)

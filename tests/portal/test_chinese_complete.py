@@ -1,6 +1,9 @@
 """Every page a Chinese-speaking user or customer reads is in Chinese.
 
-The main pages, the share page and the proposal PDF are rendered in zh-hans; their visible text
+The main pages, the share page, the manager's approval page and work queue, the inbox, the
+revision diff, the company profile and the 403 page; the proposal PDF, the signed copy with its
+certificate page, the as-built report and the Excel workbooks; and the e-mails a customer gets
+(the link, a reminder, a signing code) are rendered in zh-hans; their visible text
 (tags, scripts and styles stripped; titles, placeholders and labels for screen readers kept) may
 hold English only where it is a product or brand name, a unit, a part number or the user's own
 data. Those are listed here one by one: anything else English is a string someone forgot to
@@ -106,6 +109,8 @@ ALLOWED_WORDS = {
     "PDF",
     "PAdES",  # ETSI's PDF signatures, named so on the signed copy's certificate
     "SVG",
+    "PNG",  # the logo and chop uploads' file types
+    "JPEG",
     "ZIP",
     "URL",
     "VAT",
@@ -114,6 +119,7 @@ ALLOWED_WORDS = {
     "SKU",
     "ID",
     "IP",
+    "GUID",  # InfiniBand's node and port GUIDs, which the as-built check matches by
     "MTBF",
     "PUE",
     "NCCL",
@@ -185,6 +191,7 @@ ALLOWED_WORDS = {
     "GB",
     "TB",
     "MB",
+    "KB",
     "kW",
     "kWh",
     "MW",
@@ -210,15 +217,21 @@ ALLOWED_WORDS = {
     # the seed catalog's model codes that carry no digit
     "HDR-SR",
     "SN",
-    # a hall's rows are lettered (their racks A01, A02 ...): "A 排" names row A
+    # a hall's rows are lettered (their racks A01, A02 ...): "A 排" names row A; a cable's
+    # ends are its A and Z ends ("A 端", "Z 端"), as on the cable schedule
     "A",
+    "Z",
 }
 
 # Part numbers, model codes and figures with letters: anything holding a digit (MQM9790-NS2F,
 # H100, 400G, 2x100G, R1, 800GbE) is a code, not prose; so is the NCCL test's command line
 # (NCCL_ALGO=Ring all_reduce_perf -b 8 ...), named token by token: a raw identifier anywhere
-# else (a JSON key such as swapped_with) is still English to translate.
-CODE = re.compile(r"\S*\d\S*|\bNCCL_[A-Z_]+(?:=\w+)?|\ball_reduce_perf\b|(?<!\S)-[a-z](?!\S)")
+# else (a JSON key such as swapped_with) is still English to translate. A time zone's IANA
+# key (the signer's, as the certificate prints it: "UTC+08:00 (Asia/Shanghai)") is a code too.
+CODE = re.compile(
+    r"\S*\d\S*|\bNCCL_[A-Z_]+(?:=\w+)?|\ball_reduce_perf\b|(?<!\S)-[a-z](?!\S)"
+    r"|\b(?:Africa|America|Asia|Atlantic|Australia|Europe|Indian|Pacific)/[A-Z][A-Za-z_]+\b"
+)
 WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*[A-Za-z]|[A-Za-z]")
 
 # The test's own data (user input, shown as typed): companies, people and the like.
@@ -322,6 +335,7 @@ def chinese_world(request, make_user, seeded):
     world.token = token
     world.link = link
     world.quote = quote
+    world.made_in = made_in
     return world
 
 
@@ -345,9 +359,9 @@ DESIGN_ERRORS = (
 )
 
 
-def pages_in_chinese(client, world) -> dict[str, str]:
-    """Page name -> visible text of every page this test reads, rendered in Chinese."""
-    from proposals.documents.pdf import proposal_pdf
+def pages_in_chinese(client, world, *, proposal: bytes) -> dict[str, str]:
+    """Page name -> visible text of the main pages, the share page and the `proposal` PDF (the
+    sent one, in Chinese), rendered in Chinese."""
     from proposals.documents.selectors import proposal_content
     from tests.proposals.conftest import pdf_text
 
@@ -383,9 +397,7 @@ def pages_in_chinese(client, world) -> dict[str, str]:
     share_drawing = _get(client, html.unescape(drawing_src.group(1)))
     texts = {name: visible_text(body) for name, body in pages.items()}
     texts["share page drawing"] = visible_text(share_drawing)
-    texts["proposal PDF"] = pdf_text(
-        proposal_pdf(revision=quote.current_revision, language="zh-hans")
-    )
+    texts["proposal PDF"] = pdf_text(proposal)
     # The PDF and the share page show the drawing and the charts as images: read their texts.
     content = proposal_content(revision=quote.current_revision, language="zh-hans")
     images = [content.drawing_uri, *content.tco_charts]
@@ -397,25 +409,214 @@ def pages_in_chinese(client, world) -> dict[str, str]:
 
 
 def user_data_of(world) -> tuple[str, ...]:
-    return (world.quote.number, world.sales.username, world.manager.username)
+    from proposals.management.commands.signing_certificate_dev import COMMON_NAME
+
+    # The signing certificate's name (the development one's here) and the as-built upload's
+    # file name are printed as they are.
+    return (
+        world.quote.number,
+        world.sales.username,
+        world.manager.username,
+        "qian",
+        COMMON_NAME,
+        "fabric.txt",
+    )
 
 
-def test_every_main_page_the_share_page_and_the_pdf_read_in_chinese(client, chinese_world):
+def mails_in_chinese(world, capture) -> dict[str, str]:
+    """The e-mails of an e-mailed link to the offer, its signing code and both reminders, as
+    they reach Django's outbox (the tasks run on commit, eagerly): subject, text and HTML."""
+    from django.core import mail
+
+    from proposals.acceptance.services import signer_code_send
+    from proposals.share.mail import share_link_reminder
+    from proposals.share.services import share_link_create
+
+    with translation.override(world.made_in), capture(execute=True):
+        link, _ = share_link_create(
+            quote=world.quote,
+            user=world.sales,
+            recipient_name="李伟",
+            recipient_email="li.wei@pcl.example.cn",
+            send_email=True,
+            message="请查收报价。",
+            language="zh-hans",
+        )
+    with translation.override(world.made_in), capture(execute=True):
+        signer_code_send(link=link, revision_number=world.quote.current_revision.number)
+    link.refresh_from_db()
+    with translation.override(world.made_in):  # the daily task's, in the link's language
+        for kind in ("expiry", "unanswered"):
+            share_link_reminder(link, kind=kind).send()
+    names = ("link e-mail", "signing-code e-mail", "expiry reminder", "unanswered reminder")
+    assert len(mail.outbox) == len(names), [m.subject for m in mail.outbox]
+    assert all(re.search("[\u4e00-\u9fff]", m.subject) for m in mail.outbox), "in Chinese"
+    return {
+        name: " ".join(
+            [message.subject, message.body, *(visible_text(a[0]) for a in message.alternatives)]
+        )
+        for name, message in zip(names, mail.outbox, strict=True)
+    }
+
+
+def quote_revised_for_approval(world):
+    """A second quote, sent as R1, revised to R2 with a line more and a discount past the sales
+    engineer's rule, and put to the manager: the approval page and the revision diff."""
+    from quoting.quotes.services.quotes import (
+        quote_add_free_text,
+        quote_create,
+        quote_request_approval,
+        quote_revise,
+        quote_send,
+        quote_set_discount,
+    )
+    from tests.quoting.factories import quote_reload
+
+    sales = world.sales
+    with translation.override(world.made_in):
+        quote = quote_create(project=world.project, user=sales)
+        for description in ("现场勘察", "布线方案"):
+            quote_add_free_text(
+                quote=quote,
+                description=description,
+                quantity=2,
+                unit_price="5000.00",
+                user=sales,
+                expected_version=quote_reload(quote).version,
+            )
+            if quote_reload(quote).current_revision.number == 1:
+                quote_send(quote=quote, user=sales, expected_version=quote_reload(quote).version)
+                quote_revise(quote=quote, user=sales, expected_version=quote_reload(quote).version)
+        quote_set_discount(
+            quote=quote,
+            discount_percent=15,
+            user=sales,
+            expected_version=quote_reload(quote).version,
+        )
+        quote_request_approval(
+            quote=quote, user=sales, expected_version=quote_reload(quote).version, note="大客户折扣"
+        )
+    return quote_reload(quote)
+
+
+def workbook_text(data: bytes) -> str:
+    """Every sheet's title and every cell's text of an Excel workbook."""
+    import io
+
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(data), read_only=True)
+    cells = [sheet.title for sheet in book.worksheets]
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows(values_only=True):
+            cells += [value for value in row if isinstance(value, str)]
+    return "\n".join(cells)
+
+
+def documents_and_pages_after_the_acceptance(client, world, document) -> dict[str, str]:
+    """The accepted quote's signed copy (countersigned by the manager, so its certificate and
+    signature block show both sides), its as-built report and pages, the workbooks, the
+    approval page and diff of a second quote, the work queue, the inbox, the company profile
+    and the 403 page: page name -> visible text, in Chinese."""
+    from portal.models import COMPANY_ADMIN
+    from proposals.acceptance.services import acceptance_countersign, signed_copy_make
+    from proposals.documents.as_built import as_built_report_pdf
+    from proposals.models import Acceptance, DocumentStatus
+    from quoting.quotes.services.as_built import as_built_check_run, as_built_plan
+    from tests.conftest import user_make
+    from tests.proposals.conftest import pdf_reader, pdf_text
+    from tests.quoting.quotes.as_built_world import ibnetdiscover_text, links_of
+
+    quote, manager = world.quote, world.manager
+    manager.first_name, manager.last_name, manager.job_title = "明", "赵", "销售经理"
+    manager.save()
+    with translation.override(world.made_in):
+        acceptance_countersign(quote=quote, user=manager)
+        acceptance = Acceptance.objects.get(revision__quote=quote)
+        assert signed_copy_make(acceptance_id=acceptance.pk) == DocumentStatus.READY
+        quote.refresh_from_db()
+        revision = quote.booked_revision
+        planned = links_of(as_built_plan(revision))
+        check = as_built_check_run(  # a cable missing: the report has a fault to name
+            revision=revision,
+            user=world.sales,
+            filename="fabric.txt",
+            content=ibnetdiscover_text(planned[1:]).encode(),
+        )
+    revised = quote_revised_for_approval(world)
+    admin = user_make("qian", role=COMPANY_ADMIN, language="zh-hans")
+
+    texts = {}
+    acceptance.refresh_from_db()
+    signed = bytes(acceptance.signed_pdf)
+    original_pages = len(pdf_reader(bytes(document.pdf)).pages)
+    certificate = pdf_reader(signed).pages[original_pages:]
+    assert certificate, "the signed copy should end with its certificate page"
+    texts["signed copy certificate page"] = "\n".join(p.extract_text() or "" for p in certificate)
+    texts["signed copy PDF"] = pdf_text(signed)
+    texts["as-built report PDF"] = pdf_text(as_built_report_pdf(check=check, language="zh-hans"))
+
+    client.force_login(world.sales)
+    as_built = f"/quotes/{quote.pk}/revisions/{revision.number}/as-built/"
+    pages = {
+        "acceptance panel (countersigned)": _get(client, f"/quotes/{quote.pk}/acceptance/"),
+        "as-built page": _get(client, as_built),
+        "as-built result": _get(client, f"{as_built}{check.pk}/"),
+        "revision diff": _get(client, f"/quotes/{revised.pk}/diff/?a=1&b=2"),
+        "inbox": _get(client, "/inbox/"),
+        "notification settings": _get(client, "/account/notifications/"),
+    }
+    denied = client.get("/settings/company/")
+    assert denied.status_code == 403
+    pages["403 page"] = denied.content.decode()
+    workbook = client.get(f"/quotes/{quote.pk}/xlsx/?lang=zh-hans")
+    assert workbook.status_code == 200
+    texts["Excel workbook"] = workbook_text(workbook.content)
+    client.force_login(manager)
+    pages["approval page"] = _get(client, f"/quotes/{revised.pk}/")
+    pages["work queues (manager's home)"] = _get(client, "/")
+    pages["manager's inbox"] = _get(client, "/inbox/")
+    internal = client.get(f"/quotes/{quote.pk}/xlsx/?lang=zh-hans&variant=internal")
+    assert internal.status_code == 200
+    texts["Excel workbook (internal)"] = workbook_text(internal.content)
+    client.force_login(admin)
+    pages["company profile"] = _get(client, "/settings/company/")
+    client.logout()
+    shared_workbook = client.get(f"/p/{world.token}/xlsx")
+    assert shared_workbook.status_code == 200
+    texts["share page workbook"] = workbook_text(shared_workbook.content)
+
+    assert 'id="decide-form"' in pages["approval page"], "the manager should be asked to decide"
+    assert "布线方案" in pages["revision diff"], "the diff should show the line R2 added"
+    assert revised.number in pages["work queues (manager's home)"], "the queue should hold it"
+    assert 'id="id_legal_name_zh"' in pages["company profile"]
+    return {**texts, **{name: visible_text(body) for name, body in pages.items()}}
+
+
+def test_every_page_document_workbook_and_email_reads_in_chinese(
+    client, chinese_world, django_capture_on_commit_callbacks
+):
     from proposals.acceptance.services import share_accept
+    from tests.proposals.conftest import sent_pdf
 
+    world = chinese_world
+    mails = mails_in_chinese(world, django_capture_on_commit_callbacks)
+    # The Chinese PDF the send requested, rendered: the acceptance binds it, the signed copy
+    # copies it.
+    document = sent_pdf(world.quote.current_revision, "zh-hans")
     share_accept(
-        link=chinese_world.link,
-        revision_number=chinese_world.quote.current_revision.number,
+        link=world.link,
+        revision_number=world.quote.current_revision.number,
         name="李伟",
         title="总工程师",
         agreed=True,
     )
-    texts = pages_in_chinese(client, chinese_world)
+    texts = {**mails, **pages_in_chinese(client, world, proposal=bytes(document.pdf))}
+    texts |= documents_and_pages_after_the_acceptance(client, world, document)
     for page in ("proposal PDF", "share page", "quote page (accepted)"):
         assert "下单时" in texts[page], page  # the company's default schedule, kept by key
     found = {
-        page: english_words(text, user_data=user_data_of(chinese_world))
-        for page, text in texts.items()
+        page: english_words(text, user_data=user_data_of(world)) for page, text in texts.items()
     }
     assert not any(found.values()), "Untranslated English in the Chinese UI:\n" + report(found)
 

@@ -44,7 +44,7 @@ def test_a_live_link_downloads_the_workbook_in_the_customers_language(
     assert response["Content-Disposition"] == f'attachment; filename="{quote.number}-R1.xlsx"'
     assert response["Cache-Control"] == "no-store"  # the guard's privacy headers
     assert response["X-Robots-Tag"] == "noindex, nofollow"
-    sheet = workbook(response.content)["Quote"]
+    sheet = workbook(response.content)["报价单"]  # its tabs named in Chinese too
     assert rows_with(sheet, "小计")
     revision = quote.current_revision
     assert totals(sheet) == {

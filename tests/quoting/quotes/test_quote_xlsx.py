@@ -63,7 +63,8 @@ def _xlsx(client, quote, **query):
 
 
 def _quote_sheet(response):
-    return workbook(response.content)["Quote"]
+    """The first sheet ("Quote"; 报价单 in a Chinese workbook)."""
+    return workbook(response.content).worksheets[0]
 
 
 def _api_totals(client, quote, key: str = "totals") -> dict[str, Decimal]:

@@ -118,7 +118,7 @@ def test_the_additional_terms_print_in_the_workbooks_language(world):
     assert rows_with(english, "Delivery DDP Shenzhen.", column="B")
     assert not rows_with(english, "深圳完税交货", column="B")
 
-    chinese = _book(world, quote, "zh-hans")["Terms"]
+    chinese = _book(world, quote, "zh-hans")["条款"]
     assert chinese["B1"].value.startswith("条款")
     assert rows_with(chinese, "补充条款", column="B") and rows_with(chinese, "付款计划", column="B")
     assert rows_with(chinese, "深圳完税交货。", column="B")
@@ -140,7 +140,7 @@ def test_terms_written_in_one_language_print_in_both(world):
     quote = _quote_of(
         world, "1000.00", [("On order", "100")], additional_terms="Delivery DDP Shenzhen."
     )
-    chinese = _book(world, quote, "zh-hans")["Terms"]
+    chinese = _book(world, quote, "zh-hans")["条款"]
     assert rows_with(chinese, "Delivery DDP Shenzhen.", column="B")
 
 
