@@ -98,11 +98,24 @@ def test_a_given_server_to_leaf_distance_picks_copper_within_its_reach(catalog):
     assert quoted(d) == {"MCP1600-C002": 34}
 
 
-@pytest.fixture(scope="module", params=[16, 256], ids=["16 DGX", "256 DGX"])
-def on_site(request, catalog):
-    site = SiteInputs()
-    design = design_on_site(requirements(request.param), catalog, site)
-    return design, plan_layout(design, site, catalog)
+@pytest.fixture(scope="module")
+def designed_on_site(catalog):
+    """(design, layout) of `servers` DGX on the default site, each size designed once."""
+    made = {}
+
+    def of(servers: int):
+        if servers not in made:
+            site = SiteInputs()
+            design = design_on_site(requirements(servers), catalog, site)
+            made[servers] = design, plan_layout(design, site, catalog)
+        return made[servers]
+
+    return of
+
+
+@pytest.fixture(params=[16, 256], ids=["16 DGX", "256 DGX"])
+def on_site(request, designed_on_site):
+    return designed_on_site(request.param)
 
 
 def test_the_pack_names_for_each_run_the_part_the_bom_quotes(on_site, catalog):
@@ -122,18 +135,14 @@ def test_the_pack_names_for_each_run_the_part_the_bom_quotes(on_site, catalog):
     assert peer and all(c.media == "dac" for c in peer if c.length_m <= 5)
 
 
-def test_16_dgx_on_the_default_site_quote_every_run(on_site):
-    design, _layout = on_site
-    if design.topology.servers != 16:
-        pytest.skip("the 16-DGX case")
+def test_16_dgx_on_the_default_site_quote_every_run(designed_on_site):
+    design, _layout = designed_on_site(16)
     assert sum(quoted(design).values()) == 34
     assert not any("in-band" in w for w in design.warnings)
 
 
-def test_256_dgx_runs_beyond_the_longest_aoc_are_named_not_quoted_too_short(on_site):
-    design, layout = on_site
-    if design.topology.servers != 256:
-        pytest.skip("the 256-DGX case")
+def test_256_dgx_runs_beyond_the_longest_aoc_are_named_not_quoted_too_short(designed_on_site):
+    design, layout = designed_on_site(256)
     runs = [c for c in layout.cables if c.tier == TIER]
     beyond = [c for c in runs if c.length_m > 50]
     assert beyond and all(c.part == "" for c in beyond)
