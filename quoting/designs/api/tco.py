@@ -63,7 +63,9 @@ class TcoFabricSerializer(_fields_of(FabricOption)):
 
 
 class TcoCostsSerializer(_fields_of(Costs)):
-    """Money and its factors; outside CNY give tariff_per_kwh and gpu_hour_value."""
+    """Money and its factors; USD takes the CNY tariff and GPU-hour value converted at the
+    catalog's reference rate, another currency but CNY must give tariff_per_kwh and
+    gpu_hour_value."""
 
 
 class TcoRequestSerializer(

@@ -19,7 +19,7 @@ from catalog.selectors import gpu_peak_tflops, servers_with_power
 from quoting.designs.forms.contract import engine_error_text, form_field, form_fields
 from quoting.engine.contract import specs
 from quoting.engine.tco.inputs import Costs, FabricOption, TcoRequest, Workload
-from quoting.engine.tco.presets import DEFAULT_CURRENCY, WORKLOAD_PRESETS
+from quoting.engine.tco.presets import CNY_PER_UNIT, DEFAULT_CURRENCY, WORKLOAD_PRESETS
 
 FABRIC_ROWS = 4  # the page compares up to four options; the API takes up to eight
 DEFAULT_PRESET = "llm_pretrain_7b"
@@ -133,8 +133,9 @@ class TcoForm(_TcoFields):
 
     def clean(self):
         data = super().clean()
-        # Outside CNY a tariff and a GPU-hour value mean nothing without their currency.
-        if data.get("currency", "CNY") != "CNY":
+        # A tariff and a GPU-hour value mean nothing without their currency: CNY has defaults,
+        # USD takes them converted at the catalog's rate (Costs), another must state them.
+        if data.get("currency", "CNY") not in (DEFAULT_CURRENCY, *CNY_PER_UNIT):
             for name in ("tariff_per_kwh", "gpu_hour_value"):
                 if data.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required when the currency is not CNY."))

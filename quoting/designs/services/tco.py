@@ -238,6 +238,28 @@ def tco_body_for_design(
     return body
 
 
+def tco_servers_described(body: Mapping | None) -> dict | None:
+    """The servers a design's comparison stands on, as its panel names them: how many, the
+    catalog server priced and powered (its name in the active language and part number; the
+    design's own server, else the cheapest with its GPUs) or, with none in the catalog, the
+    GPU model, and whether they are at list price. None for a body that is not a comparison."""
+    if not isinstance(body, Mapping) or "nodes" not in body:
+        return None
+    part_number = body.get("server") or ""
+    product = (
+        Product.objects.filter(category=Category.SERVER, part_number=part_number).first()
+        if part_number
+        else None
+    )
+    return {
+        "count": body["nodes"],
+        "name": product.display_name if product else "",
+        "part_number": part_number if product else "",
+        "gpu": body.get("gpu") or "",
+        "priced": (body.get("costs") or {}).get("server_capex") is not None,
+    }
+
+
 def _hardware(priced) -> Decimal:
     """The hardware of a priced bill of materials, at list: what support per year covers."""
     return sum(

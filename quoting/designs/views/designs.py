@@ -64,6 +64,7 @@ from quoting.designs.services.tco import (
     tco_compute,
     tco_error_reasons,
     tco_error_worded,
+    tco_servers_described,
     tco_warnings_worded,
 )
 from quoting.designs.svg.fabric import DRAWING_STYLE, drawing_in, fabric_svg
@@ -331,6 +332,7 @@ def design_tco_panel(request):
                 "tco_warnings": list(result.warnings),
                 "rows": [(o, (1 - o.network_efficiency / best) * 100) for o in result.options],
                 "tco_query": tco_page_query(body),
+                "servers": tco_servers_described(body),
             }
     return render(request, "quoting/_design_tco.html", context)
 
@@ -358,6 +360,7 @@ def _saved_tco_panel(request, saved: SavedDesign):
             "tco_warnings": tco_warnings_worded(result),  # kept: worded in the reader's language
             "rows": [(o, (1 - o["network_efficiency"] / best) * 100) for o in result["options"]],
             "tco_query": tco_page_query(comparison["request"]),
+            "servers": tco_servers_described(comparison["request"]),
         }
     return render(request, "quoting/_design_tco.html", context)
 

@@ -1046,6 +1046,8 @@ def _design_advice(
 ) -> tuple[Message, ...]:
     fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
     advice = _advice(req, t, chosen.switch, fabric_switches)
+    if _has_sharp(chosen.switch):
+        advice += (_sharp_advice(chosen.switch),)
     if chosen.cage_planes > 1:
         advice += (
             message(
@@ -1068,6 +1070,29 @@ def _design_advice(
     if storage_sizing:
         advice += (storage_sizing_advice(req, storage_sizing),)
     return advice
+
+
+def _has_sharp(switch: ProductSpec) -> bool:
+    """Whether the fabric's switches can reduce in the network: NVIDIA SHARP runs on NVIDIA
+    Quantum InfiniBand switches (Quantum HDR, Quantum-2 NDR, Quantum-3 in the Quantum-X800 XDR
+    switches) and on no Ethernet switch (NVIDIA SHARP Rev 3.13.0, "General Information"; Rev
+    3.10.3, "XDR Support"), so a Spectrum-X design gets no such note."""
+    return switch.protocol == "infiniband" and switch.family.startswith("Quantum")
+
+
+def _sharp_advice(switch: ProductSpec) -> Message:
+    """SHARP is left out of the TCO model: its predicted all-reduce bandwidth is a floor the
+    customer can raise, not a figure SHARP was counted in (tco-model §1). NCCL uses SHARP
+    through the NCCL-SHARP plugin (NVIDIA SHARP Rev 3.9.1 LTS, "Using NVIDIA SHARP with NVIDIA
+    NCCL"), with NCCL_COLLNET_ENABLE=1 (HPC-X 2.26, "NCCL-RDMA-SHARP Plugins")."""
+    return message(
+        gettext_noop(
+            "The {family} switches can reduce in the network (NVIDIA SHARP). The TCO does not "
+            "model it: its predicted all-reduce bandwidth is without SHARP, which NCCL's SHARP "
+            "plugin can raise."
+        ),
+        family=switch.family,
+    )
 
 
 def _inband_advice(management: Management) -> tuple[Message, ...]:

@@ -243,6 +243,8 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
                     message(transport.source),
                 )
             )
+    if any(f.transport == "infiniband" for f in request.fabrics):
+        rows.append(_sharp_row())
     for f in request.fabrics:
         if f.measured_busbw_gbps is not None or f.efficiency is not None:
             source = (
@@ -325,7 +327,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         ),
         Assumption(
             "costs.tariff_per_kwh",
-            message(_("Electricity tariff")),
+            _converted_label(costs, "tariff_per_kwh", _("Electricity tariff")),
             costs.tariff_per_kwh,
             f"{money}/kWh",
             message(_("Shenzhen industrial 0.61-0.82 CNY/kWh: verify")),
@@ -369,7 +371,7 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
         ),
         Assumption(
             "costs.gpu_hour_value",
-            message(_("Value of one effective GPU-hour")),
+            _converted_label(costs, "gpu_hour_value", _("Value of one effective GPU-hour")),
             costs.gpu_hour_value,
             money,
             message(
@@ -380,7 +382,64 @@ def assumptions_for(request: TcoRequest) -> tuple[Assumption, ...]:
             ),
         ),
     ]
+    if costs.converted_at is not None:
+        rows.append(
+            Assumption(
+                "costs.cny_per_unit",
+                message(_("Exchange rate the CNY defaults are converted at")),
+                costs.converted_at,
+                f"CNY/{money}",
+                message(
+                    _(
+                        "the catalog's reference rate, at which its USD and CNY list prices are "
+                        "set (catalog/data/SOURCES.md)"
+                    )
+                ),
+            )
+        )
     return tuple(replace(row, basis=_basis(row)) for row in rows)
+
+
+def _converted_label(costs, name: str, label: str) -> Message:
+    """A default's label, saying when it is the CNY default converted into the request's
+    currency (inputs.Costs): the reader must know a dollar tariff is a Shenzhen one."""
+    if name not in costs.converted_defaults:
+        return message(label)
+    return message(
+        _("{label}: the CNY default converted at {rate} CNY/{currency}"),
+        label=message(label),
+        rate=costs.converted_at,
+        currency=costs.currency,
+    )
+
+
+def _sharp_row() -> Assumption:
+    """In-network reduction is left out of the model, so an InfiniBand option's predicted
+    busbw and efficiency are without it: a floor, never a promise SHARP has to keep.
+
+    Sources: NVIDIA SHARP Rev 3.13.0, "General Information" (SHARP runs on NVIDIA Quantum,
+    Quantum-2 and Quantum-3 InfiniBand switches with ConnectX-6 and later adapters; no Ethernet
+    switch is listed, so a RoCE option gets no such row); Rev 3.10.3, "Changes and New
+    Features" (XDR: ConnectX-8 and Quantum-3 switches); Rev 3.9.1 LTS, "Using NVIDIA SHARP with
+    NVIDIA NCCL" (the NCCL-SHARP plugin); HPC-X 2.26, "NCCL-RDMA-SHARP Plugins"
+    (NCCL_COLLNET_ENABLE=1 turns SHARP aggregation on)."""
+    return Assumption(
+        "transport.infiniband.sharp",
+        message(
+            _(
+                "InfiniBand in-network reduction (NVIDIA SHARP) is not modelled: the predicted "
+                "all-reduce bandwidth is without it; NCCL's SHARP plugin can raise it"
+            )
+        ),
+        0,
+        "%",
+        message(
+            _(
+                "NVIDIA SHARP docs: Quantum, Quantum-2 and Quantum-3 switches; NCCL-RDMA-SHARP "
+                "plugin with NCCL_COLLNET_ENABLE=1 (tco-model §1)"
+            )
+        ),
+    )
 
 
 def _busbw_row(request: TcoRequest) -> Assumption:
@@ -489,6 +548,10 @@ def _basis(row: Assumption) -> str:
         return BASIS_PRICES
     if row.key.endswith(".oversubscription"):
         return BASIS_DESIGN
+    if row.key == "transport.infiniband.sharp":
+        return BASIS_NOT_INCLUDED
+    if row.key == "costs.cny_per_unit":
+        return BASIS_MODEL
     if row.key == "costs.server_power_kw" and source.startswith("catalog"):
         return BASIS_CATALOG
     if row.key.endswith(".node_bandwidth"):

@@ -21,6 +21,7 @@ from quoting.engine.messages import gettext_noop as _
 from quoting.engine.money import MONEY_MAX
 from quoting.engine.tco.presets import (
     CNY_GPU_HOUR_VALUE,
+    CNY_PER_UNIT,
     CNY_TARIFF_PER_KWH,
     DEFAULT_CURRENCY,
     DEFAULT_SERVERS_PER_LEAF,
@@ -261,11 +262,14 @@ class Costs:
         default=Decimal("1.3"),
         metadata=spec("decimal", label=_("PUE"), low=Decimal(1), high=Decimal(3), step="0.01"),
     )
-    # None: the CNY default
+    # None: the CNY default (in USD, converted: CNY_PER_UNIT)
     tariff_per_kwh: Decimal | None = field(
         default=None,
         metadata=_money(
-            _("Tariff per kWh"), high=Decimal(1000), help=_("Empty: 0.70 CNY."), step=MONEY_STEP
+            _("Tariff per kWh"),
+            high=Decimal(1000),
+            help=_("Empty: 0.70 CNY (in USD at 7.2 CNY to the dollar)."),
+            step=MONEY_STEP,
         ),
     )
     life_years: int = field(
@@ -295,35 +299,50 @@ class Costs:
             "decimal", label="Utilisation", low=Decimal(0), low_open=True, high=Decimal(1)
         ),
     )
-    # what one effective GPU-hour is worth; None: the CNY default
+    # what one effective GPU-hour is worth; None: the CNY default (in USD, converted)
     gpu_hour_value: Decimal | None = field(
         default=None,
         metadata=_money(
             _("Value of a GPU-hour"),
             high=Decimal(10**6),
-            help=_("Empty: 49.54 CNY, an H100 on demand in public cloud."),
+            help=_(
+                "Empty: 49.54 CNY, an H100 on demand in public cloud (in USD at 7.2 CNY to "
+                "the dollar)."
+            ),
             step=MONEY_STEP,
         ),
     )
+    # Not an input: the defaults converted from CNY (tariff_per_kwh, gpu_hour_value) and the
+    # CNY per unit they were converted at, for the assumptions to say so.
+    converted_defaults: tuple[str, ...] = field(default=(), init=False, compare=False)
+    converted_at: Decimal | None = field(default=None, init=False, compare=False)
 
     def __post_init__(self) -> None:
-        # A tariff or a rental price means nothing without its currency: only fill CNY defaults.
-        missing = {}
+        # A tariff or a rental price means nothing without its currency: CNY takes the defaults,
+        # a currency with a reference rate takes them converted (a USD quote's TCO must not fail
+        # for want of a dollar tariff), any other must state them.
+        rate = None if self.currency == DEFAULT_CURRENCY else CNY_PER_UNIT.get(self.currency)
+        missing, converted = {}, []
         for name, cny_default in (
             ("tariff_per_kwh", CNY_TARIFF_PER_KWH),
             ("gpu_hour_value", CNY_GPU_HOUR_VALUE),
         ):
             if getattr(self, name) is not None:
                 continue
-            if self.currency != DEFAULT_CURRENCY:
+            if self.currency != DEFAULT_CURRENCY and rate is None:
                 missing[f"costs.{name}"] = [
                     message(
                         _("required when the currency is not {currency}"), currency=DEFAULT_CURRENCY
                     )
                 ]
+            elif rate is not None:
+                cny_default /= rate  # exactly: rounding would make the figures disagree
+                converted.append(name)
             object.__setattr__(self, name, cny_default)
         if missing:
             raise InvalidInput(missing)
+        object.__setattr__(self, "converted_defaults", tuple(converted))
+        object.__setattr__(self, "converted_at", rate if converted else None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,12 @@ CNY_TARIFF_PER_KWH = Decimal("0.7")
 GPU_HOUR_VALUE_USD = Decimal("6.88")
 CNY_PER_USD = Decimal("7.2")
 CNY_GPU_HOUR_VALUE = Decimal("49.54")
+# CNY per unit of the other currency the portal quotes in. A comparison in it gets the CNY
+# defaults above converted at this rate, exactly (never rounded, so its figures are the CNY
+# comparison's divided by the rate): the catalog's reference rate, at which its USD and CNY
+# list prices are set (catalog/data/SOURCES.md, "CNY at the catalog's reference rate of 7.2").
+# A currency not named here must state its tariff and GPU-hour value (tco-model §3, issue 26).
+CNY_PER_UNIT = {"USD": CNY_PER_USD}
 
 # One 8-GPU server at training load when neither the costs nor a named catalog server give a
 # figure: HGX/DGX H100-class, 6.5-8.5 kW typical, 10.2 kW max. A named catalog server's own

@@ -103,7 +103,7 @@ def test_a_gpu_may_be_given_by_its_peak_tflops_instead_of_a_catalog_name(api):
         (body_with("fabrics.0.colour", "green"), "fabrics[0].colour"),
         (CLAIM_BODY | {"discount": 0.1}, "discount"),
         (body_with("fabrics.1.name", "8x400G IB"), "fabrics[1].name"),
-        (body_with("costs", {"currency": "USD"}), "costs.tariff_per_kwh"),
+        (body_with("costs", {"currency": "EUR"}), "costs.tariff_per_kwh"),
         ([CLAIM_BODY], "body"),
     ],
 )

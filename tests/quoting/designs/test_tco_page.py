@@ -92,9 +92,13 @@ def test_an_engine_error_lands_beside_the_row_it_names(sales_client, defaults):
     assert error_beside(body, "fabrics-1-name") == ""
 
 
-def test_a_currency_other_than_cny_asks_for_its_tariff(sales_client, defaults):
+def test_usd_without_a_tariff_takes_the_cny_default_converted_and_says_so(sales_client, defaults):
+    """The page offers CNY and USD; USD used to ask for its tariff (issue 26)."""
     body = htmx_post(sales_client, defaults | {"currency": "USD", "gpu_hour_value": "2.5"})
-    assert "Required when the currency is not CNY" in error_beside(body, "tariff_per_kwh")
+    assert error_beside(body, "tariff_per_kwh") == ""
+    assert "Electricity tariff: the CNY default converted at 7.2 CNY/USD" in body
+    assert "Exchange rate the CNY defaults are converted at" in body
+    assert "Value of one effective GPU-hour: the CNY default" not in body  # 2.5 USD as stated
 
 
 def test_a_named_option_needs_its_bandwidth(sales_client, defaults):

@@ -21,7 +21,12 @@ from quoting.engine.tco.model import (
     evaluate_options,
     predicted_busbw_gbytes,
 )
-from quoting.engine.tco.presets import TRANSPORTS, WORKLOAD_PRESETS
+from quoting.engine.tco.presets import (
+    CNY_GPU_HOUR_VALUE,
+    CNY_PER_USD,
+    TRANSPORTS,
+    WORKLOAD_PRESETS,
+)
 
 H100_TFLOPS = 989.0  # H100/H200 SXM dense BF16 (catalog, tco-model §2)
 A100_TFLOPS = 312.0
@@ -346,13 +351,30 @@ def test_the_infiniband_premium_pays_back_from_the_compute_it_recovers():
     assert best.npv == pytest.approx(5 * yearly_net - best.capex, abs=Decimal(50))
 
 
-def test_a_currency_other_than_cny_must_state_its_tariff_and_gpu_hour_value():
+def test_a_currency_without_a_reference_rate_must_state_its_tariff_and_gpu_hour_value():
     with pytest.raises(InvalidInput) as caught:
-        request(IB_8X400, costs={"currency": "USD"})
+        request(IB_8X400, costs={"currency": "EUR"})
     assert set(caught.value.errors) == {"costs.tariff_per_kwh", "costs.gpu_hour_value"}
 
-    usd = request(IB_8X400, costs={"currency": "USD", "tariff_per_kwh": 0.09, "gpu_hour_value": 2})
-    assert compute_tco(usd).options[0].currency == "USD"
+    eur = request(IB_8X400, costs={"currency": "EUR", "tariff_per_kwh": 0.09, "gpu_hour_value": 2})
+    assert compute_tco(eur).options[0].currency == "EUR"
+
+
+def test_usd_takes_the_cny_defaults_at_the_catalogs_reference_rate_and_a_stated_one_stays():
+    """Issue 26: a USD comparison failed for want of a dollar tariff. It takes 0.70 CNY/kWh and
+    49.54 CNY a GPU-hour at 7.2 CNY to the dollar, exactly; what the request states it keeps."""
+    usd = request(IB_8X400, costs={"currency": "USD"}).costs
+    assert usd.tariff_per_kwh * CNY_PER_USD == pytest.approx(Decimal("0.7"), abs=Decimal("1e-20"))
+    assert usd.gpu_hour_value == CNY_GPU_HOUR_VALUE / CNY_PER_USD
+    assert (usd.converted_defaults, usd.converted_at) == (
+        ("tariff_per_kwh", "gpu_hour_value"),
+        CNY_PER_USD,
+    )
+    stated = request(IB_8X400, costs={"currency": "USD", "tariff_per_kwh": "0.09"}).costs
+    assert stated.tariff_per_kwh == Decimal("0.09") and stated.converted_defaults == (
+        "gpu_hour_value",
+    )
+    assert request(IB_8X400).costs.converted_at is None  # CNY: its own defaults
 
 
 # --- Result shape and sensitivity -----------------------------------------------------------------
