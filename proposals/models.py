@@ -45,6 +45,11 @@ class ProposalDocument(models.Model):
     )
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     error = models.CharField(_("error"), max_length=500, blank=True)
+    # The error as its message (quoting.kept_messages): the page words it in its reader's
+    # language; null on a row kept before messages (worded through quoting.kept_texts).
+    error_message = models.JSONField(
+        _("error, as its message"), null=True, blank=True, editable=False
+    )
     # A preview of a revision still being edited: "Draft — not an offer" on every page, never
     # served on a share link, never bound to an acceptance; retired when the revision is sent.
     is_draft = models.BooleanField(_("draft preview"), default=False)
@@ -157,9 +162,13 @@ class ShareLink(models.Model):
     email_language = models.CharField(_("e-mail language"), max_length=10, blank=True)
     email_message = models.TextField(_("message"), blank=True)
     emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
-    # Kept in English (the API gives it as it is); the quote page words it in its reader's
-    # language (quoting.kept_texts).
+    # Kept in English (the API gives it as it is) and as its message, which the quote page
+    # words in its reader's language (quoting.kept_messages; a link kept before messages has
+    # none, and its text goes through quoting.kept_texts).
     email_error = models.CharField(_("e-mail error"), max_length=300, blank=True)
+    email_error_message = models.JSONField(
+        _("e-mail error, as its message"), null=True, blank=True, editable=False
+    )
     # Each reminder goes once (proposals.share.mail.share_link_reminders_send).
     reminded_expiry_at = models.DateTimeField(_("reminded before expiry"), null=True, blank=True)
     reminded_unanswered_at = models.DateTimeField(
@@ -330,6 +339,11 @@ class Acceptance(models.Model):
     )
     signed_attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     signed_error = models.CharField(_("error"), max_length=500, blank=True)
+    # The error as its message (quoting.kept_messages): the page words it in its reader's
+    # language; null on a row kept before messages (worded through quoting.kept_texts).
+    signed_error_message = models.JSONField(
+        _("error, as its message"), null=True, blank=True, editable=False
+    )
     signed_pdf = models.BinaryField(_("signed copy"), null=True, blank=True, editable=False)
     signed_sha256 = models.CharField(_("signed copy's SHA-256"), max_length=64, blank=True)
     signed_ready_at = models.DateTimeField(_("signed copy made"), null=True, blank=True)

@@ -1,15 +1,17 @@
-"""Texts the services keep in English on a row (a document's, an installation pack's or a
-signed copy's error, a share link's e-mail error, an audit event's reason), read in the
-reader's language (#27 item 4).
+"""Status texts rows kept in English only, before they kept their message too: read in the
+reader's language for those old rows only (#27 item 4).
+
+A document's, an installation pack's or a signed copy's error, a share link's e-mail error and a
+support line's re-pricing reason (an audit event's) are now kept beside their message
+(`<field>_message`, quoting.kept_messages), and a page words that message: nothing new is
+matched back here. A row kept before then has only its English (its message null), and its page
+shows it through kept_text(), which recognises each text below whole, with its figures (no
+spaces in a figure), and words it in the active language. A text it does not know (an
+exception's own words) reads as kept. The templates are the exact English the services wrote
+then: they are not to change, and a new wording belongs in the service's message, not here.
 
 Engine messages a row kept as their English text (a TCO comparison's warnings, before the
 comparison kept them as messages) are recognised the same way (KEPT_MESSAGES, kept_message).
-
-The rows keep the English text because the API gives it as it is; a page shows it through
-kept_text(), which recognises each text below whole, with its figures, and words it in the
-active language, rows kept before this too. A text it does not know (an exception's own words)
-reads as kept. Each template is the exact English a service writes: a changed wording there
-needs its line here.
 """
 
 from __future__ import annotations

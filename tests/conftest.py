@@ -211,6 +211,23 @@ def english_outside_requests():
 
 
 @pytest.fixture
+def no_kept_texts(monkeypatch):
+    """A row's status text worded by matching its English back (quoting.kept_texts) fails the
+    test: a row kept with its message is worded from the message alone (#27 item 4). Texts the
+    patterns do not know (a quote's number among an event's details) pass through as before."""
+    from quoting.kept_texts import kept_text
+
+    def refused(text):
+        worded = kept_text(text)
+        if worded != text:
+            raise AssertionError(f"worded by matching its English: {text!r}")
+        return worded
+
+    monkeypatch.setattr("quoting.kept_messages.kept_text", refused)
+    monkeypatch.setattr("quoting.quotes.display.kept_text", refused)
+
+
+@pytest.fixture
 def world(make_user):
     """Two teams, a sales user in each (wang, li), a manager (zhao), and one customer with a
     project: `tests/quoting/factories.py` `world_make`. A test file whose world needs more says

@@ -16,6 +16,7 @@ from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from portal.clients import client_from_user_agent
 from portal.models import CompanyProfile, User
@@ -55,7 +56,14 @@ from proposals.documents.pdf import (
     signed_copy_assemble,
 )
 from proposals.documents.selectors import document_is_sent, document_ready_for, parties_of
-from proposals.documents.services import RenderBusy, RenderRetry, _readable, proposal_request
+from proposals.documents.services import (
+    AFTER_ATTEMPTS,
+    ERROR_MAX,
+    RenderBusy,
+    RenderRetry,
+    _readable,
+    proposal_request,
+)
 from proposals.documents.signing import seller_certificate, signed_copy_signed
 from proposals.events import quote_event
 from proposals.models import (
@@ -66,6 +74,7 @@ from proposals.models import (
     SignatureKind,
     SignerCode,
 )
+from quoting.engine.messages import Message, message
 from quoting.engine.money import Totals
 from quoting.errors import (
     IllegalTransition,
@@ -74,6 +83,7 @@ from quoting.errors import (
     QuoteExpired,
     StaleVersion,
 )
+from quoting.kept_messages import cleared_fields, kept_fields
 from quoting.quotes.events import event_time, event_totals
 from quoting.quotes.models import (
     Quote,
@@ -91,6 +101,29 @@ from quoting.quotes.services.quotes import (
 )
 
 logger = logging.getLogger(__name__)
+
+# Why a signed copy failed, kept as messages (quoting.kept_messages), as a document's error is.
+MAKER_STOPPED = gettext_noop("The maker stopped {attempts} times on this signed copy.")
+ACCEPTED_PDF_FAILED = gettext_noop("The accepted PDF could not be made: {text}")
+
+
+def _signed_error(reason: Message) -> dict:
+    """A signed copy's error fields for `reason`."""
+    return kept_fields("signed_error", reason, max_length=ERROR_MAX)
+
+
+def _accepted_pdf_failed(failed: ProposalDocument) -> dict:
+    """The signed copy's error when its PDF failed: the document's own error inside it. A
+    document failed before errors were kept as messages has only its English: so does the copy
+    (the page words both through quoting.kept_texts, the text within too)."""
+    if failed.error_message:
+        return _signed_error(
+            message(ACCEPTED_PDF_FAILED, text=Message.from_json(failed.error_message))
+        )
+    return {
+        "signed_error": f"The accepted PDF could not be made: {failed.error}"[:ERROR_MAX],
+        "signed_error_message": None,
+    }
 
 
 class OfferSuperseded(QuoteError):
@@ -505,7 +538,7 @@ def _bind_document(acceptance: Acceptance) -> ProposalDocument | None:
             ).update(
                 signed_status=DocumentStatus.FAILED,
                 signed_updated_at=timezone.now(),
-                signed_error=f"The accepted PDF could not be made: {failed.error}"[:500],
+                **_accepted_pdf_failed(failed),
             )
             return None
         # Its message may have been lost: asking again is idempotent.
@@ -556,8 +589,7 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             Acceptance.objects.filter(**held).update(
                 signed_status=DocumentStatus.FAILED,
                 signed_updated_at=now,
-                signed_error=f"The maker stopped {acceptance.signed_attempts} times on this "
-                f"signed copy.",
+                **_signed_error(message(MAKER_STOPPED, attempts=acceptance.signed_attempts)),
             )
             return None
         # Its maker is gone: back to pending, then on as any pending copy.
@@ -614,23 +646,25 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
         ):
             mine.update(
                 signed_status=DocumentStatus.FAILED,
-                signed_error=f"{reason} ({acceptance.signed_attempts} attempt(s).)"[:500],
+                **_signed_error(
+                    message(AFTER_ATTEMPTS, text=reason, attempts=acceptance.signed_attempts)
+                ),
                 signed_updated_at=timezone.now(),
             )
             return DocumentStatus.FAILED
         mine.update(
             signed_status=DocumentStatus.PENDING,
-            signed_error=reason[:500],
+            **_signed_error(reason),
             signed_updated_at=timezone.now(),
         )
-        raise RenderRetry(reason) from exc
+        raise RenderRetry(str(reason)) from exc
     sha256 = hashlib.sha256(signed).hexdigest()
     with transaction.atomic():  # ready and its webhook deliveries commit together
         done = mine.update(
             signed_status=DocumentStatus.READY,
             signed_pdf=signed,
             signed_sha256=sha256,
-            signed_error="",
+            **cleared_fields("signed_error"),
             signed_ready_at=timezone.now(),
             signed_updated_at=timezone.now(),
         )
@@ -709,7 +743,7 @@ def acceptance_countersign(*, quote: Quote, user: User) -> Acceptance:
             signed_status=DocumentStatus.PENDING,
             signed_claim="",
             signed_attempts=0,
-            signed_error="",
+            **cleared_fields("signed_error"),
             signed_updated_at=now,
         )
         QuoteEvent.objects.create(
@@ -827,8 +861,7 @@ def signed_copies_requeue_stuck(*, older_than: dt.timedelta | None = None) -> in
             same_claim.update(
                 signed_status=DocumentStatus.FAILED,
                 signed_updated_at=now,
-                signed_error=f"The maker stopped {acceptance.signed_attempts} times on this "
-                f"signed copy.",
+                **_signed_error(message(MAKER_STOPPED, attempts=acceptance.signed_attempts)),
             )
         else:
             same_claim.update(signed_status=DocumentStatus.PENDING, signed_updated_at=cutoff)

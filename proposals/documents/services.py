@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from portal.models import User
 from portal.queueing import enqueue, enqueue_or_leave_to_sweeper
@@ -34,9 +35,11 @@ from proposals.models import (
     DocumentStatus,
     ProposalDocument,
 )
+from quoting.engine.messages import Message, message
 from quoting.errors import (
     InvalidValue,
 )
+from quoting.kept_messages import cleared_fields, kept_fields
 from quoting.quotes.models import Quote, QuoteRevision, QuoteStatus
 from quoting.quotes.services.quotes import (
     MAX_LINES_PER_REVISION,
@@ -162,16 +165,40 @@ def proposals_retire_drafts(*, revision: QuoteRevision) -> int:
     )
 
 
-def _readable(exc: BaseException) -> str:
+# Why a render or a signed copy failed, kept as messages (quoting.kept_messages): the API gives
+# their English, a page words them in its reader's language.
+RENDERER_STOPPED = gettext_noop(
+    "The renderer stopped {attempts} times on this document; it may be too large to render."
+)
+AFTER_ATTEMPTS = gettext_noop("{text} ({attempts} attempt(s).)")
+ERROR_MAX = 500  # ProposalDocument.error's and Acceptance.signed_error's column
+
+
+def _readable(exc: BaseException) -> Message:
     from celery.exceptions import SoftTimeLimitExceeded
 
     if isinstance(exc, SoftTimeLimitExceeded):
-        return "Rendering took too long; the quote may be too large for one document."
+        return message(
+            gettext_noop("Rendering took too long; the quote may be too large for one document.")
+        )
     if isinstance(exc, FetchRefused):
-        return "The document referred to a resource outside the proposal template."
+        return message(
+            gettext_noop("The document referred to a resource outside the proposal template.")
+        )
     if isinstance(exc, SigningUnavailable):
-        return f"The signed copy could not be signed: {exc}"
-    return "The PDF could not be produced (an internal error; the team can see the details)."
+        return message(
+            gettext_noop("The signed copy could not be signed: {detail}"), detail=str(exc)
+        )
+    return message(
+        gettext_noop(
+            "The PDF could not be produced (an internal error; the team can see the details)."
+        )
+    )
+
+
+def _error(reason: Message) -> dict:
+    """A document's error fields for `reason`."""
+    return kept_fields("error", reason, max_length=ERROR_MAX)
 
 
 class RenderBusy(Exception):
@@ -204,8 +231,7 @@ def _document_claim(document_id: int) -> str | None:
                 status=DocumentStatus.FAILED,
                 finished_at=now,
                 updated_at=now,
-                error=f"The renderer stopped {row['attempts']} times on this document; it may "
-                f"be too large to render.",
+                **_error(message(RENDERER_STOPPED, attempts=row["attempts"])),
             )
             return None
         logger.warning(
@@ -256,13 +282,13 @@ def proposal_render(*, document_id: int) -> str | None:
         ):
             mine.update(
                 status=DocumentStatus.FAILED,
-                error=f"{reason} ({document.attempts} attempt(s).)"[:500],
+                **_error(message(AFTER_ATTEMPTS, text=reason, attempts=document.attempts)),
                 finished_at=timezone.now(),
                 updated_at=timezone.now(),
             )
             return DocumentStatus.FAILED
-        mine.update(status=DocumentStatus.PENDING, error=reason[:500], updated_at=timezone.now())
-        raise RenderRetry(reason) from exc
+        mine.update(status=DocumentStatus.PENDING, **_error(reason), updated_at=timezone.now())
+        raise RenderRetry(str(reason)) from exc
     if not document.is_draft and not (
         rendered.frozen and rendered.content_sha256 == rendered.sent_sha256
     ):
@@ -275,7 +301,13 @@ def proposal_render(*, document_id: int) -> str | None:
         mine.update(
             status=DocumentStatus.FAILED,
             content_sha256=rendered.content_sha256,
-            error="The revision's content is not what was sent; this PDF was not kept.",
+            **_error(
+                message(
+                    gettext_noop(
+                        "The revision's content is not what was sent; this PDF was not kept."
+                    )
+                )
+            ),
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
@@ -292,7 +324,7 @@ def proposal_render(*, document_id: int) -> str | None:
             render_ms=round((time.monotonic() - started) * 1000),
             signature_block=rendered.signature_block,
             parties=rendered.parties,
-            error="",
+            **cleared_fields("error"),
             finished_at=timezone.now(),
             updated_at=timezone.now(),
         )
@@ -337,8 +369,7 @@ def proposals_requeue_stuck(*, older_than: dt.timedelta | None = None) -> int:
         if document.attempts >= limit:
             same_claim.update(
                 status=DocumentStatus.FAILED,
-                error=f"The renderer stopped {document.attempts} times on this document; it "
-                f"may be too large to render.",
+                **_error(message(RENDERER_STOPPED, attempts=document.attempts)),
                 finished_at=now,
                 updated_at=now,
             )

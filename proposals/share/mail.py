@@ -24,21 +24,22 @@ from django.db.models import Min, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from portal.models import CompanyProfile
 from proposals.acceptance.signer_codes import code_matches, code_minutes
 from proposals.conf import proposals_setting
 from proposals.models import EmailState, OpenKind, ShareLink, SignerCode
 from proposals.share.qr import link_qr_png
-from proposals.share.services import token_hash
+from proposals.share.services import email_failed_fields, token_hash
+from quoting.engine.messages import Message
+from quoting.kept_messages import as_is, cleared_fields
 from quoting.quotes.models import QuoteRevision, QuoteStatus
 from quoting.quotes.services.notifications import person_name
 
 logger = logging.getLogger(__name__)
 
 QR_CONTENT_ID = "share-link-qr"
-ERROR_MAX = 300
 # No reminder the day the link was e-mailed (a link made for 2 days is not reminded at once).
 REMINDER_NOT_BEFORE = dt.timedelta(days=1)
 
@@ -100,10 +101,8 @@ def share_link_email(link: ShareLink, url: str) -> EmailMultiAlternatives:
     return message
 
 
-def _failed(link_id: int, error: str) -> None:
-    ShareLink.objects.filter(pk=link_id).update(
-        email_state=EmailState.FAILED, email_error=error[:ERROR_MAX]
-    )
+def _failed(link_id: int, reason: Message) -> None:
+    ShareLink.objects.filter(pk=link_id).update(**email_failed_fields(reason))
 
 
 def share_link_email_send(*, link_id: int, token: str) -> bool:
@@ -119,16 +118,21 @@ def share_link_email_send(*, link_id: int, token: str) -> bool:
     if not claimed:
         return False
     if not link.is_active:
-        _failed(link_id, "The link was revoked or expired before the e-mail went out.")
+        _failed(
+            link_id,
+            Message(gettext_noop("The link was revoked or expired before the e-mail went out.")),
+        )
         return False
     url = settings.PORTAL_URL + reverse("proposals:shared", args=[token])
     try:
         share_link_email(link, url).send()
     except Exception as exc:  # a mail server down or refusing: recorded, the link stands
         logger.warning("share link %s: the e-mail could not be sent (%s)", link_id, type(exc))
-        _failed(link_id, f"{type(exc).__name__}: {exc}")
+        _failed(link_id, as_is(f"{type(exc).__name__}: {exc}"))  # the server's words
         return False
-    ShareLink.objects.filter(pk=link_id).update(email_state=EmailState.SENT, email_error="")
+    ShareLink.objects.filter(pk=link_id).update(
+        email_state=EmailState.SENT, **cleared_fields("email_error")
+    )
     return True
 
 

@@ -15,7 +15,7 @@ from django.core.validators import validate_email
 from django.db import connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from portal.clients import client_from_user_agent
 from portal.header_counts import work_counts_changed
@@ -39,10 +39,12 @@ from proposals.share.engagement import (
 )
 from proposals.share.scanners import scanner_named
 from proposals.share.selectors import share_lookup
+from quoting.engine.messages import Message
 from quoting.errors import (
     IllegalTransition,
     InvalidValue,
 )
+from quoting.kept_messages import kept_fields
 from quoting.quotes.events import event_time
 from quoting.quotes.models import (
     NotificationKind,
@@ -155,6 +157,18 @@ def share_link_create(
     return link, token
 
 
+EMAIL_ERROR_MAX = 300  # ShareLink.email_error's column
+
+
+def email_failed_fields(reason: Message) -> dict:
+    """A link's e-mail fields once it failed for `reason`: the English text (the API's) and its
+    message, which the quote page words in its reader's language (quoting.kept_messages)."""
+    return {
+        "email_state": EmailState.FAILED,
+        **kept_fields("email_error", reason, max_length=EMAIL_ERROR_MAX),
+    }
+
+
 def _email_queue(link_id: int, token: str) -> None:
     """After the commit: the e-mail's task, the token its only copy (never in a log). If the
     broker refuses it nothing can send it later: the link says so (the quote page shows it)."""
@@ -163,7 +177,7 @@ def _email_queue(link_id: int, token: str) -> None:
     )
     if not queued:
         ShareLink.objects.filter(pk=link_id, email_state=EmailState.QUEUED).update(
-            email_state=EmailState.FAILED, email_error="The e-mail could not be queued."
+            **email_failed_fields(Message(gettext_noop("The e-mail could not be queued.")))
         )
 
 

@@ -19,6 +19,7 @@ from quoting.designs.display import (
     percent_text,
     plain_text,
 )
+from quoting.kept_messages import kept_words
 from quoting.kept_texts import kept_text
 from quoting.quotes.models import LineKind, QuoteStatus, Section, schedule_text_shown
 from quoting.quotes.models.audit import QuoteEventVerb
@@ -124,7 +125,7 @@ def detail_value(key: str, value: Any) -> str:
     if isinstance(value, str) and value in SYSTEM_TEXTS:
         return str(SYSTEM_TEXTS[value])
     if isinstance(value, str) and value:
-        return kept_text(value)  # the support repricing's reasons, with their figures
+        return kept_text(value)  # an event kept before messages: the support repricing's reasons
     return _plain(value)
 
 
@@ -142,8 +143,9 @@ def _change(key: str, label: str, before: Any, after: Any) -> Row:
     return (label, f"{detail_value(key, before)} → {detail_value(key, after)}")
 
 
-def event_detail_rows(verb: str, details: Any) -> list[Row]:
-    """An audit event's details as (label, value) rows; empty values left out."""
+def event_detail_rows(verb: str, details: Any, *, reason_message: Any = None) -> list[Row]:
+    """An audit event's details as (label, value) rows; empty values left out. Its reason worded
+    from `reason_message` when the event kept one (QuoteEvent.reason_message)."""
     if not isinstance(details, Mapping):
         return [] if details in (None, "", {}) else [(gettext("Details"), _plain(details))]
     rows: list[Row] = []
@@ -160,7 +162,12 @@ def event_detail_rows(verb: str, details: Any) -> list[Row]:
         key, label = CHANGE_LABELS.get(verb, ("", _("Change")))
         rows.append(_change(key, str(label), before, after))
     rows.extend(
-        (_label(key), detail_value(key, value))
+        (
+            _label(key),
+            kept_words(value, reason_message)
+            if key == "reason" and reason_message
+            else detail_value(key, value),
+        )
         for key, value in details.items()
         if value not in (None, "")
     )

@@ -38,6 +38,7 @@ from quoting.conf import quoting_setting
 from quoting.customers.models import PLAN_PARTS, ExportDestination, Project
 from quoting.customers.selectors import customer_country, customers_visible_to
 from quoting.designs.selectors import FxLock, bom_priced
+from quoting.engine.messages import Message, message
 from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
 from quoting.errors import InvalidValue
 from quoting.quotes import content_hash
@@ -205,7 +206,9 @@ class FollowedPrice:
     quantity: int
     unit_price: Decimal
     list_price: Decimal | None
-    note: str  # what it follows, in English for the audit trail
+    # What it follows: its English in the line's price source and the audit trail's reason,
+    # the message kept beside that reason (QuoteEvent.reason_message) for the reader.
+    note: Message
 
 
 def support_followed(
@@ -219,21 +222,26 @@ def support_followed(
     """A support line that follows the offer (follows_the_offer), priced for an offer of
     `devices` switches and `hardware` (offer_devices, offer_hardware); `installed`: they are the
     installed base a renewal quote renews (renewals.installed_base), and its note says so."""
-    # The notes are kept texts (quoting.kept_texts): each written out whole, as listed there.
+    # Figures as the English always printed them (a Decimal's own digits: "10.00", not 10.0).
     if line.product.pricing_basis == PricingBasis.PER_DEVICE:
         if installed:
-            note = f"per device: {devices} switches installed"
+            note = message(
+                gettext_noop("per device: {devices} switches installed"), devices=devices
+            )
         else:
-            note = f"per device: {devices} switches on this offer"
+            note = message(
+                gettext_noop("per device: {devices} switches on this offer"), devices=devices
+            )
         return FollowedPrice(devices, line.unit_price, line.list_price, note)
     percent = line.product.hardware_percent or Decimal(0)
     price = share_of_hardware(
         hardware=hardware, percent=percent, least=least.get(line.sku, Decimal("0.00"))
     )
     if installed:
-        note = f"{percent} % of the installed hardware, {hardware}"
+        template = gettext_noop("{percent} % of the installed hardware, {hardware}")
     else:
-        note = f"{percent} % of the hardware on this offer, {hardware}"
+        template = gettext_noop("{percent} % of the hardware on this offer, {hardware}")
+    note = message(template, percent=str(percent), hardware=str(hardware))
     return FollowedPrice(line.quantity, price, price, note)
 
 

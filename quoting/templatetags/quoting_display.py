@@ -25,7 +25,7 @@ def requirement_rows_filter(requirements) -> list[Row]:
 
 @register.filter
 def event_details(event) -> list[Row]:
-    return event_detail_rows(event.verb, event.details)
+    return event_detail_rows(event.verb, event.details, reason_message=event.reason_message)
 
 
 @register.filter(name="cable_lengths")

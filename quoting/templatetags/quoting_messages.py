@@ -12,7 +12,7 @@ from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_
 from quoting.engine.messages import Message, listing
 from quoting.engine.tco.names import option_name_message
 from quoting.engine.tco.presets import MICROSECONDS, sharding_name
-from quoting.kept_texts import kept_text
+from quoting.kept_messages import kept_words
 from quoting.templatetags.quoting_numbers import _decimal, _format, _trimmed, grouped, ratio
 
 register = template.Library()
@@ -75,9 +75,11 @@ def milestone(label: str) -> str:
 
 
 @register.filter
-def kept(text: str) -> str:
-    """A status text a service kept in English (an error), in the active language."""
-    return kept_text(text)
+def kept(text: str, message: dict | None = None) -> str:
+    """A status text a service kept in English (an error), in the active language: worded from
+    the message the row kept beside it (`{{ row.error|kept:row.error_message }}`), or, on a row
+    kept before messages, recognised from its English (quoting.kept_texts)."""
+    return kept_words(text, message)
 
 
 @register.filter

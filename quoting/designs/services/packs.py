@@ -26,6 +26,7 @@ from django.conf import settings
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.utils import timezone, translation
+from django.utils.translation import gettext_noop
 
 from portal.queueing import enqueue_or_leave_to_sweeper
 from quoting.designs.models import DesignInstallPack, InstallPackStatus
@@ -41,6 +42,8 @@ from quoting.engine.fabric import FabricDesign
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.install.pack import pack_zip_chunks
 from quoting.engine.install.pdf import Translate
+from quoting.engine.messages import Message, message
+from quoting.kept_messages import cleared_fields, kept_fields
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +68,30 @@ def pack_translate(language: str) -> Translate | None:
     """What the engine translates a pack's words with: None in English (the engine's own
     words, so an English pack is the bytes it always was), else gettext in `language`."""
     return None if language == "en" else gettext_in(language)
+
+
+def pack_failure(error: Exception | None = None) -> Message:
+    """Why a pack (a design's or a quote's) failed, as its row keeps it (quoting.kept_messages):
+    the design or site not buildable (`error`, the engine's words), else an internal error."""
+    if isinstance(error, InvalidInput):
+        return message(
+            gettext_noop("The design or site is not buildable: {detail}"), detail=str(error)
+        )
+    return message(
+        gettext_noop(
+            "The pack could not be built (an internal error; the team can see the details)."
+        )
+    )
+
+
+def pack_failed_fields(reason: Message) -> dict:
+    """A pack's fields once it failed for `reason`: the English text (the API's) and its
+    message (the page's)."""
+    return {
+        "status": InstallPackStatus.FAILED,
+        **kept_fields("error", reason, max_length=500),
+        "finished_at": timezone.now(),
+    }
 
 
 def design_pack_waits(design: FabricDesign) -> bool:
@@ -140,28 +167,25 @@ def design_pack_build(*, pack_id: int) -> str | None:
         layout = design_install_layout(design=design, site=site)
         archive = b"".join(pack_zip_chunks(layout, translate=pack_translate(pack.language)))
     except InvalidInput as error:
-        return _failed(pack_id, f"The design or site is not buildable: {error}")
+        return _failed(pack_id, pack_failure(error))
     except Exception:
         logger.exception("design install pack %s: build failed", pack_id)
-        return _failed(
-            pack_id,
-            "The pack could not be built (an internal error; the team can see the details).",
-        )
+        return _failed(pack_id, pack_failure())
     DesignInstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
         status=InstallPackStatus.READY,
         archive=archive,
         sha256=hashlib.sha256(archive).hexdigest(),
         size=len(archive),
         build_ms=round((time.monotonic() - started) * 1000),
-        error="",
+        **cleared_fields("error"),
         finished_at=timezone.now(),
     )
     return InstallPackStatus.READY
 
 
-def _failed(pack_id: int, reason: str) -> str:
+def _failed(pack_id: int, reason: Message) -> str:
     DesignInstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
-        status=InstallPackStatus.FAILED, error=reason[:500], finished_at=timezone.now()
+        **pack_failed_fields(reason)
     )
     return InstallPackStatus.FAILED
 

@@ -107,6 +107,12 @@ class QuoteEvent(models.Model):
     )
     verb = models.CharField(_("what"), max_length=40, choices=QuoteEventVerb.choices)
     details = models.JSONField(_("details"), default=dict, blank=True)
+    # details["reason"] (kept in English, as the API gives it) as its message, which the audit
+    # trail words in its reader's language (quoting.kept_messages); null for an event without
+    # one, or kept before messages (its reason worded through quoting.kept_texts).
+    reason_message = models.JSONField(
+        _("reason, as its message"), null=True, blank=True, editable=False
+    )
     at = models.DateTimeField(_("when"), auto_now_add=True, db_index=True)
 
     class Meta:

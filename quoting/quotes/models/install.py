@@ -34,6 +34,11 @@ class InstallPack(models.Model):
         db_index=True,
     )
     error = models.CharField(_("error"), max_length=500, blank=True)
+    # The error as its message (quoting.kept_messages): the page words it in its reader's
+    # language; null on a row kept before messages (worded through quoting.kept_texts).
+    error_message = models.JSONField(
+        _("error, as its message"), null=True, blank=True, editable=False
+    )
     archive = models.BinaryField(_("zip"), null=True, blank=True, editable=False)
     sha256 = models.CharField(_("SHA-256"), max_length=64, blank=True)
     size = models.PositiveIntegerField(_("size (bytes)"), null=True, blank=True)

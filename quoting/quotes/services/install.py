@@ -24,11 +24,13 @@ from quoting.designs.services.designs import (
     design_site_inputs,
     site_from_json,
 )
-from quoting.designs.services.packs import pack_translate
+from quoting.designs.services.packs import pack_failed_fields, pack_failure, pack_translate
 from quoting.engine.contract import field_errors
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric.requirements import requirements_from_json
 from quoting.engine.install.pack import pack_zip_chunks
+from quoting.engine.messages import Message
+from quoting.kept_messages import cleared_fields
 from quoting.quotes.models import (
     InstallPack,
     InstallPackStatus,
@@ -153,28 +155,25 @@ def install_pack_build(*, pack_id: int) -> str | None:
             )
         )
     except InvalidInput as error:
-        return _failed(pack_id, f"The design or site is not buildable: {error}")
+        return _failed(pack_id, pack_failure(error))
     except Exception:
         logger.exception("install pack %s: build failed", pack_id)
-        return _failed(
-            pack_id,
-            "The pack could not be built (an internal error; the team can see the details).",
-        )
+        return _failed(pack_id, pack_failure())
     InstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
         status=InstallPackStatus.READY,
         archive=archive,
         sha256=hashlib.sha256(archive).hexdigest(),
         size=len(archive),
         build_ms=round((time.monotonic() - started) * 1000),
-        error="",
+        **cleared_fields("error"),
         finished_at=timezone.now(),
     )
     return InstallPackStatus.READY
 
 
-def _failed(pack_id: int, reason: str) -> str:
+def _failed(pack_id: int, reason: Message) -> str:
     InstallPack.objects.filter(pk=pack_id, status=InstallPackStatus.BUILDING).update(
-        status=InstallPackStatus.FAILED, error=reason[:500], finished_at=timezone.now()
+        **pack_failed_fields(reason)
     )
     return InstallPackStatus.FAILED
 

@@ -75,8 +75,9 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
             line, devices=devices, hardware=hardware, least=least, installed=base is not None
         )
         line.quantity, line.unit_price, note = followed.quantity, followed.unit_price, followed.note
+        text = str(note)  # the English the line's price source and the event's reason keep
         line.list_price = followed.list_price
-        line.price_source = f"{source}{_NOTE}{note}"[:300]
+        line.price_source = f"{source}{_NOTE}{text}"[:300]
         after = {"quantity": line.quantity, "unit_price": line.unit_price}
         if after == before and line.price_source == noted:
             continue
@@ -93,8 +94,9 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
                     "line": line.sku,
                     "before": {**before, "unit_price": str(before["unit_price"])},
                     "after": {**after, "unit_price": str(after["unit_price"])},
-                    "reason": note,
+                    "reason": text,
                 },
+                reason_message=note.as_json(),  # the audit trail words it in its reader's language
             )
     return changed
 

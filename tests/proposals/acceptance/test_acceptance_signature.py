@@ -827,3 +827,56 @@ def test_when_the_accepted_pdf_cannot_be_made_the_signed_copy_fails_with_its_rea
         assert signed_copies_requeue_stuck(older_than=dt.timedelta(0)) == 0  # not swept again
     # A PDF that cannot be made is not asked for again by the signed copy.
     assert ProposalDocument.objects.filter(revision=revision, language="en").count() == 1
+
+
+def test_a_signed_copys_failure_is_kept_as_its_message_and_the_panel_words_it(
+    client, world, shared, sent_quote, django_capture_on_commit_callbacks, settings, no_kept_texts
+):
+    """#27 item 4: the copy's error keeps the document's message inside its own; the panel
+    words both in the reader's language, nothing matched back from the English."""
+    import datetime as dt
+
+    from django.urls import reverse
+
+    settings.PROPOSALS_MAX_ATTEMPTS = 1
+    accept(shared[0], django_capture_on_commit_callbacks)
+    with mock.patch(
+        "proposals.documents.services.proposal_rendered", side_effect=RuntimeError("boom")
+    ):
+        requested = document_for(revision=sent_quote.current_revision, language="en")
+        with django_capture_on_commit_callbacks(execute=True):
+            proposal_render(document_id=requested.pk)
+        signed_copies_requeue_stuck(older_than=dt.timedelta(0))
+    a = Acceptance.objects.get()
+    english = (
+        "The accepted PDF could not be made: The PDF could not be produced (an internal error; "
+        "the team can see the details). (1 attempt(s).)"
+    )
+    assert (a.signed_status, a.signed_error) == (DocumentStatus.FAILED, english)
+    assert a.signed_error_message["params"][0][1]["template"] == "{text} ({attempts} attempt(s).)"
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    page = client.get(reverse("proposals:acceptance", args=[sent_quote.pk])).content.decode()
+    assert (
+        "无法生成已接受的 PDF：无法生成 PDF（内部错误；技术团队可查看详情）。（已尝试 1 次。）"
+        in page
+    )
+
+
+def test_a_signed_copy_failed_before_messages_still_reads_in_chinese_through_kept_texts(
+    client, world, shared, sent_quote, django_capture_on_commit_callbacks
+):
+    from django.urls import reverse
+
+    accept(shared[0], django_capture_on_commit_callbacks)
+    Acceptance.objects.update(
+        signed_status=DocumentStatus.FAILED,
+        signed_error="The maker stopped 3 times on this signed copy.",
+        signed_error_message=None,
+    )
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    page = client.get(reverse("proposals:acceptance", args=[sent_quote.pk])).content.decode()
+    assert "生成程序在此签署副本上已中断 3 次。" in page

@@ -385,3 +385,51 @@ def test_a_signed_copy_whose_maker_on_this_host_is_gone_is_made_at_once(
     assert signed_copy_make(acceptance_id=acceptance.pk) == DocumentStatus.READY
     acceptance.refresh_from_db()
     assert acceptance.signed_attempts == 2 and bytes(acceptance.signed_pdf).startswith(b"%PDF")
+
+
+def test_a_failed_documents_reason_is_kept_as_its_message_and_worded_from_it(
+    client, world, sent_quote, no_kept_texts
+):
+    """#27 item 4: the row keeps the English (the API's field, unchanged) and the message; the
+    page words the message, nothing matched back from the English."""
+    from tests.quoting.api_world import token_client
+
+    exhausted = _stuck(
+        sent_quote.current_revision, status=DocumentStatus.RENDERING, minutes_ago=30, attempts=3
+    )
+    with mock.patch("proposals.documents.services._enqueue"):
+        proposals_requeue_stuck(older_than=dt.timedelta(minutes=5))
+    exhausted.refresh_from_db()
+    english = "The renderer stopped 3 times on this document; it may be too large to render."
+    assert exhausted.error == english
+    assert exhausted.error_message == {
+        "template": "The renderer stopped {attempts} times on this document; it may be too "
+        "large to render.",
+        "params": [["attempts", 3]],
+    }
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    page = client.get(f"/proposals/{exhausted.pk}/status/").content.decode()
+    assert "渲染程序在此文档上已中断 3 次；文档可能过大，无法渲染。" in page
+    api = token_client(world.sales, scope="read")
+    got = api.get(f"/api/v1/proposals/{exhausted.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans").json()
+    assert got["error"] == english
+
+
+def test_a_document_failed_before_messages_still_reads_in_chinese_through_kept_texts(
+    client, world, sent_quote
+):
+    document = ProposalDocument.objects.create(
+        revision=sent_quote.current_revision,
+        language="en",
+        status=DocumentStatus.FAILED,
+        error="Rendering took too long; the quote may be too large for one document. "
+        "(2 attempt(s).)",
+    )
+    assert document.error_message is None
+    world.sales.language = "zh-hans"
+    world.sales.save()
+    client.force_login(world.sales)
+    page = client.get(f"/proposals/{document.pk}/status/").content.decode()
+    assert "渲染耗时过长；报价单可能过大，无法生成为一份文档。（已尝试 2 次。）" in page

@@ -208,3 +208,41 @@ def test_a_worker_built_pack_keeps_its_language_and_another_language_is_another_
     states = [crm.get(s["url"]).json() for s in (chinese, english)]
     assert states[0]["sha256"] != states[1]["sha256"]
     assert DesignInstallPack.objects.get(pk=chinese["id"]).language == "zh-hans"
+
+
+def test_a_failed_packs_reason_is_kept_as_its_message_and_its_page_words_it(
+    client, make_user, seeded, monkeypatch, django_capture_on_commit_callbacks, no_kept_texts
+):
+    """#27 item 4: the API gives the English as it was; the pack's page, in its asker's
+    language, words the message the row kept beside it."""
+    from django.utils.translation import gettext_noop
+
+    def broken(**kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("quoting.designs.services.packs.design_install_layout", broken)
+    client.force_login(make_user("wang", language="zh-hans"))
+    with django_capture_on_commit_callbacks(execute=True):
+        state = ask(client, gpu_count=LARGE).json()
+    english = "The pack could not be built (an internal error; the team can see the details)."
+    pack = DesignInstallPack.objects.get(pk=state["id"])
+    assert (pack.status, pack.error) == ("failed", english)
+    assert pack.error_message == {"template": gettext_noop(english), "params": []}
+    assert client.get(state["url"]).json()["error"] == english
+    page = client.get(f"/designs/install-packs/{pack.pk}/").content.decode()
+    assert "无法生成安装包（内部错误；技术团队可查看详情）。" in page and english not in page
+
+
+def test_a_pack_failed_before_messages_still_reads_in_chinese_through_kept_texts(
+    client, make_user, seeded, django_capture_on_commit_callbacks
+):
+    client.force_login(make_user("wang", language="zh-hans"))
+    with django_capture_on_commit_callbacks(execute=True):
+        state = ask(client, gpu_count=LARGE).json()
+    DesignInstallPack.objects.filter(pk=state["id"]).update(
+        status="failed",
+        error="The design or site is not buildable: rack_units: must be at least 1.",
+        error_message=None,
+    )
+    page = client.get(f"/designs/install-packs/{state['id']}/").content.decode()
+    assert "该设计或场地无法构建：rack_units: must be at least 1." in page

@@ -117,11 +117,30 @@ def test_a_site_too_small_fails_the_build_with_its_reason_and_the_pack_is_not_se
     assert response.status_code == 409 and "failed" in response.json()["detail"]
 
 
-def test_a_failed_packs_reason_kept_in_english_reads_in_chinese_on_the_quote_page(client, api, qw):
-    """The row keeps the reason in English (the API gives it so); the quote page words it in
-    the reader's language, the engine's own detail after it as it is (#27 item 4)."""
+def test_a_failed_packs_reason_kept_as_its_message_reads_in_chinese_on_the_quote_page(
+    client, api, qw, no_kept_texts
+):
+    """The row keeps the reason in English (the API gives it so) and as its message, which the
+    quote page words in the reader's language, the engine's own detail after it as it is (#27
+    item 4)."""
     pack = ask(api, qw, {"rack_units": 4})
     assert pack.error.startswith("The design or site is not buildable: ")
+    detail = pack.error.removeprefix("The design or site is not buildable: ")
+    assert pack.error_message == {
+        "template": "The design or site is not buildable: {detail}",
+        "params": [["detail", detail]],
+    }
+    assert pack.error in api.get(url(qw)).json()["detail"]  # the API's English, unchanged
+    qw.world.sales.language = "zh-hans"
+    qw.world.sales.save()
+    client.force_login(qw.world.sales)
+    page = client.get(f"/quotes/{qw.quote.pk}/").content.decode()
+    assert "该设计或场地无法构建：" in page and "is not buildable" not in page
+
+
+def test_a_pack_failed_before_messages_still_reads_in_chinese_through_kept_texts(client, api, qw):
+    pack = ask(api, qw, {"rack_units": 4})
+    InstallPack.objects.filter(pk=pack.pk).update(error_message=None)
     qw.world.sales.language = "zh-hans"
     qw.world.sales.save()
     client.force_login(qw.world.sales)

@@ -228,7 +228,8 @@ def test_support_per_device_is_sold_once_per_switch_spares_not_counted(world):
 
 def test_the_audit_trail_reads_why_support_was_repriced_in_the_readers_language(world):
     """The event keeps the reason in English with its figures (the API's audit trail gives it
-    so); the trail shows it in the reader's language (#27 item 4)."""
+    so); an event kept before messages (its details alone, as here) is shown in the reader's
+    language through kept_texts (#27 item 4)."""
     from django.utils import translation
 
     from quoting.quotes.display import event_detail_rows
@@ -362,3 +363,35 @@ def test_the_quote_page_and_the_share_page_say_it_too(
     tco = body[start : body.index("</section>", start)]
     assert "网络维保：本报价自身的维保行，每年 43,200.00 CNY" in tco
     assert "服务器维保为假设值" in tco
+
+
+def test_the_audit_trail_words_a_repricing_reason_from_the_message_the_event_kept(
+    world, no_kept_texts
+):
+    """#27 item 4: beside the English reason (the API's, unchanged) the event keeps its message;
+    the trail (its page's filter) words that, nothing matched back from the English."""
+    from django.utils import translation
+
+    from quoting.templatetags.quoting_display import event_details
+
+    quote = _quote(world)
+    _add(world, quote, PER_DEVICE)
+    _add(world, quote, SHARE)
+    events = list(quote.events.filter(verb=QuoteEventVerb.LINE_CHANGED).order_by("pk"))
+    assert [e.reason_message for e in events] == [
+        {
+            "template": "per device: {devices} switches on this offer",
+            "params": [["devices", SWITCHES]],
+        },
+        {
+            "template": "{percent} % of the hardware on this offer, {hardware}",
+            "params": [["percent", "10.00"], ["hardware", "3621888.00"]],
+        },
+    ]
+    assert events[1].details["reason"] == "10.00 % of the hardware on this offer, 3621888.00"
+    with translation.override("zh-hans"):
+        shown = [event_details(e)[-1][1] for e in events]
+    assert shown == [
+        f"按设备计：本报价共 {SWITCHES} 台交换机",
+        "本报价硬件金额 3621888.00 的 10.00 %",
+    ]
