@@ -35,7 +35,15 @@ class ReplaceableUnitInline(admin.TabularInline):
 @admin.register(Product)
 class ProductAdmin(admin.ModelAdmin):
     change_list_template = "admin/catalog/product/change_list.html"
-    list_display = ["part_number", "name", "category", "generation", "lifecycle", "updated_at"]
+    list_display = [
+        "part_number",
+        "name",
+        "category",
+        "generation",
+        "lifecycle",
+        "lead_time_weeks",
+        "updated_at",
+    ]
     list_filter = ["category", "generation", "protocol", "lifecycle"]
     search_fields = ["part_number", "name", "name_zh", "family", "export_classification"]
     inlines = [PriceInline, ReplaceableUnitInline]
@@ -59,6 +67,7 @@ class ProductAdmin(admin.ModelAdmin):
                     "response_hours",
                     "onsite_hours",
                     "spares_days",
+                    "lead_time_weeks",
                     "description_en",
                     "description_zh",
                 ]

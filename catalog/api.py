@@ -64,6 +64,7 @@ class ProductSerializer(serializers.ModelSerializer):
             "description_zh",
             "export_classification",
             "export_classification_source",
+            "lead_time_weeks",
             "specs",
             "prices",
             "updated_at",

@@ -23,6 +23,7 @@ PRODUCT_CSV_FIELDS = (
     "response_hours",
     "onsite_hours",
     "spares_days",
+    "lead_time_weeks",
     *SPEC_FIELDS,
     "description_en",
     "description_zh",

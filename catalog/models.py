@@ -343,6 +343,19 @@ class Product(models.Model):
         validators=[MinValueValidator(1)],
         help_text=_("Support: days to deliver a spare part; 1 is the next day."),
     )
+    # NVIDIA publishes no lead times: the reseller's catalog manager enters what the
+    # distributor quotes them, and the seed leaves it empty. A quote prints a delivery time
+    # only when every line it totals has one (quoting.quotes.selectors.revision_lead_time).
+    lead_time_weeks = models.PositiveSmallIntegerField(
+        _("lead time (weeks)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text=_(
+            "Weeks from order to delivery, as your distributor quotes them. Empty: unknown "
+            "(a quote with this product then prints no delivery time)."
+        ),
+    )
     tax_category = models.CharField(
         _("tax category"),
         max_length=10,

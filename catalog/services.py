@@ -25,6 +25,8 @@ from quoting.engine.csvcells import csv_cell_read, csv_row
 SEED_CATALOG = Path(__file__).resolve().parent / "data" / "nvidia_catalog.csv"
 # Which PSUs and fans each seeded switch holds (catalog.ReplaceableUnit), with their sources.
 SEED_REPLACEABLE_UNITS = SEED_CATALOG.with_name("replaceable_units.csv")
+# The seed's empty cells in these columns keep what the reseller entered (catalog_load_seed).
+SEED_KEEPS = ("lead_time_weeks",)
 PRICE_COLUMN = re.compile(r"^(list_price|cost)_([a-zA-Z]{3})$")
 MAX_IMPORT_ROWS = 10_000
 WRITE_BATCH = 2_000  # prices per INSERT or UPDATE statement
@@ -133,17 +135,20 @@ def catalog_csv_text(stream: BinaryIO, *, limit: int = MAX_IMPORT_BYTES) -> str:
         ) from exc
 
 
-def catalog_import_csv(*, text: str, reference_prices: bool = False) -> ImportResult:
+def catalog_import_csv(
+    *, text: str, reference_prices: bool = False, kept_when_empty: tuple[str, ...] = ()
+) -> ImportResult:
     """Validate every row, then write all of them in one transaction, or none.
 
     Raises CatalogImportError listing every bad row with its line number and reason.
     Rows equal to what is stored are left alone, so importing the same file twice changes nothing.
+    An empty cell of a `kept_when_empty` column keeps the stored value, as an absent column does.
     """
     reader, header = _csv_reader(text)
     price_columns = _price_columns(header)
     product_columns = [c for c in header if c in PRODUCT_CSV_FIELDS]
     rows = _rows_read(reader)
-    planned = _rows_validated(rows, product_columns, price_columns)
+    planned = _rows_validated(rows, product_columns, price_columns, kept_when_empty)
     return _rows_written(planned, price_columns, reference_prices)
 
 
@@ -179,7 +184,10 @@ _Planned = list[tuple[ProductRowForm, dict[str, PriceCellForm]]]
 
 
 def _rows_validated(
-    rows: list[dict], product_columns: list[str], price_columns: dict[str, dict[str, str]]
+    rows: list[dict],
+    product_columns: list[str],
+    price_columns: dict[str, dict[str, str]],
+    kept_when_empty: tuple[str, ...] = (),
 ) -> _Planned:
     """Each row's product form and its prices by currency; raises CatalogImportError with every
     bad row's errors, in line order."""
@@ -197,6 +205,7 @@ def _rows_validated(
         # Cells are read back as the export wrote them (see quoting/engine/csvcells.py).
         row = {k: csv_cell_read(v) if isinstance(v, str) else v for k, v in row.items()}
         data = {c: (row.get(c) or "").strip() for c in product_columns}
+        data = {c: v for c, v in data.items() if v or c not in kept_when_empty}
         part_number = data.get("part_number", "")
         if part_number in seen:
             errors.append(
@@ -365,7 +374,11 @@ def catalog_load_seed() -> ImportResult:
     """The shipped NVIDIA catalog with reference prices, and the PSUs and fans its switches hold;
     safe to run any number of times."""
     result = catalog_import_csv(
-        text=SEED_CATALOG.read_text(encoding="utf-8"), reference_prices=True
+        text=SEED_CATALOG.read_text(encoding="utf-8"),
+        reference_prices=True,
+        # The seed knows no lead times (NVIDIA publishes none): loading it again must not
+        # erase the ones the catalog manager entered.
+        kept_when_empty=SEED_KEEPS,
     )
     replaceable_units_load(text=SEED_REPLACEABLE_UNITS.read_text(encoding="utf-8"))
     return result

@@ -48,6 +48,7 @@ from quoting.quotes.selectors import (
     line_amount,
     quotes_visible_to,
     revision_alternatives,
+    revision_lead_time,
     revision_totals,
 )
 from quoting.quotes.services.snapshots import revision_snapshot_current
@@ -220,6 +221,9 @@ class ProposalContent:
     payment_schedule: list[Milestone] = field(default_factory=list)
     # The revision's additional terms in the reader's language (QuoteRevision.additional_terms_for).
     additional_terms: str = ""
+    # "Delivery: about N weeks after order": only when every line in the totals has a lead time
+    # (frozen with a sent revision); None prints nothing, never a guess.
+    lead_time_weeks: int | None = None
 
     @property
     def quote(self):
@@ -275,6 +279,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         totals=totals,
         payment_schedule=payment_schedule_of(revision, total=totals.total),
         additional_terms=revision.additional_terms_for(language),
+        lead_time_weeks=revision_lead_time(revision=revision, lines=lines).weeks,
         alternatives=revision_alternatives(revision=revision, lines=lines),
         design=revision.design_snapshot or None,
         drawing_uri=svg_data_uri(drawing) if drawing else None,

@@ -77,6 +77,7 @@ from quoting.quotes.selectors import (
     quote_completeness,
     quotes_visible_to,
     revision_diff,
+    revision_lead_time,
     revision_totals,
 )
 from quoting.quotes.services import quotes as services
@@ -522,6 +523,16 @@ class RevisionSerializer(serializers.ModelSerializer):
     payment_schedule = serializers.SerializerMethodField()
     created_by = serializers.CharField(source="created_by.username")
     totals = serializers.SerializerMethodField()
+    lead_time_weeks = serializers.SerializerMethodField(
+        help_text="The delivery time the proposal prints (about N weeks after order): the longest "
+        "lead time among the lines in the totals, from the catalog; frozen when the revision is "
+        "sent. Null when any of those lines has no lead time (the proposal then prints none), "
+        "or when no line in the totals is delivered (services, support, free text)."
+    )
+    lead_time_unknown = serializers.SerializerMethodField(
+        help_text="SKUs of the lines in the totals without a lead time (a free-text line has "
+        "none to count); frozen with a sent revision, empty for one sent before lead times."
+    )
 
     class Meta:
         model = QuoteRevision
@@ -542,6 +553,8 @@ class RevisionSerializer(serializers.ModelSerializer):
             "additional_terms",
             "additional_terms_zh",
             "totals",
+            "lead_time_weeks",
+            "lead_time_unknown",
         ]
         read_only_fields = fields
         extra_kwargs = {
@@ -556,6 +569,21 @@ class RevisionSerializer(serializers.ModelSerializer):
     @extend_schema_field(TotalsSerializer)
     def get_totals(self, revision):
         return TotalsSerializer(revision_totals(revision=revision)).data
+
+    def _lead_time(self, revision):
+        """Read once per revision for the two fields (a draft's reads its lines)."""
+        kept = self.__dict__.setdefault("_lead_times", {})
+        if revision.pk not in kept:
+            kept[revision.pk] = revision_lead_time(revision=revision)
+        return kept[revision.pk]
+
+    @extend_schema_field(serializers.IntegerField(allow_null=True, min_value=1))
+    def get_lead_time_weeks(self, revision):
+        return self._lead_time(revision).weeks
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_lead_time_unknown(self, revision):
+        return list(self._lead_time(revision).totals.unknown)
 
 
 class MarginSerializer(serializers.Serializer):

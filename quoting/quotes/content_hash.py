@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 5
+CURRENT_VERSION = 6
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -82,6 +82,12 @@ FIELDS[5] = (
     FIELDS[4][0],
     (*FIELDS[4][1], "origin"),
 )
+# 6: the delivery time the proposal prints (QuoteRevision.lead_time_weeks, frozen at the send).
+# A revision sent before keeps version 5 and its fingerprint.
+FIELDS[6] = (
+    (*FIELDS[5][0], "lead_time_weeks"),
+    FIELDS[5][1],
+)
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots
 # above (a later release may draw them differently; the figures stay the same).
@@ -102,6 +108,7 @@ NOT_HASHED = {
         "design_racks",
         "snapshot_version",
         "design_list_value",  # the approval gate's measure, never printed
+        "lead_time_unknown",  # the staff's note of lines without a lead time, never printed
     ),
     "line": (
         "id",

@@ -30,6 +30,7 @@ from catalog.models import (
     DEVICE_CATEGORIES,
     EXPORT_SOURCE_VERIFY,
     HARDWARE_CATEGORIES,
+    Category,
     PricingBasis,
     paid_yearly,
 )
@@ -50,6 +51,7 @@ from quoting.quotes.models import (
     ApprovalRule,
     AsBuiltCheck,
     InstallPack,
+    LineKind,
     LineOrigin,
     Notification,
     NotificationEmailOptOut,
@@ -292,6 +294,100 @@ def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | Non
     lines = revision.lines.all() if lines is None else lines
     return lines_totals(
         (line for line in lines if line.section in TOTALLED_SECTIONS), revision=revision
+    )
+
+
+# --- lead times: when the offer can be delivered ---------------------------------------------
+
+# Performed, not shipped: a support term starts on acceptance, a service is scheduled with the
+# customer. Free-text lines are left out too: the catalog knows nothing of them.
+LEAD_TIME_LEFT_OUT = frozenset({Category.SERVICE, Category.SUPPORT})
+
+
+@dataclass(frozen=True, slots=True)
+class LeadTimeOf:
+    """The lead time of some lines: the longest, `weeks` only when every line has one."""
+
+    weeks: int | None
+    longest_known: int | None
+    unknown: tuple[str, ...] = ()  # the lines without one, by SKU (a free name when none)
+
+    @property
+    def counted(self) -> bool:
+        return self.longest_known is not None or bool(self.unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class LeadTime:
+    """A revision's expected lead time: of the lines in the totals (what the proposal prints,
+    as "about N weeks after order", only when every one is known), and apart of the optional
+    items and alternatives (a draft's, for the staff's page)."""
+
+    totals: LeadTimeOf
+    offered: LeadTimeOf | None = None
+    # False: a revision sent before lead times were kept; its proposal printed none.
+    recorded: bool = True
+
+    @property
+    def weeks(self) -> int | None:
+        return self.totals.weeks
+
+    @property
+    def offered_differs(self) -> bool:
+        return (
+            self.offered is not None
+            and self.offered.counted
+            and (self.offered.longest_known, self.offered.unknown)
+            != (self.totals.longest_known, self.totals.unknown)
+        )
+
+
+def _lead_time_counted(line: QuoteLine) -> bool:
+    if not line.quantity or line.kind == LineKind.FREE_TEXT:
+        return False
+    return line.product is None or line.product.category not in LEAD_TIME_LEFT_OUT
+
+
+def lead_time_of(lines: Iterable[QuoteLine]) -> LeadTimeOf:
+    """The longest of the catalog's lead times of these lines, and the lines without one."""
+    known, unknown = [], []
+    for line in lines:
+        if not _lead_time_counted(line):
+            continue
+        weeks = line.product.lead_time_weeks if line.product is not None else None
+        if weeks is None:
+            name = line.sku or line.description
+            if name not in unknown:
+                unknown.append(name)
+        else:
+            known.append(weeks)
+    longest = max(known, default=None)
+    return LeadTimeOf(
+        weeks=None if unknown else longest, longest_known=longest, unknown=tuple(unknown)
+    )
+
+
+def revision_lead_time(
+    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+) -> LeadTime:
+    """A sent revision's lead time as frozen at the send (no line read); a draft's from its lines
+    (read with their products when not given) and the catalog's lead times now."""
+    if revision.is_frozen:
+        unknown = revision.lead_time_unknown
+        return LeadTime(
+            totals=LeadTimeOf(
+                weeks=revision.lead_time_weeks,
+                longest_known=revision.lead_time_weeks,
+                unknown=tuple(unknown or ()),
+            ),
+            recorded=unknown is not None,
+        )
+    if lines is None:
+        lines = revision.lines.select_related("product").order_by("position")
+    lines = sorted(lines, key=lambda line: line.position)
+    return LeadTime(
+        totals=lead_time_of(ln for ln in lines if ln.section in TOTALLED_SECTIONS),
+        offered=lead_time_of(ln for ln in lines if ln.section not in TOTALLED_SECTIONS),
     )
 
 

@@ -382,6 +382,17 @@ class QuoteRevision(models.Model):
     additional_terms_zh = models.TextField(
         _("additional terms (Chinese)"), max_length=2000, blank=True
     )
+    # Frozen at the send from the catalog's lead times (selectors.revision_lead_time), so a later
+    # catalog change never alters what a sent proposal promised. `lead_time_weeks`: the delivery
+    # time the proposal prints, the longest lead time among the lines in the totals; null when
+    # one of them has none (nothing is printed then). `lead_time_unknown`: the SKUs of those
+    # lines, for the staff's note; null on a revision not sent, or sent before lead times.
+    lead_time_weeks = models.PositiveSmallIntegerField(
+        _("lead time (weeks)"), null=True, blank=True, editable=False
+    )
+    lead_time_unknown = models.JSONField(
+        _("lead time unknown for"), null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["quote", "number"]

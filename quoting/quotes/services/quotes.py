@@ -94,6 +94,7 @@ from quoting.quotes.selectors import (
     revision_content_fingerprint,
     revision_export_note,
     revision_gate,
+    revision_lead_time,
     revision_totals,
     schedule_text,
 )
@@ -1544,6 +1545,10 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     )
     revision.tax_amount, revision.total = totals.tax, totals.total
     revision.tax_breakdown = [row.as_json() for row in totals.tax_breakdown]
+    # Frozen with the rest: a lead time the catalog manager changes later is for later offers.
+    lead_time = revision_lead_time(revision=revision)
+    revision.lead_time_weeks = lead_time.weeks
+    revision.lead_time_unknown = list(lead_time.totals.unknown)
     revision.frozen_at = revision.sent_at = now
     revision.save()
     # The fingerprint of what the database now holds (not of the values computed above): every

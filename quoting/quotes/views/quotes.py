@@ -75,6 +75,7 @@ from quoting.quotes.selectors import (
     revision_export_note,
     revision_for_display,
     revision_gate,
+    revision_lead_time,
 )
 from quoting.quotes.services import quotes as services
 from quoting.quotes.services.as_built import as_built_checks_of
@@ -243,6 +244,16 @@ def _page_context(request, display, **extra) -> dict:
             )
             if is_current and not revision.is_frozen
             else []
+        ),
+        # Staff only: the expected lead time beside the totals, and why the proposal prints
+        # none. A sent revision's is frozen with it (no line read); a draft's from its lines.
+        "lead_time": revision_lead_time(
+            revision=revision,
+            lines=(
+                None
+                if revision.is_frozen
+                else [row.line for rows in display.sections.values() for row in rows]
+            ),
         ),
         "design": revision.design_snapshot,
         "design_query": _design_query(revision, quote),
