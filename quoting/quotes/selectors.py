@@ -1174,6 +1174,7 @@ def quote_audit_trail(*, quote: Quote) -> QuerySet[QuoteEvent]:
             "actor_id",
             "verb",
             "details",
+            "reason_message",
             "at",
             "actor__username",
             "revision__number",
