@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
 
 from django.utils.translation import gettext
@@ -111,6 +112,14 @@ def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> Pr
     except InvalidInput:
         return None
     return design_bom_priced(design=other, currency=currency)
+
+
+def design_ufm_option_priced(*, lines: Iterable, currency: str) -> PricedBom | None:
+    """The UFM option a design leaves out (rule 8: no licence without its hosts quoted and
+    cabled) at list prices: a live design's FabricDesign.ufm_option, or a saved design's
+    "ufm_option" rows, which its snapshot keeps. None when the design left nothing out."""
+    lines = list(lines)
+    return bom_priced(bom=lines, currency=currency) if lines else None
 
 
 # The other fabric family's NIC generation at the same per-port speed.

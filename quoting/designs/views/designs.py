@@ -40,6 +40,7 @@ from quoting.designs.services.designs import (
     design_non_rail_priced,
     design_rack_scale_other_priced,
     design_site_inputs,
+    design_ufm_option_priced,
     message_from_json,
     site_from_json,
 )
@@ -268,6 +269,9 @@ def design_new(request):
             "summary": saved.result,
             "drawing": drawing,
             "priced": design_priced(design=saved, currency=currency),
+            "ufm_priced": design_ufm_option_priced(
+                lines=saved.result.get("ufm_option") or [], currency=currency
+            ),
             "warnings": [message_from_json(m) for m in messages.get("warnings", [])]
             or saved.result.get("warnings", []),
             "advice": [message_from_json(m) for m in messages.get("advice", [])]
@@ -281,6 +285,7 @@ def design_new(request):
             "priced": design_bom_priced(design=design, currency=currency),
             "non_rail_priced": design_non_rail_priced(design=design, currency=currency),
             "rack_scale_priced": design_rack_scale_other_priced(design=design, currency=currency),
+            "ufm_priced": design_ufm_option_priced(lines=design.ufm_option, currency=currency),
             "warnings": design.warning_messages,
             "advice": design.advice_messages,
         }

@@ -57,6 +57,13 @@ UFM_RECOMMENDED_FROM = 300
 UFM_REQUIRED_FROM = 2000
 # A subnet manager runs as a master and a standby: two switches, two appliances, two hosts.
 HA_PAIR = 2
+# The switches' own subnet manager runs fabrics of up to this many nodes: "The embedded SM on
+# the MLNX-OS can be used to manage fabrics up to 2048 nodes on x86 based systems" (NVIDIA
+# MLNX-OS User Manual v3.12.2200 LTS, "Subnet Manager", https://docs.nvidia.com/networking/
+# display/nvidiamlnxosusermanualv3122200lts/subnet+manager). The manual does not say what a node
+# is; our rule counts one per endpoint port and one per switch (the GPU NICs of HGX and DGX
+# servers are single-port ConnectX adapters, each a node of its own).
+SWITCH_SM_MAX_NODES = 2048
 # Management ports kept free on each in-band switch to reach the customer's network. Our rule:
 # NVIDIA's BasePOD configurations we could read give the peer link's ports, not the uplinks'.
 INBAND_UPLINKS = 2
@@ -75,6 +82,12 @@ RACKS_PER_SCALABLE_UNIT = 8
 # ports: one switch when every port fits it, else the fewest leaves and spines with every leaf's
 # uplinks at least its down ports (non-blocking at 1:1) and port i of every rack of a rail group
 # on one leaf. Both builds are shown, each beside the other (`RackScaleBuild`).
+
+
+class SubnetManagerTooSmall(InvalidInput):
+    """The switches would run the subnet manager of a fabric over SWITCH_SM_MAX_NODES: no
+    valid build (rule 8). A refusal of its own so that the growth step, which counts switches
+    and cables only, can still be designed (_step_designed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,6 +627,9 @@ def _design(
     core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core", lengths)
 
     buy = _Purchase(catalog, lengths)
+    if no_ufm_hosts and _fabric_nodes(t) > SWITCH_SM_MAX_NODES:
+        _ufm_hosts_uncabled(catalog, chosen.switch, t, buy.tally, warnings, no_ufm_hosts)
+        no_ufm_hosts = None
     ufm_option = _ufm_option(catalog, chosen.switch, t) if no_ufm_hosts else ()
     subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
         req, catalog, chosen.switch, t, buy.tally, warnings, (no_ufm_hosts, ufm_option)
@@ -1460,6 +1476,8 @@ def _subnet_manager(
     if ufm_left_out:
         choice = "on-switch"
         warnings.append(_ufm_not_quoted(reason, option))
+    if choice == "on-switch" and not ufm_left_out and _fabric_nodes(t) > SWITCH_SM_MAX_NODES:
+        raise SubnetManagerTooSmall.field("subnet_manager", _switch_sm_too_small(t))
     sm_switch, sm_switch_count = None, 0
     if choice == "on-switch" and not switch.managed:
         sm_switch = parts.managed_sibling(catalog, switch)
@@ -1529,6 +1547,80 @@ def _subnet_manager(
             )
         )
     return choice, sm_switch, sm_switch_count
+
+
+def _fabric_nodes(t: Topology) -> int:
+    """The fabric's nodes as SWITCH_SM_MAX_NODES counts them: endpoint ports and switches."""
+    return t.endpoints + t.leaf_count + t.spine_count + t.core_count
+
+
+def _switch_sm_too_small(t: Topology) -> Message:
+    """The switches' subnet manager asked for a fabric over SWITCH_SM_MAX_NODES: refused on the
+    field, naming what to choose."""
+    return message(
+        gettext_noop(
+            "This fabric has {nodes} InfiniBand nodes ({endpoints} endpoint ports and "
+            "{switches} switches), more than the {limit} the switches' own subnet manager runs "
+            "(NVIDIA MLNX-OS User Manual): choose UFM licences, a UFM appliance or an OpenSM "
+            "host."
+        ),
+        nodes=_fabric_nodes(t),
+        endpoints=t.endpoints,
+        switches=t.leaf_count + t.spine_count + t.core_count,
+        limit=SWITCH_SM_MAX_NODES,
+    )
+
+
+def _ufm_hosts_uncabled(
+    catalog: list[ProductSpec],
+    switch: ProductSpec,
+    t: Topology,
+    tally: Tally,
+    warnings: list[Message],
+    reason: Message,
+) -> None:
+    """Rule 8, our rule where NVIDIA publishes none: a fabric over SWITCH_SM_MAX_NODES whose
+    leaves have no port for the UFM hosts still gets UFM, as the switches cannot run it. Its
+    hosts and their NICs are quoted with the licences (_subnet_manager) but not cabled, and the
+    warning says what gives them a port. The fabric is not bent for two hosts: NVIDIA's own
+    SuperPOD tables build these full units (DGX B200, 8 SUs of 32: 256 DGX on 64 leaves and 32
+    spines), and a leaf port more for them would be a third switch tier at 2,048 NDR ports."""
+    host = parts.pick_ufm_host(catalog)
+    nic = parts.pick_ufm_host_nic(catalog, switch.generation)
+    if host and nic:
+        # Not in the network racks' power and rack units: the installation pack racks what it
+        # cables, and these hosts stand where their ports are agreed.
+        tally.add(host, HA_PAIR, "subnet manager", powered=False)
+        tally.add(nic, HA_PAIR, "subnet manager", powered=False)
+    warnings.append(
+        message(
+            gettext_noop(
+                "UFM is quoted, its two hosts not cabled: this fabric has {nodes} InfiniBand "
+                "nodes ({endpoints} endpoint ports and {switches} switches), more than the "
+                "{limit} the switches' own subnet manager runs (NVIDIA MLNX-OS User Manual), so "
+                "it cannot do without UFM. {reason}"
+            ),
+            nodes=_fabric_nodes(t),
+            endpoints=t.endpoints,
+            switches=t.leaf_count + t.spine_count + t.core_count,
+            limit=SWITCH_SM_MAX_NODES,
+            reason=reason,
+        )
+    )
+
+
+def _servers_freeing_a_port(req: FabricRequirements, t: Topology, slots: int) -> Message:
+    """The size whose leaves leave the UFM hosts a port: `slots` server slots fewer, as NVIDIA's
+    DGX SuperPOD has 127 DGX in four scalable units of 32, the 128th slot UFM's."""
+    servers = t.servers - slots
+    return message(
+        gettext_noop(
+            "No leaf port is free for the UFM hosts: design {servers} servers ({gpus} GPUs) to "
+            "have them cabled, as NVIDIA's SuperPOD gives UFM a server slot (127 DGX in 128)."
+        ),
+        servers=servers,
+        gpus=servers * req.gpus_per_server,
+    )
 
 
 def _ufm_not_quoted(reason: Message, option: tuple[BomLine, ...]) -> Message:
@@ -1616,15 +1708,37 @@ def _ufm_hosts_placed(
     host_media: Media,
     lengths: FabricLengths | None,
 ) -> tuple[Topology, _UfmUnit | None, Message | None]:
-    """The fabric with room for UFM (_room_for_ufm), the unit cabled, and why UFM licences
-    have no hosts quoted: no host of the fabric's generation in the catalog, no leaf port free
-    (a full rail-optimised fabric gets no rail group for two hosts), or room that takes more
-    spines or cores (two hosts are not worth them). An appliance that finds no room is refused
-    (hosts.place_ufm)."""
+    """The fabric with room for UFM, the unit cabled, and why UFM licences have no hosts cabled
+    (_ufm_hosts_found). A fabric over SWITCH_SM_MAX_NODES cannot do without UFM: there the reason
+    names the size that gives the hosts a leaf port, where fewer servers would."""
+    placed, unit, why, slots = _ufm_hosts_found(req, catalog, chosen, t, host_media, lengths)
+    if why is not None and slots and _fabric_nodes(placed) > SWITCH_SM_MAX_NODES:
+        why = _servers_freeing_a_port(req, placed, slots)
+    return placed, unit, why
+
+
+def _ufm_hosts_found(
+    req: FabricRequirements,
+    catalog: list[ProductSpec],
+    chosen: _Chosen,
+    t: Topology,
+    host_media: Media,
+    lengths: FabricLengths | None,
+) -> tuple[Topology, _UfmUnit | None, Message | None, int]:
+    """The fabric with room for UFM (_room_for_ufm), the unit cabled, why UFM licences have no
+    hosts quoted, and the server slots whose leaf ports would take the hosts (0: fewer servers
+    does not help). No hosts: no host of the fabric's generation in the catalog, no leaf port
+    free (a full rail-optimised fabric gets no rail group for two hosts), or room that takes
+    more spines or cores (two hosts are not worth them). An appliance that finds no room is
+    refused (hosts.place_ufm)."""
     unit = _ufm_unit(req, catalog, chosen.switch, t.planned_endpoints)
     if unit is None:
-        if _sm_choice(req, chosen.switch, t.planned_endpoints) != "ufm-licence":
-            return t, None, None
+        # Ethernet has no subnet manager: nothing of UFM is left out there.
+        if (
+            req.family != "infiniband"
+            or _sm_choice(req, chosen.switch, t.planned_endpoints) != "ufm-licence"
+        ):
+            return t, None, None, 0
         return (
             t,
             None,
@@ -1635,10 +1749,11 @@ def _ufm_hosts_placed(
                 ),
                 generation=chosen.switch.generation,
             ),
+            0,
         )
     rack_scale = chosen.server is not None and chosen.server.rack_scale
     if rack_scale and t.kept_servers and unit.nic is not None:
-        return t, None, _leaf_ports_kept_for_racks(t)
+        return t, None, _leaf_ports_kept_for_racks(t), 0
     try:
         room = _room_for_ufm(req, catalog, chosen.switch, chosen.nic, t, host_media, lengths, unit)
     except InvalidInput:
@@ -1651,30 +1766,32 @@ def _ufm_hosts_placed(
         except InvalidInput as unreached:
             # The hosts' runs, from where the layout stands them, reach no catalog media: the
             # hosts are optional, the fabric is not refused for them.
-            return t, None, _hosts_unreached(unreached)
+            return t, None, _hosts_unreached(unreached), 0
         if rack_scale:
-            return t, None, _no_leaf_port_in_racks(req, t)
-        return t, None, _no_leaf_port_for_hosts(t, hosts.shares_cage(media, host_media, t.split))
+            return t, None, _no_leaf_port_in_racks(req, t), 0
+        slots = _ufm_slots(t, hosts.shares_cage(media, host_media, t.split))
+        return t, None, _no_leaf_port_for_hosts(t, slots), slots
     added = (room.spine_count - t.spine_count) + (room.core_count - t.core_count)
     if unit.nic is None or not added:
-        return room, unit, None
+        return room, unit, None, 0
     if rack_scale and t.endpoints >= t.leaf_count * t.leaf_capacity:
-        return t, None, _no_leaf_port_in_racks(req, t)
+        return t, None, _no_leaf_port_in_racks(req, t), 0
     # "Design fewer servers" would drop a whole rack of 72 GPUs for two hosts.
-    return t, None, _hosts_take_switches(req, t, room, added, fewer_servers=not rack_scale)
+    return t, None, _hosts_take_switches(req, t, room, added, fewer_servers=not rack_scale), 0
 
 
 def _no_leaf_port_in_racks(req: FabricRequirements, t: Topology) -> Message:
     """Rack-scale systems (NVL72) fill their leaves with whole racks: NVIDIA's scalable unit of
     8 GB200 racks puts its 576 ports on 18 leaves of 32, none left for UFM, and freeing one port
-    would take a rack (72 GPUs) out of every leaf of its rail group. The hosts are left to the
-    customer, said plainly, rather than the fabric bent away from NVIDIA's unit for them."""
+    would take a rack (72 GPUs) out of every leaf of its rail group. UFM is left out and priced
+    beside (_ufm_not_quoted) until the customer agrees two ports for its hosts, rather than the
+    fabric bent away from NVIDIA's unit for them."""
     return message(
         gettext_noop(
             "No leaf port is kept for the UFM hosts: the {servers} racks' {ports} compute ports "
             "fill the leaves rack by rack, as NVIDIA's scalable unit of these racks does, and a "
-            "leaf port for UFM would cost a whole rack's {rails} ports or more switches. Plan "
-            "the hosts' two InfiniBand ports with the customer."
+            "leaf port for UFM would cost a whole rack's {rails} ports or more switches. Agree "
+            "two leaf ports for the UFM hosts with the customer to add the UFM option."
         ),
         servers=req.servers,
         ports=t.endpoints,
@@ -1689,7 +1806,8 @@ def _leaf_ports_kept_for_racks(t: Topology) -> Message:
         gettext_noop(
             "The free leaf ports are kept for the racks still to come ({kept} of the scalable "
             "unit's {planned}), as NVIDIA builds a part-filled unit whole: the UFM hosts are not "
-            "cabled into them. Plan the hosts' two InfiniBand ports with the customer."
+            "cabled into them. Agree two leaf ports for the UFM hosts with the customer to add "
+            "the UFM option."
         ),
         kept=t.kept_servers,
         planned=t.servers + t.kept_servers,
@@ -1705,8 +1823,9 @@ def _no_leaf_port_for_appliances(req: FabricRequirements, t: Topology) -> Invali
             gettext_noop(
                 "No leaf port is free for the UFM appliances: the {servers} racks' {ports} "
                 "compute ports fill the leaves rack by rack, and keeping ports for UFM would "
-                "need rail groups wider than a pod. Choose UFM licences (the hosts are then "
-                "the customer's) or design fewer racks."
+                "need rail groups wider than a pod. Choose UFM licences (the switches then run "
+                "the subnet manager, the UFM option priced beside the design) or design fewer "
+                "racks."
             ),
             servers=req.servers,
             ports=t.endpoints,
@@ -1721,10 +1840,14 @@ def _hosts_unreached(error: InvalidInput) -> Message:
     )
 
 
-def _no_leaf_port_for_hosts(t: Topology, shares_cage: bool) -> Message:
+def _ufm_slots(t: Topology, shares_cage: bool) -> int:
     """What frees a leaf port in a full rail group: one server slot when a host's link may take
     a server cage's free port (hosts.place_ufm), else a whole cage's servers."""
-    slots = t.split * (1 if shares_cage else t.ports_per_cage)
+    return t.split * (1 if shares_cage else t.ports_per_cage)
+
+
+def _no_leaf_port_for_hosts(t: Topology, slots: int) -> Message:
+    """A full rail group's fix for the UFM hosts: `slots` server slots fewer per unit."""
     return message(
         gettext_noop(
             "No leaf port is free for the UFM hosts: design {servers} servers in a scalable unit "
@@ -1748,7 +1871,8 @@ def _hosts_take_switches(
             gettext_noop(
                 "Cabling the UFM hosts would take more switches ({switches} in all), as a "
                 "leaf's uplinks count its UFM ports like a server's: the engine adds no switches "
-                "for two hosts. Plan the hosts' two InfiniBand ports with the customer."
+                "for two hosts. Agree two leaf ports for the UFM hosts with the customer to add "
+                "the UFM option."
             ),
             switches=switches,
         )
@@ -2349,6 +2473,17 @@ def _general_warnings(
         warnings.append(message(gettext_noop("This design is full: growing needs re-cabling.")))
 
 
+def _step_designed(bigger: FabricRequirements, catalog: list[ProductSpec]) -> FabricDesign:
+    """The growth step's fabric. A step whose switches could not run its subnet manager
+    (SubnetManagerTooSmall) is designed with an OpenSM host instead: cabled nowhere, as the
+    switches' subnet manager is, it buys the same switches, optics and cables, which are all
+    the step counts."""
+    try:
+        return _design(bigger, catalog, look_ahead=False)
+    except SubnetManagerTooSmall:
+        return _design(replace(bigger, subnet_manager="opensm-host"), catalog, look_ahead=False)
+
+
 def _next_step(
     design: FabricDesign, catalog: list[ProductSpec], warnings: list[Message]
 ) -> NextStep | None:
@@ -2371,7 +2506,7 @@ def _next_step(
         include_nics=False,
     )
     try:
-        step = _design(bigger, catalog, look_ahead=False)
+        step = _step_designed(bigger, catalog)
     except InvalidInput:
         warnings.append(
             message(

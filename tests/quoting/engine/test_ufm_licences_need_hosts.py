@@ -8,7 +8,8 @@ fabric whose leaves have no port for the hosts quotes no licence; its managed sw
 subnet manager (MLNX-OS User Manual, "Subnet Manager": up to 2048 nodes, without adaptive
 routing or SHARP), and the warning says why and lists the UFM option (licences, hosts, NICs)
 priced beside. "auto" follows the same rule from 300 endpoints. On NDR (64-port QM97x0) 256,
-512, 1,024 and 2,048 GPUs fill their leaves; on XDR (144-port leaves) every size has room."""
+512, 1,024 and 2,048 GPUs fill their leaves (2,048 is over the switches' 2,048 nodes: UFM is
+quoted there, its hosts uncabled); on XDR (144-port leaves) every size has room."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ SIZES = {
         384: ((16, 8), True),
         512: ((16, 8), False),
         1024: ((32, 16), False),
-        2048: ((64, 32), False),
+        # 2,048 NDR GPUs: 2,144 nodes are too many for the switches' subnet manager, so UFM
+        # is quoted with its hosts uncabled (test_switch_subnet_manager_node_limit.py).
     },
     "XDR": {
         248: ((4, 2), True),

@@ -1,0 +1,109 @@
+"""The switches' own subnet manager runs fabrics of up to 2,048 nodes; a larger fabric gets UFM.
+
+NVIDIA MLNX-OS User Manual v3.12.2200 LTS, "Subnet Manager": "The embedded SM on the MLNX-OS
+can be used to manage fabrics up to 2048 nodes". Our rule (the manual does not say what a node
+is): one node per endpoint port and per switch. 256 servers of 8 NDR GPUs are 2,048 endpoint
+ports and 96 switches: 2,144 nodes. Their leaves have no port for UFM's two hosts, yet "no UFM"
+is no valid build there, and NVIDIA's own SuperPOD tables build such full units (DGX B200: 256
+DGX on 64 leaves and 32 spines). So UFM is quoted, licences, two hosts and their NICs, the
+hosts not cabled, and the warning names the size that cables them, as NVIDIA's SuperPOD gives
+UFM a server slot (127 DGX in 128). The engine adds no switch tier for two hosts."""
+
+from __future__ import annotations
+
+import pytest
+
+from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricRequirements, design_fabric
+
+LICENCE, HOST, NIC = "UFM-ENT-LIC-EP", "UFM-HOST-1U", "MCX75310AAS-NEAT"
+SERVERS = [pytest.param(None, id="HGX"), pytest.param("DGX-H100", id="DGX")]
+# GPUs asked: (switches, nodes: endpoints + switches, the size named that cables the hosts).
+OVER_THE_LIMIT = {
+    2048: ((64, 32, 0), 2048 + 96, 255),
+    4096: ((128, 128, 64), 4096 + 320, 511),
+}
+UNCABLED = "UFM is quoted, its two hosts not cabled"
+
+
+def designed(catalog, **asked):
+    return design_fabric(FabricRequirements(nic_generation="NDR", **asked), catalog)
+
+
+def subnet_manager_lines(design) -> dict[str, int]:
+    return {line.sku: line.quantity for line in design.bom if line.role == "subnet manager"}
+
+
+@pytest.mark.parametrize("server", SERVERS)
+@pytest.mark.parametrize("gpus", OVER_THE_LIMIT)
+@pytest.mark.parametrize("subnet_manager", ["auto", "ufm-licence"])
+def test_a_full_fabric_over_2048_nodes_quotes_ufm_and_names_the_size_that_cables_it(
+    catalog, server, gpus, subnet_manager
+):
+    switches, nodes, servers = OVER_THE_LIMIT[gpus]
+    design = designed(
+        catalog, gpu_count=gpus, server_part_number=server, subnet_manager=subnet_manager
+    )
+
+    assert (design.leaf_count, design.spine_count, design.core_count) == switches
+    assert design.subnet_manager == "ufm-licence" and design.sm_switch is None
+    assert subnet_manager_lines(design) == {LICENCE: gpus, HOST: 2, NIC: 2}
+    assert design.ufm is None and "ufm-leaf" not in design.links_by_tier()
+    assert design.ufm_option == ()  # in the BOM, not beside it
+    (warning,) = [str(w) for w in design.warnings if UNCABLED in str(w)]
+    assert f"this fabric has {nodes} InfiniBand nodes ({gpus} endpoint ports" in warning
+    assert "more than the 2048 the switches' own subnet manager runs" in warning
+    assert f"design {servers} servers ({servers * 8} GPUs) to have them cabled" in warning
+    assert not any("UFM is not quoted" in str(w) for w in design.warnings)
+
+
+@pytest.mark.parametrize("server", SERVERS)
+@pytest.mark.parametrize("gpus", OVER_THE_LIMIT)
+def test_the_size_named_cables_the_two_hosts(catalog, server, gpus):
+    _switches, _nodes, servers = OVER_THE_LIMIT[gpus]
+    design = designed(catalog, server_count=servers, server_part_number=server)
+
+    assert design.subnet_manager == "ufm-licence" and design.ufm is not None
+    assert subnet_manager_lines(design) == {LICENCE: servers * 8, HOST: 2, NIC: 2}
+    assert design.links_by_tier()["ufm-leaf"] == 2
+    assert not any(UNCABLED in str(w) for w in design.warnings)
+
+
+@pytest.mark.parametrize("server", SERVERS)
+@pytest.mark.parametrize("gpus", [1984, 2048, 4096])
+def test_the_switches_subnet_manager_asked_over_2048_nodes_is_refused(catalog, server, gpus):
+    # 1,984 GPUs leave UFM a port, but 1,984 endpoints and 96 switches are 2,080 nodes.
+    with pytest.raises(InvalidInput) as refused:
+        designed(catalog, gpu_count=gpus, server_part_number=server, subnet_manager="on-switch")
+    (text,) = refused.value.errors["subnet_manager"]
+    assert "choose UFM licences, a UFM appliance or an OpenSM host" in text
+
+
+def test_under_the_limit_the_switches_still_run_it(catalog):
+    # 1,024 endpoints and 48 switches: 1,072 nodes.
+    design = designed(catalog, gpu_count=1024, subnet_manager="on-switch")
+    assert design.subnet_manager == "on-switch"
+    design = designed(catalog, gpu_count=1024, subnet_manager="ufm-licence")
+    assert design.subnet_manager == "on-switch" and design.ufm_option
+
+
+def test_an_opensm_host_is_not_held_to_the_switches_limit(catalog):
+    design = designed(catalog, gpu_count=2048, subnet_manager="opensm-host")
+    assert design.subnet_manager == "opensm-host"
+
+
+def test_ethernet_has_no_subnet_manager_and_no_ufm_option(catalog):
+    design = design_fabric(
+        FabricRequirements(gpu_count=4096, family="ethernet", nic_generation="400GbE"), catalog
+    )
+    assert design.subnet_manager == "" and design.ufm_option == ()
+    assert subnet_manager_lines(design) == {}
+
+
+def test_the_growth_step_is_still_counted_when_its_switches_could_not_run_it(catalog):
+    # 1,024 GPUs on the switches' subnet manager (1,072 nodes) step to 1,280 GPUs; 1,536 GPUs
+    # (1,536 + 72 nodes) step to 2,304 GPUs in whole units, too many nodes for the switches.
+    # The step counts switches and cables all the same.
+    design = designed(catalog, gpu_count=1536, subnet_manager="on-switch")
+    assert design.next_step is not None and design.next_step.gpus == 2304
+    assert not any("largest fabric" in str(w) for w in design.warnings)
