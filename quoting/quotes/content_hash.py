@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 5
+CURRENT_VERSION = 6
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -82,6 +82,12 @@ FIELDS[5] = (
     FIELDS[4][0],
     (*FIELDS[4][1], "origin"),
 )
+# 6: each alternative carries its own spares kit (optional lines of origin spares_kit under its
+# alternative_group, both already fingerprinted), offered only with that option; the proposed
+# design's kit only as quoted. The fields are version 5's: the version tells the rule the
+# revision was printed with (selectors.kits_follow_the_option). A revision sent before keeps
+# version 5, and every optional line offered with every configuration.
+FIELDS[6] = FIELDS[5]
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots
 # above (a later release may draw them differently; the figures stay the same).
