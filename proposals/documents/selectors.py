@@ -45,6 +45,8 @@ from quoting.quotes.selectors import (
     ROUNDING_RULE,
     AlternativeDelta,
     Totals,
+    kit_of_configuration,
+    kits_follow_the_option,
     line_amount,
     quotes_visible_to,
     revision_alternatives,
@@ -267,6 +269,8 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             discount_percent=line.discount_percent,
         )
         sections[line.section].append(Row(line, amount))
+    if kits_follow_the_option(revision):
+        _kits_under_their_options(sections)
     support, services = _offered(sections, language)
     drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
     totals = revision_totals(revision=revision, lines=lines)
@@ -297,6 +301,27 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
             version=content_hash.content_version(revision.content_sha256),
         ),
     )
+
+
+def _kits_under_their_options(sections: dict[str, list[Row]]) -> None:
+    """Each alternative's spares kit printed under that option's rows (a short list, marked
+    optional), not among the optional items offered with any configuration."""
+    kits: dict[str, list[Row]] = {}
+    for row in sections[Section.OPTIONAL]:
+        if kit_of_configuration(row.line):
+            kits.setdefault(row.line.alternative_group, []).append(row)
+    if not kits:
+        return
+    sections[Section.OPTIONAL] = [
+        r for r in sections[Section.OPTIONAL] if not kit_of_configuration(r.line)
+    ]
+    rows: list[Row] = []
+    for index, row in enumerate(sections[Section.ALTERNATIVES]):
+        rows.append(row)
+        following = sections[Section.ALTERNATIVES][index + 1 : index + 2]
+        if not following or following[0].line.alternative_group != row.line.alternative_group:
+            rows.extend(kits.pop(row.line.alternative_group, []))
+    sections[Section.ALTERNATIVES] = rows
 
 
 def _tco_charts(revision: QuoteRevision, language: str) -> list[str]:

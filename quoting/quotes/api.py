@@ -497,9 +497,11 @@ class LineSerializer(serializers.ModelSerializer):
             "origin": {
                 "help_text": "Where the line came from: `design` (a design's bill of materials: "
                 "the chosen design's, or an alternative's in the alternatives section), "
-                "`spares_kit` or `node_services` (sized from the chosen design), empty (entered "
-                "on the quote). A chosen alternative takes the place of the chosen design's "
-                "lines, whatever their section."
+                "`spares_kit` (sized from the chosen design, or from an alternative: then under "
+                "its `alternative_group`, offered with that option only) or `node_services` "
+                "(sized from the chosen design), empty (entered on the quote). A chosen "
+                "alternative takes the place of the chosen design's lines, whatever their "
+                "section."
             },
         }
 
@@ -833,6 +835,11 @@ class AlternativeSerializer(serializers.Serializer):
     label = serializers.CharField()
     design = serializers.IntegerField(allow_null=True)
     lines = LineSerializer(many=True)
+    spares_kit = LineSerializer(
+        many=True,
+        help_text="The option's spares kit, sized from its bill of materials at the catalog's "
+        "ratios: optional lines under its label, offered with this option only.",
+    )
 
 
 class LineAddSerializer(serializers.Serializer):
@@ -1453,15 +1460,18 @@ class QuoteViewSet(
             user=request.user,
             expected_version=version,
         )
+        kit = [ln for ln in lines if ln.section == Section.OPTIONAL]
         body = {
             "label": data["label"].strip(),
             "design": design.pk,
-            "lines": LineSerializer(lines, many=True).data,
+            "lines": LineSerializer([ln for ln in lines if ln not in kit], many=True).data,
+            "spares_kit": LineSerializer(kit, many=True).data,
         }
         return Response(body, status=status.HTTP_201_CREATED, headers={"ETag": etag(quote.version)})
 
     @extend_schema(
-        summary="Withdraw an alternative (all its lines) from the current revision",
+        summary="Withdraw an alternative (all its lines and its spares kit) from the current "
+        "revision",
         parameters=[
             OpenApiParameter(
                 "label",

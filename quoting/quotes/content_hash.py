@@ -82,8 +82,13 @@ FIELDS[5] = (
     FIELDS[4][0],
     (*FIELDS[4][1], "origin"),
 )
-# 6: the delivery time the proposal prints (QuoteRevision.lead_time_weeks, frozen at the send).
-# A revision sent before keeps version 5 and its fingerprint.
+# 6: the delivery time the proposal prints (QuoteRevision.lead_time_weeks, frozen at the send),
+# and the rule that each alternative carries its own spares kit (optional lines of origin
+# spares_kit under its alternative_group, both already fingerprinted), offered only with that
+# option, the proposed design's kit only as quoted (selectors.kits_follow_the_option: the
+# version tells the rule the revision was printed with). Both came in one release. A revision
+# sent before keeps version 5, its fingerprint, and every optional line offered with every
+# configuration.
 FIELDS[6] = (
     (*FIELDS[5][0], "lead_time_weeks"),
     FIELDS[5][1],

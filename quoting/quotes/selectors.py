@@ -105,6 +105,15 @@ ALTERNATIVES_RULE = gettext_noop(
     "priced as a share of the hardware stays as quoted). Optional items are sized for the "
     "proposed design."
 )
+# The same, from content version 6 (kits_follow_the_option): each configuration carries its own
+# spares kit. A revision sent before printed the rule above and keeps it (alternatives_rule).
+ALTERNATIVES_RULE_KITS = gettext_noop(
+    "An option takes the place of the proposed design's equipment and licences, whatever their "
+    "section; the other items stay, and support priced per switch follows the option (support "
+    "priced as a share of the hardware stays as quoted). Each configuration has its own spares "
+    "kit, sized from its equipment and offered with it only; the other optional items are "
+    "offered with any."
+)
 HUNDRED = Decimal(100)
 TOTAL_NAMES = ("subtotal", "discount", "net", "tax", "total")  # Totals' amounts, in print order
 
@@ -557,10 +566,12 @@ def revision_offered_measures(
     alternatives = list(
         dict.fromkeys(ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES)
     )
-    optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
-    optional_list = {ln.pk: ln.quantity * _list_unit_price(ln) for ln in optional}
+    optional_list = {
+        ln.pk: ln.quantity * _list_unit_price(ln) for ln in lines if ln.section == Section.OPTIONAL
+    }
     measures = []
     for alternative in ["", *alternatives]:
+        optional = optional_offered(revision, lines, alternative=alternative)
         for chosen in _optional_orders(optional, revision=revision):
             choice = offer_choice(
                 revision=revision,
@@ -687,6 +698,10 @@ class AlternativeDelta:
     delta_subtotal: Decimal  # against the lines it replaces (replaced_by_alternatives)
     total_if_chosen: Decimal  # the quote total with this option instead of those lines
     delta_total: Decimal
+    # The option's own spares kit, offered with it (optional, outside every total above): each
+    # part's number and quantity, and their amount.
+    kit: tuple[tuple[str, int], ...] = ()
+    kit_subtotal: Decimal = Decimal("0.00")
 
 
 @dataclass(frozen=True, slots=True)
@@ -709,9 +724,10 @@ def frozen_revision_key(revision: QuoteRevision) -> str:
 
 
 def _frozen_figures_key(revision: QuoteRevision) -> str:
-    # v4: an alternative replaces the chosen design's lines, not the network section (#26), on
-    # a revision sent under content version 5 or later (whole_design_replaced).
-    return f"quoting:frozen-figures:v4:{frozen_revision_key(revision)}"
+    # v5: an alternative carries its spares kit (AlternativeDelta.kit). v4: an alternative
+    # replaces the chosen design's lines, not the network section (#26), on a revision sent
+    # under content version 5 or later (whole_design_replaced).
+    return f"quoting:frozen-figures:v5:{frozen_revision_key(revision)}"
 
 
 @dataclass
@@ -771,6 +787,51 @@ def whole_design_replaced(revision: QuoteRevision) -> bool:
     return head.isdigit() and int(head) >= WHOLE_DESIGN_RULE_VERSION
 
 
+# The content fingerprint version from which each alternative carries its own spares kit
+# (optional lines of origin spares_kit under its group) and the customer may include only the
+# kit of the configuration they order. A revision sent before offered every optional line with
+# every configuration (the proposed design's kit with an alternative too): it keeps that rule.
+KIT_PER_OPTION_VERSION = 6
+
+
+def kits_follow_the_option(revision: QuoteRevision) -> bool:
+    """Whether `revision` offers each configuration's spares kit with that configuration only
+    (a draft, or a revision sent under version 6 or later), or every optional line with every
+    configuration (sent before)."""
+    if not revision.is_frozen:
+        return True
+    head = (revision.content_sha256 or "").partition(":")[0]
+    return head.isdigit() and int(head) >= KIT_PER_OPTION_VERSION
+
+
+def kit_of_configuration(line: QuoteLine) -> str | None:
+    """The configuration whose spares kit this optional line is ("" the proposed design's, else
+    the alternative's group), or None for an optional item offered with any configuration."""
+    if line.section == Section.OPTIONAL and line.origin == LineOrigin.SPARES_KIT:
+        return line.alternative_group
+    return None
+
+
+def optional_offered(
+    revision: QuoteRevision, lines: Iterable[QuoteLine], *, alternative: str = ""
+) -> list[QuoteLine]:
+    """The optional lines the customer may include with `alternative` ("" as quoted): every
+    optional item and the spares kit of that configuration, not another's (a kit of spares for
+    parts they would not buy)."""
+    optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
+    if not kits_follow_the_option(revision):
+        return optional
+    return [ln for ln in optional if kit_of_configuration(ln) in (None, alternative or "")]
+
+
+def alternatives_rule(revision: QuoteRevision) -> str:
+    """The note said under `revision`'s options, untranslated: the rule it is priced and offered
+    by; "" for one sent before any was printed."""
+    if kits_follow_the_option(revision):
+        return ALTERNATIVES_RULE_KITS
+    return ALTERNATIVES_RULE if whole_design_replaced(revision) else ""
+
+
 def from_the_chosen_design(line: QuoteLine) -> bool:
     """Whether the chosen design put this line on the quote (an alternative's own lines are
     not the chosen design's)."""
@@ -827,6 +888,7 @@ def revision_alternatives(
     for group, group_lines in groups.items():
         subtotal = sum((_amount(ln) for ln in group_lines), Decimal("0.00"))
         chosen = lines_totals(_support_for(revision, [*kept, *group_lines]), revision=revision)
+        kit = [ln for ln in lines if group and kit_of_configuration(ln) == group]
         result.append(
             AlternativeDelta(
                 group,
@@ -834,6 +896,8 @@ def revision_alternatives(
                 subtotal - replaced_subtotal,
                 chosen.total,
                 chosen.total - current.total,
+                kit=tuple((ln.sku or ln.description, ln.quantity) for ln in kit),
+                kit_subtotal=sum((_amount(ln) for ln in kit), Decimal("0.00")),
             )
         )
     return result
@@ -1003,11 +1067,21 @@ class OfferChoice:
 
 
 @dataclass(frozen=True, slots=True)
+class OptionalView:
+    line: QuoteLine
+    amount: Decimal
+    # The configuration whose spares kit the line is ("" the proposed design's, else an
+    # alternative's group), offered only with it; None: offered with any configuration.
+    kit_of: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class OfferOptions:
-    """What a revision lets the customer choose: its alternatives and its optional lines."""
+    """What a revision lets the customer choose: its alternatives and its optional lines (each
+    configuration's spares kit among them, offered with that configuration: optional_offered)."""
 
     alternatives: list[AlternativeDelta]
-    optional: list[LineView]
+    optional: list[OptionalView]
     lines: list[QuoteLine]  # all the revision's lines, read once: offer_choice(lines=) takes them
 
     def __bool__(self) -> bool:
@@ -1018,9 +1092,14 @@ def offer_options(
     *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
 ) -> OfferOptions:
     lines = _revision_lines(revision) if lines is None else list(lines)
+    per_option = kits_follow_the_option(revision)
     return OfferOptions(
         alternatives=revision_alternatives(revision=revision, lines=lines),
-        optional=[LineView(ln, _amount(ln)) for ln in lines if ln.section == Section.OPTIONAL],
+        optional=[
+            OptionalView(ln, _amount(ln), kit_of_configuration(ln) if per_option else None)
+            for ln in lines
+            if ln.section == Section.OPTIONAL
+        ],
         lines=lines,
     )
 
@@ -1055,6 +1134,15 @@ def offer_choice(
     if any(key not in offered for key in keys):
         raise InvalidValue(
             _("This offer has no such optional item: choose among the optional items listed."),
+            field="optional",
+        )
+    with_it = {str(ln.key) for ln in optional_offered(revision, lines, alternative=alternative)}
+    if any(key not in with_it for key in keys):
+        raise InvalidValue(
+            _(
+                "These spare parts are the spares kit of another configuration: include the "
+                "spares kit offered with the option you order."
+            ),
             field="optional",
         )
     chosen = tuple(ln for ln in lines if str(ln.key) in set(keys))

@@ -30,7 +30,7 @@ from __future__ import annotations
 import csv
 import io
 import zipfile
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -61,13 +61,14 @@ from quoting.quotes.models import (
     milestone_label,
 )
 from quoting.quotes.selectors import (
-    ALTERNATIVES_RULE,
     ROUNDING_RULE,
     OfferChoice,
+    alternatives_rule,
     booked_choice,
+    kit_of_configuration,
+    kits_follow_the_option,
     offer_choice,
     revision_alternatives,
-    whole_design_replaced,
 )
 from quoting.templatetags.quoting_numbers import rmb_in_words
 
@@ -487,6 +488,13 @@ class _QuoteSheet:
     def _offered_apart(self) -> None:
         lines, out = self.offer.lines, self.out
         optional = [ln for ln in lines if ln.section == Section.OPTIONAL and ln.quantity]
+        # An option's spares kit is listed under the option, as the proposal prints it.
+        kits = defaultdict(list)
+        if kits_follow_the_option(self.offer.revision):
+            for ln in optional:
+                if kit_of_configuration(ln):
+                    kits[ln.alternative_group].append(ln)
+            optional = [ln for ln in optional if not kit_of_configuration(ln)]
         alternatives = [ln for ln in lines if ln.section == Section.ALTERNATIVES and ln.quantity]
         if optional:
             out.next()
@@ -509,11 +517,16 @@ class _QuoteSheet:
             )
             self._total_row(_("Subtotal"), Formula(f"=SUM({span})"))
             self._total_row(_("Total if chosen"), if_chosen[group])
+            if kits[group]:
+                self._block(
+                    _("Its spares kit, optional (offered with this option only)"), kits[group]
+                )
         out.next()
         out.put("C", _("Offered, not included in the totals."))
-        if whole_design_replaced(self.offer.revision):  # else sent, and printed, without it
+        rule = alternatives_rule(self.offer.revision)  # "": sent, and printed, without one
+        if rule:
             out.next()
-            out.put("C", _(ALTERNATIVES_RULE))
+            out.put("C", _(rule))
 
     def _notes(self) -> None:
         out, revision, quote = self.out, self.offer.revision, self.offer.quote

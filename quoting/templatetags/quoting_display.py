@@ -13,7 +13,7 @@ from quoting.designs.display import (
     requirement_rows,
 )
 from quoting.quotes.display import event_detail_rows
-from quoting.quotes.selectors import whole_design_replaced
+from quoting.quotes.selectors import kits_follow_the_option, whole_design_replaced
 
 register = template.Library()
 
@@ -43,3 +43,10 @@ def whole_design_replaced_filter(revision) -> bool:
     """Whether the revision's options are priced by today's rule (the note under a list of
     options says it); a revision sent before was printed without it."""
     return whole_design_replaced(revision)
+
+
+@register.filter(name="kits_follow_the_option")
+def kits_follow_the_option_filter(revision) -> bool:
+    """Whether each of the revision's configurations offers its own spares kit only (the note
+    under a list of options says it); a revision sent before content version 6 does not."""
+    return kits_follow_the_option(revision)

@@ -52,6 +52,25 @@
       .then(function () { if (mine === asked) box.removeAttribute("aria-busy"); });
   }
 
+  // Each configuration's spares kit is offered with it only: picking an option shows its kit
+  // and hides (and leaves out) the others', before the totals are asked for.
+  function kitsFollow(event) {
+    if (!event.target || event.target.name !== "alternative") return;
+    var chosen = event.target.value;
+    box.querySelectorAll("label[data-kit-of]").forEach(function (label) {
+      var other = label.getAttribute("data-kit-of") !== chosen;
+      var input = label.querySelector("input");
+      label.hidden = other;
+      if (input) {
+        input.disabled = other;
+        if (other) input.checked = false;
+      }
+    });
+  }
+
   recalculate.hidden = true;  // the figures follow each change
-  box.addEventListener("change", update);
+  box.addEventListener("change", function (event) {
+    kitsFollow(event);
+    update();
+  });
 })();

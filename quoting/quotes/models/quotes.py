@@ -442,7 +442,10 @@ class QuoteLine(models.Model):
         _("alternative"),
         max_length=100,
         blank=True,
-        help_text=_("Alternatives only: the option this line belongs to, e.g. 'Better'."),
+        help_text=_(
+            "Alternatives and their spares kits only: the option this line belongs to, e.g. "
+            "'Better'."
+        ),
     )
     kind = models.CharField(
         _("kind"), max_length=10, choices=LineKind.choices, default=LineKind.PRODUCT
@@ -519,8 +522,12 @@ class QuoteLine(models.Model):
                 condition=Q(discount_percent__gte=0, discount_percent__lte=100),
                 name="line_discount_percent_range",
             ),
+            # An alternative's lines carry its group, and so does its spares kit (optional lines
+            # sized from its bill of materials): offered only with that option.
             models.CheckConstraint(
-                condition=Q(section="alternatives") | Q(alternative_group=""),
+                condition=Q(section="alternatives")
+                | Q(alternative_group="")
+                | Q(section="optional", origin="spares_kit"),
                 name="only_alternatives_have_a_group",
             ),
         ]

@@ -685,13 +685,22 @@ def _bom_lines(
 
 
 def _spares_kit_lines(
-    revision: QuoteRevision, *, bom: list[dict], start: int
+    revision: QuoteRevision,
+    *,
+    bom: list[dict],
+    start: int,
+    group: str = "",
+    design: SavedDesign | None = None,
 ) -> tuple[list[QuoteLine], list[str]]:
     """The design's spares kit at the catalog's ratios, as optional lines after its BOM: offered,
     not ordered, so the required lines and the totals stay the design's. Its parts are the BOM's
     and the PSUs and fans inside its switches, priced at the rate the BOM locked. A kit part with
     no price in the quote's currency (a PSU NVIDIA publishes no price for) is left out and named,
-    second: an offer does not block the quote as an unpriced part of the design does."""
+    second: an offer does not block the quote as an unpriced part of the design does.
+
+    An alternative's kit (`group`, `design`: the alternative's) is sized from its own bill of
+    materials at the same ratios, under its group: offered only with that option
+    (selectors.optional_offered)."""
     kit = spares_kit(
         bom,
         ratios=spares_ratios(),
@@ -723,6 +732,8 @@ def _spares_kit_lines(
             priced=priced,
             start=start,
             section=Section.OPTIONAL,
+            group=group,
+            design=design,
             origin=LineOrigin.SPARES_KIT,
         )
     )
@@ -1101,6 +1112,14 @@ def quote_update_line(
             raise InvalidValue(
                 gettext("A line of an alternative cannot be optional."), field="optional"
             )
+        if target.alternative_group:  # a kit offered with an option is never ordered without it
+            raise InvalidValue(
+                gettext(
+                    "A line of an alternative's spares kit stays optional: remove it if it is "
+                    "not to be offered."
+                ),
+                field="optional",
+            )
         changes["section"] = Section.OPTIONAL if optional else _section_of(target)
     before = {f: getattr(target, f) for f in changes}
     for name, value in changes.items():
@@ -1327,7 +1346,10 @@ def quote_add_alternative(
 
     Its lines (the design's bill of materials) sit in the alternatives section under `label`,
     outside the totals; chosen, they take the place of every line of the chosen design's bill of
-    materials, whatever its section (selectors.replaced_by_alternatives).
+    materials, whatever its section (selectors.replaced_by_alternatives). Its spares kit, sized
+    from its own bill of materials at the catalog's ratios, follows as optional lines under
+    `label`: the customer who orders this option may include it (and not the chosen design's).
+    Returns the alternative's lines, then its kit's.
     """
     label = (label or "").strip()
     if not label or len(label) > 100:
@@ -1351,6 +1373,10 @@ def quote_add_alternative(
             design=design,
         )
     )
+    kit, kit_unpriced = _spares_kit_lines(
+        revision, bom=design.bom, start=lines[-1].position + 1 if lines else 1, group=label,
+        design=design,
+    )  # fmt: skip
     _assert_fits(revision, field="design")
     _event(
         quote,
@@ -1360,14 +1386,18 @@ def quote_add_alternative(
         label=label,
         design=design.name,
         lines=len(lines),
+        spares_kit_lines=len(kit),
+        # Named only when some are, as for the chosen design's kit.
+        **({"spares_kit_unpriced": ", ".join(kit_unpriced)} if kit_unpriced else {}),
     )
-    return lines
+    return [*lines, *kit]
 
 
 @_edits_quote
 def quote_remove_alternative(*, quote: Quote, label: str, user: User, expected_version: int) -> int:
-    """Withdraw an alternative (all its lines) from the current revision; returns how many
-    lines went. An unknown label is refused on "label" and changes nothing."""
+    """Withdraw an alternative (all its lines, and its spares kit) from the current revision;
+    returns how many lines of the alternative went. An unknown label is refused on "label" and
+    changes nothing."""
     _claim(quote, expected_version=expected_version)
     revision = _editable_revision(quote, user=user)
     lines = revision.lines.filter(section=Section.ALTERNATIVES, alternative_group=label)
@@ -1377,7 +1407,8 @@ def quote_remove_alternative(*, quote: Quote, label: str, user: User, expected_v
             gettext("There is no alternative called %(label)s.") % {"label": label[:100]},
             field="label",
         )
-    lines.delete()
+    # Only an alternative's lines and its kit carry its group (the line's check constraint).
+    revision.lines.filter(alternative_group=label).delete()
     _tco_follows(revision, user=user)
     _event(
         quote,
