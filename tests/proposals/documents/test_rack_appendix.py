@@ -50,8 +50,12 @@ def quote_from_design(world, *, servers: int = 16, language: str = "en"):
 
 def layout_of(servers: int, **site):
     site = SiteInputs(**(SITE_40_KW | site))
+    # The switches' own subnet manager runs up to 2,048 nodes (rule 8): past it, the engine's
+    # choice (UFM).
+    manager = {} if servers * 8 <= 1024 else {"subnet_manager": "auto"}
     design = design_compute(
-        requirements=requirements_from_json(REQUIREMENTS | {"server_count": servers}), site=site
+        requirements=requirements_from_json(REQUIREMENTS | {"server_count": servers} | manager),
+        site=site,
     )
     return design_install_layout(design=design, site=site)
 

@@ -193,9 +193,12 @@ def test_a_revision_sent_under_version_5_keeps_every_optional_line_with_every_op
     assert {row.kit_of for row in offer_options(revision=revision).optional} == {None}
 
 
-def test_version_6_fingerprints_the_same_fields_as_version_5():
+def test_version_6_fingerprints_version_5_s_line_fields():
+    # The kit rule adds no field (a kit line's group and origin were fingerprinted under 5);
+    # version 6 came with the revision's lead time beside it.
     assert content_hash.CURRENT_VERSION == 6
-    assert content_hash.FIELDS[6] == content_hash.FIELDS[5]
+    assert content_hash.FIELDS[6][1] == content_hash.FIELDS[5][1]
+    assert content_hash.FIELDS[6][0] == (*content_hash.FIELDS[5][0], "lead_time_weeks")
 
 
 def test_the_quote_page_and_the_api_list_the_option_s_kit(client, quote, world):

@@ -311,7 +311,10 @@ def test_an_alternative_fabric_is_priced_as_a_delta_against_the_chosen_design(
         user=world.sales,
         expected_version=quote.version,
     )
-    assert {ln.section for ln in lines} == {Section.ALTERNATIVES}
+    # The option's BOM, and its spares kit as optional lines of its group: neither totalled.
+    assert {ln.section for ln in lines} <= {Section.ALTERNATIVES, Section.OPTIONAL}
+    assert any(ln.section == Section.ALTERNATIVES for ln in lines)
+    assert all(ln.alternative_group == "Better: all managed" for ln in lines)
     assert revision_totals(revision=quote.current_revision) == chosen  # not in the total
     [better] = revision_alternatives(revision=quote.current_revision)
     # The delta is exactly the difference of the two BOMs' subtotals, each line rounded.
@@ -320,6 +323,7 @@ def test_an_alternative_fabric_is_priced_as_a_delta_against_the_chosen_design(
             quantity=ln.quantity, unit_price=ln.unit_price, discount_percent=ln.discount_percent
         )
         for ln in lines
+        if ln.section == Section.ALTERNATIVES
     )
     assert better.group == "Better: all managed"
     assert better.subtotal == alt_subtotal
