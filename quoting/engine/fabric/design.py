@@ -173,7 +173,8 @@ class FabricDesign:
     storage_sizing: StorageSizing | None = None
     # The chosen server, whose own cages decide the host-side optics; None: NIC cages.
     server: ProductSpec | None = None
-    # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves.
+    # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves; no
+    # links: hosts racked and powered with no leaf port free for them (ufm.no_leaf_port).
     ufm: UfmCabling | None = None
     # UFM licences asked (or chosen on auto) whose hosts could not be quoted and cabled: the
     # lines UFM would add (licences, hosts, their NICs), priced beside the design, none in its
@@ -260,7 +261,7 @@ class FabricDesign:
             "spine-core": t.spine_count * t.spine_up,
         }
         links = {name: n * self.planes for name, n in links.items() if n}
-        if self.ufm:
+        if self.ufm and self.ufm.links:
             links["ufm-leaf"] = len(self.ufm.links)
         return links
 
@@ -297,7 +298,7 @@ class FabricDesign:
             if media.optical and self.switch.protocol == "ethernet" and pair_links % ppc == 0:
                 per_plane = count.links // ppc
             cables[tier] = per_plane * planes
-        if self.ufm:
+        if self.ufm and self.ufm.links:
             cables["ufm-leaf"] = len(self.ufm.links)
         return cables
 
@@ -417,8 +418,8 @@ class FabricDesign:
             "host_nic": u.nic.part_number if u.nic else "",
             "ports_per_appliance": u.ports_per_appliance,
             "links": len(u.links),
-            "media": u.media.kind,
-            "cable": u.media.cable.part_number,
+            "media": u.media.kind if u.links else "",
+            "cable": u.media.cable.part_number if u.links else "",
         }
 
     def _storage_dict(self) -> dict[str, Any] | None:
@@ -627,18 +628,20 @@ def _design(
     core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core", lengths)
 
     buy = _Purchase(catalog, lengths)
+    ufm = None
     if no_ufm_hosts and _fabric_nodes(t) > SWITCH_SM_MAX_NODES:
-        _ufm_hosts_uncabled(catalog, chosen.switch, t, buy.tally, warnings, no_ufm_hosts)
+        ufm = _ufm_hosts_uncabled(
+            catalog, chosen.switch, t, host_media, buy.tally, warnings, no_ufm_hosts
+        )
         no_ufm_hosts = None
     ufm_option = _ufm_option(catalog, chosen.switch, t) if no_ufm_hosts else ()
     subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
         req, catalog, chosen.switch, t, buy.tally, warnings, (no_ufm_hosts, ufm_option)
     )
-    ufm = None
     if ufm_unit:
         ufm = _ufm_cabling(req, chosen, t, host_media, buy, ufm_unit, warnings)
     _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
-    if ufm:
+    if ufm and ufm.links:
         _buy_ufm_links(req, t, ufm, buy)
     _buy_uplinks(req, chosen.switch, t, "leaf-spine", trunk_media, trunk_measured, buy)
     _buy_uplinks(req, chosen.switch, t, "spine-core", core_media, core_measured, buy)
@@ -1575,23 +1578,30 @@ def _ufm_hosts_uncabled(
     catalog: list[ProductSpec],
     switch: ProductSpec,
     t: Topology,
+    host_media: Media,
     tally: Tally,
     warnings: list[Message],
     reason: Message,
-) -> None:
+) -> UfmCabling | None:
     """Rule 8, our rule where NVIDIA publishes none: a fabric over SWITCH_SM_MAX_NODES whose
     leaves have no port for the UFM hosts still gets UFM, as the switches cannot run it. Its
     hosts and their NICs are quoted with the licences (_subnet_manager) but not cabled, and the
     warning says what gives them a port. The fabric is not bent for two hosts: NVIDIA's own
     SuperPOD tables build these full units (DGX B200, 8 SUs of 32: 256 DGX on 64 leaves and 32
-    spines), and a leaf port more for them would be a third switch tier at 2,048 NDR ports."""
+    spines), and a leaf port more for them would be a third switch tier at 2,048 NDR ports.
+
+    A host that is bought is racked and powered: the hosts are returned as a UfmCabling with no
+    links, so the installation pack racks them (and cables their BMCs) as it does cabled UFM
+    hosts, and the network racks' power and rack units count them; None without a host and
+    NIC in the catalog (then nothing is racked)."""
     host = parts.pick_ufm_host(catalog)
     nic = parts.pick_ufm_host_nic(catalog, switch.generation)
+    ufm = None
     if host and nic:
-        # Not in the network racks' power and rack units: the installation pack racks what it
-        # cables, and these hosts stand where their ports are agreed.
-        tally.add(host, HA_PAIR, "subnet manager", powered=False)
+        tally.add(host, HA_PAIR, "subnet manager")
+        # NICs draw their power inside the hosts.
         tally.add(nic, HA_PAIR, "subnet manager", powered=False)
+        ufm = UfmCabling(HA_PAIR, 1, host_media, (), 0, host, nic, no_leaf_port=reason)
     warnings.append(
         message(
             gettext_noop(
@@ -1607,6 +1617,7 @@ def _ufm_hosts_uncabled(
             reason=reason,
         )
     )
+    return ufm
 
 
 def _servers_freeing_a_port(req: FabricRequirements, t: Topology, slots: int) -> Message:
