@@ -52,9 +52,9 @@ from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
 from quoting.engine.messages import Message, gettext_noop, listing, message
 
 # Rule 8: "UFM is recommended from a few hundred endpoints, effectively required in the
-# thousands". The doc gives no exact figures; these are the points where we say so.
+# thousands". The doc gives no exact figure for "a few hundred": 300 is where we say so. It is
+# required where the switches' own subnet manager stops (SWITCH_SM_MAX_NODES, below).
 UFM_RECOMMENDED_FROM = 300
-UFM_REQUIRED_FROM = 2000
 # A subnet manager runs as a master and a standby: two switches, two appliances, two hosts.
 HA_PAIR = 2
 # The switches' own subnet manager runs fabrics of up to this many nodes: "The embedded SM on
@@ -1532,24 +1532,55 @@ def _subnet_manager(
                 hosts=HA_PAIR,
             )
         )
-    if not choice.startswith("ufm") and endpoints >= UFM_REQUIRED_FROM:
+    if not choice.startswith("ufm"):
+        _without_ufm(t, choice, ufm_left_out, warnings)
+    return choice, sm_switch, sm_switch_count
+
+
+def _without_ufm(t: Topology, choice: str, ufm_left_out: bool, warnings: list[Message]) -> None:
+    """Rule 8's one rule for a fabric without UFM, on what is built (a part-filled unit's
+    kept slots are no nodes yet, rule 5c): over SWITCH_SM_MAX_NODES UFM is required (only an
+    OpenSM host gets here: on-switch is refused, UFM licences are quoted); a switches' subnet
+    manager whose planned full unit would pass the limit says that growing to it needs UFM;
+    else from UFM_RECOMMENDED_FROM endpoints UFM is recommended, unless it was left out (its
+    message already says why and what it would add)."""
+    nodes, planned = _fabric_nodes(t), _fabric_nodes(t.with_kept())
+    if nodes > SWITCH_SM_MAX_NODES:
         warnings.append(
             message(
-                gettext_noop("UFM is effectively required at {endpoints} endpoints."),
-                endpoints=endpoints,
+                gettext_noop(
+                    "UFM is effectively required: this fabric has {nodes} InfiniBand nodes, more "
+                    "than the {limit} the switches' own subnet manager runs (NVIDIA MLNX-OS User "
+                    "Manual)."
+                ),
+                nodes=nodes,
+                limit=SWITCH_SM_MAX_NODES,
             )
         )
-    elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM and not ufm_left_out:
-        # Left out, UFM's message already says why and what it would add.
+    elif choice == "on-switch" and planned > SWITCH_SM_MAX_NODES:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "The switches' own subnet manager runs the {nodes} InfiniBand nodes built "
+                    "(up to {limit}, NVIDIA MLNX-OS User Manual), but the full scalable unit "
+                    "planned has {planned} ({endpoints} endpoint ports): growing to it needs "
+                    "UFM or an OpenSM host."
+                ),
+                nodes=nodes,
+                limit=SWITCH_SM_MAX_NODES,
+                planned=planned,
+                endpoints=t.planned_endpoints,
+            )
+        )
+    elif t.endpoints >= UFM_RECOMMENDED_FROM and not ufm_left_out:
         warnings.append(
             message(
                 gettext_noop(
                     "UFM is recommended from a few hundred endpoints; this fabric has {endpoints}."
                 ),
-                endpoints=endpoints,
+                endpoints=t.endpoints,
             )
         )
-    return choice, sm_switch, sm_switch_count
 
 
 def _fabric_nodes(t: Topology) -> int:

@@ -172,3 +172,56 @@ def test_uncabled_ufm_hosts_are_racked_and_powered_with_no_fabric_cable_and_a_no
     assert not [r for r in schedule if "ufm" in r["a_device"] + r["z_device"] + r["tier"]]
     readme = " ".join(files["README.txt"].split("\n"))
     assert all(part in readme for part in NOTE[language])
+
+
+# --- one rule for "UFM is required", on what is built -------------------------------------------
+# A part-filled unit of GB200 racks is built whole (rule 5c): 25 racks of 72 ports are 1,800
+# endpoint ports on the unit's 216 switches, 2,016 nodes, which the switches' subnet manager
+# runs; the planned 32 racks are 2,520 nodes, which it would not.
+GB200 = "DGX-GB200-NVL72"
+REQUIRED = "UFM is effectively required"
+GROWTH = "growing to it needs UFM or an OpenSM host"
+
+
+def gb200_racks(catalog, racks, **asked):
+    return designed(
+        catalog, server_count=racks, gpus_per_server=72, server_part_number=GB200, **asked
+    )
+
+
+def test_a_part_filled_unit_the_switches_run_is_not_told_ufm_is_required_but_warned_of_growth(
+    catalog,
+):
+    design = gb200_racks(catalog, 25)
+    assert design.subnet_manager == "on-switch"
+    warnings = [str(w) for w in design.warnings]
+    assert not any(REQUIRED in w for w in warnings)
+    (growth,) = [w for w in warnings if GROWTH in w]
+    assert "runs the 2016 InfiniBand nodes built (up to 2048" in growth
+    assert "the full scalable unit planned has 2520 (2304 endpoint ports)" in growth
+
+
+def test_a_part_filled_unit_over_the_limit_gets_ufm_and_no_growth_warning(catalog):
+    design = gb200_racks(catalog, 26)
+    assert design.subnet_manager == "ufm-licence"
+    assert not any(GROWTH in str(w) or REQUIRED in str(w) for w in design.warnings)
+
+
+def test_a_whole_unit_under_the_limit_has_no_growth_warning(catalog):
+    design = gb200_racks(catalog, 24)
+    assert not any(GROWTH in str(w) or REQUIRED in str(w) for w in design.warnings)
+
+
+@pytest.mark.parametrize(("gpus", "nodes"), [(1984, 2080), (2048, 2144)])
+def test_an_opensm_host_over_the_limit_is_told_ufm_is_required_counting_nodes(catalog, gpus, nodes):
+    design = designed(catalog, gpu_count=gpus, subnet_manager="opensm-host")
+    (required,) = [str(w) for w in design.warnings if REQUIRED in str(w)]
+    assert f"this fabric has {nodes} InfiniBand nodes, more than the 2048" in required
+
+
+def test_under_the_limit_ufm_is_recommended_for_the_endpoints_built(catalog):
+    design = designed(catalog, gpu_count=1024, subnet_manager="opensm-host")
+    assert not any(REQUIRED in str(w) for w in design.warnings)
+    assert "UFM is recommended from a few hundred endpoints; this fabric has 1024." in [
+        str(w) for w in design.warnings
+    ]
