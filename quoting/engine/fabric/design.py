@@ -1906,25 +1906,42 @@ def _hosts_take_switches(
 ) -> Message:
     """The UFM hosts' ports would take more spines or cores (more than one leaf's worth of
     switches): the hosts are left out. Fewer servers is the fix for servers of a few ports, not
-    for racks of 72."""
-    switches = (room.leaf_count - t.leaf_count + added) * req.planes
+    for racks of 72. The count is what the re-planned fabric (_room_for_ufm) has over the one
+    designed, tier by tier, so a reader sees why two ports cost so much: a full two-tier NDR
+    fabric of 64 leaves (2,048 endpoints) takes a 65th leaf only with a third tier (1 leaf, 48
+    spines and 40 core switches, 89 more than the 96 designed)."""
+    leaves = (room.leaf_count - t.leaf_count) * req.planes
+    spines = (room.spine_count - t.spine_count) * req.planes
+    cores = (room.core_count - t.core_count) * req.planes
+    switches = leaves + spines + cores
+    designed = (t.leaf_count + t.spine_count + t.core_count) * req.planes
+    template = (
+        gettext_noop("leaves +{leaves}, spines +{spines}, core +{cores}: a third switch tier")
+        if room.tiers > t.tiers
+        else gettext_noop("leaves +{leaves}, spines +{spines}, core +{cores}")
+    )
+    by_tier = message(template, leaves=leaves, spines=spines, cores=cores)
     if not fewer_servers:
         return message(
             gettext_noop(
-                "Cabling the UFM hosts would take more switches ({switches} in all), as a "
-                "leaf's uplinks count its UFM ports like a server's: the engine adds no switches "
-                "for two hosts. Agree two leaf ports for the UFM hosts with the customer to add "
-                "the UFM option."
+                "Cabling the UFM hosts would add {switches} to the {designed} switches designed "
+                "({by_tier}), as a leaf's uplinks count its UFM ports like a server's: the engine "
+                "adds no switches for two hosts. Agree two leaf ports for the UFM hosts with the "
+                "customer to add the UFM option."
             ),
             switches=switches,
+            designed=designed,
+            by_tier=by_tier,
         )
     return message(
         gettext_noop(
-            "Cabling the UFM hosts would take more switches ({switches} in all), as a leaf's "
-            "uplinks count its UFM ports like a server's: design fewer servers to have them "
-            "quoted and cabled without more switches."
+            "Cabling the UFM hosts would add {switches} to the {designed} switches designed "
+            "({by_tier}), as a leaf's uplinks count its UFM ports like a server's: design fewer "
+            "servers to have them cabled without more switches."
         ),
         switches=switches,
+        designed=designed,
+        by_tier=by_tier,
     )
 
 

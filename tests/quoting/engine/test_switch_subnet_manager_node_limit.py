@@ -225,3 +225,27 @@ def test_under_the_limit_ufm_is_recommended_for_the_endpoints_built(catalog):
     assert "UFM is recommended from a few hundred endpoints; this fabric has 1024." in [
         str(w) for w in design.warnings
     ]
+
+
+# --- what the UFM hosts' leaf port would cost a non-rail fabric ----------------------------------
+# Not rail-optimised, 2,048 NDR GPUs fill 64 leaves on 32 spines, as many leaves as a 64-port
+# spine takes: a 65th leaf for the hosts makes three tiers, which the planner builds cheapest as
+# 5 pods of 16 spines (80) under 40 core switches. 65 + 80 + 40 = 185 switches, 89 more than the
+# 96 designed: the warning says so tier by tier, never as a total that reads like the fabric's.
+@pytest.mark.parametrize(
+    ("gpus", "designed_switches", "added", "by_tier"),
+    [
+        (2048, 96, 89, "leaves +1, spines +48, core +40: a third switch tier"),
+        (4096, 320, 33, "leaves +1, spines +16, core +16"),
+    ],
+)
+def test_a_non_rail_fabric_names_the_switches_the_hosts_would_add_tier_by_tier(
+    catalog, gpus, designed_switches, added, by_tier
+):
+    design = designed(catalog, gpu_count=gpus, rail_optimized=False)
+    assert design.leaf_count + design.spine_count + design.core_count == designed_switches
+    (warning,) = [str(w) for w in design.warnings if UNCABLED in str(w)]
+    assert (
+        f"Cabling the UFM hosts would add {added} to the {designed_switches} switches designed "
+        f"({by_tier})" in warning
+    )
