@@ -269,6 +269,8 @@ def fabric_svg(design: FabricDesign, translate: Translate | None = None) -> str:
             if ufm.nic
             else gettext_noop("{n} UFM appliances on {ports} leaf ports")
         )
+        if not ufm.links:
+            label = gettext_noop("{n} UFM hosts, no leaf port free for them")
         summary += " · " + tr(label).format(n=ufm.appliances, ports=len(ufm.links))
     parts.append(_text(width / 2, MARGIN + 4, [title], "title"))
     parts.append(_text(width / 2, MARGIN + 24, [summary], "summary"))

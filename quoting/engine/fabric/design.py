@@ -52,9 +52,9 @@ from quoting.engine.fabric.topology import Topology, ceil_div, plan_topology
 from quoting.engine.messages import Message, gettext_noop, listing, message
 
 # Rule 8: "UFM is recommended from a few hundred endpoints, effectively required in the
-# thousands". The doc gives no exact figures; these are the points where we say so.
+# thousands". The doc gives no exact figure for "a few hundred": 300 is where we say so. It is
+# required where the switches' own subnet manager stops (SWITCH_SM_MAX_NODES, below).
 UFM_RECOMMENDED_FROM = 300
-UFM_REQUIRED_FROM = 2000
 # A subnet manager runs as a master and a standby: two switches, two appliances, two hosts.
 HA_PAIR = 2
 # The switches' own subnet manager runs fabrics of up to this many nodes: "The embedded SM on
@@ -173,7 +173,8 @@ class FabricDesign:
     storage_sizing: StorageSizing | None = None
     # The chosen server, whose own cages decide the host-side optics; None: NIC cages.
     server: ProductSpec | None = None
-    # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves.
+    # UFM appliances' (ufm-appliance) or UFM hosts' (ufm-licence) links into the leaves; no
+    # links: hosts racked and powered with no leaf port free for them (ufm.no_leaf_port).
     ufm: UfmCabling | None = None
     # UFM licences asked (or chosen on auto) whose hosts could not be quoted and cabled: the
     # lines UFM would add (licences, hosts, their NICs), priced beside the design, none in its
@@ -260,7 +261,7 @@ class FabricDesign:
             "spine-core": t.spine_count * t.spine_up,
         }
         links = {name: n * self.planes for name, n in links.items() if n}
-        if self.ufm:
+        if self.ufm and self.ufm.links:
             links["ufm-leaf"] = len(self.ufm.links)
         return links
 
@@ -297,7 +298,7 @@ class FabricDesign:
             if media.optical and self.switch.protocol == "ethernet" and pair_links % ppc == 0:
                 per_plane = count.links // ppc
             cables[tier] = per_plane * planes
-        if self.ufm:
+        if self.ufm and self.ufm.links:
             cables["ufm-leaf"] = len(self.ufm.links)
         return cables
 
@@ -417,8 +418,8 @@ class FabricDesign:
             "host_nic": u.nic.part_number if u.nic else "",
             "ports_per_appliance": u.ports_per_appliance,
             "links": len(u.links),
-            "media": u.media.kind,
-            "cable": u.media.cable.part_number,
+            "media": u.media.kind if u.links else "",
+            "cable": u.media.cable.part_number if u.links else "",
         }
 
     def _storage_dict(self) -> dict[str, Any] | None:
@@ -627,18 +628,20 @@ def _design(
     core_media, core_measured = _uplink_media(req, catalog, chosen.switch, t, "spine-core", lengths)
 
     buy = _Purchase(catalog, lengths)
+    ufm = None
     if no_ufm_hosts and _fabric_nodes(t) > SWITCH_SM_MAX_NODES:
-        _ufm_hosts_uncabled(catalog, chosen.switch, t, buy.tally, warnings, no_ufm_hosts)
+        ufm = _ufm_hosts_uncabled(
+            catalog, chosen.switch, t, host_media, buy.tally, warnings, no_ufm_hosts
+        )
         no_ufm_hosts = None
     ufm_option = _ufm_option(catalog, chosen.switch, t) if no_ufm_hosts else ()
     subnet_manager, sm_switch, sm_switch_count = _switches_tallied(
         req, catalog, chosen.switch, t, buy.tally, warnings, (no_ufm_hosts, ufm_option)
     )
-    ufm = None
     if ufm_unit:
         ufm = _ufm_cabling(req, chosen, t, host_media, buy, ufm_unit, warnings)
     _buy_host_links(req, chosen, t, host_media, host_measured, ufm, buy)
-    if ufm:
+    if ufm and ufm.links:
         _buy_ufm_links(req, t, ufm, buy)
     _buy_uplinks(req, chosen.switch, t, "leaf-spine", trunk_media, trunk_measured, buy)
     _buy_uplinks(req, chosen.switch, t, "spine-core", core_media, core_measured, buy)
@@ -1529,24 +1532,55 @@ def _subnet_manager(
                 hosts=HA_PAIR,
             )
         )
-    if not choice.startswith("ufm") and endpoints >= UFM_REQUIRED_FROM:
+    if not choice.startswith("ufm"):
+        _without_ufm(t, choice, ufm_left_out, warnings)
+    return choice, sm_switch, sm_switch_count
+
+
+def _without_ufm(t: Topology, choice: str, ufm_left_out: bool, warnings: list[Message]) -> None:
+    """Rule 8's one rule for a fabric without UFM, on what is built (a part-filled unit's
+    kept slots are no nodes yet, rule 5c): over SWITCH_SM_MAX_NODES UFM is required (only an
+    OpenSM host gets here: on-switch is refused, UFM licences are quoted); a switches' subnet
+    manager whose planned full unit would pass the limit says that growing to it needs UFM;
+    else from UFM_RECOMMENDED_FROM endpoints UFM is recommended, unless it was left out (its
+    message already says why and what it would add)."""
+    nodes, planned = _fabric_nodes(t), _fabric_nodes(t.with_kept())
+    if nodes > SWITCH_SM_MAX_NODES:
         warnings.append(
             message(
-                gettext_noop("UFM is effectively required at {endpoints} endpoints."),
-                endpoints=endpoints,
+                gettext_noop(
+                    "UFM is effectively required: this fabric has {nodes} InfiniBand nodes, more "
+                    "than the {limit} the switches' own subnet manager runs (NVIDIA MLNX-OS User "
+                    "Manual)."
+                ),
+                nodes=nodes,
+                limit=SWITCH_SM_MAX_NODES,
             )
         )
-    elif not choice.startswith("ufm") and endpoints >= UFM_RECOMMENDED_FROM and not ufm_left_out:
-        # Left out, UFM's message already says why and what it would add.
+    elif choice == "on-switch" and planned > SWITCH_SM_MAX_NODES:
+        warnings.append(
+            message(
+                gettext_noop(
+                    "The switches' own subnet manager runs the {nodes} InfiniBand nodes built "
+                    "(up to {limit}, NVIDIA MLNX-OS User Manual), but the full scalable unit "
+                    "planned has {planned} ({endpoints} endpoint ports): growing to it needs "
+                    "UFM or an OpenSM host."
+                ),
+                nodes=nodes,
+                limit=SWITCH_SM_MAX_NODES,
+                planned=planned,
+                endpoints=t.planned_endpoints,
+            )
+        )
+    elif t.endpoints >= UFM_RECOMMENDED_FROM and not ufm_left_out:
         warnings.append(
             message(
                 gettext_noop(
                     "UFM is recommended from a few hundred endpoints; this fabric has {endpoints}."
                 ),
-                endpoints=endpoints,
+                endpoints=t.endpoints,
             )
         )
-    return choice, sm_switch, sm_switch_count
 
 
 def _fabric_nodes(t: Topology) -> int:
@@ -1575,23 +1609,30 @@ def _ufm_hosts_uncabled(
     catalog: list[ProductSpec],
     switch: ProductSpec,
     t: Topology,
+    host_media: Media,
     tally: Tally,
     warnings: list[Message],
     reason: Message,
-) -> None:
+) -> UfmCabling | None:
     """Rule 8, our rule where NVIDIA publishes none: a fabric over SWITCH_SM_MAX_NODES whose
     leaves have no port for the UFM hosts still gets UFM, as the switches cannot run it. Its
     hosts and their NICs are quoted with the licences (_subnet_manager) but not cabled, and the
     warning says what gives them a port. The fabric is not bent for two hosts: NVIDIA's own
     SuperPOD tables build these full units (DGX B200, 8 SUs of 32: 256 DGX on 64 leaves and 32
-    spines), and a leaf port more for them would be a third switch tier at 2,048 NDR ports."""
+    spines), and a leaf port more for them would be a third switch tier at 2,048 NDR ports.
+
+    A host that is bought is racked and powered: the hosts are returned as a UfmCabling with no
+    links, so the installation pack racks them (and cables their BMCs) as it does cabled UFM
+    hosts, and the network racks' power and rack units count them; None without a host and
+    NIC in the catalog (then nothing is racked)."""
     host = parts.pick_ufm_host(catalog)
     nic = parts.pick_ufm_host_nic(catalog, switch.generation)
+    ufm = None
     if host and nic:
-        # Not in the network racks' power and rack units: the installation pack racks what it
-        # cables, and these hosts stand where their ports are agreed.
-        tally.add(host, HA_PAIR, "subnet manager", powered=False)
+        tally.add(host, HA_PAIR, "subnet manager")
+        # NICs draw their power inside the hosts.
         tally.add(nic, HA_PAIR, "subnet manager", powered=False)
+        ufm = UfmCabling(HA_PAIR, 1, host_media, (), 0, host, nic, no_leaf_port=reason)
     warnings.append(
         message(
             gettext_noop(
@@ -1607,6 +1648,7 @@ def _ufm_hosts_uncabled(
             reason=reason,
         )
     )
+    return ufm
 
 
 def _servers_freeing_a_port(req: FabricRequirements, t: Topology, slots: int) -> Message:
@@ -1864,25 +1906,42 @@ def _hosts_take_switches(
 ) -> Message:
     """The UFM hosts' ports would take more spines or cores (more than one leaf's worth of
     switches): the hosts are left out. Fewer servers is the fix for servers of a few ports, not
-    for racks of 72."""
-    switches = (room.leaf_count - t.leaf_count + added) * req.planes
+    for racks of 72. The count is what the re-planned fabric (_room_for_ufm) has over the one
+    designed, tier by tier, so a reader sees why two ports cost so much: a full two-tier NDR
+    fabric of 64 leaves (2,048 endpoints) takes a 65th leaf only with a third tier (1 leaf, 48
+    spines and 40 core switches, 89 more than the 96 designed)."""
+    leaves = (room.leaf_count - t.leaf_count) * req.planes
+    spines = (room.spine_count - t.spine_count) * req.planes
+    cores = (room.core_count - t.core_count) * req.planes
+    switches = leaves + spines + cores
+    designed = (t.leaf_count + t.spine_count + t.core_count) * req.planes
+    template = (
+        gettext_noop("leaves +{leaves}, spines +{spines}, core +{cores}: a third switch tier")
+        if room.tiers > t.tiers
+        else gettext_noop("leaves +{leaves}, spines +{spines}, core +{cores}")
+    )
+    by_tier = message(template, leaves=leaves, spines=spines, cores=cores)
     if not fewer_servers:
         return message(
             gettext_noop(
-                "Cabling the UFM hosts would take more switches ({switches} in all), as a "
-                "leaf's uplinks count its UFM ports like a server's: the engine adds no switches "
-                "for two hosts. Agree two leaf ports for the UFM hosts with the customer to add "
-                "the UFM option."
+                "Cabling the UFM hosts would add {switches} to the {designed} switches designed "
+                "({by_tier}), as a leaf's uplinks count its UFM ports like a server's: the engine "
+                "adds no switches for two hosts. Agree two leaf ports for the UFM hosts with the "
+                "customer to add the UFM option."
             ),
             switches=switches,
+            designed=designed,
+            by_tier=by_tier,
         )
     return message(
         gettext_noop(
-            "Cabling the UFM hosts would take more switches ({switches} in all), as a leaf's "
-            "uplinks count its UFM ports like a server's: design fewer servers to have them "
-            "quoted and cabled without more switches."
+            "Cabling the UFM hosts would add {switches} to the {designed} switches designed "
+            "({by_tier}), as a leaf's uplinks count its UFM ports like a server's: design fewer "
+            "servers to have them cabled without more switches."
         ),
         switches=switches,
+        designed=designed,
+        by_tier=by_tier,
     )
 
 

@@ -213,6 +213,9 @@ class UfmCabling:
     new_cages: int  # leaf cages opened for UFM alone (the others share a server cage's module)
     device: ProductSpec | None = None  # the appliance, or the UFM host server
     nic: ProductSpec | None = None  # a UFM host's InfiniBand NIC; None for an appliance
+    # UFM hosts bought and racked with no leaf port (no links): why, and the size that gives
+    # them one. None when they are cabled.
+    no_leaf_port: Message | None = None
 
     def link_count(self) -> LinkCount:
         n = len(self.links)

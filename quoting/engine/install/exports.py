@@ -827,6 +827,34 @@ def _management_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
         )
 
 
+def _ufm_hosts_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
+    """UFM hosts racked without a leaf port (rule 8, over the switches' node limit): the pack
+    racks and powers them, and the installer must know their fabric ports are still open."""
+    ufm = layout.design.ufm
+    if ufm is None or ufm.links or ufm.no_leaf_port is None:
+        return
+    names = [d.name for d in layout.devices.values() if d.role == "ufm"]
+    yield (
+        "\n"
+        + _heading(tr(gettext_noop("UFM hosts not cabled into the fabric")), "-")
+        + tr(
+            gettext_noop(
+                "{hosts} ({part}) are racked and powered like any UFM host, but their {ports} "
+                "InfiniBand ports (one {nic} each) still need leaf ports: no leaf has one free, "
+                "so the cable schedule, ibdiagnet.topo and ufm-ndt.csv have no fabric cable for "
+                "them. {fix}"
+            )
+        ).format(
+            hosts=", ".join(names),
+            part=ufm.device.part_number if ufm.device else "",
+            ports=ufm.appliances * ufm.ports_per_appliance,
+            nic=ufm.nic.part_number if ufm.nic else "",
+            fix=ufm.no_leaf_port.render(tr),
+        )
+        + "\n"
+    )
+
+
 def _input_text(value, tr: Translate) -> str:
     """An input as a reader of the README takes it, not as Python prints it: an input left
     empty is "not set" (not None), a switch yes or no, a list its items."""
@@ -891,6 +919,7 @@ def readme_txt(
         yield f"{f.name} = {_input_text(getattr(layout.site, f.name), tr)}\n"
     yield from _lengths_note(layout, tr)
     yield from _management_note(layout, tr)
+    yield from _ufm_hosts_note(layout, tr)
     if layout.warning_messages:
         yield "\n" + _heading(tr(gettext_noop("Warnings")), "-")
         for warning in layout.warning_messages:
