@@ -30,6 +30,8 @@ class QuoteEventVerb(models.TextChoices):
     REVISION_CREATED = "revision_created", _("New revision")
     ALTERNATIVE_ADDED = "alternative_added", _("Alternative added")
     ALTERNATIVE_REMOVED = "alternative_removed", _("Alternative removed")
+    # A revision copied from one sent before each option carried its kit: the option's kit added.
+    ALTERNATIVE_KIT_ADDED = "alternative_kit_added", _("Spares kit added to an alternative")
     SHARE_LINK_CREATED = "share_link_created", _("Share link created")
     SHARE_LINK_REVOKED = "share_link_revoked", _("Share link revoked")
     # The signed copy certifies the sent PDF: an acceptance bound to another one is rebound.

@@ -89,6 +89,7 @@ from quoting.quotes.permissions import (
     quote_send_check,
 )
 from quoting.quotes.selectors import (
+    kits_follow_the_option,
     line_amount,
     offer_choice,
     revision_content_fingerprint,
@@ -451,7 +452,7 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         additional_terms=old.additional_terms,
         additional_terms_zh=old.additional_terms_zh,
     )
-    copies = list(old.lines.all())
+    copies = list(old.lines.select_related("product", "design"))
     for line in copies:
         line.pk = None
         line.revision = new
@@ -462,7 +463,52 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
         quote, QuoteEventVerb.REVISION_CREATED, actor=user, revision=new,
         source=old.label, created=new.label,
     )  # fmt: skip
+    if not kits_follow_the_option(old):
+        # Sent before each option carried its kit, its alternatives have none; under the draft's
+        # rule an option without a kit would offer no spares at all.
+        _alternatives_kits_sized(new, copies, user=user)
     return new
+
+
+def _alternatives_kits_sized(
+    revision: QuoteRevision, lines: list[QuoteLine], *, user: User
+) -> None:
+    """Give each alternative on `revision` without a kit its spares kit, sized as
+    quote_add_alternative sizes it, from the option's own lines (what it offers: its design may
+    have been stored again since), at the end of the revision, one event per option."""
+    groups: dict[str, list[QuoteLine]] = {}
+    for line in lines:
+        if line.alternative_group:
+            groups.setdefault(line.alternative_group, []).append(line)
+    for label, group in groups.items():
+        if any(ln.origin == LineOrigin.SPARES_KIT for ln in group):
+            continue
+        rows = [
+            {
+                "sku": ln.sku,
+                "name": ln.description,
+                "category": ln.product.category if ln.product else "",
+                "quantity": ln.quantity,
+                "role": ln.role,
+            }
+            for ln in group
+            if ln.section == Section.ALTERNATIVES and ln.sku
+        ]
+        design = next((ln.design for ln in group if ln.design_id), None)
+        kit, kit_unpriced = _spares_kit_lines(
+            revision, bom=rows, start=_next_position(revision), group=label, design=design
+        )
+        if not kit and not kit_unpriced:
+            continue
+        _event(
+            revision.quote,
+            QuoteEventVerb.ALTERNATIVE_KIT_ADDED,
+            actor=user,
+            revision=revision,
+            label=label,
+            spares_kit_lines=len(kit),
+            **({"spares_kit_unpriced": ", ".join(kit_unpriced)} if kit_unpriced else {}),
+        )
 
 
 def quote_sent_revision_reinstate(*, quote: Quote, revision: QuoteRevision) -> Quote:

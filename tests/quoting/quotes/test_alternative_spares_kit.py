@@ -240,3 +240,42 @@ def test_the_proposal_prints_the_option_s_kit_under_its_rows(quote):
         "SW-A",
         "On-site spares locker",
     }
+
+
+def _sent_without_better_s_kit(quote, world, *, version):
+    """The quote sent with "Better" offering no kit of its own, fingerprinted under `version`."""
+    QuoteLine.objects.filter(
+        revision=quote.current_revision, origin=LineOrigin.SPARES_KIT, alternative_group="Better"
+    ).delete()
+    revision = _sent(quote, world)
+    QuoteRevision.objects.filter(pk=revision.pk).update(
+        content_sha256=revision_content_fingerprint(revision=revision, version=version)
+    )
+    quote.refresh_from_db()
+    return revision
+
+
+def test_revised_from_one_sent_under_version_5_each_alternative_gets_its_kit(quote, world):
+    """Sent before each option had its kit, "Better" had none; the draft's rule offers an option
+    its own kit only, so the draft sizes it from Better's lines, as adding the option does."""
+    from quoting.quotes.models import QuoteEvent, QuoteEventVerb
+
+    sent = _sent_without_better_s_kit(quote, world, version=5)
+    draft = quote_revise(quote=quote, user=world.sales, expected_version=quote.version)
+    kit = _kit(draft, "Better")
+    assert (kit.sku, kit.quantity, kit.unit_price, kit.section) == (
+        "SW-B", 2, Decimal("20000.00"), Section.OPTIONAL,
+    )  # fmt: skip
+    assert kit.design.name == "6 leaves"
+    assert not sent.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="Better").exists()
+    assert _kit(draft, "").key == _kit(sent, "").key  # the design's kit is copied, not sized again
+    event = QuoteEvent.objects.get(quote=quote, verb=QuoteEventVerb.ALTERNATIVE_KIT_ADDED)
+    assert event.revision_id == draft.pk
+    assert event.details == {"label": "Better", "spares_kit_lines": 1}
+
+
+def test_revised_from_one_sent_under_version_6_an_option_without_a_kit_stays_without(quote, world):
+    """Sent under the per-option rule, an option without a kit was offered so: it stays so."""
+    _sent_without_better_s_kit(quote, world, version=6)
+    draft = quote_revise(quote=quote, user=world.sales, expected_version=quote.version)
+    assert not draft.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="Better").exists()
