@@ -236,6 +236,8 @@ def shared_choice_render(
                 "options": options,
                 "choice": choice,
                 "picked_optional": set(choice.optional_keys),
+                # What the reader can tick in the configuration shown, counted on the fold.
+                "offered": options.offered_with(choice.alternative),
                 "figures": choice_figures(
                     choice, currency=revision.quote.currency, language=language
                 ),

@@ -1087,6 +1087,11 @@ class OfferOptions:
     def __bool__(self) -> bool:
         return bool(self.alternatives or self.optional)
 
+    def offered_with(self, alternative: str = "") -> list[OptionalView]:
+        """The optional rows the customer may include with `alternative` ("" as quoted): every
+        optional item and that configuration's kit, not another's (optional_offered's rule)."""
+        return [row for row in self.optional if row.kit_of in (None, alternative or "")]
+
 
 def offer_options(
     *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None

@@ -66,6 +66,13 @@
         if (other) input.checked = false;
       }
     });
+    // The fold counts what can be ticked now; every language's wording of it holds the number
+    // once ("N offered", "可选 N 项"), so the number alone changes.
+    var count = box.querySelector("[data-offered-count]");
+    if (count) {
+      var offered = box.querySelectorAll(".choice-optional label.pick:not([hidden])").length;
+      count.textContent = count.textContent.replace(/\d+/, String(offered));
+    }
   }
 
   recalculate.hidden = true;  // the figures follow each change

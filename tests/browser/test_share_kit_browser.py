@@ -57,3 +57,35 @@ def test_choosing_better_shows_its_kit_in_place_of_the_design_s(
     assert_no_serious_axe_violations(page)
     context.close()
     assert violations == [] and errors == []
+
+
+@pytest.mark.parametrize(
+    ("language", "before", "after"),
+    [("en", "1 offered", "2 offered"), ("zh-hans", "可选 1 项", "可选 2 项")],
+)
+def test_the_offered_count_follows_the_option_picked(
+    live_server, browser, make_user, language, before, after
+):
+    """Only "Better" has a kit (the proposed design's taken off): as quoted the locker alone
+    can be ticked, with "Better" its kit too; the fold's count says so."""
+    world = world_make(make_user)
+    quote = quote_with_kits(world)
+    quote.current_revision.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="").delete()
+    quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    _, token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
+
+    context = browser.new_context(locale="zh-CN" if language != "en" else "en-US")
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    errors = console_errors(page)
+    page.goto(f"{live_server.url}/p/{token}?lang={language}")
+    count = page.locator("#choice [data-offered-count]")
+    assert count.inner_text() == before
+    page.locator("#choice input[name=alternative][value=Better]").check()
+    page.wait_for_function(
+        "t => document.querySelector('#choice [data-offered-count]').textContent === t", arg=after
+    )
+    page.locator("#choice input[name=alternative][value='']").check()
+    assert count.inner_text() == before
+    context.close()
+    assert errors == []
