@@ -125,6 +125,13 @@ class EventSentSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
     by = EventUserSerializer()
     valid_until = serializers.DateField()
+    lead_time_weeks = serializers.IntegerField(
+        allow_null=True,
+        help_text=(
+            'The delivery time the proposal prints ("about N weeks after order"); null when it '
+            "prints none (a line in the totals without a lead time)."
+        ),
+    )
 
 
 class QuoteSentEventDataSerializer(EventMoneyDataSerializer):

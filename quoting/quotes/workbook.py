@@ -1,7 +1,7 @@
 """The quote as an Excel workbook (.xlsx), for buyers who work in Excel: the API's
 `GET /api/v1/quotes/{id}/xlsx/`, the quote page's button and the share page's (`/p/<token>/xlsx`).
 
-Two sheets, and a third when the revision has payment terms, their tabs named in the workbook's
+Two sheets, and a third when the revision has terms to print, their tabs named in the workbook's
 language (in Chinese 报价单, BOM, 条款). "Quote": the seller, the customer,
 the quote's dates and currency, the lines by section, and the totals as formulas a buyer can
 audit, following the printed rounding rule (quoting.engine.money): each amount
@@ -9,10 +9,11 @@ audit, following the printed rounding rule (quoting.engine.money): each amount
 positive amounts a quote has), the subtotal `=SUM` of the amounts, the quote discount and VAT
 each `=ROUND(...,2)`. Optional items and alternatives are listed in their own blocks, outside
 the totals, as the quote shows them. "BOM": part numbers and quantities by part number, by role
-and by rack. "Terms": the payment schedule, each milestone's amount of the configuration's total
-as the proposal's Terms print it (quoting.engine.money.milestone_amounts: to the cent, the last
-takes the rounding), and the additional terms in the workbook's language
-(QuoteRevision.additional_terms_for).
+and by rack. "Terms": the delivery time when the proposal prints it ("Delivery: about N weeks
+after order.", quoting.quotes.selectors.revision_lead_time), the payment schedule, each
+milestone's amount of the configuration's total as the proposal's Terms print it
+(quoting.engine.money.milestone_amounts: to the cent, the last takes the rounding), and the
+additional terms in the workbook's language (QuoteRevision.additional_terms_for).
 
 Which configuration: an accepted quote's booked one (quoting.quotes.selectors.booked_choice:
 exactly the lines of its totals), else the revision asked for as quoted.
@@ -69,6 +70,7 @@ from quoting.quotes.selectors import (
     kits_follow_the_option,
     offer_choice,
     revision_alternatives,
+    revision_lead_time,
 )
 from quoting.templatetags.quoting_numbers import rmb_in_words
 
@@ -735,16 +737,30 @@ AMOUNT_IN_TERMS = "D"
 
 
 def _terms_sheet(book: Workbook, offer: _Offer) -> None:
-    """The "Terms" sheet, as the proposal prints its payment schedule and additional terms; none
-    for a revision without either (nothing to say)."""
+    """The "Terms" sheet, as the proposal prints its delivery time, payment schedule and
+    additional terms; none for a revision without any (nothing to say)."""
     revision = offer.revision
     schedule = revision.payment_schedule or []
     terms = revision.additional_terms_for(translation.get_language() or "en")
-    if not schedule and not terms:
+    # The proposal's rule: frozen at the send, and only when every line totalled has one.
+    weeks = revision_lead_time(revision=revision, lines=offer.lines).weeks
+    if not schedule and not terms and not weeks:
         return
     out = _Sheet(book.create_sheet(_("Terms")), {"A": 5, "B": 40, "C": 12, "D": 18})
     out.next()
     out.put("B", f"{_('Terms')} {offer.quote.number} {revision.label}", font=TITLE)
+    if weeks:
+        out.next()
+        out.next()
+        out.put(
+            "B",
+            ngettext(
+                "Delivery: about %(weeks)s week after order.",
+                "Delivery: about %(weeks)s weeks after order.",
+                weeks,
+            )
+            % {"weeks": weeks},
+        )
     if schedule:
         total = offer.choice.totals.total
         percents = [Decimal(m["percent"]) for m in schedule]

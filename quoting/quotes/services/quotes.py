@@ -1645,6 +1645,8 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
             "at": event_time(revision.sent_at),
             "by": event_user(user),
             "valid_until": event_date(quote.valid_until),
+            # The delivery time the proposal prints, frozen above; None: it prints none.
+            "lead_time_weeks": revision.lead_time_weeks,
         },
     )
     return revision

@@ -1,8 +1,9 @@
 """A revision's expected lead time (issue 26): the longest of the catalog's lead times among the
 lines in the totals. The staff's quote page shows it, or names the lines whose lead time is
-unknown; the proposal and the share page print "Delivery: about N weeks after order" only when
-every one is known, never a guess. Frozen with the revision when it is sent (fingerprint
-version 6): a later catalog change alters no sent offer."""
+unknown; the proposal, the share page and the workbook's Terms print "Delivery: about N weeks
+after order" only when every one is known, never a guess, and the quote.sent webhook says it
+(`sent.lead_time_weeks`, null when none prints). Frozen with the revision when it is sent
+(fingerprint version 6): a later catalog change alters no sent offer."""
 
 from __future__ import annotations
 
@@ -202,3 +203,65 @@ def test_the_revision_json_carries_the_lead_time_and_the_lines_without_one(world
     listed = api.get(url).json()
     assert (listed[0]["lead_time_weeks"], listed[0]["lead_time_unknown"]) == (8, [])
     assert api.get(f"{url}1/").json()["lead_time_weeks"] == 8
+
+
+# --- the workbook and the webhook -----------------------------------------------------------------
+
+
+def _terms_sheet(world, quote, language):
+    from tests.quoting.quotes.workbook_reading import workbook
+
+    response = token_client(world.sales, scope="read").get(
+        f"/api/v1/quotes/{quote.pk}/xlsx/", {"lang": language}
+    )
+    book = workbook(response.content)
+    name = "条款" if language == "zh-hans" else "Terms"
+    return book[name] if name in book.sheetnames else None
+
+
+def _said(sheet) -> list[str]:
+    return [str(cell.value) for row in sheet.iter_rows() for cell in row if cell.value]
+
+
+@pytest.mark.parametrize(
+    ("language", "delivery"), [("en", DELIVERY), ("zh-hans", "交货：下单后约 8 周。")]
+)
+def test_the_workbook_s_terms_print_the_delivery_time_the_proposal_prints(
+    world, language, delivery
+):
+    quote = _quote(world, cable_weeks=3)
+    _send(quote, world)
+    QuoteRevision.objects.filter(pk=quote.current_revision_id).update(payment_schedule=None)
+    Product.objects.filter(part_number="SW-8").update(lead_time_weeks=20)  # frozen at the send
+    assert delivery in _said(_terms_sheet(world, quote, language))
+
+
+def test_the_workbook_prints_no_delivery_time_when_the_proposal_prints_none(world):
+    quote = _quote(world, cable_weeks=None)
+    _send(quote, world)
+    for language in ("en", "zh-hans"):
+        sheet = _terms_sheet(world, quote, language)
+        said = " ".join(_said(sheet)) if sheet is not None else ""
+        assert "weeks after order" not in said and "交货：" not in said
+
+
+def test_the_quote_sent_webhook_carries_the_frozen_lead_time(world):
+    from unittest import mock
+
+    from integrations.models import WebhookDelivery, WebhookEndpoint
+    from integrations.webhooks import webhook_secret_new
+
+    with mock.patch("integrations.webhooks.enqueue_or_leave_to_sweeper"):
+        WebhookEndpoint.objects.create(
+            url="https://crm.example/hook",
+            secret=webhook_secret_new(),
+            events=["quote.sent"],
+            created_by=world.sales,
+        )
+        _send(_quote(world, cable_weeks=3), world)
+        _send(_quote(world, cable_weeks=None), world)
+    sent = [
+        d.payload["data"]["sent"]["lead_time_weeks"]
+        for d in WebhookDelivery.objects.filter(event_type="quote.sent").order_by("pk")
+    ]
+    assert sent == [8, None]
