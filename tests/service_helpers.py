@@ -94,6 +94,22 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
     return predicate()
 
 
+# serve_forever() looks for a shutdown() request once per poll, every half second by default:
+# closing a loopback server (a webhook receiver, a timestamp authority) cost its test up to half
+# a second.
+SHUTDOWN_POLL_SECONDS = 0.05
+
+
+def serve_in_background(server) -> threading.Thread:
+    """Serves `server` (a socketserver, e.g. an http.server.ThreadingHTTPServer) in a daemon
+    thread; its shutdown() returns within SHUTDOWN_POLL_SECONDS."""
+    thread = threading.Thread(
+        target=server.serve_forever, args=(SHUTDOWN_POLL_SECONDS,), daemon=True
+    )
+    thread.start()
+    return thread
+
+
 # --- throwaway services and a live server, for the fault tests -----------------------------------
 
 REDIS_SERVER = shutil.which("redis-server") or "/usr/bin/redis-server"
