@@ -10,10 +10,15 @@ PYTEST_ARGS ?=
 # `make test` runs the suite in this many pytest-xdist processes (2: one per core of the 2-core
 # machines it is timed on); each has its own test database and Redis database (tests/conftest.py).
 # PYTEST_WORKERS=0 runs it in one process (pdb, print debugging).
-# `--dist load` hands tests out in pytest-django's order (tests in a rolled-back transaction
-# first, tests that commit and flush the tables after them). `worksteal` is safe too since the
-# rows the migrations seed come back after every flush (tests/migration_rows.py), but it was no
-# faster on the loaded 2-core machine (254 tests: 110 s against 113 s; 385: 241 s against 198 s).
+# `--dist worksteal` gives each worker half of the tests in pytest-django's order (tests in a
+# rolled-back transaction, then tests that commit and flush the tables, then tests without the
+# database), and a worker that runs out takes half of what the other has not started yet; the
+# rows the migrations seed come back after every flush (tests/migration_rows.py). `--dist load`
+# hands tests out in chunks, and left a worker holding the long browser tests while the other
+# sat done: about 75 s of a 401 s run of the whole suite on one core (its junit times replayed
+# through xdist's scheduler: worksteal ends 35-40 s sooner). 483 tests (the share pages, their
+# browser tests, the catalog), three A/B rounds on the loaded machine: 160, 123, 158 s against
+# 91, 112, 113 s.
 PYTEST_WORKERS ?= 2
 
 .PHONY: run test lint check-system install install-dev migrate demo signing-dev worker beat clean messages
@@ -22,8 +27,12 @@ run: install migrate demo signing-dev  ## set up (idempotent) and serve on http:
 	@echo "Serving FabricQuote on http://$(HOST):$(PORT)/  (Ctrl-C stops)"
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
+# The suite keeps its compiled modules (__pycache__, gitignored) from one run to the next even
+# where the environment asks Python not to write them (PYTHONDONTWRITEBYTECODE): each worker
+# compiling every module and rewriting the tests' asserts afresh took 7-12 s more of every run
+# before the first test (loaded 2-core machine: first test at 15-27 s, 8-10 s with them kept).
 test: install-dev  ## the whole suite (uses DATABASE_URL / REDIS_URL when set)
-	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist load $(PYTEST_ARGS)
+	PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 lint: install-dev  ## ruff (checks and formatting), then the layering contracts (pyproject.toml [tool.importlinter])
 	$(BIN)/ruff check .

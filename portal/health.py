@@ -74,7 +74,10 @@ def _run(check, future: Future) -> None:
         future.set_exception(exc)
 
 
-def portal_health(timeout: float = HEALTH_TIMEOUT_SECONDS) -> dict:
+def portal_health(timeout: float | None = None) -> dict:
+    """Both checks, each reported down ("Timeout") when it has not answered within `timeout`
+    seconds (HEALTH_TIMEOUT_SECONDS, read at each call: a test may shorten it)."""
+    timeout = HEALTH_TIMEOUT_SECONDS if timeout is None else timeout
     late = {
         "database": {"ok": False, "vendor": connection.vendor, "error": "Timeout"},
         "broker": {"ok": False, "kind": "redis", "error": "Timeout"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -67,6 +68,7 @@ def celery_worker(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        start_new_session=True,  # a process group of its own, for process_stop
     )
     try:
         yield process, queue
@@ -75,14 +77,29 @@ def celery_worker(
 
 
 def process_stop(process: subprocess.Popen) -> None:
-    """TERM, then KILL after 20 seconds if it is still there."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+    """KILL to the process group of `process` (started with start_new_session): a Celery worker
+    and its pool, or gunicorn and its worker. The test is done with them and nothing in them is
+    worth a graceful stop, which took 1.5-3 s each (a worker's warm shutdown closing its pool,
+    gunicorn's master waiting for its worker). Returns once every process of the group has died
+    (the sockets they held closed)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    if not wait_for(lambda: not _group_running(process.pid), timeout=10, interval=0.02):
+        raise RuntimeError(f"process group {process.pid} outlived a KILL")
+
+
+def _group_running(group: int) -> bool:
+    """Whether a process of `group` is still running. A zombie has died and closed its files:
+    it waits to be reaped, an orphan by PID 1, which here took 1.4 s after the KILL."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:  # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses
+            state, _ppid, pgrp = stat.read_text().rsplit(")", 1)[1].split()[:3]
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+        if int(pgrp) == group and state != "Z":
+            return True
+    return False
 
 
 def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
@@ -92,6 +109,22 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.1) -> bool:
             return True
         time.sleep(interval)
     return predicate()
+
+
+# serve_forever() looks for a shutdown() request once per poll, every half second by default:
+# closing a loopback server (a webhook receiver, a timestamp authority) cost its test up to half
+# a second.
+SHUTDOWN_POLL_SECONDS = 0.05
+
+
+def serve_in_background(server) -> threading.Thread:
+    """Serves `server` (a socketserver, e.g. an http.server.ThreadingHTTPServer) in a daemon
+    thread; its shutdown() returns within SHUTDOWN_POLL_SECONDS."""
+    thread = threading.Thread(
+        target=server.serve_forever, args=(SHUTDOWN_POLL_SECONDS,), daemon=True
+    )
+    thread.start()
+    return thread
 
 
 # --- throwaway services and a live server, for the fault tests -----------------------------------
@@ -248,6 +281,7 @@ def live_gunicorn(env: dict[str, str], log: Path) -> Iterator[str]:
             env=env,
             stdout=sink,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # a process group of its own, for process_stop
         )
 
     def listening() -> bool:

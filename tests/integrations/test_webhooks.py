@@ -8,7 +8,6 @@ import hashlib
 import hmac
 import json
 import re
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from unittest import mock
@@ -27,6 +26,7 @@ from integrations.webhooks import (
 from quoting.quotes.services.quotes import quote_mark_accepted, quote_send
 from tests.conftest import service_missing
 from tests.quoting.api_world import token_client
+from tests.service_helpers import serve_in_background
 
 
 def verify_standard_webhook(secret: str, headers: dict, body: bytes) -> bool:
@@ -80,8 +80,7 @@ class Receiver:
         self.server.handle_error = lambda *_: None  # a sender that hung up early is expected
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hook"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        serve_in_background(self.server)
 
     def close(self):
         self.server.shutdown()

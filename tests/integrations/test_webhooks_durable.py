@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from unittest import mock
 
@@ -31,6 +30,7 @@ from integrations.webhooks import (
     webhook_secret_new,
 )
 from tests.quoting.api_world import token_client
+from tests.service_helpers import serve_in_background
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ class LoopbackReceiver:
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        serve_in_background(self.server)
 
     def close(self):
         self.server.shutdown()

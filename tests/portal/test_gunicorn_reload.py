@@ -23,7 +23,14 @@ from pathlib import Path
 
 import yaml
 
-from tests.service_helpers import ROOT, django_env, free_port, http_call, wait_for
+from tests.service_helpers import (
+    ROOT,
+    django_env,
+    free_port,
+    http_call,
+    process_stop,
+    wait_for,
+)
 
 CONF = ROOT / "gunicorn.conf.py"
 GUNICORN = Path(sys.executable).with_name("gunicorn")  # not `python -m gunicorn`: see web-reload
@@ -116,23 +123,6 @@ def _children(pid: int) -> set[int]:
                 if int(fields[1]) == pid and fields[0] != "Z":
                     found.add(int(entry.name))
     return found
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """KILL to gunicorn's process group (nothing in it is worth a graceful stop): the first
-    master and what it started, a second master that outlived it too."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-
-    def gone() -> bool:
-        process.poll()  # reap the first master: a zombie would keep the group alive
-        try:
-            os.killpg(process.pid, 0)
-        except ProcessLookupError:
-            return True
-        return False
-
-    wait_for(gone, timeout=10)
 
 
 def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_failed_request(tmp_path):
@@ -250,7 +240,9 @@ def test_a_hup_keeps_the_code_and_web_reload_brings_the_new_code_without_a_faile
         stop.set()
         if loop.is_alive():
             loop.join(timeout=40)
-        _kill_group(process)
+        # KILL to gunicorn's process group (nothing in it is worth a graceful stop): the first
+        # master and what it started, a second master that outlived it too.
+        process_stop(process)
 
     failed = [(status, code) for _, status, code in answers if status != 200]
     assert failed == [], f"{len(failed)} of {len(answers)} requests failed: {failed[:5]}"

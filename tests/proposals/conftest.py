@@ -195,8 +195,9 @@ def loopback():
     """An HTTP listener on 127.0.0.1 that counts every request it gets (a redirect at /redirect).
 
     Yields (base URL, list of paths hit)."""
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from tests.service_helpers import serve_in_background
 
     hits: list[str] = []
 
@@ -217,8 +218,7 @@ def loopback():
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_background(server)
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}", hits
     finally:

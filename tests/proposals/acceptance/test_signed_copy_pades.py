@@ -11,7 +11,6 @@ import http.server
 import io
 import shutil
 import subprocess
-import threading
 from dataclasses import replace
 
 import pytest
@@ -46,6 +45,7 @@ from tests.proposals.acceptance.test_acceptance_signature import (
 )
 from tests.proposals.conftest import quote_rich, sent_pdf
 from tests.quoting.factories import ProjectFactory
+from tests.service_helpers import serve_in_background
 
 DER = serialization.Encoding.DER
 
@@ -308,8 +308,7 @@ def local_tsa(tmp_path):
             pass
 
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    serve_in_background(server)
     roots = tmp_path / "tsa.pem"
     roots.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     yield f"http://127.0.0.1:{server.server_address[1]}/", roots, answered
