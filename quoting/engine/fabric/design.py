@@ -1627,12 +1627,25 @@ def _ufm_hosts_uncabled(
     NIC in the catalog (then nothing is racked)."""
     host = parts.pick_ufm_host(catalog)
     nic = parts.pick_ufm_host_nic(catalog, switch.generation)
-    ufm = None
-    if host and nic:
-        tally.add(host, HA_PAIR, "subnet manager")
-        # NICs draw their power inside the hosts.
-        tally.add(nic, HA_PAIR, "subnet manager", powered=False)
-        ufm = UfmCabling(HA_PAIR, 1, host_media, (), 0, host, nic, no_leaf_port=reason)
+    if not (host and nic):
+        warnings.append(
+            message(
+                gettext_noop(
+                    "UFM licences are quoted without their hosts: the catalog has no UFM host "
+                    "or no host NIC of the fabric's generation, and this fabric has {nodes} "
+                    "InfiniBand nodes, more than the {limit} the switches' own subnet manager "
+                    "runs (NVIDIA MLNX-OS User Manual), so it cannot do without UFM. Add the "
+                    "hosts to the catalog, or source two separately."
+                ),
+                nodes=_fabric_nodes(t),
+                limit=SWITCH_SM_MAX_NODES,
+            )
+        )
+        return None
+    tally.add(host, HA_PAIR, "subnet manager")
+    # NICs draw their power inside the hosts.
+    tally.add(nic, HA_PAIR, "subnet manager", powered=False)
+    ufm = UfmCabling(HA_PAIR, 1, host_media, (), 0, host, nic, no_leaf_port=reason)
     warnings.append(
         message(
             gettext_noop(
@@ -1683,7 +1696,7 @@ def _ufm_not_quoted(reason: Message, option: tuple[BomLine, ...]) -> Message:
             "priced beside the design: {lines}."
         ),
         reason=reason,
-        lines=", ".join(f"{line.quantity} x {line.sku}" for line in option),
+        lines=listing(f"{line.quantity} x {line.sku}" for line in option),
     )
 
 

@@ -550,10 +550,28 @@ class QuoteLine(models.Model):
                 name=written_in(name, CHINESE) if name else written_in(self.product.name, ENGLISH),
             )
         if name:
-            return with_service_area(written_in(name, CHINESE), self.product)
+            return self._with_service_area(written_in(name, CHINESE))
         if self.product_id:  # the catalog's English name, as the line was made with it
-            return with_service_area(written_in(self.description, ENGLISH), self.product)
+            return self._with_service_area(written_in(self.description, ENGLISH))
         return self.description
+
+    def _with_service_area(self, name: WrittenIn) -> WrittenIn:
+        """`name` with the company's service area after a support tier's name, on a draft or a
+        revision sent under content version 6 or later; a revision sent before printed the
+        catalog's name as it then was (with its city), and keeps printing it."""
+        if self.product.category != Category.SUPPORT or not self.product.onsite_hours:
+            return name
+        revision = self.revision
+        if revision.is_frozen:
+            head = (revision.content_sha256 or "").partition(":")[0]
+            if not (head.isdigit() and int(head) >= SERVICE_AREA_VERSION):
+                return name
+        return with_service_area(name, self.product)
+
+
+# The content version from which a sent revision prints the service area after its support
+# tiers' names (quoting.quotes.content_hash: version 6 came with it).
+SERVICE_AREA_VERSION = 6
 
 
 def with_service_area(name: WrittenIn, product: Product) -> WrittenIn:

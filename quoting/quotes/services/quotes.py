@@ -1610,6 +1610,12 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
         raise InvalidValue(
             gettext("A quote needs at least one line before it is sent."), field="lines"
         )
+    lines = list(revision.lines.select_related("product", "design"))
+    if not any(ln.alternative_group and ln.origin == LineOrigin.SPARES_KIT for ln in lines):
+        # A draft made before each option carried its own spares kit (content version 6) is
+        # sent under that rule: its options get their kits now, or choosing one would offer no
+        # spares at all (selectors.kits_follow_the_option).
+        _alternatives_kits_sized(revision, lines, user=user)
     _assert_fits(revision, field="lines")
     export_check_sendable(revision_export_note(revision=revision))
     _tco_follows(revision, user=user)  # what is frozen is priced as sent

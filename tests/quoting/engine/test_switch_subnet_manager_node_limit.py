@@ -249,3 +249,13 @@ def test_a_non_rail_fabric_names_the_switches_the_hosts_would_add_tier_by_tier(
         f"Cabling the UFM hosts would add {added} to the {designed_switches} switches designed "
         f"({by_tier})" in warning
     )
+
+
+def test_over_the_limit_without_a_ufm_host_in_the_catalog_the_licences_say_so(catalog):
+    # The licences are quoted (the fabric cannot do without UFM), but no host is: the warning
+    # must not say "its two hosts not cabled" of hosts that are not there.
+    without = [p for p in catalog if p.part_number != HOST]
+    design = designed(without, gpu_count=2048)
+    assert subnet_manager_lines(design) == {LICENCE: 2048}
+    assert any("UFM licences are quoted without their hosts" in w for w in design.warnings)
+    assert not any("its two hosts not cabled" in w for w in design.warnings)

@@ -243,11 +243,13 @@ def test_the_proposal_prints_the_option_s_kit_under_its_rows(quote):
 
 
 def _sent_without_better_s_kit(quote, world, *, version):
-    """The quote sent with "Better" offering no kit of its own, fingerprinted under `version`."""
-    QuoteLine.objects.filter(
-        revision=quote.current_revision, origin=LineOrigin.SPARES_KIT, alternative_group="Better"
-    ).delete()
+    """The quote sent with "Better" offering no kit of its own, fingerprinted under `version`
+    (sending sizes a kit for options that have none: it is taken away after, as a revision
+    sent before the rule never had one)."""
     revision = _sent(quote, world)
+    QuoteLine.objects.filter(
+        revision=revision, origin=LineOrigin.SPARES_KIT, alternative_group="Better"
+    ).delete()
     QuoteRevision.objects.filter(pk=revision.pk).update(
         content_sha256=revision_content_fingerprint(revision=revision, version=version)
     )
@@ -279,3 +281,20 @@ def test_revised_from_one_sent_under_version_6_an_option_without_a_kit_stays_wit
     _sent_without_better_s_kit(quote, world, version=6)
     draft = quote_revise(quote=quote, user=world.sales, expected_version=quote.version)
     assert not draft.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="Better").exists()
+
+
+def test_a_draft_made_before_each_option_had_its_kit_gets_its_kits_when_sent(quote, world):
+    # A draft with an alternative but no option kit (made before the rule) is sent under it:
+    # without its kit, choosing the option would offer no spares at all.
+    revision = quote.current_revision
+    revision.lines.filter(origin=LineOrigin.SPARES_KIT).exclude(alternative_group="").delete()
+    sent = _sent(quote, world)
+    assert _kit(sent, "Better").quantity == 2
+    assert kits_follow_the_option(sent)
+    assert sent.quote.events.filter(verb="alternative_kit_added").count() == 1
+
+
+def test_a_kit_the_draft_s_options_already_have_is_not_added_again_when_sent(quote, world):
+    sent = _sent(quote, world)
+    assert sent.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="Better").count() == 1
+    assert not sent.quote.events.filter(verb="alternative_kit_added").exists()

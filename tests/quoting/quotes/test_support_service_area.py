@@ -80,3 +80,17 @@ def test_without_a_service_area_the_tier_names_no_place(world):
     for where, text in _pages(world).items():
         assert "service area:" not in text and "服务区域：" not in text, where
         assert (NAME_ZH if where.endswith("zh-hans") else NAME_EN) in text, where
+
+
+def test_a_revision_sent_before_the_service_area_prints_its_tier_as_it_was_sent(world):
+    # Sent under content version 5, its lines kept the catalog's name of then (with its city,
+    # quoting migration 0029 renames only drafts'): it prints no area after it, which would
+    # contradict the name and change what the customer was sent.
+    from quoting.quotes.models import QuoteRevision
+
+    revision = world.quote.current_revision
+    digest = revision.content_sha256.partition(":")[2]
+    QuoteRevision.objects.filter(pk=revision.pk).update(content_sha256=f"5:{digest}")
+    world.quote.refresh_from_db()
+    for where, text in _pages(world).items():
+        assert "service area:" not in text and "服务区域：" not in text, where
