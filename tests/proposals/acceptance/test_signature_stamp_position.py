@@ -55,8 +55,8 @@ def _inside(box, bbox) -> bool:
     return bbox[0] <= box[0] < box[2] <= bbox[2] and bbox[1] <= box[1] < box[3] <= bbox[3]
 
 
-def _accepted(world, capture):
-    quote = quote_sent(world)
+def _accepted(world, capture, *, company=None):
+    quote = quote_sent(world, company=company)
     document = sent_pdf(quote.current_revision, "en")
     link, _token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
     accept(link, capture, name=" ".join(SIGNER))

@@ -13,38 +13,23 @@ from PIL import Image, ImageDraw
 from pypdf import PdfReader
 
 from portal.models import CompanyProfile
-from proposals.acceptance.services import acceptance_countersign
 from proposals.documents.selectors import parties_of
 from proposals.documents.signed_copy import STAMP_NAME
-from proposals.models import Acceptance, DocumentStatus, ProposalDocument
-from proposals.share.services import share_link_create
+from proposals.models import Acceptance, ProposalDocument
 from quoting.customers.models import Customer
 from tests.portal.test_company_chop import chop_png
-from tests.proposals.acceptance.test_acceptance_signature import accept
-from tests.proposals.acceptance.test_signature_stamp_position import _inside, _words
+from tests.proposals.acceptance.test_signature_stamp_position import (
+    COUNTERSIGNER,
+    SIGNER,
+    _accepted,
+    _countersigned,
+    _inside,
+    _words,
+)
 from tests.proposals.conftest import quote_sent, sent_pdf
 
-SIGNER, COUNTERSIGNER = ("Ottoline", "Marsh"), ("Quillon", "Fenwick")
 # Long enough to take three lines of its column where the accepted PDF printed one.
 RENAMED = "Fabric Networks Holdings International Trading and Technical Services Group Co., Ltd."
-
-
-def _accepted(world, capture):
-    quote = quote_sent(world, company="Fabrikam")
-    document = sent_pdf(quote.current_revision, "en")
-    link, _token = share_link_create(quote=quote, user=world.sales, recipient_name="Li Wei")
-    accept(link, capture, name=" ".join(SIGNER))
-    return quote, document
-
-
-def _countersigned(quote, manager, capture) -> Acceptance:
-    manager.first_name, manager.last_name = COUNTERSIGNER
-    manager.save()
-    with capture(execute=True):
-        acceptance_countersign(quote=quote, user=manager)
-    acceptance = Acceptance.objects.get()
-    assert acceptance.signed_status == DocumentStatus.READY, acceptance.signed_error
-    return acceptance
 
 
 def test_the_accepted_pdf_records_the_party_names_it_prints(world):
@@ -71,7 +56,7 @@ def test_the_stamp_keeps_the_accepted_pdf_s_party_names_when_they_are_edited_bef
     where the first copy (stamped before the edits) printed them, and the seller's beside
     them, inside the accepted block."""
     CompanyProfile.objects.create(legal_name_en="Fabric Networks")
-    quote, document = _accepted(world, django_capture_on_commit_callbacks)
+    quote, document = _accepted(world, django_capture_on_commit_callbacks, company="Fabrikam")
     recorded = document.signature_block
     first = _words(bytes(Acceptance.objects.get().signed_pdf), recorded["page"], tmp_path)
 
@@ -111,7 +96,7 @@ def test_the_countersigned_copy_prints_the_chop_as_it_is_when_the_seller_counter
     CompanyProfile.objects.create(
         legal_name_en="Fabric Networks", chop=at_acceptance, chop_type="image/png"
     )
-    quote, document = _accepted(world, django_capture_on_commit_callbacks)
+    quote, document = _accepted(world, django_capture_on_commit_callbacks, company="Fabrikam")
     if changed:
         CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).update(
             chop=_chop((20, 40, 200, 255), 180), chop_type="image/png"
