@@ -1,12 +1,16 @@
 """Engine messages, roles, option names and drawings reach a Chinese reader in Chinese, while the
 engine stays Django-free and the API keeps its English."""
 
+import pytest
 from django.utils import translation
+from django.utils.translation import gettext
 
 from quoting.designs.forms.contract import engine_error_text
 from quoting.engine.errors import InvalidInput
+from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.messages import Message, message
 from quoting.templatetags.quoting_messages import audit_details, bom_role, option_name
+from tests.quoting.engine.conftest import load_catalog
 
 GROWTH_BELOW = (
     "/designs/new/?gpu_count=64&gpus_per_server=8&nic_generation=NDR"
@@ -161,3 +165,20 @@ def test_a_catalog_without_a_100gbe_switch_is_refused_in_chinese_and_in_english_
     [kept] = refused.messages["inband_management"]
     with translation.override("zh-hans"):
         assert engine_error_text(kept) == "产品目录中没有 100GbE 交换机。"
+
+
+def test_the_hdr_fibre_gap_reads_in_chinese_naming_the_run_the_longest_cable_and_what_to_add():
+    with pytest.raises(InvalidInput) as caught:
+        design_fabric(
+            FabricRequirements(gpu_count=256, nic_generation="HDR", leaf_to_spine=45),
+            load_catalog(),
+        )
+    with translation.override("zh-hans"):
+        text = caught.value.messages["leaf_to_spine"][0].render(gettext)
+
+    assert text == (
+        "45 m 的 HDR 交换机间链路超出目录中可用于这些链路的最长 HDR 线缆（MFS1S00-H030，30 m），"
+        "需要光模块（MMA1T00-HS，100 m），但目录中没有与该模块接口配套的 HDR 多模光纤，"
+        "因此无法为这些链路报价。目录管理员可以添加该光纤（长度至少 45 m）或更长的 HDR 线缆"
+        "（至少 45 m）；否则请将链路长度规划在 30 m 以内。"
+    )

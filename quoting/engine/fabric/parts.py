@@ -275,27 +275,70 @@ _FIBRE_KINDS = {"multimode": gettext_noop("multimode"), "singlemode": gettext_no
 
 
 def _no_fibre(
-    field: str, distance: float, links: str, generation: str, module: ProductSpec
+    field: str,
+    distance: float,
+    links: str,
+    generation: str,
+    module: ProductSpec,
+    longest: ProductSpec | None,
 ) -> MissingFibre:
     """The run needs `module`'s optics and no catalog fibre is made for its connector (HDR's
-    SR4 module, whose MPO-12/UPC fibre the catalog does not sell: catalog/data/SOURCES.md)."""
+    SR4 module, whose MPO-12/UPC fibre the catalog does not sell: catalog/data/SOURCES.md).
+    `longest` is the catalog's longest cable these links could take: the message names where
+    the cables stop and what a catalog manager can add, so the reader knows what to change."""
     kind = _FIBRE_KINDS.get(module.media)
-    return MissingFibre.field(
-        field,
-        message(
+    params = {
+        "generation": generation,
+        "links": message(_LINKS[links]),
+        "metres": distance,
+        "module": module.part_number,
+        "reach": module.reach_m or 0,
+        "kind": message(kind) if kind else module.media,
+    }
+    if longest is None:
+        text = message(
             gettext_noop(
                 "{generation} {links} of {metres:g} m need optics ({module}, {reach:g} m), and "
                 "the catalog has no {generation} {kind} fibre made for that module's connector, "
-                "so no part can be quoted for them. A catalog manager can add the fibre; "
-                "otherwise plan runs the catalog's {generation} cables reach."
+                "so no part can be quoted for them. A catalog manager can add that fibre (at "
+                "least {metres:g} m long); otherwise plan runs the catalog's {generation} "
+                "cables reach."
             ),
-            generation=generation,
-            links=message(_LINKS[links]),
-            metres=distance,
-            module=module.part_number,
-            reach=module.reach_m or 0,
-            kind=message(kind) if kind else module.media,
+            **params,
+        )
+    else:
+        text = message(
+            gettext_noop(
+                "{generation} {links} of {metres:g} m are longer than the catalog's longest "
+                "{generation} cable for them ({cable}, {length:g} m) and need optics ({module}, "
+                "{reach:g} m), and the catalog has no {generation} {kind} fibre made for that "
+                "module's connector, so no part can be quoted for them. A catalog manager can "
+                "add that fibre (at least {metres:g} m long) or a longer {generation} cable (at "
+                "least {metres:g} m); otherwise plan runs within {length:g} m."
+            ),
+            cable=longest.part_number,
+            length=longest.length_m or 0,
+            **params,
+        )
+    return MissingFibre.field(field, text)
+
+
+def _longest_cable(
+    catalog: list[ProductSpec], cage_type: str, speed: int, breakout: int
+) -> ProductSpec | None:
+    """The longest copper or AOC cable `_copper` could choose for these links: where the
+    catalog's cables stop."""
+    return _best(
+        catalog,
+        lambda p: (
+            p.category == "cable"
+            and p.media in CABLE_MEDIA
+            and p.cage_type == cage_type
+            and p.port_speed_gbps == speed
+            and (p.breakout or 1) == breakout
+            and bool(p.length_m)
         ),
+        key=lambda p: (-(p.length_m or 0),),
     )
 
 
@@ -453,7 +496,9 @@ def pick_host_media(
                 return Media(kind, fibre, split, switch_module, host_module)
             unserved = unserved or _fibre_missing(catalog, switch_module, split)
     if unserved:
-        raise _no_fibre(field, distance, "host", nic_generation, unserved)
+        cabled = per_cage > 1 or nic.cage_type == switch.cage_type
+        longest = _longest_cable(catalog, nic.cage_type, nic_speed, per_cage) if cabled else None
+        raise _no_fibre(field, distance, "host", nic_generation, unserved, longest)
     raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
 
 
@@ -482,7 +527,12 @@ def pick_trunk_media(
                 return Media(kind, fibre, 1, module)
             unserved = unserved or _fibre_missing(catalog, module, 1)
     if unserved:
-        raise _no_fibre(field, distance, "trunk", switch.generation, unserved)
+        longest = (
+            _longest_cable(catalog, switch.cage_type, switch.port_speed_gbps, 1)
+            if copper_ok
+            else None
+        )
+        raise _no_fibre(field, distance, "trunk", switch.generation, unserved, longest)
     raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
 
 

@@ -50,7 +50,27 @@ def test_hdr_runs_past_the_longest_aoc_are_refused_the_catalog_has_no_hdr_fibre(
     links = "server-to-leaf links" if field == "server_to_leaf" else "switch-to-switch links"
     assert f"HDR {links} of {metres} m" in text
     assert "MMA1T00-HS" in text and HDR_FIBRE_GAP in text
-    assert "A catalog manager can add the fibre" in text
+    # Where the catalog's HDR cables stop, and what a catalog manager can add to quote the run.
+    assert "longer than the catalog's longest HDR cable for them (MFS1S00-H030, 30 m)" in text
+    wanted = (
+        f"add that fibre (at least {metres} m long) or a longer HDR cable (at least {metres} m)"
+    )
+    assert wanted in text
+    assert "otherwise plan runs within 30 m" in text
+
+
+def test_without_any_hdr_cable_the_refusal_asks_for_the_fibre_alone(catalog):
+    """A catalog with no HDR cable for the links has no longest cable to name."""
+    no_hdr_cables = [p for p in catalog if not (p.category == "cable" and p.generation == "HDR")]
+    errors = refused(no_hdr_cables, gpu_count=256, nic_generation="HDR", server_to_leaf=50)
+    assert errors == {
+        "server_to_leaf": [
+            "HDR server-to-leaf links of 50 m need optics (MMA1T00-HS, 100 m), and the catalog "
+            "has no HDR multimode fibre made for that module's connector, so no part can be "
+            "quoted for them. A catalog manager can add that fibre (at least 50 m long); "
+            "otherwise plan runs the catalog's HDR cables reach."
+        ]
+    }
 
 
 def test_hdr_past_the_aoc_still_designs_once_the_catalog_has_an_hdr_fibre(catalog):
@@ -103,6 +123,37 @@ def test_4096_hdr_gpus_on_the_default_site_are_refused_at_their_measured_spine_c
     assert list(errors) == ["spine_to_core"]
     assert HDR_FIBRE_GAP in errors["spine_to_core"][0]
     assert "HDR switch-to-switch links of " in errors["spine_to_core"][0]
+
+
+def test_1024_hdr_gpus_on_the_default_12_kw_site_are_refused_at_their_39_5_m_spine_core_run(
+    catalog,
+):
+    """No NVIDIA document at hand names an HDR part for 30-100 m (catalog/data/SOURCES.md, "HDR
+    multimode fibre": the MFS1S00-H050/-H100 numbers were seen only in third-party pages, and
+    MMA1T00-HS's MPO-12/UPC fibre has no NVIDIA number). On 12 kW racks the spine-core runs
+    measure 39.5 m, past MFS1S00-H030: the design is refused, naming the run, the longest HDR
+    cable and what to add, not quoted on a guessed part."""
+    with pytest.raises(InvalidInput) as caught:
+        design_on_site(
+            FabricRequirements(gpu_count=1024, nic_generation="HDR"), catalog, SiteInputs()
+        )
+    assert list(caught.value.errors) == ["spine_to_core"]
+    assert caught.value.errors["spine_to_core"] == [
+        "HDR switch-to-switch links of 39.5 m are longer than the catalog's longest HDR cable "
+        "for them (MFS1S00-H030, 30 m) and need optics (MMA1T00-HS, 100 m), and the catalog has "
+        "no HDR multimode fibre made for that module's connector, so no part can be quoted for "
+        "them. A catalog manager can add that fibre (at least 39.5 m long) or a longer HDR cable "
+        "(at least 39.5 m); otherwise plan runs within 30 m."
+    ]
+
+
+@pytest.mark.parametrize("field", ["server_to_leaf", "leaf_to_spine"])
+def test_an_hdr_run_past_the_sr4_modules_reach_is_refused_as_no_catalog_part(catalog, field):
+    """Past MMA1T00-HS's 100 m no fibre would help: the plain "no catalog part" error."""
+    errors = refused(catalog, gpu_count=256, nic_generation="HDR", **{field: 150})
+    assert list(errors) == [field]
+    assert errors[field][0].startswith("no catalog cable or optic reaches 150 m for HDR ")
+    assert HDR_FIBRE_GAP not in errors[field][0]
 
 
 def test_an_hdr_core_measured_within_aoc_reach_is_not_refused_for_its_usual_class(catalog):
