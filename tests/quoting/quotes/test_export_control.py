@@ -180,3 +180,35 @@ def test_the_admin_lists_destinations_by_their_iso_code(admin_client, db):
     assert list(ExportDestination.objects.values_list("country", "note")) == [
         ("CN", "Check the end user.")
     ]
+
+
+def test_the_note_never_reaches_the_customer_in_either_language(
+    client, listed, django_capture_on_commit_callbacks
+):
+    """Issue 26 item 6: the note is for staff, "never shown to the customer": neither the
+    proposal (English or Chinese) nor the share page names the classification, the destination's
+    note or the check."""
+    from proposals.documents.pdf import proposal_html
+    from proposals.share.services import share_link_create
+
+    _check(listed)
+    _send(listed)
+    quote = quote_reload(listed.quote)
+    with django_capture_on_commit_callbacks(execute=True):
+        _link, token = share_link_create(quote=quote, user=listed.world.sales)
+    pages = {
+        "proposal en": proposal_html(revision=quote.current_revision, language="en"),
+        "proposal zh": proposal_html(revision=quote.current_revision, language="zh-hans"),
+        "share page": client.get(f"/p/{token}").content.decode(),
+    }
+    assert "SW-1" in pages["proposal en"]  # the classified line itself is quoted
+    for name, page in pages.items():
+        for staff_only in (
+            "5A992",
+            "export-note",
+            "Check the end user against the lists.",
+            "export-control",
+            "出口管制",
+            "Not legal advice",
+        ):
+            assert staff_only not in page, (name, staff_only)

@@ -395,3 +395,35 @@ def test_the_audit_trail_words_a_repricing_reason_from_the_message_the_event_kep
         f"按设备计：本报价共 {SWITCHES} 台交换机",
         "本报价硬件金额 3621888.00 的 10.00 %",
     ]
+
+
+# --- the quote's licences are the TCO's -------------------------------------------------------
+
+LICENCE = "UFM-ENT-LIC-EP"  # 2,160.00 CNY per endpoint a year
+
+
+def test_the_quotes_ufm_licences_are_the_tcos_yearly_opex_after_the_quote_discount(world):
+    """384 GPUs need UFM (above 300 endpoints, rule 8) and leave leaf ports for its two hosts:
+    384 licences at 2,160.00 CNY a year, 829,440.00. The TCO pays what the quote sells for them
+    every year, less the quote's 4 % discount (796,262.40), apart from the flat support line
+    (43,200.00 less 4 %: 41,472.00) and not as capex (issue 26 item 1: "support and licences
+    from the quote")."""
+    quote = _quote(world, gpu_count=384, switch_part_number="MQM9700-NS2F", subnet_manager="auto")
+    _add(world, quote, FLAT)
+    quote_update_terms(
+        quote=quote, user=world.sales, expected_version=quote.version, discount_percent=4
+    )
+    revision = _revision(quote)
+    licences = revision.lines.get(sku=LICENCE)
+    this = _this(revision)
+
+    assert (licences.quantity, licences.unit_price) == (384, Decimal("2160.00"))
+    assert Decimal(this["network_opex_per_year"]) == Decimal("796262.40")
+    assert Decimal(this["support_per_year"]) == Decimal("41472.00")
+    net = revision_totals(revision=revision).net
+    assert (
+        Decimal(this["network_capex"])
+        + Decimal(this["network_opex_per_year"])
+        + Decimal(this["support_per_year"])
+        == net
+    )
