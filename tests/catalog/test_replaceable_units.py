@@ -1,9 +1,10 @@
 """Which PSUs and fans a switch holds (catalog.ReplaceableUnit), for the spares kit's PSU/fan class.
 
-The seed's one pair, from catalog/data/SOURCES.md "PSUs and fans": an MQM8790-HS2F reports two
+The seed's first pair, from catalog/data/SOURCES.md "PSUs and fans": an MQM8790-HS2F reports two
 power supplies of NVIDIA P/N MTEF-PSF-AC-C (stanford-rc/ibswinfo, README, "Default output"),
 a forward-airflow PSU in NVIDIA's hw-mgmt (`hw-management-helpers.sh`, `psu_fan_pn`). It is
-marked "verify": NVIDIA's QM87xx replacement-parts table was not at hand.
+marked "verify": NVIDIA's QM87xx replacement-parts table was not at hand. The QM9700/QM9790 and
+SN5600 pairs: tests/catalog/test_switch_psu_rows.py.
 """
 
 from __future__ import annotations
@@ -28,20 +29,28 @@ from catalog.services import (
 SEED_PAIR = "MQM8790-HS2F,MTEF-PSF-AC-C"
 
 
+def _qm8790_pair():
+    return ReplaceableUnit.objects.get(switch__part_number="MQM8790-HS2F")
+
+
 def test_loading_the_seed_again_adds_nothing_and_keeps_the_managers_count(seeded):
     ReplaceableUnit.objects.update(per_switch=3, source="checked against the manual")
+    pairs = ReplaceableUnit.objects.count()
     catalog_load_seed()
 
-    unit = ReplaceableUnit.objects.get()
-    assert (unit.per_switch, unit.source) == (3, "checked against the manual")
+    assert ReplaceableUnit.objects.count() == pairs
+    assert set(ReplaceableUnit.objects.values_list("per_switch", "source")) == {
+        (3, "checked against the manual")
+    }
 
 
 def test_a_pair_naming_a_part_the_catalog_lacks_is_skipped(seeded):
     text = SEED_REPLACEABLE_UNITS.read_text(encoding="utf-8")
     text += "MQM9700-NS2F,NO-SUCH-PSU,2,verify\n"
+    pairs = ReplaceableUnit.objects.count()
 
     assert replaceable_units_load(text=text) == 0
-    assert ReplaceableUnit.objects.count() == 1
+    assert ReplaceableUnit.objects.count() == pairs
 
 
 def test_the_seed_file_names_the_pair_with_its_source():
@@ -51,22 +60,21 @@ def test_the_seed_file_names_the_pair_with_its_source():
 
 
 def test_the_kit_reads_each_switchs_units_and_leaves_end_of_life_ones_out(seeded):
-    assert replaceable_units() == {
-        "MQM8790-HS2F": [
-            {
-                "sku": "MTEF-PSF-AC-C",
-                "name": Product.objects.get(part_number="MTEF-PSF-AC-C").name,
-                "category": "psu_fan",
-                "per_switch": 2,
-            }
-        ]
-    }
+    assert replaceable_units()["MQM8790-HS2F"] == [
+        {
+            "sku": "MTEF-PSF-AC-C",
+            "name": Product.objects.get(part_number="MTEF-PSF-AC-C").name,
+            "category": "psu_fan",
+            "per_switch": 2,
+        }
+    ]
     Product.objects.filter(part_number="MTEF-PSF-AC-C").update(lifecycle="eol")
-    assert replaceable_units() == {}
+    assert "MQM8790-HS2F" not in replaceable_units()
+    assert "MQM9700-NS2F" in replaceable_units()
 
 
 def test_a_switch_counts_a_unit_once_and_at_least_one(seeded):
-    unit = ReplaceableUnit.objects.get()
+    unit = _qm8790_pair()
     with pytest.raises(IntegrityError), transaction.atomic():
         ReplaceableUnit.objects.create(switch=unit.switch, unit=unit.unit, per_switch=1)
     with pytest.raises(IntegrityError), transaction.atomic():

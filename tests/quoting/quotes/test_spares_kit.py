@@ -132,6 +132,8 @@ def test_a_256_gpu_quote_offers_the_kit_as_optional_lines_per_part_of_each_class
     ):
         for sku, quantity in _designed(design, category).items():
             expected[sku] = math.ceil(quantity * RATIOS[spare_class] / 100)
+    # PSUs inside its 12 MQM9700-NS2F: 24 x 5 % -> 2 (below, "PSUs and fans").
+    expected["MTEF-PSF-AC-K"] = 2
     assert {ln.sku: ln.quantity for ln in kit} == expected
     assert not any(ln.product.category == "switch" for ln in kit), "switches are at 0 %"
     for ln in kit:
@@ -236,9 +238,10 @@ def test_the_design_page_shows_the_ratios_its_quote_offers_in_english_and_chines
         sales_client.get(DESIGN_PAGE + "0", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     )
 
-    # The 256-GPU BOM holds optics and cables, no NICs: only the classes it holds are named.
-    assert english.endswith("optics 2 %, cables 2 %")
-    assert chinese.endswith("光模块 2 %, 线缆 2 %")
+    # The 256-GPU BOM holds optics, cables and QM9700s (their PSUs), no NICs: only the classes
+    # it holds are named.
+    assert english.endswith("optics 2 %, cables 2 %, PSUs and fans 5 %")
+    assert chinese.endswith("光模块 2 %, 线缆 2 %, 电源与风扇 5 %")
 
 
 def test_the_design_page_names_no_kit_when_the_design_buys_its_spares(sales_client, seeded):
@@ -331,12 +334,66 @@ def test_an_unpriced_psu_is_left_out_of_the_kit_and_named_and_the_quote_is_made(
 
 
 def test_a_quote_whose_switches_hold_no_listed_units_gets_no_psu_line(world):
-    _price_the_psu()
-    _, revision = _quote(world)  # NDR: MQM9700 leaves and spines, no units listed yet
+    ReplaceableUnit.objects.filter(switch__part_number="MQM9700-NS2F").delete()
+    _, revision = _quote(world)  # NDR: MQM9700 leaves and spines, their units unlisted here
 
     assert not any(ln.product.category == "psu_fan" for ln in _kit(revision))
     event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
     assert "spares_kit_unpriced" not in event.details
+
+
+# The QM9700's and SN5600's PSUs (catalog/data/SOURCES.md, "PSUs and fans", marked "verify"):
+# two MTEF-PSF-AC-K in an MQM9700-NS2F (NVIDIA hw-mgmt's MQM9700 PSU record, HI130), two
+# 930-9SPSU-00RA-00B in an SN5600 920-9N42F-00RI-7C0 (the switch's own inventory in NVIDIA's
+# nv-config-manager test data). Priced at the seed's reference price (ours, 3 % of the switch's
+# list price), they are offered at the PSU/fan class's 5 %. No fan part number was found for
+# either switch: the seed lists no fan module, so the kit offers none.
+
+SPECTRUM_X = {"family": "ethernet", "nic_generation": "400GbE", "subnet_manager": "auto"}
+
+
+def _psu_lines(revision):
+    return [ln for ln in _kit(revision) if ln.product.category == "psu_fan"]
+
+
+def test_a_256_gpu_ndr_quote_offers_the_qm9700s_psus_at_5_percent_rounded_up(world):
+    design, revision = _quote(world)
+    switches = _designed(design, "switch")
+    psus = _psu_lines(revision)
+
+    assert switches == {"MQM9700-NS2F": 12}  # 8 leaves, 4 spines
+    # 12 switches x 2 PSUs = 24; 5 % = 1.2 -> 2, at the reference 6,912.00 CNY.
+    assert [(ln.sku, ln.quantity, ln.section, ln.list_price) for ln in psus] == [
+        ("MTEF-PSF-AC-K", 2, Section.OPTIONAL, Decimal("6912.00"))
+    ]
+    assert kit_of(psus[0].role) == ("psus_fans", Decimal("5"), 24)
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert "spares_kit_unpriced" not in event.details
+
+
+def test_a_spectrum_x_quote_offers_the_sn5600s_psus_at_5_percent_rounded_up(world):
+    design, revision = _quote(world, **SPECTRUM_X)
+    switches = _designed(design, "switch")
+    psus = _psu_lines(revision)
+
+    assert switches == {"920-9N42F-00RI-7C0": 6}  # 4 leaves, 2 spines
+    # 6 switches x 2 PSUs = 12; 5 % = 0.6 -> 1, at the reference 11,880.00 CNY.
+    assert [(ln.sku, ln.quantity, ln.list_price) for ln in psus] == [
+        ("930-9SPSU-00RA-00B", 1, Decimal("11880.00"))
+    ]
+    assert kit_of(psus[0].role) == ("psus_fans", Decimal("5"), 12)
+
+
+def test_a_psu_the_quotes_currency_has_no_price_for_is_named_not_offered(world):
+    PriceListItem.objects.filter(
+        product__part_number="MTEF-PSF-AC-K", price_list__currency="CNY"
+    ).delete()
+    _, revision = _quote(world)
+
+    assert not _psu_lines(revision)
+    assert _kit(revision), "the optics and cables are still offered"
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert event.details["spares_kit_unpriced"] == "MTEF-PSF-AC-K"
 
 
 HDR_PAGE = (
