@@ -3,6 +3,7 @@ does not run the quote rules, so quotes, revisions and lines are read-only here)
 
 from django import forms
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from quoting.customers.models import (
     Contact,
@@ -15,6 +16,7 @@ from quoting.customers.models import (
 from quoting.customers.services import project_customer_check
 from quoting.designs.models import FxRate, SavedDesign, TcoScenario
 from quoting.errors import InvalidValue
+from quoting.kept_texts import price_source_text
 from quoting.quotes.models import (
     Approval,
     ApprovalRule,
@@ -197,10 +199,15 @@ class LineInline(ReadOnlyInline):
         "unit_price",
         "discount_percent",
         "role",
-        "price_source",
+        "price_source_shown",
     ]
     readonly_fields = fields
     show_change_link = False
+
+    @admin.display(description=_("price source"))
+    def price_source_shown(self, line: QuoteLine) -> str:
+        # Kept in English (the API's); the reader's language here, old rows too.
+        return price_source_text(line.price_source)
 
 
 class ApprovalInline(ReadOnlyInline):

@@ -12,6 +12,9 @@ then: they are not to change, and a new wording belongs in the service's message
 
 Engine messages a row kept as their English text (a TCO comparison's warnings, before the
 comparison kept them as messages) are recognised the same way (KEPT_MESSAGES, kept_message).
+
+A quote line's price source has no message beside it: the services write it in English still,
+and price_source_text() words old and new rows alike (PRICE_SOURCES).
 """
 
 from __future__ import annotations
@@ -56,6 +59,19 @@ KEPT_TEXTS = (
     gettext_noop("The e-mail could not be queued."),
 )
 
+# A quote line's price source (QuoteLine.price_source): the services still write it in English,
+# as the API gives it, and keep no message beside it, so a page recognises it here whole, a price
+# list's name (`detail`) kept as it is (quoting.designs.selectors.bom_priced,
+# quoting.quotes.services.quotes). A conversion ("List (USD): USD 10 x 7.1 (2026-01-02)") is
+# names and figures only and reads as kept.
+PRICE_SOURCES = (
+    gettext_noop("%(detail)s (reference)"),
+    gettext_noop("entered by hand"),
+    gettext_noop("set by hand (was %(price)s)"),
+)
+# Between a support line's price source and what it follows (quoting.quotes.services.support).
+PRICE_SOURCE_NOTE = " · "
+
 # Engine messages ({name} placeholders, quoting.engine.messages) that rows kept as English text
 # before they kept the message: a TCO comparison's warnings.
 KEPT_MESSAGES = (VALUE_BELOW_COST,)
@@ -74,6 +90,7 @@ def _pattern(template: str) -> re.Pattern:
 
 
 _PATTERNS = tuple((_pattern(template), template) for template in KEPT_TEXTS)
+_PRICE_SOURCE_PATTERNS = tuple((_pattern(template), template) for template in PRICE_SOURCES)
 
 _BRACE = re.compile(r"\\\{(\w+)\\\}")
 
@@ -117,3 +134,17 @@ def kept_text(text: str) -> str:
             return gettext(template) % values
     kept = kept_message(text)
     return kept.render(gettext) if isinstance(kept, Message) else text
+
+
+def price_source_text(text: str) -> str:
+    """A quote line's price source in the active language, on old rows and new alike: the price
+    list's part and, on a support line, what it follows (a kept text); what it does not know
+    (a price list's name, a conversion's figures) as kept."""
+    if not text:
+        return text or ""
+    source, sep, note = text.partition(PRICE_SOURCE_NOTE)
+    for pattern, template in _PRICE_SOURCE_PATTERNS:
+        if match := pattern.fullmatch(source):
+            source = gettext(template) % match.groupdict()
+            break
+    return source + (sep + kept_text(note) if sep else "")

@@ -8,7 +8,10 @@ after authentication, permissions and throttling, the handler runs, and its answ
   of request.data), so key order and whitespace do not matter;
 - same key, another body (or method, or path): 422 `idempotency_key_reused`; the key is spent;
 - same key while the first request still runs: 409 `idempotency_key_in_use`, retry later;
-- keys belong to one token (or one signed-in user) and expire after 24 hours.
+- keys belong to one token (or one signed-in user) and expire after 24 hours;
+- a replay says the language its answer is in (`Content-Language`, the first request's: the
+  answer is kept as it was worded), unless its view words it again in the retry's language
+  (idempotent_replay: an unsaved design's warnings and advice).
 
 A request that ends in an exception (a 4xx raised by validation or a rule, or a crash) or in a
 5xx stores nothing, so the client can fix the body or simply retry with the same key. Only JSON
@@ -25,7 +28,7 @@ import json
 
 from django.core.files.uploadedfile import UploadedFile
 from django.db import IntegrityError, transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -134,8 +137,13 @@ class IdempotentViewMixin:
             raise ValidationError({HEADER: [f"Use 1 to {KEY_MAX_LENGTH} characters."]})
         self._idempotency_record = _claim(request, key)
 
+    def idempotent_replay(self, response: Response) -> None:
+        """A view's chance to word a replayed answer again in the retry's language (and say
+        so in its Content-Language); by default the first answer, as it was."""
+
     def handle_exception(self, exc):
         if isinstance(exc, _Replay):
+            self.idempotent_replay(exc.response)
             return exc.response
         self._release_idempotency_key()
         return super().handle_exception(exc)
@@ -155,6 +163,11 @@ class IdempotentViewMixin:
             JSONRenderer().render(response.data).decode() if response.data is not None else ""
         )
         record.response_headers = {h: response[h] for h in REPLAYED_HEADERS if h in response}
+        # The language the answer is worded in: LocaleMiddleware would label a replay with the
+        # retry's (it sets Content-Language only after this, and only where none is set).
+        record.response_headers.setdefault(
+            "Content-Language", response.get("Content-Language") or translation.get_language()
+        )
         record.save(
             update_fields=["status", "response_status", "response_body", "response_headers"]
         )

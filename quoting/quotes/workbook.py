@@ -47,6 +47,7 @@ from openpyxl.worksheet.worksheet import Worksheet
 from catalog.models import Product
 from portal.models import CompanyProfile
 from quoting.designs.display import cable_lengths, cable_lengths_said
+from quoting.designs.svg.racks import rack_names
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.money import milestone_amounts
 from quoting.quotes.margins import Margin, line_margin, lines_margin
@@ -701,7 +702,7 @@ def _racks(out: _Sheet, rows: list[dict]) -> None:
     for row in rows:
         out.next()
         count = row.get("count") or 1
-        out.put("A", f"{row.get('racks', '')}" + (f" (×{count})" if count > 1 else ""))
+        out.put("A", rack_names(row.get("racks"), _) + (f" (×{count})" if count > 1 else ""))
         kind = kinds.get(row.get("kind"), _("Network"))
         if row.get("liquid"):
             kind = _("Compute, liquid-cooled rack-scale")

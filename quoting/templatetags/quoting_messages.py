@@ -7,6 +7,7 @@ from decimal import Decimal
 from django import template
 from django.utils.translation import gettext, gettext_noop
 
+from quoting.designs.svg.racks import rack_names
 from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.fabric.requirements import SUBNET_MANAGER_CHOICES as SUBNET_MANAGER_LABELS
 from quoting.engine.messages import Message, listing
@@ -104,6 +105,12 @@ def option_names(names) -> str:
 def listed(names) -> str:
     """Names listed in the active language: "a, b" in English, "a、b" in Chinese."""
     return listing(names or ()).render(gettext)
+
+
+@register.filter(name="rack_names")
+def rack_names_filter(racks) -> str:
+    """A rack appendix's racks listed in the active language (quoting.designs.svg.racks)."""
+    return rack_names(racks, gettext)
 
 
 @register.filter

@@ -212,3 +212,20 @@ def test_a_refused_action_stores_nothing(qw):
     )
     assert response.status_code == 412
     assert not IdempotencyRecord.objects.filter(key="f").exists()
+
+
+def test_a_replay_says_the_language_its_kept_answer_is_in(qw):
+    """A replay is the first answer as it was worded: its Content-Language is the first
+    request's, whatever language the retry asks for."""
+    client = token_client(qw.world.sales)
+    body = {"company": "Words Ltd"}
+    first = client.post(
+        "/api/v1/customers/", body, format="json",
+        HTTP_IDEMPOTENCY_KEY="words", HTTP_ACCEPT_LANGUAGE="zh-hans",
+    )  # fmt: skip
+    replay = client.post(
+        "/api/v1/customers/", body, format="json",
+        HTTP_IDEMPOTENCY_KEY="words", HTTP_ACCEPT_LANGUAGE="en",
+    )  # fmt: skip
+    assert replay["Idempotent-Replayed"] == "true" and replay.json() == first.json()
+    assert first["Content-Language"] == replay["Content-Language"] == "zh-hans"

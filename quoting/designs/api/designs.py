@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
+from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status, viewsets
@@ -19,6 +20,7 @@ from quoting.designs.services.designs import (
     design_install_layout,
     design_server_defaults,
     design_worded,
+    design_words_again,
     site_from_json,
 )
 from quoting.designs.services.packs import (
@@ -251,6 +253,15 @@ class DesignSerializer(serializers.Serializer):
     advice = serializers.ListField(
         child=serializers.CharField(), help_text="In the request's language (Accept-Language)."
     )
+    warning_messages = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The same warnings as translatable messages ({template, params}, the template "
+        "English), for clients that print them in another language.",
+    )
+    advice_messages = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="The same advice as translatable messages ({template, params}).",
+    )
 
 
 # Fabric designs computed from the catalog, never stored here. JSON bodies only (so generated
@@ -274,6 +285,13 @@ class DesignViewSet(ApiViewSetMixin, viewsets.ViewSet):
     )
     def create(self, request):
         return Response(design_worded(self._design(request)), status=status.HTTP_200_OK)
+
+    def idempotent_replay(self, response) -> None:
+        # The same design again (kept: its figures as first computed), its warnings and advice
+        # in the language of the retry, which its Content-Language then says.
+        if self.action == "create" and isinstance(response.data, dict):
+            response.data = design_words_again(response.data)
+            response["Content-Language"] = translation.get_language()
 
     @extend_schema(
         request=DesignOnSiteSerializer,

@@ -235,10 +235,31 @@ def messages_worded(kept: list | None) -> list[str]:
 
 def design_worded(design: FabricDesign) -> dict:
     """The design as the API gives it, its warnings and advice in the active language (the
-    request's): the engine's as_dict() words them in English."""
-    return design.as_dict() | {
-        "warnings": [m.render(gettext) for m in design.warning_messages],
-        "advice": [m.render(gettext) for m in design.advice_messages],
+    request's): the engine's as_dict() words them in English. The messages they are worded
+    from go beside them, so an answer kept as it is (an idempotent replay) can be worded again
+    in another reader's language (design_words_again)."""
+    return (
+        design.as_dict()
+        | {
+            "warnings": [m.render(gettext) for m in design.warning_messages],
+            "advice": [m.render(gettext) for m in design.advice_messages],
+        }
+        | {MESSAGES_OF[key]: kept for key, kept in design_messages_json(design).items()}
+    )
+
+
+# Where a design answer keeps the messages its warnings and advice are worded from (the TCO
+# answer's name, warning_messages).
+MESSAGES_OF = {"warnings": "warning_messages", "advice": "advice_messages"}
+
+
+def design_words_again(answer: dict) -> dict:
+    """A design answer (design_worded's, kept) with its warnings and advice worded in the
+    active language from the messages beside them; one kept without them, as it is."""
+    return answer | {
+        key: messages_worded(answer[kept])
+        for key, kept in MESSAGES_OF.items()
+        if isinstance(answer.get(kept), list)
     }
 
 

@@ -22,6 +22,7 @@ from quoting.engine.messages import Message
 from quoting.engine.money import round_money
 from quoting.engine.tco import Costs, TcoRequest, TcoResult, compute_tco
 from quoting.engine.tco.assumptions import BASIS_DESIGN, BASIS_MODEL
+from quoting.engine.tco.assumptions import TEXTS as ASSUMPTION_TEXTS
 from quoting.engine.tco.names import COMMODITY, OTHER_FAMILY, THIS_DESIGN, UNTUNED
 from quoting.engine.tco.presets import (
     DEFAULT_WORKLOAD,
@@ -568,6 +569,28 @@ def tco_warnings_worded(result: Mapping | None) -> list[str]:
     if "warning_messages" in result:
         return messages_worded(result["warning_messages"])
     return [kept_text(text) for text in result.get("warnings") or []]
+
+
+def tco_result_in_language(result: TcoResult, language: str) -> dict:
+    """The comparison as the API's JSON with what a person reads worded in `language` (the
+    `tco` command's --language): the warnings, each assumption's label, unit, source and basis,
+    each sensitivity bar's label. Keys, figures, the options' names (the request's) and the
+    kept messages beside the words stay as they are; in English it is the API's answer."""
+    data = result.as_dict()
+    with translation.override(language):
+        tr = translation.gettext
+        data["warnings"] = [w.render(tr) for w in result.warnings]
+        for shown, assumption in zip(data["assumptions"], result.assumptions, strict=True):
+            for part in ASSUMPTION_TEXTS:
+                value = getattr(assumption, part)
+                if isinstance(value, Message):
+                    shown[part] = value.render(tr)
+            if shown.get("basis"):
+                shown["basis"] = tr(shown["basis"])
+        for tornado in data["sensitivity"]:
+            for bar in tornado["bars"]:
+                bar["label"] = tr(bar["label"])
+    return data
 
 
 def tco_result_worded(result: dict | None) -> dict | None:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from quoting.engine.install.elevations import rack_elevations_svg
 from quoting.engine.install.layout import InstallLayout, Rack
+from quoting.engine.messages import listing
 
 Translate = Callable[[str], str]
 
@@ -82,17 +83,26 @@ def _untitled(tr: Translate) -> Translate:
     return translate
 
 
-def _ranges(racks: list[Rack]) -> str:
-    """A01–A11, B03: neighbours in a row as one range."""
+def _ranges(racks: list[Rack]) -> list[str]:
+    """["A01–A11", "B03"]: neighbours in a row as one range. Kept as a list, listed in the
+    reader's language when shown (rack_names)."""
     runs: list[list[Rack]] = []
     for rack in racks:
         if runs and runs[-1][-1].row == rack.row and runs[-1][-1].position + 1 == rack.position:
             runs[-1].append(rack)
         else:
             runs.append([rack])
-    return ", ".join(
-        run[0].name if len(run) == 1 else f"{run[0].name}–{run[-1].name}" for run in runs
-    )
+    return [run[0].name if len(run) == 1 else f"{run[0].name}–{run[-1].name}" for run in runs]
+
+
+def rack_names(racks: list[str] | str | None, tr: Translate) -> str:
+    """A power row's or a figure's racks listed in the language of `tr` ("A01–A06、B01" in
+    Chinese). An appendix kept before its racks were a list has them joined with ", " (rack
+    names hold no comma): listed again the same way."""
+    if not racks:
+        return ""
+    names = racks.split(", ") if isinstance(racks, str) else racks
+    return listing(names).render(tr)
 
 
 def power_rows(layout: InstallLayout) -> list[dict]:

@@ -5,7 +5,12 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from quoting.designs.services.designs import design_compute, design_install_layout, site_from_json
+from quoting.designs.services.designs import (
+    design_compute,
+    design_install_layout,
+    design_worded,
+    site_from_json,
+)
 from quoting.designs.services.packs import PACK_LANGUAGES, pack_translate
 from quoting.designs.services.requirements import requirements_from_request
 from quoting.designs.svg.fabric import fabric_svg
@@ -135,7 +140,7 @@ class Command(BaseCommand):
             )
             for warning in layout.warnings:
                 self.stderr.write(f"  ! {warning}")
-        summary = design.as_dict()
+        summary = design_worded(design)  # the API's answer, the messages of its words too
         if options["json"]:
             self.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False))
             return

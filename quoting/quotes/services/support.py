@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from quoting.engine.money import TOTAL_MAX
 from quoting.errors import InvalidValue
+from quoting.kept_texts import PRICE_SOURCE_NOTE
 from quoting.quotes.models import (
     TOTALLED_SECTIONS,
     QuoteEvent,
@@ -41,7 +42,6 @@ from quoting.quotes.selectors import (
 
 __all__ = ["offer_hardware", "revision_support_follow"]  # offer_hardware: snapshots' TCO
 
-_NOTE = " · "  # between the price list's source and what the line follows
 MAX_QUANTITY = 1_000_000  # services/quotes.py's, for a line's quantity
 
 
@@ -70,14 +70,14 @@ def revision_support_follow(*, revision: QuoteRevision, user) -> int:
     for line in following:
         before = {"quantity": line.quantity, "unit_price": line.unit_price}
         noted = line.price_source
-        source = noted.split(_NOTE)[0]
+        source = noted.split(PRICE_SOURCE_NOTE)[0]
         followed = support_followed(
             line, devices=devices, hardware=hardware, least=least, installed=base is not None
         )
         line.quantity, line.unit_price, note = followed.quantity, followed.unit_price, followed.note
         text = str(note)  # the English the line's price source and the event's reason keep
         line.list_price = followed.list_price
-        line.price_source = f"{source}{_NOTE}{text}"[:300]
+        line.price_source = f"{source}{PRICE_SOURCE_NOTE}{text}"[:300]
         after = {"quantity": line.quantity, "unit_price": line.unit_price}
         if after == before and line.price_source == noted:
             continue

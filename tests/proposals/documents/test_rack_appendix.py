@@ -90,7 +90,8 @@ def test_the_pdf_has_the_racks_appendix_with_a_row_per_rack(world, seeded, langu
     compact = "".join(text.split())
     for row in racks["rows"]:
         cells = f"{row['units_used']}/{row['units_free']}{row['typical_kw']:.1f}{row['max_kw']:.1f}"
-        assert row["racks"] in compact and cells in compact, row
+        (name,) = row["racks"]  # one rack a row: 8 racks are not grouped
+        assert name in compact and cells in compact, row
 
 
 @pytest.mark.parametrize(
@@ -106,7 +107,7 @@ def test_a_rack_over_its_budget_is_flagged_in_the_pdf(world, seeded, language, f
     snapshots.revision_racks_refresh(revision=revision, site=OVER_BUDGET_SITE)
     revision.refresh_from_db()
     over = [row for row in revision.design_racks["rows"] if row["over"]]
-    assert [row["racks"] for row in over] == ["A01", "A02", "A03"]  # 16 servers, 5 a rack
+    assert [row["racks"] for row in over] == [["A01"], ["A02"], ["A03"]]  # 16 servers, 5 a rack
 
     text = flat(pdf_text(proposal_pdf(revision=revision, language=language)))
     compact = "".join(text.split())
@@ -219,7 +220,7 @@ def test_a_small_design_draws_every_rack(seeded):
     layout = layout_of(16)
     appendix = rack_appendix(layout, {"en": lambda text: text})
     assert appendix["shown_count"] == appendix["rack_count"] == len(layout.racks)
-    assert [f["racks"] for f in appendix["figures"]] == ["A01–A06", "A07", "B01"]
+    assert [f["racks"] for f in appendix["figures"]] == [["A01–A06"], ["A07"], ["B01"]]
     # A figure is captioned by the PDF: the drawing's own title (its rack count) is left out.
     assert not any("racks, budget" in svg for svg in appendix["elevations"]["en"])
 
@@ -263,3 +264,30 @@ def test_nvl72_racks_are_listed_liquid_cooled_on_their_own_power(world, seeded, 
     for word in words:
         assert word in html, word
     assert "Over budget" not in html and "超出预算" not in html
+
+
+@pytest.mark.parametrize(
+    ("language", "listed", "old"),
+    [("en", "A01–A03, A05", "B01, B03"), ("zh-hans", "A01–A03、A05", "B01、B03")],
+)
+def test_the_racks_of_a_row_and_a_figure_are_listed_in_the_reader_s_language(
+    world, seeded, language, listed, old
+):
+    """The appendix keeps a row's and a figure's racks as a list, listed when the PDF is made;
+    one kept before, joined with ", ", is listed again in the reader's language."""
+    quote = quote_from_design(world, language=language)
+    revision = quote.current_revision
+    racks = revision.design_racks
+    assert all(isinstance(row["racks"], list) for row in racks["rows"])
+    racks["rows"][0]["racks"] = ["A01–A03", "A05"]
+    racks["rows"][1]["racks"] = "B01, B03"  # kept before the list
+    racks["figures"][0]["racks"] = ["A01–A03", "A05"]
+    racks["figures"][1]["racks"] = "B01, B03"
+    QuoteRevision.objects.filter(pk=revision.pk).update(design_racks=racks)
+    revision.refresh_from_db()
+
+    html = proposal_html(revision=revision, language=language)
+
+    assert f"<td>{listed}</td>" in html and f"<td>{old}</td>" in html
+    caption = "机柜立面图：" if language == "zh-hans" else "Rack elevations: "
+    assert f"{caption}{listed}</figcaption>" in html and f"{caption}{old}</figcaption>" in html

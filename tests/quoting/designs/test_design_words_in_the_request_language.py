@@ -108,3 +108,29 @@ def test_an_unsaved_designs_warnings_and_advice_are_in_the_requests_language(api
     assert any("本网络按所需的 9 个机柜建设" in text for text in words), words
     assert not [t for t in words if "rack" in t or "scalable unit" in t], words
     assert chinese["bom"] == english["bom"]  # the rest is the same design
+
+
+def test_a_replayed_design_is_the_same_design_worded_in_the_retrys_language(api):
+    """An idempotent retry gets the design first computed (kept), its warnings and advice
+    worded again in the retry's language, as its Content-Language says."""
+
+    def design(language, **key):
+        return api.post(
+            "/api/v1/designs/", RACKS, content_type="application/json",
+            HTTP_ACCEPT_LANGUAGE=language, **key,
+        )  # fmt: skip
+
+    first = design("zh-hans", HTTP_IDEMPOTENCY_KEY="rack-design")
+    replay = design("en", HTTP_IDEMPOTENCY_KEY="rack-design")
+    english = design("en").json()
+
+    assert first.status_code == replay.status_code == 200
+    assert replay["Idempotent-Replayed"] == "true"
+    assert (first["Content-Language"], replay["Content-Language"]) == ("zh-hans", "en")
+    chinese, replayed = first.json(), replay.json()
+    assert (replayed["warnings"], replayed["advice"]) == (english["warnings"], english["advice"])
+    assert any("本网络按所需的 9 个机柜建设" in t for t in chinese["warnings"] + chinese["advice"])
+    worded = ("warnings", "advice")
+    assert {k: v for k, v in replayed.items() if k not in worded} == {
+        k: v for k, v in chinese.items() if k not in worded
+    }  # the same design: its figures and the messages its words are made from

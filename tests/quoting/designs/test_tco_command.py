@@ -86,3 +86,54 @@ def test_the_command_names_a_ratio_outside_1_to_16(h100_catalog, ratio):
     with pytest.raises(CommandError, match=r"fabrics\[0\]\.oversubscription: "):
         call_command("tco", "--input", "-",
                      stdin=io.StringIO(json.dumps(BODY | {"fabrics": fabrics})))  # fmt: skip
+
+
+# --- the reader's language (#27 item 4) ----------------------------------------------------------
+
+# A GPU-hour valued below what one costs: the comparison warns that every NPV is negative.
+CHEAP_HOURS = BODY | {"costs": {"gpu_hour_value": 0.01}}
+
+
+def _run(capsys, tmp_path, body, *language) -> dict:
+    path = tmp_path / "body.json"
+    path.write_text(json.dumps(body), encoding="utf-8")
+    call_command("tco", "--input", str(path), *language)
+    return json.loads(capsys.readouterr().out)
+
+
+def test_language_zh_hans_words_the_warnings_assumptions_and_labels_in_chinese(
+    h100_catalog, capsys, tmp_path
+):
+    english = _run(capsys, tmp_path, CHEAP_HOURS)
+    chinese = _run(capsys, tmp_path, CHEAP_HOURS, "--language", "zh-hans")
+
+    assert english["warnings"][0].startswith("The value of an effective GPU-hour (0.01 ")
+    assert chinese["warnings"][0].startswith("每有效 GPU 小时的价值（0.01 ")
+    labels = {a["key"]: a["label"] for a in chinese["assumptions"]}
+    assert labels["gpu.peak_tflops"] == "单 GPU 稠密 BF16 峰值算力 H100"
+    bars = {b["key"]: b["label"] for t in chinese["sensitivity"] for b in t["bars"]}
+    assert bars["costs.discount_rate"] == "折现率"
+    # Keys, figures, names and the kept messages are the English run's.
+    assert chinese["options"] == english["options"]
+    assert [a["value"] for a in chinese["assumptions"]] == [
+        a["value"] for a in english["assumptions"]
+    ]
+    assert chinese["warning_messages"] == english["warning_messages"]
+
+
+def test_language_en_is_the_default_and_another_language_is_refused(h100_catalog, capsys, tmp_path):
+    assert _run(capsys, tmp_path, CHEAP_HOURS, "--language", "en") == _run(
+        capsys, tmp_path, CHEAP_HOURS
+    )
+    with pytest.raises(CommandError, match="invalid choice: 'fr'"):
+        call_command("tco", "--input", "-", "--language", "fr")
+
+
+def test_bad_fields_are_listed_in_the_language_asked(h100_catalog, tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(BODY | {"gpu": "B300"}), encoding="utf-8")
+
+    with pytest.raises(CommandError) as error:
+        call_command("tco", "--input", str(path), "--language", "zh-hans")
+    assert str(error.value).startswith(f"{path} 中有字段有误：\n  gpu: ")
+    assert "is not a GPU in the catalog" not in str(error.value)

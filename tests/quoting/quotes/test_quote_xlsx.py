@@ -361,6 +361,30 @@ def test_the_bom_has_the_racks_and_the_installation_packs_parts_by_rack(qw):
     ]
 
 
+@pytest.mark.parametrize(
+    ("lang", "listed", "old"),
+    [
+        ("en", "A01–A03, A05 (×4)", "B01, B03 (×2)"),
+        ("zh-hans", "A01–A03、A05 (×4)", "B01、B03 (×2)"),
+    ],
+)
+def test_a_rows_racks_are_listed_in_the_workbooks_language(qw, lang, listed, old):
+    row = {"kind": "compute", "su": "1", "units_used": 24, "units_free": 24}
+    row |= {"typical_kw": 30.8, "max_kw": 30.82, "over": False}
+    QuoteRevision.objects.filter(pk=qw.quote.current_revision_id).update(
+        design_racks={
+            "rows": [
+                row | {"racks": ["A01–A03", "A05"], "count": 4},
+                row | {"racks": "B01, B03", "count": 2},  # kept before the racks were a list
+            ]
+        }
+    )
+    client = token_client(qw.world.sales, scope="read")
+    bom = workbook(_xlsx(client, qw.quote, lang=lang).content)["BOM"]
+    names = [row[0].value for row in bom.iter_rows()]
+    assert listed in names and old in names
+
+
 # --- cost and margin -----------------------------------------------------------------------------
 
 
