@@ -17,6 +17,8 @@ CATALOG = Path(settings.BASE_DIR) / "locale" / "zh_Hans" / "LC_MESSAGES" / "djan
 HALF_WIDTH_AFTER_CHINESE = re.compile(r"[\u4e00-\u9fff][,:;!?](?!\d)")
 # A cable label's own syntax, printed on the label as it is written (排.机柜-U位:端口).
 LABEL_SYNTAX = re.compile(r"U位:端口")
+# The fabric drawing splits these at ": " into a box's two lines: the colon is never shown.
+SPLIT_NOT_SHOWN = {"{count} server: {names}", "{count} servers: {names}"}
 
 
 def half_width_punctuation(text: str) -> list[str]:
@@ -26,7 +28,7 @@ def half_width_punctuation(text: str) -> list[str]:
 
 
 def test_the_rule_finds_ascii_punctuation_after_chinese_and_leaves_figures_alone():
-    assert half_width_punctuation("{count} 台服务器: {names}") == ["器:"]
+    assert half_width_punctuation("共 2 台服务器: node-01") == ["器:"]
     assert half_width_punctuation("每台 Leaf, 共 2 台; 好!") == ["台;", "好!"]
     assert half_width_punctuation("{count} 台服务器：{names}") == []
     assert half_width_punctuation("收敛比 3:1，NDR, HDR") == []
@@ -39,6 +41,6 @@ def test_no_chinese_translation_puts_ascii_punctuation_after_a_chinese_character
     found = {
         str(msgid): text
         for msgid, text in catalog.items()
-        if msgid and half_width_punctuation(text)
+        if msgid and msgid not in SPLIT_NOT_SHOWN and half_width_punctuation(text)
     }
     assert not found, "\n".join(f"{msgid!r}: {text!r}" for msgid, text in found.items())
