@@ -410,6 +410,7 @@ def pages_in_chinese(client, world, *, proposal: bytes) -> dict[str, str]:
     drawing_src = re.search(r'<img src="([^"]*/drawing\.svg[^"]*)"', pages["share page"])
     assert drawing_src, "the share page should show the fabric drawing"
     share_drawing = _get(client, html.unescape(drawing_src.group(1)))
+    pages["share page drawing page"] = _get(client, f"/p/{world.token}/drawing")
     texts = {name: visible_text(body) for name, body in pages.items()}
     texts["share page drawing"] = visible_text(share_drawing)
     texts["proposal PDF"] = pdf_text(proposal)
