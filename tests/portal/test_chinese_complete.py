@@ -1,7 +1,9 @@
 """Every page a Chinese-speaking user or customer reads is in Chinese.
 
-The main pages, the share page, the manager's approval page and work queue, the inbox, the
-revision diff, the company profile and the 403 page; the proposal PDF, the signed copy with its
+The main pages (a draft's editing forms and the customer and project forms too), the sign-in
+page, the share page (with its accept form, the decline confirmation and the as-built sign-off),
+the manager's approval page and work queue, the inbox, the revision diff, the company profile
+and the 403 page; the proposal PDF, the signed copy with its
 certificate page, the as-built report and the Excel workbooks; and the e-mails a customer gets
 (the link, a reminder, a signing code) are rendered in zh-hans; their visible text
 (tags, scripts and styles stripped; titles, placeholders and labels for screen readers kept) may
@@ -214,6 +216,9 @@ ALLOWED_WORDS = {
     "USD",
     "EUR",
     "RMB",
+    # the customer form's country: an ISO 3166 code, CN the one it names
+    "ISO",
+    "CN",
     # the seed catalog's model codes that carry no digit
     "HDR-SR",
     "SN",
@@ -388,13 +393,24 @@ def pages_in_chinese(client, world, *, proposal: bytes) -> dict[str, str]:
         "project page": _get(client, f"/projects/{project.pk}/"),
         "catalog": _get(client, "/catalog/"),
         "catalog product": _get(client, "/catalog/MQM9790-NS2F/"),
+        "new customer form": _get(client, "/customers/new/"),
+        "customer edit form": _get(client, f"/customers/{customer.pk}/edit/"),
+        "new project form": _get(client, f"/customers/{customer.pk}/projects/new/"),
     }
+    # A draft with its editing forms (lines, alternatives, payment milestones, TCO options).
+    draft = draft_from_the_design(world)
+    pages["quote page (draft)"] = _get(client, f"/quotes/{draft.pk}/")
+    pages["quote TCO panel (draft)"] = _get(client, f"/quotes/{draft.pk}/tco/")
     client.logout()
+    signin = client.get("/accounts/login/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert signin.status_code == 200
+    pages["sign-in page"] = signin.content.decode()
     pages["share page"] = _get(client, f"/p/{world.token}")
     # The share page's drawing is served on its own URL: read the one the page itself shows.
     drawing_src = re.search(r'<img src="([^"]*/drawing\.svg[^"]*)"', pages["share page"])
     assert drawing_src, "the share page should show the fabric drawing"
     share_drawing = _get(client, html.unescape(drawing_src.group(1)))
+    pages["share page drawing page"] = _get(client, f"/p/{world.token}/drawing")
     texts = {name: visible_text(body) for name, body in pages.items()}
     texts["share page drawing"] = visible_text(share_drawing)
     texts["proposal PDF"] = pdf_text(proposal)
@@ -406,6 +422,31 @@ def pages_in_chinese(client, world, *, proposal: bytes) -> dict[str, str]:
         visible_text(base64.b64decode(uri.split(",", 1)[1]).decode()) for uri in images
     )
     return texts
+
+
+def draft_from_the_design(world):
+    """A draft of the accepted quote's design and TCO, made in the writer's language."""
+    from quoting.quotes.services.quotes import quote_create_from_design
+
+    with translation.override(world.made_in):
+        return quote_create_from_design(
+            project=world.project,
+            design=world.project.designs.first(),
+            user=world.sales,
+            tco=world.project.tco_scenarios.first(),
+        )
+
+
+def share_pages_before_the_answer(client, world) -> dict[str, str]:
+    """The customer's share page with its accept form open to them, and the page asking to
+    confirm a decline (nothing is recorded by it)."""
+    revision = world.quote.current_revision.number
+    pages = {"share page (accept form)": _get(client, f"/p/{world.token}")}
+    confirm = client.post(f"/p/{world.token}/decline", {"revision": revision, "reason": "预算"})
+    assert confirm.status_code == 200 and 'name="confirmed"' in confirm.content.decode()
+    pages["share page (decline confirmation)"] = confirm.content.decode()
+    assert 'name="agreed"' in pages["share page (accept form)"], "the accept form is there"
+    return {name: visible_text(body) for name, body in pages.items()}
 
 
 def user_data_of(world) -> tuple[str, ...]:
@@ -519,6 +560,7 @@ def documents_and_pages_after_the_acceptance(client, world, document) -> dict[st
     approval page and diff of a second quote, the work queue, the inbox, the company profile
     and the 403 page: page name -> visible text, in Chinese."""
     from portal.models import COMPANY_ADMIN
+    from proposals.acceptance.as_built import as_built_sign_off_ask
     from proposals.acceptance.services import acceptance_countersign, signed_copy_make
     from proposals.documents.as_built import as_built_report_pdf
     from proposals.models import Acceptance, DocumentStatus
@@ -543,6 +585,7 @@ def documents_and_pages_after_the_acceptance(client, world, document) -> dict[st
             filename="fabric.txt",
             content=ibnetdiscover_text(planned[1:]).encode(),
         )
+        as_built_sign_off_ask(check=check, user=world.sales)  # the customer is asked to sign
     revised = quote_revised_for_approval(world)
     admin = user_make("qian", role=COMPANY_ADMIN, language="zh-hans")
 
@@ -585,11 +628,13 @@ def documents_and_pages_after_the_acceptance(client, world, document) -> dict[st
     shared_workbook = client.get(f"/p/{world.token}/xlsx")
     assert shared_workbook.status_code == 200
     texts["share page workbook"] = workbook_text(shared_workbook.content)
+    pages["share page (as-built sign-off)"] = _get(client, f"/p/{world.token}")
 
     assert 'id="decide-form"' in pages["approval page"], "the manager should be asked to decide"
     assert "布线方案" in pages["revision diff"], "the diff should show the line R2 added"
     assert revised.number in pages["work queues (manager's home)"], "the queue should hold it"
     assert 'id="id_legal_name_zh"' in pages["company profile"]
+    assert 'id="as-built"' in pages["share page (as-built sign-off)"], "the sign-off is asked"
     return {**texts, **{name: visible_text(body) for name, body in pages.items()}}
 
 
@@ -604,6 +649,7 @@ def test_every_page_document_workbook_and_email_reads_in_chinese(
     # The Chinese PDF the send requested, rendered: the acceptance binds it, the signed copy
     # copies it.
     document = sent_pdf(world.quote.current_revision, "zh-hans")
+    before_the_answer = share_pages_before_the_answer(client, world)
     share_accept(
         link=world.link,
         revision_number=world.quote.current_revision.number,
@@ -612,7 +658,7 @@ def test_every_page_document_workbook_and_email_reads_in_chinese(
         agreed=True,
     )
     texts = {**mails, **pages_in_chinese(client, world, proposal=bytes(document.pdf))}
-    texts |= documents_and_pages_after_the_acceptance(client, world, document)
+    texts |= before_the_answer | documents_and_pages_after_the_acceptance(client, world, document)
     for page in ("proposal PDF", "share page", "quote page (accepted)"):
         assert "下单时" in texts[page], page  # the company's default schedule, kept by key
     found = {

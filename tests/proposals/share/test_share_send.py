@@ -351,3 +351,15 @@ def test_a_rule_of_the_service_is_shown_at_the_panels_field_it_is_about(
     page = response.content.decode()
     assert '<span class="error" id="id_days-error">A link lasts from 1 to 60 days.</span>' in page
     assert not ShareLink.objects.exists() and mail.outbox == []
+
+
+def test_the_reminders_run_every_morning_as_a_task_registered_by_name(settings):
+    from portal.celery import app
+
+    (entry,) = (
+        job
+        for job in settings.CELERY_BEAT_SCHEDULE.values()
+        if job["task"] == "proposals.share_link_reminders"
+    )
+    assert entry["schedule"].hour == {8} and entry["schedule"].minute == {0}  # once a day
+    assert "proposals.share_link_reminders" in app.tasks
