@@ -1,7 +1,8 @@
 """Issue 27, item 1: the signed copy is a digitally signed PDF (PAdES), signed with the seller's
-certificate, so that any change breaks the signature in pyHanko, poppler's pdfsig and the portal's
-own check; B-LT with a timestamp authority (a local one here), B-B without. The certificate page
-fits one page in Chinese too and prints no internal command."""
+certificate, so that any change breaks the signature in pyHanko (its library and the
+`pyhanko sign validate` command), poppler's pdfsig and the portal's own check; B-LT with a
+timestamp authority (a local one here), B-B without. The certificate page fits one page in
+Chinese too and prints no internal command."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import http.server
 import io
 import shutil
 import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -113,6 +115,19 @@ def _pdfsig(signed: bytes, tmp_path) -> str:
     return done.stdout + done.stderr
 
 
+def _pyhanko_validate(signed: bytes, tmp_path) -> tuple[int, str]:
+    """`pyhanko sign validate`, the command a customer's IT would run (pyhanko-cli), trusting the
+    seller's certificate alone: no revocation check and no trust list, so it fetches nothing."""
+    cert = seller_certificate().certificate
+    trust, path = tmp_path / "seller.pem", tmp_path / "checked.pdf"
+    trust.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    path.write_bytes(signed)
+    command = [sys.executable, "-m", "pyhanko", "sign", "validate", "--trust", str(trust)]
+    command += ["--trust-replace", "--no-revocation-check", "--pretty-print", str(path)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    return done.returncode, done.stdout + done.stderr
+
+
 def _command(tmp_path, original: bytes, signed: bytes) -> tuple[int, str]:
     paths = tmp_path / "original.pdf", tmp_path / "signed.pdf"
     paths[0].write_bytes(original)
@@ -159,6 +174,14 @@ def test_pdfsig_finds_the_signature_valid_and_covering_the_whole_document(accept
     assert "Signature Validation: Signature is Valid." in said
 
 
+def test_pyhanko_sign_validate_finds_the_signature_intact_and_trusted(accepted, tmp_path):
+    _original, signed, _acceptance = accepted
+    code, said = _pyhanko_validate(signed, tmp_path)
+    assert code == 0, said
+    assert "The signature is judged VALID." in said, said
+    assert "cryptographically sound" in said and "entire file" in said, said
+
+
 def _flipped(signed: bytes) -> bytes:
     """One byte of the certificate page's text drawing changed: inside the signed range."""
     at = signed.index(b"stream", len(signed) // 3) + 40
@@ -188,6 +211,8 @@ def test_one_byte_flipped_breaks_the_signature_for_pyhanko_pdfsig_and_the_portal
     assert not status.intact and not status.bottom_line
     assert "Signature Validation: Signature is Valid." not in _pdfsig(flipped, tmp_path)
     assert "Digest Mismatch" in _pdfsig(flipped, tmp_path)
+    code, said = _pyhanko_validate(flipped, tmp_path)
+    assert code != 0 and "The signature is judged INVALID." in said, said
     check = signed_copy_verify(original=original, signed=flipped)
     assert not check.ok
     assert any("digital signature is broken" in p for p in check.problems), check.problems
