@@ -307,7 +307,9 @@ def signature_stamp(
                 "page_size": f"{width:.2f}pt {height:.2f}pt",
                 "signatures": signatures,
                 "parties": parties,
-                "s": seller_for(owner=quote.owner, language=language),
+                "s": seller_for(
+                    owner=quote.owner, language=language, profile=revision.company_profile
+                ),
                 "q": quote,
             },
         )

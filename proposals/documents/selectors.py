@@ -89,9 +89,7 @@ class Seller:
         return bool(self.contact_name or self.contact_email or self.contact_phone)
 
 
-def seller_for(*, owner: User | None, language: str) -> Seller:
-    # The chop is read only by the signed copy that prints it.
-    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).defer("chop").first()
+def seller_for(*, owner: User | None, language: str, profile: CompanyProfile | None) -> Seller:
     contact = {}
     if owner is not None:
         contact = {
@@ -271,7 +269,7 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         sections[line.section].append(Row(line, amount))
     if kits_follow_the_option(revision):
         _kits_under_their_options(sections)
-    support, services = _offered(sections, language)
+    support, services = _offered(sections, language, profile=revision.company_profile)
     drawing = drawing_in(revision.design_drawings, revision.design_drawing, language)
     totals = revision_totals(revision=revision, lines=lines)
     return ProposalContent(
@@ -289,7 +287,9 @@ def proposal_content(*, revision: QuoteRevision, language: str) -> ProposalConte
         drawing_uri=svg_data_uri(drawing) if drawing else None,
         tco=revision.tco_snapshot or None,
         tco_charts=_tco_charts(revision, language),
-        seller=seller_for(owner=revision.quote.owner, language=language),
+        seller=seller_for(
+            owner=revision.quote.owner, language=language, profile=revision.company_profile
+        ),
         tco_view=tco_presented(revision.tco_snapshot, revision.tco_options),
         racks=revision.design_racks or None,
         rack_figures=_rack_figures(revision.design_racks, language),
@@ -352,13 +352,14 @@ def payment_schedule_of(revision: QuoteRevision, *, total: Decimal) -> list[Mile
 CATALOG_NOTE = re.compile(r"\s*(Reference (price|figure): verify\.|参考(价格|数据)，请核实。)")
 
 
-def _offered(sections: dict[str, list[Row]], language: str) -> tuple[list[Offered], list[Offered]]:
+def _offered(
+    sections: dict[str, list[Row]], language: str, *, profile: CompanyProfile | None
+) -> tuple[list[Offered], list[Offered]]:
     """(support, services) the offer names: each support tier quoted once with its response
     terms when the catalog gives them (the on-site time within the seller's service area), else
     its description; each service line by its name (a service's catalog description is written
     for staff); then those offered as optional lines, with their price."""
     chinese = language.startswith("zh")
-    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
     area = profile.service_area_for(language) if profile else ""
     support, services, seen = [], [], set()
     included = [

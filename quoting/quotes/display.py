@@ -36,6 +36,7 @@ DETAIL_LABELS = {
     "lines": _("Lines"),
     "spares_kit_lines": _("Spares kit lines"),
     "spares_kit_unpriced": _("Spares kit parts without a price"),
+    "spares_kit_left_out": _("Spares kit lines left out (over a quote's line limit)"),
     "service_lines": _("Service lines"),
     "fx_rate": _("Exchange rate"),
     "fx_source_currency": _("Converted from"),

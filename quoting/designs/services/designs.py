@@ -26,6 +26,7 @@ from quoting.engine.install import (
     InstallLayout,
     SiteInputs,
     design_on_site,
+    design_placed,
     plan_layout,
 )
 from quoting.engine.install.layout import place_devices
@@ -99,16 +100,22 @@ def design_non_rail_priced(*, design: FabricDesign, currency: str) -> PricedBom 
 
 def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> PricedBom | None:
     """The other build of racks that are not whole scalable units (whole units beside the
-    smallest fabric for the racks, or the smallest beside whole units: rules 5c and 5d),
-    designed on the same site and priced; None when the design has no other build."""
-    if design.rack_scale_other is None:
+    smallest fabric for the racks, or the smallest beside whole units: rules 5c and 5d), placed
+    on the same site and priced; None when the design has no other build.
+
+    The engine designed that build with this one (rack_scale_other_design): it is placed and
+    priced as it is, not designed again."""
+    planned = design.rack_scale_other_design
+    if design.rack_scale_other is None or planned is None:
         return None
-    req = design.requirements
+    # The requirements asked (a distance planned at a nearer class for want of fibre is
+    # measured on the site, as design_compute measures it), with the other build's choice.
+    other_choice = planned.requirements.rack_scale_smallest
+    planned = replace(
+        planned, requirements=replace(design.requirements, rack_scale_smallest=other_choice)
+    )
     try:
-        other = design_compute(
-            requirements=replace(req, rack_scale_smallest=not req.rack_scale_smallest),
-            site=design_site(design),
-        )
+        other = design_placed(planned, product_specs(), design_site(design))
     except InvalidInput:
         return None
     return design_bom_priced(design=other, currency=currency)

@@ -194,6 +194,9 @@ class FabricDesign:
     # Racks of a rack-scale system that are not whole scalable units: the other build (rules
     # 5c and 5d, "show both"); None otherwise.
     rack_scale_other: RackScaleBuild | None = None
+    # That other build as designed (planned, not measured), kept so the caller places it on the
+    # site and prices it without designing it again; None with rack_scale_other.
+    rack_scale_other_design: FabricDesign | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -484,6 +487,7 @@ def design_measured(
         design,
         next_step=planned.next_step,
         rack_scale_other=other,
+        rack_scale_other_design=planned.rack_scale_other_design,
         advice_messages=advice,
         warning_messages=tuple(warnings),
     )
@@ -692,11 +696,13 @@ def _design(
     )
     if look_ahead:
         design = replace(design, next_step=_next_step(design, catalog, warnings))
-        other = _rack_scale_other(design, catalog)
-        if other is not None:
+        built = _rack_scale_other(design, catalog)
+        if built is not None:
+            other, other_design = built
             design = replace(
                 design,
                 rack_scale_other=other,
+                rack_scale_other_design=other_design,
                 advice_messages=design.advice_messages + (_rack_scale_growth(design, other),),
             )
     return replace(design, warning_messages=tuple(warnings))
@@ -1179,12 +1185,14 @@ def _whole_unit_advice(t: Topology) -> Message:
     )
 
 
-def _rack_scale_other(design: FabricDesign, catalog: list[ProductSpec]) -> RackScaleBuild | None:
+def _rack_scale_other(
+    design: FabricDesign, catalog: list[ProductSpec]
+) -> tuple[RackScaleBuild, FabricDesign] | None:
     """Rules 5c and 5d, "show both": racks of a rack-scale system that are not whole scalable
-    units are built either way, so the build not asked is designed too (for its counts; the
-    caller measures and prices it on the site), with what growing from the smallest build to
-    whole units re-cables. None for other servers, for whole units, and when whole units fall
-    back to the racks asked (UFM appliances with no room: one build only)."""
+    units are built either way, so the build not asked is designed too: its counts, with what
+    growing from the smallest build to whole units re-cables, and the build itself (the caller
+    measures and prices it on the site). None for other servers, for whole units, and when
+    whole units fall back to the racks asked (UFM appliances with no room: one build only)."""
     req, server = design.requirements, design.server
     if server is None or not server.rack_scale:
         return None
@@ -1214,7 +1222,7 @@ def _rack_scale_other(design: FabricDesign, catalog: list[ProductSpec]) -> RackS
         wt.links_per_leaf_per_spine,
     )
     trunk = small.links_by_tier().get("leaf-spine", 0)
-    return RackScaleBuild(
+    build = RackScaleBuild(
         whole_units=other is whole,
         racks=other.topology.servers + other.topology.kept_servers,
         leaf_count=other.leaf_count,
@@ -1227,6 +1235,7 @@ def _rack_scale_other(design: FabricDesign, catalog: list[ProductSpec]) -> RackS
         moved_host_links=moved_hosts * design.planes,
         moved_trunk_links=0 if same_trunk else trunk,
     )
+    return build, other
 
 
 def _rack_scale_growth(design: FabricDesign, other: RackScaleBuild) -> Message:

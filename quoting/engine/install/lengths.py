@@ -42,8 +42,16 @@ def design_on_site(
 ) -> FabricDesign:
     """Design the fabric, place it on the site and buy its cables for the measured runs.
     Raises InvalidInput naming a requirement or site field."""
-    planned = _planned(requirements, catalog)
-    if all(getattr(requirements, name) is not None for name in UNMEASURED_DISTANCES):
+    return design_placed(_planned(requirements, catalog), catalog, site)
+
+
+def design_placed(
+    planned: FabricDesign, catalog: list[ProductSpec], site: SiteInputs
+) -> FabricDesign:
+    """A design already planned (design_fabric, or a rack-scale design's other build) placed on
+    the site, its cables bought for the measured runs. Raises InvalidInput naming a site field
+    or a run the catalog cannot serve."""
+    if all(getattr(planned.requirements, name) is not None for name in UNMEASURED_DISTANCES):
         # Every distance given: nothing to measure; the site is kept for the pack.
         return design_measured(
             planned, catalog, FabricLengths(_not_placed, _not_placed, site=asdict(site))

@@ -56,6 +56,7 @@ DETAIL_LABELS = {
     "lines": _("lines"),
     "spares_kit_lines": _("spares kit lines"),
     "spares_kit_unpriced": _("spares kit parts without a price"),
+    "spares_kit_left_out": _("spares kit lines left out (over a quote's line limit)"),
     "service_lines": _("service lines"),
     "fx_rate": _("exchange rate"),
     "fx_source_currency": _("exchange from"),

@@ -421,6 +421,13 @@ class QuoteRevision(models.Model):
     def is_frozen(self) -> bool:
         return self.frozen_at is not None
 
+    @functools.cached_property
+    def company_profile(self) -> CompanyProfile | None:
+        """The seller's profile (its chop left out: only a signed copy prints it), read once
+        for this revision object: a page or a document prints every support line's service area
+        and the seller from the same revision, so it asks once, not once per line."""
+        return CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).defer("chop").first()
+
     def additional_terms_for(self, language: str) -> str:
         """The additional terms a reader in `language` is shown: the text in their language,
         else the other one's (a term written once binds in either language; leaving it out
@@ -566,7 +573,7 @@ class QuoteLine(models.Model):
             head = (revision.content_sha256 or "").partition(":")[0]
             if not (head.isdigit() and int(head) >= SERVICE_AREA_VERSION):
                 return name
-        return with_service_area(name, self.product)
+        return with_service_area(name, self.product, profile=revision.company_profile)
 
 
 # The content version from which a sent revision prints the service area after its support
@@ -574,14 +581,15 @@ class QuoteLine(models.Model):
 SERVICE_AREA_VERSION = 6
 
 
-def with_service_area(name: WrittenIn, product: Product) -> WrittenIn:
-    """A support tier's name with the place its on-site time applies: the company profile's
+def with_service_area(
+    name: WrittenIn, product: Product, *, profile: CompanyProfile | None
+) -> WrittenIn:
+    """A support tier's name with the place its on-site time applies: the company `profile`'s
     service area in the active language, nothing where none is set. The catalog's names name no
     place (issue 26): the seller's area is the profile's, not the catalog's."""
     if product.category != Category.SUPPORT or not product.onsite_hours:
         return name
     language = translation.get_language() or ENGLISH
-    profile = CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).first()
     area = profile.service_area_for(language) if profile else ""
     if not area:
         return name

@@ -465,17 +465,27 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
     )  # fmt: skip
     if not kits_follow_the_option(old):
         # Sent before each option carried its kit, its alternatives have none; under the draft's
-        # rule an option without a kit would offer no spares at all.
-        _alternatives_kits_sized(new, copies, user=user)
+        # rule an option without a kit would offer no spares at all. A kit that would take the
+        # draft past the line cap is left out (and the audit trail says so) rather than refused:
+        # refusing would refuse every edit of the sent quote, the removals that make room too.
+        _alternatives_kits_sized(new, copies, user=user, over_the_cap=KIT_LEFT_OUT)
     return new
 
 
+# _alternatives_kits_sized, on a kit that would take the revision past MAX_LINES_PER_REVISION:
+KIT_REFUSED = "refused"  # nothing is added, InvalidValue on "lines" names the cap and the count
+KIT_LEFT_OUT = "left out"  # that kit is not added; its event says how many lines were left out
+
+
 def _alternatives_kits_sized(
-    revision: QuoteRevision, lines: list[QuoteLine], *, user: User
+    revision: QuoteRevision, lines: list[QuoteLine], *, user: User, over_the_cap: str
 ) -> None:
     """Give each alternative on `revision` without a kit its spares kit, sized as
     quote_add_alternative sizes it, from the option's own lines (what it offers: its design may
-    have been stored again since), at the end of the revision, one event per option."""
+    have been stored again since), at the end of the revision, one event per option. Kits past
+    MAX_LINES_PER_REVISION are handled as `over_the_cap` says."""
+    kits = []
+    start = _end_position(revision)
     groups: dict[str, list[QuoteLine]] = {}
     for line in lines:
         if line.alternative_group:
@@ -496,17 +506,36 @@ def _alternatives_kits_sized(
         ]
         design = next((ln.design for ln in group if ln.design_id), None)
         kit, kit_unpriced = _spares_kit_lines(
-            revision, bom=rows, start=_next_position(revision), group=label, design=design
+            revision, bom=rows, start=start, group=label, design=design
         )
-        if not kit and not kit_unpriced:
-            continue
+        if kit or kit_unpriced:
+            kits.append((label, kit, kit_unpriced))
+            start += len(kit)
+    held = revision.lines.count()
+    adding = sum(len(kit) for _label, kit, _unpriced in kits)
+    if over_the_cap == KIT_REFUSED and held + adding > MAX_LINES_PER_REVISION:
+        raise InvalidValue(
+            gettext(
+                "Sending adds each option's spares kit (%(adding)s lines): the quote would hold "
+                "%(count)s lines, more than the %(most)s a quote holds. Remove lines or an "
+                "alternative, then send it."
+            )
+            % {"adding": adding, "count": held + adding, "most": MAX_LINES_PER_REVISION},
+            field="lines",
+        )
+    for label, kit, kit_unpriced in kits:
+        left_out = held + len(kit) > MAX_LINES_PER_REVISION
+        if not left_out:
+            QuoteLine.objects.bulk_create(kit)
+            held += len(kit)
         _event(
             revision.quote,
             QuoteEventVerb.ALTERNATIVE_KIT_ADDED,
             actor=user,
             revision=revision,
             label=label,
-            spares_kit_lines=len(kit),
+            spares_kit_lines=0 if left_out else len(kit),
+            **({"spares_kit_left_out": len(kit)} if left_out else {}),
             **({"spares_kit_unpriced": ", ".join(kit_unpriced)} if kit_unpriced else {}),
         )
 
@@ -738,11 +767,12 @@ def _spares_kit_lines(
     group: str = "",
     design: SavedDesign | None = None,
 ) -> tuple[list[QuoteLine], list[str]]:
-    """The design's spares kit at the catalog's ratios, as optional lines after its BOM: offered,
-    not ordered, so the required lines and the totals stay the design's. Its parts are the BOM's
-    and the PSUs and fans inside its switches, priced at the rate the BOM locked. A kit part with
-    no price in the quote's currency (a PSU NVIDIA publishes no price for) is left out and named,
-    second: an offer does not block the quote as an unpriced part of the design does.
+    """Unsaved: the design's spares kit at the catalog's ratios, as optional lines after its
+    BOM: offered, not ordered, so the required lines and the totals stay the design's. Its parts
+    are the BOM's and the PSUs and fans inside its switches, priced at the rate the BOM locked. A
+    kit part with no price in the quote's currency (a PSU NVIDIA publishes no price for) is left
+    out and named, second: an offer does not block the quote as an unpriced part of the design
+    does.
 
     An alternative's kit (`group`, `design`: the alternative's) is sized from its own bill of
     materials at the same ratios, under its group: offered only with that option
@@ -772,24 +802,23 @@ def _spares_kit_lines(
     if not rows:
         return [], unpriced
     priced = _priced(revision, rows, currency)
-    lines = QuoteLine.objects.bulk_create(
-        _bom_lines(
-            revision=revision,
-            priced=priced,
-            start=start,
-            section=Section.OPTIONAL,
-            group=group,
-            design=design,
-            origin=LineOrigin.SPARES_KIT,
-        )
+    lines = _bom_lines(
+        revision=revision,
+        priced=priced,
+        start=start,
+        section=Section.OPTIONAL,
+        group=group,
+        design=design,
+        origin=LineOrigin.SPARES_KIT,
     )
     return lines, unpriced
 
 
 def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> list[QuoteLine]:
-    """The catalog's services priced per node (tuning, firmware audit, acceptance tests), one per
-    compute node of the design, as optional lines: offered with the fabric for the customer to
-    take, so the design's totals and the approval gate's list value stay the hardware's."""
+    """Unsaved: the catalog's services priced per node (tuning, firmware audit, acceptance
+    tests), one per compute node of the design, as optional lines: offered with the fabric for
+    the customer to take, so the design's totals and the approval gate's list value stay the
+    hardware's."""
     rows = [
         {"sku": p.part_number, "name": p.name, "category": p.category, "quantity": nodes}
         for p in services_per_node()
@@ -797,25 +826,42 @@ def _node_service_lines(revision: QuoteRevision, *, nodes: int, start: int) -> l
     if not rows or nodes <= 0:
         return []
     priced = _priced(revision, rows, revision.quote.currency)
-    return QuoteLine.objects.bulk_create(
-        _bom_lines(
-            revision=revision,
-            priced=priced,
-            start=start,
-            section=Section.OPTIONAL,
-            origin=LineOrigin.NODE_SERVICES,
-        )
+    return _bom_lines(
+        revision=revision,
+        priced=priced,
+        start=start,
+        section=Section.OPTIONAL,
+        origin=LineOrigin.NODE_SERVICES,
     )
 
 
 def _next_position(revision: QuoteRevision) -> int:
+    """The position of a line added by hand, refused when the revision is full."""
     count = revision.lines.count()
     if count >= MAX_LINES_PER_REVISION:
         raise InvalidValue(
             gettext("A quote holds at most %(most)s lines.") % {"most": MAX_LINES_PER_REVISION},
             field="lines",
         )
+    return _end_position(revision)
+
+
+def _end_position(revision: QuoteRevision) -> int:
     return (revision.lines.aggregate(m=Max("position"))["m"] or 0) + 1
+
+
+def _lines_create(revision: QuoteRevision, lines: list[QuoteLine], *, field: str) -> None:
+    """Save `lines` (a design's BOM, its kit, its services: every line added in bulk), all or
+    none: refused on `field` before anything is written when they would take the revision past
+    MAX_LINES_PER_REVISION."""
+    count = revision.lines.count() + len(lines)
+    if count > MAX_LINES_PER_REVISION:
+        raise InvalidValue(
+            gettext("A quote holds at most %(most)s lines; this would bring it to %(count)s lines.")
+            % {"most": MAX_LINES_PER_REVISION, "count": count},
+            field=field,
+        )
+    QuoteLine.objects.bulk_create(lines)
 
 
 # --- creating quotes -----------------------------------------------------------------------------
@@ -947,11 +993,12 @@ def quote_create_from_design(
     revision_snapshot_from_design(
         revision=revision, design=design, priced=priced, user=user, tco=tco, workload=workload
     )
-    lines = QuoteLine.objects.bulk_create(_bom_lines(revision=revision, priced=priced, start=1))
+    lines = _bom_lines(revision=revision, priced=priced, start=1)
     kit, kit_unpriced = _spares_kit_lines(revision, bom=design.bom, start=len(lines) + 1)
     services = _node_service_lines(
         revision, nodes=design.result.get("node_count") or 0, start=len(lines) + len(kit) + 1
     )
+    _lines_create(revision, [*lines, *kit, *services], field="design")
     # What the customer was shown, at list: the approval gate measures the quote against it.
     revision.design_list_value = sum(
         (ln.quantity * ln.list_price for ln in lines if ln.section in TOTALLED_SECTIONS),
@@ -1409,20 +1456,19 @@ def quote_add_alternative(
             gettext("There is already an alternative called %(label)s.") % {"label": label},
             field="label",
         )
-    lines = QuoteLine.objects.bulk_create(
-        _bom_lines(
-            revision=revision,
-            priced=_priced(revision, design.bom, quote.currency),
-            start=_next_position(revision),
-            section=Section.ALTERNATIVES,
-            group=label,
-            design=design,
-        )
+    lines = _bom_lines(
+        revision=revision,
+        priced=_priced(revision, design.bom, quote.currency),
+        start=_end_position(revision),
+        section=Section.ALTERNATIVES,
+        group=label,
+        design=design,
     )
     kit, kit_unpriced = _spares_kit_lines(
         revision, bom=design.bom, start=lines[-1].position + 1 if lines else 1, group=label,
         design=design,
     )  # fmt: skip
+    _lines_create(revision, [*lines, *kit], field="design")
     _assert_fits(revision, field="design")
     _event(
         quote,
@@ -1614,8 +1660,10 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     if not any(ln.alternative_group and ln.origin == LineOrigin.SPARES_KIT for ln in lines):
         # A draft made before each option carried its own spares kit (content version 6) is
         # sent under that rule: its options get their kits now, or choosing one would offer no
-        # spares at all (selectors.kits_follow_the_option).
-        _alternatives_kits_sized(revision, lines, user=user)
+        # spares at all (selectors.kits_follow_the_option). Kits that would take it past the line
+        # cap refuse the send, naming the count: the sender can still remove lines and send,
+        # where a kit left out would send an option offering no spares without anyone choosing so.
+        _alternatives_kits_sized(revision, lines, user=user, over_the_cap=KIT_REFUSED)
     _assert_fits(revision, field="lines")
     export_check_sendable(revision_export_note(revision=revision))
     _tco_follows(revision, user=user)  # what is frozen is priced as sent

@@ -156,3 +156,49 @@ def test_a_comparison_that_cannot_be_computed_is_worded_in_the_readers_language(
     chinese = sales_client.get(f"/designs/tco/?{query}", HTTP_ACCEPT_LANGUAGE="zh-hans")
     chinese = chinese.content.decode()
     assert "不是产品目录中的 GPU" in chinese and "gpu:" not in chinese
+
+
+def _other_build_designs(monkeypatch, *, racks: int, smallest: bool) -> dict[str, int]:
+    """Counts, as the request runs, the engine's plans of the other build of `racks` racks (the
+    build with `smallest`), its placements on the site, and the engine's entries (design_fabric:
+    one per fabric designed from scratch)."""
+    from quoting.engine.fabric import design as engine
+    from quoting.engine.install import lengths
+
+    counted = {"planned": 0, "placed": 0, "design_fabric": 0}
+    real_design, real_entry = engine._design, lengths.design_fabric
+
+    def designing(req, catalog, *, look_ahead, lengths=None):
+        if req.server_count == racks and req.rack_scale_smallest == smallest:
+            counted["planned" if lengths is None else "placed"] += 1
+        return real_design(req, catalog, look_ahead=look_ahead, lengths=lengths)
+
+    def entering(requirements, catalog):
+        counted["design_fabric"] += 1
+        return real_entry(requirements, catalog)
+
+    monkeypatch.setattr(engine, "_design", designing)
+    monkeypatch.setattr(lengths, "design_fabric", entering)
+    return counted
+
+
+def test_the_design_page_designs_the_other_build_once(sales_client, seeded, monkeypatch):
+    """The priced panel places and prices the smallest build the design already designed: one
+    plan of it, one placement on the site, one fabric designed from scratch."""
+    small = _total(_racks(1, rack_scale_smallest=True))
+    counted = _other_build_designs(monkeypatch, racks=1, smallest=True)
+    body = _page(sales_client, 1)
+    assert (
+        f"Smallest fabric for the racks asked (1): 3 leaves + 2 spines, list total {small:,.2f}"
+        in body
+    )
+    assert counted == {"planned": 1, "placed": 1, "design_fabric": 1}
+
+
+def test_the_api_designs_the_other_build_once(sales_client, seeded, monkeypatch):
+    counted = _other_build_designs(monkeypatch, racks=2, smallest=False)
+    body = {"server_count": 2, "server_part_number": GB200, "rack_scale_smallest": True}
+    answer = sales_client.post("/api/v1/designs/", body, content_type="application/json")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["rack_scale_other"]["leaf_count"] == 18
+    assert counted == {"planned": 1, "placed": 0, "design_fabric": 1}
