@@ -33,6 +33,15 @@ class ProposalsConfig(AppConfig):
         for name in loggers:
             logging.getLogger(name).addFilter(redact_share_tokens)
 
+        # Importing WeasyPrint turns Pillow's LOAD_TRUNCATED_IMAGES on for the whole process. It
+        # is imported on the first render now, not with the app (proposals/documents/renderer.py):
+        # on from the start, as before, so that an upload (portal.forms, a company chop) is judged
+        # the same before and after the process's first render. Signatures are decoded with it
+        # off whatever it is (proposals/acceptance/signature.py).
+        from PIL import ImageFile
+
+        ImageFile.LOAD_TRUNCATED_IMAGES = True
+
 
 def _revision_sent(sender, *, revision, **kwargs) -> None:
     """A revision was sent: the previews rendered while it was a draft are retired, and its

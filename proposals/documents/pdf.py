@@ -1,5 +1,5 @@
-"""The proposal PDF: our own template, rendered by WeasyPrint with a fetcher that reaches nothing
-but `data:` URLs and our asset folder.
+"""The proposal PDF: our own template, rendered by WeasyPrint (renderer.py, imported on the first
+render) with a fetcher that reaches nothing but `data:` URLs and our asset folder (fetching.py).
 
 User text (customer names, line descriptions) reaches the template, autoescaped; should markup
 ever slip through, the fetcher still refuses to read a local file or call a network address.
@@ -8,27 +8,19 @@ ever slip through, the fetcher still refuses to read a local file or call a netw
 from __future__ import annotations
 
 import dataclasses
-import functools
 import io
 import logging
-import re
-import threading
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING
 
-import weasyprint
-from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.translation import gettext, pgettext
 from pypdf import PdfReader
-from weasyprint.css.counters import CounterStyle
-from weasyprint.formatting_structure.boxes import TextBox
-from weasyprint.html import UA as WEASYPRINT_UA
-from weasyprint.text.fonts import FontConfiguration
-from weasyprint.urls import FatalURLFetchingError, URLFetcher
 
-from proposals.documents.cid_fonts import cid_fonts_packed
+from proposals.documents.fetching import (  # noqa: F401 - known by these names here too
+    ASSET_DIR,
+    FetchRefused,
+)
 from proposals.documents.selectors import parties_printed, proposal_content, seller_for
 from proposals.documents.signed_copy import (  # noqa: F401 - known by these names here too
     signed_copy_assemble,
@@ -36,40 +28,12 @@ from proposals.documents.signed_copy import (  # noqa: F401 - known by these nam
 )
 from quoting.quotes.models import QuoteRevision
 
+if TYPE_CHECKING:
+    import weasyprint
+
 logger = logging.getLogger(__name__)
-# Its progress messages would fill a worker log at INFO.
-logging.getLogger("weasyprint.progress").setLevel(logging.WARNING)
 
-ASSET_DIR = (Path(settings.BASE_DIR) / "static" / "proposal").resolve()
 TEMPLATE = "proposals/proposal.html"
-
-
-class FetchRefused(FatalURLFetchingError):
-    """A resource outside data: and our asset folder: the render stops (fails closed)."""
-
-
-class ProposalURLFetcher(URLFetcher):
-    def __init__(self, **kwargs) -> None:
-        super().__init__(
-            allowed_protocols=("data", "file"), allow_redirects=False, timeout=5, **kwargs
-        )
-
-    def fetch(self, url, headers=None):
-        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
-        if scheme == "data":
-            return super().fetch(url, headers)
-        if scheme == "file" and _inside_assets(url):
-            return super().fetch(url, headers)
-        raise FetchRefused(f"Refused to fetch {url[:200]!r}: only data: and our own assets.")
-
-
-def _inside_assets(url: str) -> bool:
-    parts = urlsplit(url)
-    if parts.netloc not in ("", "localhost"):
-        return False
-    # resolve() follows symlinks and "..", so a path can only pass by really being inside.
-    path = Path(unquote(parts.path)).resolve()
-    return path.is_file() and path.is_relative_to(ASSET_DIR)
 
 
 def _proposal_html(
@@ -104,51 +68,17 @@ def proposal_html(*, revision: QuoteRevision, language: str, draft: bool = False
     return _proposal_html(revision=revision, language=language, draft=draft)[1]
 
 
-# WeasyPrint's default style sheet gives every element of the document a `::marker` and four
-# footnote/note pseudo-elements (universal selectors), and computes a style for each: with a
-# 200-line bill of materials that is ~10,000 styles nobody draws, a tenth of the render. The
-# same sheet with markers on list items only (the only elements that show one) and without the
-# footnote rules (a proposal has no footnotes) prints the same document.
-_UNIVERSAL_PSEUDO = re.compile(r"^::(?:footnote|note)-[a-z-]+ \{[^}]*\}$", re.MULTILINE)
-
-
-@functools.cache
-def proposal_user_agent_sheet() -> weasyprint.CSS:
-    text = _UNIVERSAL_PSEUDO.sub("", WEASYPRINT_UA.replace("\n::marker {", "\nli::marker {"))
-    # Its @counter-style rules are WeasyPrint's own, already known to the renderer: parsed into
-    # a throw-away registry, not added twice to the shared one.
-    return weasyprint.CSS(string=text, counter_style=CounterStyle())
-
-
-class ProposalHTML(weasyprint.HTML):
-    def _ua_stylesheets(self, forms=False):
-        return [proposal_user_agent_sheet()]
-
-
-_fonts = threading.local()
-
-
-def _font_config() -> FontConfiguration:
-    """One font configuration per worker thread, kept across documents: building it (and the
-    Pango font map behind it) costs ~20 ms a document. Per thread because Pango's font map is
-    not meant to be shared between threads (the embedded mode renders in threads)."""
-    if getattr(_fonts, "config", None) is None:
-        _fonts.config = FontConfiguration()
-    return _fonts.config
-
-
-def _html(html: str) -> ProposalHTML:
-    return ProposalHTML(
-        string=html, base_url=ASSET_DIR.as_uri() + "/", url_fetcher=ProposalURLFetcher()
-    )
-
-
 def _laid_out(html: str) -> weasyprint.Document:
-    return _html(html).render(presentational_hints=False, font_config=_font_config())
+    # WeasyPrint is imported by the first render, not with the app (renderer.py says why).
+    from proposals.documents import renderer
+
+    return renderer.laid_out(html)
 
 
 def _written(document: weasyprint.Document) -> bytes:
-    return document.write_pdf(presentational_hints=False, finisher=cid_fonts_packed)
+    from proposals.documents import renderer
+
+    return renderer.written(document)
 
 
 def html_to_pdf(html: str) -> bytes:
@@ -383,6 +313,8 @@ _SAME_PLACE = 1.0
 def _laid_out_words(page, block, words: set[str]) -> list[tuple[str, float, float]]:
     """Where the laid-out block prints each of `words` (whitespace ignored): (word, x, y) of its
     baseline's start, in PDF points from the bottom left, as WeasyPrint draws it."""
+    from weasyprint.formatting_structure.boxes import TextBox  # laid out: WeasyPrint is loaded
+
     return [
         (
             key,

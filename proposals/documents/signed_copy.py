@@ -33,13 +33,6 @@ import hashlib
 import io
 import re
 
-from pyhanko.pdf_utils.misc import PdfError
-from pyhanko.pdf_utils.reader import PdfFileReader
-from pyhanko.sign.diff_analysis import ModificationLevel
-from pyhanko.sign.validation import validate_pdf_signature
-from pyhanko.sign.validation.errors import SignatureValidationError
-from pyhanko.sign.validation.status import SignatureCoverageLevel
-from pyhanko_certvalidator import ValidationContext
 from pypdf import PdfReader, PdfWriter
 from pypdf.errors import PyPdfError
 from pypdf.generic import (
@@ -303,6 +296,15 @@ def pdf_signature(signed: bytes) -> PdfSignature | None:
     """The copy's digital signature read by pyHanko, None when it carries none. Nothing is
     fetched: whose certificate signed is reported (signer_sha256), trusting it is the caller's
     (the portal knows its own certificate)."""
+    # pyHanko is imported by the first check, not with the app (~0.3 s a process start).
+    from pyhanko.pdf_utils.misc import PdfError
+    from pyhanko.pdf_utils.reader import PdfFileReader
+    from pyhanko.sign.diff_analysis import ModificationLevel
+    from pyhanko.sign.validation import validate_pdf_signature
+    from pyhanko.sign.validation.errors import SignatureValidationError
+    from pyhanko.sign.validation.status import SignatureCoverageLevel
+    from pyhanko_certvalidator import ValidationContext
+
     try:
         signatures = PdfFileReader(io.BytesIO(signed), strict=False).embedded_signatures
     except Exception as exc:  # a forged file may break pyHanko's reader anywhere: reported

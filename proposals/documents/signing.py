@@ -18,6 +18,7 @@ import functools
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asn1crypto import keys as asn1_keys
 from asn1crypto import x509 as asn1_x509
@@ -27,11 +28,13 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.hazmat.primitives.serialization import pkcs12
 from cryptography.x509.oid import NameOID
 from django.conf import settings
-from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
-from pyhanko.sign import fields, signers
-from pyhanko.sign.timestamps.requests_client import RequestsHTTPTimeStamper
-from pyhanko_certvalidator import ValidationContext
-from pyhanko_certvalidator.registry import SimpleCertificateStore
+
+# pyHanko (~0.3 s to import, with its validator) is imported where a certificate is loaded or a
+# copy signed, not with the app: `manage.py check`, other commands and a process that signs
+# nothing do without it.
+if TYPE_CHECKING:
+    from pyhanko.sign import signers
+    from pyhanko_certvalidator import ValidationContext
 
 # The signature field, invisible, on the certificate's page: the original's pages stay as they
 # were (the portal's own check compares them object by object).
@@ -132,6 +135,9 @@ def _loaded(files: tuple[str, ...], versions: tuple[float, ...]) -> SellerCertif
     spki = (serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     if key.public_key().public_bytes(*spki) != cert.public_key().public_bytes(*spki):
         raise SigningUnavailable("The signing key is not the signing certificate's key.")
+    from pyhanko.sign import signers
+    from pyhanko_certvalidator.registry import SimpleCertificateStore
+
     der = serialization.Encoding.DER
     signer = signers.SimpleSigner(
         signing_cert=asn1_x509.Certificate.load(cert.public_bytes(der)),
@@ -164,6 +170,10 @@ def _from_pem(key_path: Path, cert_path: Path, chain_path: str, passphrase: byte
 def pdf_signed(pdf: bytes, *, seller: SellerCertificate, tsa_url: str = "") -> bytes:
     """`pdf` with the seller's PAdES signature appended (an incremental update covering every
     byte before it). With `tsa_url`: a signature timestamp and the validation data (B-LT)."""
+    from pyhanko.pdf_utils.incremental_writer import IncrementalPdfFileWriter
+    from pyhanko.sign import fields, signers
+    from pyhanko.sign.timestamps.requests_client import RequestsHTTPTimeStamper
+
     timestamper = None
     meta = {}
     if tsa_url:
@@ -202,6 +212,8 @@ def _validation_context(seller: SellerCertificate) -> ValidationContext:
     """For B-LT: trusts the seller's root (in its chain, or its certificate when self-signed)
     and the timestamp authority's (PROPOSALS_TSA_ROOTS), named, not the system's whole store;
     the issuers' revocation data is fetched and put in the document."""
+    from pyhanko_certvalidator import ValidationContext
+
     der = serialization.Encoding.DER
     everything = [seller.certificate, *seller.chain]
     roots = [c for c in everything if c.issuer == c.subject]

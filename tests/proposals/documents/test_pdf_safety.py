@@ -9,10 +9,10 @@ from pypdf.generic import IndirectObject
 from proposals.documents.pdf import (
     ASSET_DIR,
     FetchRefused,
-    ProposalURLFetcher,
     html_to_pdf,
     proposal_pdf,
 )
+from proposals.documents.renderer import ProposalURLFetcher
 from tests.proposals.conftest import pdf_reader, pdf_text, quote_rich, quote_sent
 
 # --- the fetcher ---------------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from django.db import transaction
 from django.template.defaultfilters import floatformat
 from django.utils import translation
 
-from proposals.documents.pdf import ASSET_DIR, ProposalURLFetcher, proposal_html, proposal_pdf
+from proposals.documents.pdf import ASSET_DIR, proposal_html, proposal_pdf
+from proposals.documents.renderer import ProposalURLFetcher
 from proposals.documents.selectors import proposal_content
 from quoting.quotes.models import QuoteRevision
 from quoting.templatetags.quoting_numbers import rmb_in_words
