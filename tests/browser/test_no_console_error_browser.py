@@ -1,5 +1,6 @@
-"""No page logs a console error (#27 item 5): every staff page, signed in, and every page the
-customer reaches from a share link, in English and Chinese, on a desk and a phone. A script
+"""No page logs a console error (#27 item 5): every staff page, signed in (the revision diff and
+the 403 page too), the sign-in page and every page the customer reaches from a share link, in
+English and Chinese, on a desk and a phone. A script
 error, a failed request the page makes, or a Content-Security-Policy violation (Chromium logs
 each as a console error) fails the test, naming the page, the language and the width."""
 
@@ -18,6 +19,7 @@ from quoting.quotes.services.quotes import (
     quote_add_free_text,
     quote_create,
     quote_request_approval,
+    quote_revise,
     quote_send,
 )
 from tests.browser.conftest import sign_in_as
@@ -38,7 +40,8 @@ LANGUAGES = ("en", "zh-hans")
 def portal(shared_world, catalog_snapshot):
     """Quotes in every state a page shows: a draft, one awaiting the manager's approval, one
     sent with a design and its TCO (open on its link), one accepted with an as-built check put
-    to the customer. Returns (staff pages, manager pages, open token, accepted token).
+    to the customer, one revised after it was sent (its revision diff). Returns (staff pages,
+    manager pages, open token, accepted token).
 
     Built once for the module's four tests (50-60 s each on the loaded machine): they only
     read it, the customer's two answers stopping short of recording anything (an accept
@@ -72,6 +75,22 @@ def portal(shared_world, catalog_snapshot):
         user=world.sales,
         expected_version=draft.version,
     )
+    revised = quote_create(project=world.project, user=world.sales)
+    for description in ("Site survey", "Cabling plan"):  # R1 sent with one, R2 adds the other
+        revised.refresh_from_db()
+        quote_add_free_text(
+            quote=revised,
+            description=description,
+            quantity=1,
+            unit_price="5000.00",
+            user=world.sales,
+            expected_version=revised.version,
+        )
+        revised.refresh_from_db()
+        if revised.current_revision.number == 1:
+            quote_send(quote=revised, user=world.sales, expected_version=revised.version)
+            revised.refresh_from_db()
+            quote_revise(quote=revised, user=world.sales, expected_version=revised.version)
     waiting = quote_with_choices(world, send=False)
     quote_request_approval(quote=waiting, user=world.sales, expected_version=waiting.version)
 
@@ -82,6 +101,7 @@ def portal(shared_world, catalog_snapshot):
         f"/quotes/{draft.pk}/",
         f"/quotes/{sent.pk}/",
         f"/quotes/{sent.pk}/proposal/",
+        f"/quotes/{revised.pk}/diff/?a=1&b=2",
         f"/quotes/{accepted.pk}/",
         f"/quotes/{accepted.pk}/revisions/{revision.number}/as-built/",
         f"/quotes/{accepted.pk}/revisions/{revision.number}/as-built/{check.pk}/",
@@ -110,10 +130,12 @@ class Tab:
         self.page = context.new_page()
         self.page.set_default_timeout(60_000)
         self.label, self.at, self.errors = label, at, []
-        # The one 4xx a step means to get: the document the server answers with (a faulty
-        # form's 400, its faults at their fields). Chromium logs any 4xx document as a failed
-        # load; a 4xx for anything else the page asks for still fails.
+        # The one 4xx a step means to get: the document the server answers with and its status
+        # (a faulty form's 400, its faults at their fields; the 403 page's 403). Chromium logs
+        # any 4xx document as a failed load; a 4xx for anything else the page asks for, or
+        # another status, still fails.
         self.refused_document: str | None = None
+        self.refused_status = 400
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.errors.append(f"{self.at} [{self.label}]: {e}"))
 
@@ -124,7 +146,8 @@ class Tab:
             self.refused_document is not None
             and message.location.get("url") == self.refused_document
             and message.text.startswith(
-                "Failed to load resource: the server responded with a status of 400"
+                f"Failed to load resource: the server responded with a status of "
+                f"{self.refused_status} "
             )
         ):
             return
@@ -137,10 +160,12 @@ class Tab:
         with contextlib.suppress(PlaywrightTimeout):
             self.page.wait_for_load_state("networkidle", timeout=20_000)
 
-    def visit(self, base: str, path: str) -> None:
+    def visit(self, base: str, path: str):
+        """Opens `path` and waits for it to settle; returns the document's response."""
         self.at = path
-        self.page.goto(base + path)
+        response = self.page.goto(base + path)
         self.settle()
+        return response
 
     def close(self) -> list[str]:
         """Closes the tab; returns the errors it logged."""
@@ -189,10 +214,13 @@ def test_no_page_logs_a_console_error_in_either_language_on_a_desk_or_a_phone(
         sign_in_as(signing_in.page, base, username)
         errors += signing_in.close()
         visits += [(context, path) for path in paths]
-    context = browser.new_context(viewport=viewport)  # the customer's
+    # The customer's, its browser in the language: the sign-in page, signed out, reads it.
+    locale = {"en": "en-US", "zh-hans": "zh-CN"}[language]
+    context = browser.new_context(viewport=viewport, locale=locale)
     contexts.append(context)
     shared = f"/p/{open_token}?lang={language}"
     customer_pages = [
+        "/accounts/login/",
         shared,
         f"/p/{open_token}/drawing?lang={language}",
         f"/p/{accepted_token}?lang={language}",  # the as-built sign-off
@@ -200,6 +228,13 @@ def test_no_page_logs_a_console_error_in_either_language_on_a_desk_or_a_phone(
     visits += [(context, path) for path in customer_pages]
     errors += visit_side_by_side(base, visits, label)
     visited += len(visits)
+    # A page the sales engineer's role does not include: the 403 page, its 403 expected.
+    denied = Tab(contexts[0], label)
+    denied.refused_document, denied.refused_status = f"{base}/settings/company/", 403
+    assert denied.visit(base, "/settings/company/").status == 403
+    assert denied.page.locator("h1").count() == 1  # the page, not a bare refusal
+    visited += 1
+    errors += denied.close()
     # Accepting without ticking the agreement: the page again, the fault at its field.
     customer = Tab(context, label)
     customer.visit(base, shared)

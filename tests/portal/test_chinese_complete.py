@@ -3,7 +3,8 @@
 The main pages (a draft's editing forms and the customer and project forms too), the sign-in
 page, the share page (with its accept form, the decline confirmation and the as-built sign-off),
 the manager's approval page and work queue, the inbox, the revision diff, the company profile
-and the 403 page; the proposal PDF, the signed copy with its
+and the 403 page; what a share link shows instead of the offer (its 404, its 429s, the PDF's
+wait page); the proposal PDF, the signed copy with its
 certificate page, the as-built report and the Excel workbooks; and the e-mails a customer gets
 (the link, a reminder, a signing code) are rendered in zh-hans; their visible text
 (tags, scripts and styles stripped; titles, placeholders and labels for screen readers kept) may
@@ -222,6 +223,8 @@ ALLOWED_WORDS = {
     # the seed catalog's model codes that carry no digit
     "HDR-SR",
     "SN",
+    "MTEF-PSF-AC-K",  # the QM9700/QM9790's power supply, airflow forward (P2C)...
+    "MTEF-PSR-AC-K",  # ...and reverse (C2P)
     # a hall's rows are lettered (their racks A01, A02 ...): "A 排" names row A; a cable's
     # ends are its A and Z ends ("A 端", "Z 端"), as on the cable schedule
     "A",
@@ -449,6 +452,28 @@ def share_pages_before_the_answer(client, world) -> dict[str, str]:
     return {name: visible_text(body) for name, body in pages.items()}
 
 
+def share_pages_refused_or_waiting(client, world, settings) -> dict[str, str]:
+    """What a share link shows instead of the offer: the PDF's wait page while it renders, the
+    one 404 of an unknown, expired or revoked token (no link to take the language from: the
+    browser's), and the 429 pages of too many misses and of too many accept attempts."""
+    revision = world.quote.current_revision.number
+    waiting = client.get(f"/p/{world.token}/pdf")
+    assert waiting.status_code == 202, "the PDF should still be rendering"
+    settings.PROPOSALS_LINK_MISSES_ALLOWED = 1
+    settings.PROPOSALS_LINK_ACCEPTS_ALLOWED = 0
+    misses = [client.get(f"/p/no-such-link-{n}", HTTP_ACCEPT_LANGUAGE="zh-hans") for n in range(2)]
+    assert [miss.status_code for miss in misses] == [404, 429]
+    accepting = client.post(f"/p/{world.token}/accept", {"revision": revision, "name": "李伟"})
+    assert accepting.status_code == 429
+    pages = {
+        "share PDF wait page": waiting,
+        "share link 404": misses[0],
+        "share link 429 (misses)": misses[1],
+        "share link 429 (accept attempts)": accepting,
+    }
+    return {name: visible_text(response.content.decode()) for name, response in pages.items()}
+
+
 def user_data_of(world) -> tuple[str, ...]:
     from proposals.management.commands.signing_certificate_dev import COMMON_NAME
 
@@ -639,13 +664,14 @@ def documents_and_pages_after_the_acceptance(client, world, document) -> dict[st
 
 
 def test_every_page_document_workbook_and_email_reads_in_chinese(
-    client, chinese_world, django_capture_on_commit_callbacks
+    client, chinese_world, django_capture_on_commit_callbacks, settings
 ):
     from proposals.acceptance.services import share_accept
     from tests.proposals.conftest import sent_pdf
 
     world = chinese_world
     mails = mails_in_chinese(world, django_capture_on_commit_callbacks)
+    refused_or_waiting = share_pages_refused_or_waiting(client, world, settings)
     # The Chinese PDF the send requested, rendered: the acceptance binds it, the signed copy
     # copies it.
     document = sent_pdf(world.quote.current_revision, "zh-hans")
@@ -657,7 +683,8 @@ def test_every_page_document_workbook_and_email_reads_in_chinese(
         title="总工程师",
         agreed=True,
     )
-    texts = {**mails, **pages_in_chinese(client, world, proposal=bytes(document.pdf))}
+    texts = {**mails, **refused_or_waiting}
+    texts |= pages_in_chinese(client, world, proposal=bytes(document.pdf))
     texts |= before_the_answer | documents_and_pages_after_the_acceptance(client, world, document)
     for page in ("proposal PDF", "share page", "quote page (accepted)"):
         assert "下单时" in texts[page], page  # the company's default schedule, kept by key
