@@ -465,16 +465,17 @@ def _revision_next(quote: Quote, *, user: User) -> QuoteRevision:
     )  # fmt: skip
     if not kits_follow_the_option(old):
         # Sent before each option carried its kit, its alternatives have none; under the draft's
-        # rule an option without a kit would offer no spares at all. A kit that would take the
-        # draft past the line cap is left out (and the audit trail says so) rather than refused:
-        # refusing would refuse every edit of the sent quote, the removals that make room too.
+        # rule an option without a kit would offer no spares at all. Kits that would take the
+        # draft past the line cap are left out, all of them (the audit trail says so), rather
+        # than refused: refusing would refuse every edit of the sent quote, the removals that
+        # make room too.
         _alternatives_kits_sized(new, copies, user=user, over_the_cap=KIT_LEFT_OUT)
     return new
 
 
 # _alternatives_kits_sized, on a kit that would take the revision past MAX_LINES_PER_REVISION:
 KIT_REFUSED = "refused"  # nothing is added, InvalidValue on "lines" names the cap and the count
-KIT_LEFT_OUT = "left out"  # that kit is not added; its event says how many lines were left out
+KIT_LEFT_OUT = "left out"  # no kit is added; each event says how many lines were left out
 
 
 def _alternatives_kits_sized(
@@ -523,11 +524,14 @@ def _alternatives_kits_sized(
             % {"adding": adding, "count": held + adding, "most": MAX_LINES_PER_REVISION},
             field="lines",
         )
+    # All the kits or none: with one option's kit added and another's left out, the send (which
+    # sizes kits only for a draft none of whose options has one) would send that option
+    # offering no spares without anyone choosing so. With none, the send sizes them all and
+    # refuses, naming the count.
+    left_out = held + adding > MAX_LINES_PER_REVISION
+    if not left_out:
+        QuoteLine.objects.bulk_create([line for _label, kit, _unpriced in kits for line in kit])
     for label, kit, kit_unpriced in kits:
-        left_out = held + len(kit) > MAX_LINES_PER_REVISION
-        if not left_out:
-            QuoteLine.objects.bulk_create(kit)
-            held += len(kit)
         _event(
             revision.quote,
             QuoteEventVerb.ALTERNATIVE_KIT_ADDED,

@@ -240,3 +240,36 @@ def test_revising_one_sent_before_option_kits_leaves_out_a_kit_over_the_cap(
     assert not draft.lines.filter(origin=LineOrigin.SPARES_KIT, alternative_group="Better").exists()
     event = QuoteEvent.objects.get(quote=quote, verb=QuoteEventVerb.ALTERNATIVE_KIT_ADDED)
     assert event.details == {"label": "Better", "spares_kit_lines": 0, "spares_kit_left_out": 1}
+
+
+def test_revising_leaves_out_every_option_kit_when_they_do_not_all_fit(
+    world, quote, bigger, monkeypatch
+):
+    """One kit added and another left out would let the send (which sizes kits only for a draft
+    none of whose options has one) send "Best" offering no spares: the kits come all or none, and
+    the send then sizes them and refuses, naming the count."""
+    quote_add_alternative(
+        quote=quote, design=bigger, label="Best", user=world.sales, expected_version=quote.version
+    )
+    quote.refresh_from_db()
+    sent = quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    QuoteLine.objects.filter(revision=sent, origin=LineOrigin.SPARES_KIT).exclude(
+        alternative_group=""
+    ).delete()  # 6 lines: "Better"'s kit alone would fit under 7, both would not
+    QuoteRevision.objects.filter(pk=sent.pk).update(
+        content_sha256=revision_content_fingerprint(revision=sent, version=5)
+    )
+    quote.refresh_from_db()
+    _cap(monkeypatch, 7)
+    draft = quote_revise(quote=quote, user=world.sales, expected_version=quote.version)
+    assert draft.lines.count() == 6
+    assert not draft.lines.filter(origin=LineOrigin.SPARES_KIT).exclude(alternative_group="")
+    events = QuoteEvent.objects.filter(quote=quote, verb=QuoteEventVerb.ALTERNATIVE_KIT_ADDED)
+    assert sorted((e.details["label"], e.details["spares_kit_lines"]) for e in events) == [
+        ("Best", 0),
+        ("Better", 0),
+    ]
+    quote.refresh_from_db()
+    with pytest.raises(InvalidValue) as refused:
+        quote_send(quote=quote, user=world.sales, expected_version=quote.version)
+    assert "the quote would hold 8 lines, more than the 7" in str(refused.value)
