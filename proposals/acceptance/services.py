@@ -638,7 +638,9 @@ def signed_copy_make(*, acceptance_id: int) -> str | None:
             ),
             seller=seller,
         )
-    except Exception as exc:
+    # FetchRefused is a BaseException, as WeasyPrint's fatal fetching error is, so that nothing
+    # inside the render swallows it: caught here by name, it fails the job at once.
+    except (Exception, FetchRefused) as exc:
         logger.exception("acceptance %s: signed copy failed", acceptance_id)
         reason = _readable(exc)
         if isinstance(exc, FetchRefused) or acceptance.signed_attempts >= proposals_setting(

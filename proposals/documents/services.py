@@ -274,7 +274,9 @@ def proposal_render(*, document_id: int) -> str | None:
         rendered = proposal_rendered(
             revision=document.revision, language=document.language, draft=document.is_draft
         )
-    except Exception as exc:
+    # FetchRefused is a BaseException, as WeasyPrint's fatal fetching error is, so that nothing
+    # inside the render swallows it: caught here by name, it fails the job at once.
+    except (Exception, FetchRefused) as exc:
         logger.exception("proposal document %s: render failed", document_id)
         reason = _readable(exc)
         if isinstance(exc, FetchRefused) or document.attempts >= proposals_setting(

@@ -749,6 +749,28 @@ def test_the_staff_panel_polls_while_the_signed_copy_is_made(
     assert f"/quotes/{quote.pk}/acceptance/signed.pdf" in ready
 
 
+def test_a_refused_fetch_fails_the_signed_copy_at_once_with_its_reason(
+    world, shared, ready_pdf, django_capture_on_commit_callbacks
+):
+    """As for the document: the fetcher's refusal (a BaseException) ends the copy FAILED on its
+    first attempt, not pending for the sweeper."""
+    from proposals.documents.pdf import FetchRefused
+
+    with mock.patch(
+        "proposals.acceptance.services.enqueue_or_leave_to_sweeper", return_value=False
+    ):
+        accept(shared[0], django_capture_on_commit_callbacks)
+    a = Acceptance.objects.get()
+    with mock.patch(
+        "proposals.acceptance.services.signed_copy_assemble",
+        side_effect=FetchRefused("http://127.0.0.1:1/x.png"),
+    ):
+        signed_copy_make(acceptance_id=a.pk)
+    a.refresh_from_db()
+    assert a.signed_status == DocumentStatus.FAILED
+    assert "a resource outside the proposal template" in a.signed_error
+
+
 def test_the_accept_form_the_acceptance_panel_and_the_certificate_read_in_chinese(
     client, world, sent_quote, django_capture_on_commit_callbacks
 ):

@@ -139,6 +139,25 @@ def test_a_poison_job_fails_after_its_attempts_with_a_readable_reason(world, sen
     assert document.pdf is None
 
 
+def test_a_refused_fetch_fails_the_document_at_once_with_its_reason(world, sent_quote, settings):
+    """The fetcher's refusal is a BaseException (as WeasyPrint's fatal fetching error is, so the
+    render stops): the job still ends FAILED on the first attempt, its claim released, instead
+    of leaving the document rendering for the sweeper."""
+    from proposals.documents.pdf import FetchRefused
+
+    settings.PROPOSALS_MAX_ATTEMPTS = 3
+    document = ProposalDocument.objects.create(revision=sent_quote.current_revision, language="en")
+    with mock.patch(
+        "proposals.documents.services.proposal_rendered",
+        side_effect=FetchRefused("file:///etc/passwd"),
+    ):
+        assert proposal_render(document_id=document.pk) == DocumentStatus.FAILED
+    document.refresh_from_db()
+    assert document.status == DocumentStatus.FAILED and document.attempts == 1
+    assert "a resource outside the proposal template" in document.error
+    assert "/etc/passwd" not in document.error
+
+
 def test_a_failed_documents_reason_kept_in_english_reads_in_the_staffs_language(
     client, world, sent_quote, settings
 ):
