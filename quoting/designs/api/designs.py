@@ -16,6 +16,7 @@ from portal.api.exceptions import validation_error
 from quoting.designs.api.contract import serializer_fields
 from quoting.designs.api.packs import DesignInstallPackSerializer, pack_accepted
 from quoting.designs.services.designs import (
+    MESSAGES_OF,
     design_compute,
     design_install_layout,
     design_server_defaults,
@@ -253,13 +254,16 @@ class DesignSerializer(serializers.Serializer):
     advice = serializers.ListField(
         child=serializers.CharField(), help_text="In the request's language (Accept-Language)."
     )
+    # Not required: an idempotent replay of an answer kept before they were added has neither.
     warning_messages = serializers.ListField(
         child=serializers.DictField(),
+        required=False,
         help_text="The same warnings as translatable messages ({template, params}, the template "
         "English), for clients that print them in another language.",
     )
     advice_messages = serializers.ListField(
         child=serializers.DictField(),
+        required=False,
         help_text="The same advice as translatable messages ({template, params}).",
     )
 
@@ -288,8 +292,13 @@ class DesignViewSet(ApiViewSetMixin, viewsets.ViewSet):
 
     def idempotent_replay(self, response) -> None:
         # The same design again (kept: its figures as first computed), its warnings and advice
-        # in the language of the retry, which its Content-Language then says.
-        if self.action == "create" and isinstance(response.data, dict):
+        # in the language of the retry, which its Content-Language then says. An answer kept
+        # before it carried its messages is replayed as it was, with the language it was in.
+        if (
+            self.action == "create"
+            and isinstance(response.data, dict)
+            and any(isinstance(response.data.get(kept), list) for kept in MESSAGES_OF.values())
+        ):
             response.data = design_words_again(response.data)
             response["Content-Language"] = translation.get_language()
 

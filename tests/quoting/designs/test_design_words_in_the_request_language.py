@@ -134,3 +134,26 @@ def test_a_replayed_design_is_the_same_design_worded_in_the_retrys_language(api)
     assert {k: v for k, v in replayed.items() if k not in worded} == {
         k: v for k, v in chinese.items() if k not in worded
     }  # the same design: its figures and the messages its words are made from
+
+
+def test_a_design_answer_kept_without_its_messages_is_replayed_as_it_was(api):
+    """An answer kept before designs carried their messages cannot be worded again: it is
+    replayed as it was, and says the language it is in."""
+    import json
+
+    from integrations.models import IdempotencyRecord
+
+    def design(language):
+        return api.post(
+            "/api/v1/designs/", RACKS, content_type="application/json",
+            HTTP_ACCEPT_LANGUAGE=language, HTTP_IDEMPOTENCY_KEY="kept-before",
+        )  # fmt: skip
+
+    first = design("zh-hans").json()
+    record = IdempotencyRecord.objects.get(key="kept-before")
+    kept = {k: v for k, v in first.items() if k not in ("warning_messages", "advice_messages")}
+    record.response_body = json.dumps(kept)
+    record.save(update_fields=["response_body"])
+    replay = design("en")
+    assert replay["Idempotent-Replayed"] == "true"
+    assert replay["Content-Language"] == "zh-hans" and replay.json() == kept
