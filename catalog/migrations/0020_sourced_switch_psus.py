@@ -5,7 +5,8 @@
 # catalog/data/SOURCES.md, "PSUs and fans". Added to a database seeded before them, as 0017 added
 # the in-band cables: a database never seeded is left alone (load_catalog brings them), a unit
 # already there is kept as the catalog manager left it, and a pair is added only where both parts
-# are in the catalog.
+# are in the catalog. Migrating back leaves them (as 0017 does): by then quotes may name them and
+# the catalog manager may have edited them.
 
 from decimal import Decimal
 

@@ -425,7 +425,9 @@ class QuoteRevision(models.Model):
     def company_profile(self) -> CompanyProfile | None:
         """The seller's profile (its chop left out: only a signed copy prints it), read once
         for this revision object: a page or a document prints every support line's service area
-        and the seller from the same revision, so it asks once, not once per line."""
+        and the seller from the same revision, so it asks once, not once per line. Kept for the
+        object's life (refresh_from_db does not clear it): a revision object lives for one
+        request or one task, so an edit of the profile shows from the next one."""
         return CompanyProfile.objects.filter(pk=CompanyProfile.SINGLETON_PK).defer("chop").first()
 
     def additional_terms_for(self, language: str) -> str:

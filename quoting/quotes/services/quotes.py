@@ -18,7 +18,7 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.db.models import F, Max
 from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from catalog.models import (
     SPARES_CLASS_OF_CATEGORY,
@@ -516,10 +516,14 @@ def _alternatives_kits_sized(
     adding = sum(len(kit) for _label, kit, _unpriced in kits)
     if over_the_cap == KIT_REFUSED and held + adding > MAX_LINES_PER_REVISION:
         raise InvalidValue(
-            gettext(
+            ngettext(
+                "Sending adds each option's spares kit (%(adding)s line): the quote would hold "
+                "%(count)s lines, more than the %(most)s a quote holds. Remove lines or an "
+                "alternative, then send it.",
                 "Sending adds each option's spares kit (%(adding)s lines): the quote would hold "
                 "%(count)s lines, more than the %(most)s a quote holds. Remove lines or an "
-                "alternative, then send it."
+                "alternative, then send it.",
+                adding,
             )
             % {"adding": adding, "count": held + adding, "most": MAX_LINES_PER_REVISION},
             field="lines",

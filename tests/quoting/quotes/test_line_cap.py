@@ -214,7 +214,7 @@ def test_a_send_that_would_size_kits_over_the_cap_is_refused_naming_the_count(
         quote_send(quote=quote, user=world.sales, expected_version=quote.version)
     assert refused.value.field == "lines"
     message = str(refused.value)
-    assert "spares kit (1 lines): the quote would hold 6 lines, more than the 5" in message
+    assert "spares kit (1 line): the quote would hold 6 lines, more than the 5" in message
     assert _written(quote) == before and quote.status == QuoteStatus.DRAFT
     _cap(monkeypatch, 6)  # at the cap: sent with Better's kit
     sent = quote_send(quote=quote, user=world.sales, expected_version=quote.version)
