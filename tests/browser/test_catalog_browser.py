@@ -17,8 +17,9 @@ def test_a_sales_engineer_signs_in_searches_and_opens_a_product(
     loads = []
     page.on("load", lambda _: loads.append(1))
     page.fill("#id_q", "QM97")
-    # The table updates as they type, without reloading the page.
-    page.wait_for_selector("#results >> text=4 products")
+    # The table updates as they type, without reloading the page: the four QM97x0 switches and
+    # the two PSUs made for them (their names say "for QM9700/QM9790").
+    page.wait_for_selector("#results >> text=6 products")
     assert loads == []
     assert "q=QM97" in page.url
     page.select_option("#id_category", "adapter")
