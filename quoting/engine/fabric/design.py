@@ -2271,29 +2271,37 @@ def _buy_inband_cables(
     peer_cables: int,
     lengths: FabricLengths | None,
 ) -> int:
-    """The in-band cables (server ports and peer links), each the cable for its run's length
-    (`parts.pick_inband_cable`: DAC where it reaches, AOC beyond); how many were quoted. A run no
-    catalog cable reaches is left unquoted (and named) rather than quoted too short."""
+    """The in-band cables (server ports and peer links), each the media for its run's length
+    (`parts.pick_inband_media`: DAC where it reaches, then AOC, beyond them a transceiver at each
+    end and a fibre); how many runs were quoted. The transceivers draw power as the fabric's do. A
+    run nothing in the catalog reaches is left unquoted (and named) rather than quoted short."""
     quoted, beyond, farthest = 0, 0, 0.0
     for run, count in sorted(_inband_runs(req, cables, peer_cables, lengths).items()):
-        cable = parts.pick_inband_cable(catalog, switch, run)
-        if cable is None:
+        media = parts.pick_inband_media(catalog, switch, run)
+        if media is None:
             beyond, farthest = beyond + count, max(farthest, run)
             continue
-        tally.add(cable, count, "in-band management")
+        tally.add(media.cable, count, "in-band management")
+        if media.optical:  # one module in each end's port: the switch's, the server's or peer's
+            tally.add(media.switch_module, count, "in-band management")
+            tally.add(media.host_module, count, "in-band management")
         quoted += count
-    longest = parts.longest_inband_cable(catalog, switch)
+    longest = parts.longest_inband_run(catalog, switch)
     if beyond and longest:
         warnings.append(
             message(
                 gettext_noop(
-                    "{count} in-band management runs are longer than the longest in-band cable "
-                    "in the catalog ({metres:g} m), up to {distance:g} m: they are not quoted. "
-                    "Add a longer cable to the catalog, or check the installation pack's lengths."
+                    "{count} in-band management runs are longer than the catalog's in-band "
+                    "cables and optics reach ({metres:g} m), up to {distance:g} m: they are not "
+                    "quoted. A catalog manager can add a {speed}GbE {cage} transceiver that "
+                    "reaches them with a fibre made for its connector (at least {distance:g} m "
+                    "long); otherwise check the installation pack's lengths."
                 ),
                 count=beyond,
                 metres=longest,
                 distance=farthest,
+                speed=switch.port_speed_gbps,
+                cage=switch.cage_type,
             )
         )
     return quoted

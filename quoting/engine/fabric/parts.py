@@ -502,6 +502,24 @@ def pick_host_media(
     raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
 
 
+def _switch_optics(
+    catalog: list[ProductSpec], switch: ProductSpec, distance: float
+) -> tuple[Media | None, ProductSpec | None]:
+    """A link between two of `switch`'s ports through optics: its module at each end and one
+    straight fibre; else None and the module that reaches the run but has no catalog fibre of
+    its class (None too when no module reaches it). Multimode before single-mode, and within
+    each the shortest-reach module whose fibre class covers the run: the cost order SR4 < DR4
+    100 m < DR4 500 m < FR4 2 km."""
+    unserved = None
+    for kind in OPTICAL_MEDIA:
+        for module in _switch_modules(catalog, switch, kind, distance):
+            fibre = _fibre(catalog, module, 1, distance)
+            if fibre:
+                return Media(kind, fibre, 1, module), None
+            unserved = unserved or _fibre_missing(catalog, module, 1)
+    return None, unserved
+
+
 def pick_trunk_media(
     catalog: list[ProductSpec],
     *,
@@ -517,15 +535,9 @@ def pick_trunk_media(
             cable = _copper(catalog, kind, switch.cage_type, switch.port_speed_gbps, 1, distance)
             if cable:
                 return Media(kind, cable, switch.ports_per_cage)
-    # Multimode before single-mode, and within each the shortest-reach module whose fibre class
-    # covers the run: the cost order SR4 < DR4 100 m < DR4 500 m < FR4 2 km.
-    unserved = None  # a module that reaches the run but has no catalog fibre of its class
-    for kind in OPTICAL_MEDIA:
-        for module in _switch_modules(catalog, switch, kind, distance):
-            fibre = _fibre(catalog, module, 1, distance)
-            if fibre:
-                return Media(kind, fibre, 1, module)
-            unserved = unserved or _fibre_missing(catalog, module, 1)
+    media, unserved = _switch_optics(catalog, switch, distance)
+    if media:
+        return media
     if unserved:
         longest = (
             _longest_cable(catalog, switch.cage_type, switch.port_speed_gbps, 1)
@@ -631,33 +643,36 @@ def pick_patch_cord(catalog: list[ProductSpec], distance: float) -> ProductSpec 
     return max(cords, key=lambda p: (p.length_m, p.part_number))
 
 
-def pick_inband_cable(
+def pick_inband_media(
     catalog: list[ProductSpec], switch: ProductSpec, distance: float
-) -> ProductSpec | None:
-    """An in-band management run's cable, straight between two ports of the in-band switch's
-    cage and speed (a server's QSFP112 port takes a QSFP28 cable): media by reach as the fabric's
-    (DAC where it reaches, then ACC, then AOC), the shortest length class that covers the run.
-    None when no catalog cable reaches it: the design leaves the run to quote separately rather
-    than quote a cable too short for it."""
+) -> Media | None:
+    """An in-band management run, between two ports of the in-band switch's cage and speed: a
+    server's in-band port (a DGX's QSFP112 port on its ConnectX-7 or BlueField-3) takes the
+    switch's QSFP28 cable or module, and a peer link joins two switch ports. Media by reach as
+    the fabric's trunks (`pick_trunk_media`): DAC where it reaches, then ACC, then AOC, the
+    shortest length class that covers the run; beyond the longest cable a module at each end
+    (`switch_module` and `host_module`, the same part) and one fibre of the shortest length
+    class that covers the run, made for the module's connector (`_fibre`). None when nothing in
+    the catalog reaches it: the design leaves the run to quote separately rather than quote a
+    part too short for it."""
     for kind in CABLE_MEDIA:
         cable = _copper(catalog, kind, switch.cage_type, switch.port_speed_gbps, 1, distance)
         if cable is not None:
-            return cable
-    return None
+            return Media(kind, cable, 1)
+    media, _unserved = _switch_optics(catalog, switch, distance)
+    if media is None:
+        return None
+    return Media(media.kind, media.cable, 1, media.switch_module, media.switch_module)
 
 
-def longest_inband_cable(catalog: list[ProductSpec], switch: ProductSpec) -> float:
-    """The longest run `pick_inband_cable` can serve (0: the catalog has no in-band cable)."""
+def longest_inband_run(catalog: list[ProductSpec], switch: ProductSpec) -> float:
+    """The longest run `pick_inband_media` serves (0: none). What it serves ends at a cable's or
+    a fibre's length or a module's reach, so the longest served of those is the answer."""
+    ends = {
+        p.length_m if p.category == "cable" else p.reach_m
+        for p in catalog
+        if p.category in ("cable", "transceiver")
+    }
     return max(
-        (
-            p.length_m or 0
-            for p in catalog
-            if p.category == "cable"
-            and p.media in CABLE_MEDIA
-            and p.lifecycle in LIFECYCLE_RANK
-            and p.cage_type == switch.cage_type
-            and p.port_speed_gbps == switch.port_speed_gbps
-            and (p.breakout or 1) == 1
-        ),
-        default=0.0,
+        (end for end in ends if end and pick_inband_media(catalog, switch, end)), default=0.0
     )
