@@ -20,7 +20,9 @@ patch cable (catalog/data/SOURCES.md, "100GbE in-band optics").
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 from collections import Counter
 
 import pytest
@@ -28,6 +30,7 @@ import pytest
 from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.fabric.parts import longest_inband_run, pick_inband_media
 from quoting.engine.install import SiteInputs, design_on_site, plan_layout
+from quoting.engine.install.exports import NOT_RACKED, bom_by_rack_csv, cable_schedule_csv
 from quoting.engine.install.inband import TIER
 
 ROLE = "in-band management"
@@ -228,6 +231,31 @@ def test_the_pack_places_each_in_band_module_the_bom_quotes_in_the_rack_of_its_p
     # Their power is in those racks' network power, which adds up to the design's.
     assert sum(r.network_typical_w for r in layout.racks) == pytest.approx(design.power_typical_w)
     assert sum(r.network_max_w for r in layout.racks) == pytest.approx(design.power_max_w)
+
+
+def test_the_pack_files_show_the_long_runs_on_fibre_and_pick_what_the_bom_quotes(
+    designed_on_site,
+):
+    design, layout = designed_on_site(256)
+    schedule = list(csv.DictReader(io.StringIO("".join(cable_schedule_csv(layout)))))
+    inband = [row for row in schedule if row["tier"] == TIER]
+    assert Counter(row["media"] for row in inband if row["part"] == "MFP7E30-N100") == {
+        "singlemode": 86
+    }
+    assert all(row["part"] for row in inband)
+    picked, unracked = Counter(), []
+    for row in csv.DictReader(io.StringIO("".join(bom_by_rack_csv(layout)))):
+        picked[row["sku"]] += int(row["quantity"])
+        if row["rack"] == NOT_RACKED:
+            unracked.append(row["sku"])
+    # Every in-band part, whatever else the fabric uses it for (its trunks' MFP7E30 too), is
+    # picked in a rack as often as the BOM quotes it.
+    bom = Counter()
+    for line in design.bom:
+        bom[line.sku] += line.quantity
+    for sku in quoted(design) + quoted(design, "transceiver"):
+        assert picked[sku] == bom[sku], sku
+        assert sku not in unracked, sku
 
 
 def test_16_dgx_on_the_default_site_quote_every_run(designed_on_site):
