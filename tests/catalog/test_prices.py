@@ -61,12 +61,12 @@ def test_price_lookup_is_one_query_for_many_products(seeded, django_assert_max_n
     part_numbers = list(Product.objects.values_list("part_number", flat=True))
     with django_assert_max_num_queries(2):
         prices = price_lookup(part_numbers=part_numbers, currency="CNY")
-    # Every seed row has a CNY price but Base Command Manager's and the QM8790's spare PSU,
-    # whose prices NVIDIA does not publish (catalog/data/SOURCES.md).
+    # Every seed row has a CNY price but Base Command Manager's, whose price NVIDIA does not
+    # publish (catalog/data/SOURCES.md); the switch PSUs carry our reference price.
     priced = Product.objects.filter(prices__price_list__currency="CNY").values_list(
         "part_number", flat=True
     )
-    assert set(prices) == set(priced) == set(part_numbers) - {"BCM-LIC-1Y-GPU", "MTEF-PSF-AC-C"}
+    assert set(prices) == set(priced) == set(part_numbers) - {"BCM-LIC-1Y-GPU"}
 
 
 def test_a_currency_has_one_default_list_and_prices_are_never_negative(seeded):

@@ -20,7 +20,6 @@ from django.utils import translation
 
 from catalog.models import (
     SPARES_CLASS_OF_CATEGORY,
-    PriceList,
     PriceListItem,
     Product,
     ReplaceableUnit,
@@ -249,10 +248,11 @@ def test_the_design_page_names_no_kit_when_the_design_buys_its_spares(sales_clie
 
 
 # --- PSUs and fans, counted from the design's switches -------------------------------------------
-# The catalog's one sourced unit (catalog/data/SOURCES.md, "PSUs and fans"): an MQM8790-HS2F
-# reports two power supplies of NVIDIA P/N MTEF-PSF-AC-C (stanford-rc/ibswinfo's README shows a
-# switch's own readout), a forward-airflow PSU in NVIDIA's hw-mgmt (hw-management-helpers.sh).
-# NVIDIA publishes no price for it: the seed leaves it unpriced, as BCM-LIC-1Y-GPU.
+# The QM8790's PSU (catalog/data/SOURCES.md, "PSUs and fans"): an MQM8790-HS2F reports two power
+# supplies of NVIDIA P/N MTEF-PSF-AC-C (stanford-rc/ibswinfo's README shows a switch's own
+# readout), a forward-airflow PSU in NVIDIA's hw-mgmt (hw-management-helpers.sh). NVIDIA
+# publishes no price for it: the seed gives it our reference price, as the other switches' PSUs,
+# 3 % of the switch's list price (USD 480.00, 3,456.00 CNY), marked "Reference price: verify".
 
 PSU = "MTEF-PSF-AC-C"
 HDR_SWITCH = "MQM8790-HS2F"
@@ -286,45 +286,51 @@ def test_psus_and_fans_are_the_units_in_each_switch_times_the_switches_at_their_
     ]
 
 
-def test_the_seed_says_an_mqm8790_holds_two_mtef_psf_ac_c_and_leaves_it_unpriced(seeded):
+def test_the_seed_says_an_mqm8790_holds_two_mtef_psf_ac_c_at_a_reference_price(seeded):
     unit = ReplaceableUnit.objects.get(switch__part_number=HDR_SWITCH)
 
     assert (unit.unit.part_number, unit.unit.category, unit.per_switch) == (PSU, "psu_fan", 2)
     assert unit.source.startswith("verify")
-    assert not PriceListItem.objects.filter(product__part_number=PSU).exists()
+    price = PriceListItem.objects.get(product__part_number=PSU, price_list__currency="CNY")
+    assert price.price_list.is_reference and price.list_price == Decimal("3456.00")
 
 
-def _price_the_psu(currency="CNY", price=Decimal("3600.00")):
-    price_list = PriceList.objects.get(currency=currency, is_default=True)
-    PriceListItem.objects.create(
-        price_list=price_list,
-        product=Product.objects.get(part_number=PSU),
-        list_price=price,
-        cost=price * Decimal("0.78"),
-    )
-
-
-def test_an_hdr_quote_offers_the_psus_of_its_switches_once_the_psu_is_priced(world):
-    _price_the_psu()
+def test_an_hdr_quote_offers_the_psus_of_its_switches_at_the_reference_price(world):
     design, revision = _quote(world, **HDR)
     switches = sum(_designed(design, "switch").values())
     psus = [ln for ln in _kit(revision) if ln.sku == PSU]
 
     assert switches == 26
+    # 26 switches x 2 PSUs = 52; 5 % = 2.6 -> 3, at 3 % of the QM8790's 115,200.00 CNY.
     assert [(ln.quantity, ln.section, ln.list_price) for ln in psus] == [
-        (math.ceil(switches * 2 * 5 / 100), Section.OPTIONAL, Decimal("3600.00"))
+        (math.ceil(switches * 2 * 5 / 100), Section.OPTIONAL, Decimal("3456.00"))
     ]
+    assert psus[0].quantity == 3
     assert kit_of(psus[0].role) == ("psus_fans", Decimal("5"), switches * 2)
     with translation.override("en"):
         assert psus[0].description_shown.startswith("Spares kit: PSUs and fans (5 % of 52) — ")
     with translation.override("zh-hans"):
         assert psus[0].description_shown.startswith("备件包：电源与风扇（52 的 5 %）— ")
+    event = revision.quote.events.get(verb=QuoteEventVerb.LINES_FROM_DESIGN)
+    assert "spares_kit_unpriced" not in event.details
     # Offered, not ordered: the design's lines and list value are as before.
     required = [ln for ln in revision.lines.all() if ln.section != Section.OPTIONAL]
     assert not any(ln.sku == PSU for ln in required)
 
 
+def test_a_catalog_managers_price_for_the_psu_is_the_one_offered(world):
+    PriceListItem.objects.filter(product__part_number=PSU, price_list__currency="CNY").update(
+        list_price=Decimal("3600.00"), cost=Decimal("2808.00")
+    )
+    _, revision = _quote(world, **HDR)
+
+    assert [(ln.quantity, ln.list_price) for ln in _kit(revision) if ln.sku == PSU] == [
+        (3, Decimal("3600.00"))
+    ]
+
+
 def test_an_unpriced_psu_is_left_out_of_the_kit_and_named_and_the_quote_is_made(world):
+    PriceListItem.objects.filter(product__part_number=PSU).delete()
     design, revision = _quote(world, **HDR)
 
     assert not any(ln.sku == PSU for ln in revision.lines.all())
@@ -407,9 +413,11 @@ def test_the_design_page_names_psus_and_fans_only_when_its_quote_will_offer_them
     sales_client, seeded
 ):
     # Unpriced, the QM8790's PSU is left out of the quote's kit: the page does not promise it.
+    prices = list(PriceListItem.objects.filter(product__part_number=PSU))
+    PriceListItem.objects.filter(product__part_number=PSU).delete()
     assert "PSUs and fans" not in _kit_note(sales_client.get(HDR_PAGE).content.decode())
 
-    _price_the_psu()
+    PriceListItem.objects.bulk_create(prices)  # at the seed's reference price again
     english = _kit_note(sales_client.get(HDR_PAGE).content.decode())
     chinese = _kit_note(sales_client.get(HDR_PAGE, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode())
 
