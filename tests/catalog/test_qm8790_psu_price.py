@@ -1,6 +1,6 @@
 """The QM8790's PSU, MTEF-PSF-AC-C (two in an MQM8790-HS2F: catalog/data/SOURCES.md, "PSUs and
 fans"), at the reference price the other sourced PSUs have: ours, 3 % of the list price of the
-switch it fits, as NVIDIA publishes none, marked "Reference price: verify". Migration 0021 prices
+switch it fits, as NVIDIA publishes none, marked "Reference price: verify". Migration 0022 prices
 it in a database seeded before, where 0016 added it without a price.
 """
 
@@ -15,13 +15,13 @@ from django.apps import apps
 from catalog.models import PriceList, PriceListItem, Product
 from catalog.services import SEED_CATALOG
 
-migration = importlib.import_module("catalog.migrations.0021_qm8790_psu_reference_price")
+migration = importlib.import_module("catalog.migrations.0022_qm8790_psu_reference_price")
 PSU = "MTEF-PSF-AC-C"
 SWITCH = "MQM8790-HS2F"
 
 
 def _as_0016_left_it():
-    """A database seeded before 0021: the PSU there, unpriced, with 0016's description."""
+    """A database seeded before 0022: the PSU there, unpriced, with 0016's description."""
     PriceListItem.objects.filter(product__part_number=PSU).delete()
     Product.objects.filter(part_number=PSU).update(
         **{field: seeded for field, (seeded, _now) in migration.DESCRIPTIONS.items()}

@@ -97,7 +97,7 @@ def test_the_migration_adds_the_psu_and_its_pair_to_a_database_seeded_before_it(
         "MTEF-PSF-AC-C",
         2,
     )
-    # As the CSV names it, without a price: 0021 gives it its reference price.
+    # As the CSV names it, without a price: 0022 gives it its reference price.
     assert unit.unit.name == Product.objects.get(part_number="MTEF-PSF-AC-C").name
     assert not unit.unit.prices.exists()
     assert SparesRatio.objects.get(spare_class="psus_fans").percent == Decimal("5")
@@ -113,8 +113,8 @@ def test_the_migration_leaves_an_unseeded_catalog_alone_but_seeds_the_ratio(db):
 
 def test_the_migrations_and_the_csv_describe_the_psu_alike():
     migration = importlib.import_module("catalog.migrations.0016_psu_fan_spares")
-    # 0021 priced it, and its description says so now (tests/catalog/test_qm8790_psu_price.py).
-    priced = importlib.import_module("catalog.migrations.0021_qm8790_psu_reference_price")
+    # 0022 priced it, and its description says so now (tests/catalog/test_qm8790_psu_price.py).
+    priced = importlib.import_module("catalog.migrations.0022_qm8790_psu_reference_price")
     with SEED_CATALOG.open(encoding="utf-8") as handle:
         row = next(r for r in csv.DictReader(handle) if r["part_number"] == "MTEF-PSF-AC-C")
     described = {field: now for field, (_seeded, now) in priced.DESCRIPTIONS.items()}

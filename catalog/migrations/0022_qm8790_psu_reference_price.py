@@ -70,7 +70,7 @@ def price_qm8790_psu(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("catalog", "0020_sourced_switch_psus"),
+        ("catalog", "0021_inband_optics"),
     ]
 
     operations = [
