@@ -202,8 +202,8 @@ class TcoSnapshotField(serializers.Field):
     }
 )
 class RackScaleOtherPricedField(serializers.Field):
-    """The other build priced now, in the customer's currency, from the parts the snapshot
-    keeps (nothing designed, nothing written)."""
+    """The other build priced now, in the currency of the snapshot's priced BOM (the customer's),
+    from the parts the snapshot keeps (nothing designed, nothing written)."""
 
     def get_attribute(self, design):
         return design
