@@ -26,7 +26,11 @@ from quoting.customers.selectors import customers_visible_to, projects_visible_t
 from quoting.customers.services import project_create, project_delete, project_update
 from quoting.designs.api.designs import DesignOnSiteSerializer, workload_field
 from quoting.designs.models import SavedDesign
-from quoting.designs.services.designs import messages_worded
+from quoting.designs.services.designs import (
+    RACK_SCALE_OTHER_BOM,
+    messages_worded,
+    saved_rack_scale_other_priced,
+)
 from quoting.designs.services.saved import design_save
 from quoting.designs.services.snapshots import design_snapshot_current
 from quoting.designs.services.tco import tco_result_worded
@@ -139,6 +143,9 @@ class DesignSnapshotField(serializers.JSONField):
 
     def to_representation(self, design):
         result, kept = design.result, design.engine_messages
+        if isinstance(result, dict) and RACK_SCALE_OTHER_BOM in result:
+            # The rows the other build is priced from: rack_scale_other_priced gives them priced.
+            result = {key: value for key, value in result.items() if key != RACK_SCALE_OTHER_BOM}
         if not isinstance(result, dict) or not isinstance(kept, dict):
             return result
         worded = {key: messages_worded(kept[key]) for key in ("warnings", "advice") if key in kept}
@@ -182,11 +189,41 @@ class TcoSnapshotField(serializers.Field):
         return design.tco or None  # an empty snapshot prints null
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "additionalProperties": True,
+        "description": "The other build of NVL72 racks that are not whole scalable units "
+        "(result.rack_scale_other) at list prices in priced_bom's currency, as the design page "
+        "prices it: currency, total, lines, missing, has_reference_prices (as priced_bom). "
+        "Null when the design has no other build, and when its snapshot was saved before the "
+        "other build's parts were kept (result.rack_scale_other is then given without a price).",
+    }
+)
+class RackScaleOtherPricedField(serializers.Field):
+    """The other build priced now, in the currency of the snapshot's priced BOM (the customer's),
+    from the parts the snapshot keeps (nothing designed, nothing written)."""
+
+    def get_attribute(self, design):
+        return design
+
+    def to_representation(self, design):
+        if not isinstance(design.result, dict):
+            return None
+        # The currency of the design's priced BOM, so the two are read side by side.
+        kept = design.priced_bom or {}
+        currency = kept.get("currency") or design.project.customer.default_currency
+        priced = saved_rack_scale_other_priced(result=design.result, currency=currency)
+        return None if priced is None else priced.as_json()
+
+
 class SavedDesignSerializer(serializers.ModelSerializer):
     created_by = serializers.CharField(source="created_by.username", read_only=True)
     result = DesignSnapshotField(read_only=True)
     priced_bom = PricedBomField(read_only=True)
     tco = TcoSnapshotField(read_only=True, allow_null=True)
+    rack_scale_other_priced = RackScaleOtherPricedField(read_only=True, allow_null=True)
 
     class Meta:
         model = SavedDesign
@@ -199,6 +236,7 @@ class SavedDesignSerializer(serializers.ModelSerializer):
             "result",
             "priced_bom",
             "tco",
+            "rack_scale_other_priced",
             "created_by",
             "created_at",
         ]

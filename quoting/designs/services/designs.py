@@ -98,13 +98,13 @@ def design_non_rail_priced(*, design: FabricDesign, currency: str) -> PricedBom 
     return design_bom_priced(design=flat, currency=currency)
 
 
-def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> PricedBom | None:
+def design_rack_scale_other_placed(*, design: FabricDesign) -> FabricDesign | None:
     """The other build of racks that are not whole scalable units (whole units beside the
     smallest fabric for the racks, or the smallest beside whole units: rules 5c and 5d), placed
-    on the same site and priced; None when the design has no other build.
+    on the same site; None when the design has no other build or it cannot be placed there.
 
-    The engine designed that build with this one (rack_scale_other_design): it is placed and
-    priced as it is, not designed again."""
+    The engine designed that build with this one (rack_scale_other_design): it is placed as it
+    is, not designed again."""
     planned = design.rack_scale_other_design
     if design.rack_scale_other is None or planned is None:
         return None
@@ -115,10 +115,41 @@ def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> Pr
         planned, requirements=replace(design.requirements, rack_scale_smallest=other_choice)
     )
     try:
-        other = design_placed(planned, product_specs(), design_site(design))
+        return design_placed(planned, product_specs(), design_site(design))
     except InvalidInput:
         return None
-    return design_bom_priced(design=other, currency=currency)
+
+
+def design_rack_scale_other_priced(*, design: FabricDesign, currency: str) -> PricedBom | None:
+    """The other build (design_rack_scale_other_placed) priced; None without one."""
+    other = design_rack_scale_other_placed(design=design)
+    return None if other is None else design_bom_priced(design=other, currency=currency)
+
+
+# The key of a saved design's result keeping the other build's BOM rows (as "bom" keeps the
+# design's), so a saved design prices it at read time in any currency without designing it.
+RACK_SCALE_OTHER_BOM = "rack_scale_other_bom"
+
+
+def design_rack_scale_other_bom(*, design: FabricDesign) -> list[dict] | None:
+    """The rows a snapshot keeps of the other build's BOM (as_dict's "bom" rows); None when
+    there is no other build to price (none, or it cannot be placed on the site)."""
+    other = design_rack_scale_other_placed(design=design)
+    return None if other is None else other.as_dict()["bom"]
+
+
+def saved_rack_scale_other_priced(*, result: dict, currency: str) -> PricedBom | None:
+    """A saved design's other build priced in `currency` from the rows its snapshot keeps;
+    None when it keeps none (no other build, or a snapshot made before they were kept:
+    saved_rack_scale_other_unpriced tells these apart)."""
+    rows = result.get(RACK_SCALE_OTHER_BOM)
+    return bom_priced(bom=rows, currency=currency) if rows else None
+
+
+def saved_rack_scale_other_unpriced(result: dict) -> bool:
+    """The saved design has an other build its snapshot cannot price: one made before the
+    other build's BOM was kept (a design the current engine refuses keeps such a result)."""
+    return bool(result.get("rack_scale_other")) and RACK_SCALE_OTHER_BOM not in result
 
 
 def design_ufm_option_priced(*, lines: Iterable, currency: str) -> PricedBom | None:

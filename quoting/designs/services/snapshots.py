@@ -22,9 +22,11 @@ from django.utils import timezone, translation
 from quoting.designs.models import SavedDesign
 from quoting.designs.selectors import PricedBom, bom_priced
 from quoting.designs.services.designs import (
+    RACK_SCALE_OTHER_BOM,
     design_compute,
     design_install_layout,
     design_messages_json,
+    design_rack_scale_other_bom,
     design_site_inputs,
     design_tco_inputs,
     site_from_json,
@@ -43,8 +45,10 @@ logger = logging.getLogger(__name__)
 # is then designed again on its next read, deliberately, and old revisions get their drawing and
 # charts filled once.
 # 2: the TCO names its workload and pricing; 3: drawings in each language; 4: the BOM's cables
-# measured on the design's site (the result keeps the site as "site"), and a revision's racks.
-SNAPSHOT_VERSION = 4
+# measured on the design's site (the result keeps the site as "site"), and a revision's racks;
+# 5: the other build of NVL72 racks keeps its BOM rows (the result's "rack_scale_other_bom"), so
+# a saved design prices it as the design page does.
+SNAPSHOT_VERSION = 5
 
 SNAPSHOT_FIELDS = (
     "result",
@@ -77,6 +81,8 @@ def design_snapshot_values(
     Raises InvalidInput."""
     design = design_compute(requirements=requirements, site=site_from_json(site or {}))
     summary = design.as_dict()
+    # Always there (None: nothing to price), so a result without it is one kept before.
+    summary[RACK_SCALE_OTHER_BOM] = design_rack_scale_other_bom(design=design)
     inputs = design_tco_inputs(design, summary)
     drawings = {}
     for language, _name in settings.LANGUAGES:

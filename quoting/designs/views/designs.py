@@ -42,6 +42,8 @@ from quoting.designs.services.designs import (
     design_site_inputs,
     design_ufm_option_priced,
     message_from_json,
+    saved_rack_scale_other_priced,
+    saved_rack_scale_other_unpriced,
     site_from_json,
 )
 from quoting.designs.services.packs import (
@@ -269,6 +271,11 @@ def design_new(request):
             "summary": saved.result,
             "drawing": drawing,
             "priced": design_priced(design=saved, currency=currency),
+            # Priced now from the rows the snapshot keeps, as the live page prices it.
+            "rack_scale_priced": saved_rack_scale_other_priced(
+                result=saved.result, currency=currency
+            ),
+            "rack_scale_unpriced": saved_rack_scale_other_unpriced(saved.result),
             "ufm_priced": design_ufm_option_priced(
                 lines=saved.result.get("ufm_option") or [], currency=currency
             ),
