@@ -1,8 +1,12 @@
 """Admin for support and data fixes; day-to-day work goes through the services (the admin
 does not run the quote rules, so quotes, revisions and lines are read-only here)."""
 
+import json
+
 from django import forms
 from django.contrib import admin
+from django.utils.html import format_html_join
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext_lazy as _
 
 from quoting.customers.models import (
@@ -17,6 +21,7 @@ from quoting.customers.services import project_customer_check
 from quoting.designs.models import FxRate, SavedDesign, TcoScenario
 from quoting.errors import InvalidValue
 from quoting.kept_texts import price_source_text
+from quoting.quotes.display import event_detail_rows
 from quoting.quotes.models import (
     Approval,
     ApprovalRule,
@@ -163,9 +168,20 @@ class RevisionInline(ReadOnlyInline):
 
 class EventInline(ReadOnlyInline):
     model = QuoteEvent
-    fields = ["at", "actor", "verb", "details"]
+    fields = ["at", "actor", "verb", "details_shown", "details_json"]
     readonly_fields = fields
     show_change_link = False
+
+    @admin.display(description=_("Details"))
+    def details_shown(self, event: QuoteEvent) -> str:
+        # The details as the quote's own audit trail words them, in the admin user's language;
+        # the raw JSON (the API's keys and English values) stays beside them for a data fix.
+        rows = event_detail_rows(event.verb, event.details, reason_message=event.reason_message)
+        return format_html_join(mark_safe("<br>"), "{}: {}", rows)
+
+    @admin.display(description=_("details as kept (JSON)"))
+    def details_json(self, event: QuoteEvent) -> str:
+        return json.dumps(event.details, ensure_ascii=False)
 
 
 @admin.register(Quote)

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from quoting.engine.install.layout import tier_name
-from quoting.engine.messages import Message
+from quoting.engine.messages import Message, listing
 from quoting.quotes.models import AsBuiltCheck
 
 KIND_TITLES = {
@@ -99,6 +99,14 @@ def _link(link: dict) -> str:
     }
 
 
+def _cables(swapped) -> str:
+    """The cables a miswired one looks swapped with, listed in the reader's language. The
+    engine keeps their IDs joined with ", " (the API's text, old checks too); an ID never holds
+    one (C000001, C000001.2), so the list is split back and listed again."""
+    cables = swapped if isinstance(swapped, list | tuple) else str(swapped).split(", ")
+    return listing(cables).render(_)
+
+
 def _details(item: dict) -> str:
     """What an item says beyond its cable and ends, worded in the reader's language; a key this
     does not know (a report from a newer engine) reads as itself."""
@@ -107,7 +115,7 @@ def _details(item: dict) -> str:
     if tier := rest.pop("tier", ""):
         parts.append(_("tier: %(tier)s") % {"tier": _tier(tier)})
     if swapped := rest.pop("swapped_with", ""):
-        parts.append(_("swapped with %(cables)s") % {"cables": swapped})
+        parts.append(_("swapped with %(cables)s") % {"cables": _cables(swapped)})
     found = rest.pop("found_links", None)
     text = rest.pop("found", "")
     if found:

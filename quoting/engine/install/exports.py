@@ -29,7 +29,7 @@ from quoting.engine.install.management import TIER as MANAGEMENT_TIER
 from quoting.engine.install.pdf import LABEL_STOCK
 from quoting.engine.install.site import TRAY_CLEARANCE_M, SiteInputs
 from quoting.engine.install.weights import rack_weight
-from quoting.engine.messages import gettext_noop
+from quoting.engine.messages import gettext_noop, listing
 
 Translate = Callable[[str], str]
 
@@ -703,7 +703,7 @@ def _lengths_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
     if routed:
         yield (
             tr(gettext_noop("Bought for the runs routed on this site: {tiers}.")).format(
-                tiers=", ".join(routed)
+                tiers=listing(routed).render(tr)
             )
             + "\n"
         )
@@ -738,7 +738,7 @@ def _lengths_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
     def listed(names: list[str]) -> str:
         values = {n: getattr(site, n) for n in names}
         empty = tr(gettext_noop("empty"))
-        return ", ".join(f"{n} = {empty if v is None else v}" for n, v in values.items())
+        return listing(f"{n} = {empty if v is None else v}" for n, v in values.items()).render(tr)
 
     assumed = [n for n in LENGTH_INPUTS if getattr(site, n) == getattr(defaults, n)]
     changed = [n for n in LENGTH_INPUTS if getattr(site, n) != getattr(defaults, n)]
@@ -845,7 +845,7 @@ def _ufm_hosts_note(layout: InstallLayout, tr: Translate) -> Iterator[str]:
                 "them. {fix}"
             )
         ).format(
-            hosts=", ".join(names),
+            hosts=listing(names).render(tr),
             part=ufm.device.part_number if ufm.device else "",
             ports=ufm.appliances * ufm.ports_per_appliance,
             nic=ufm.nic.part_number if ufm.nic else "",
@@ -863,7 +863,8 @@ def _input_text(value, tr: Translate) -> str:
     if isinstance(value, bool):
         return tr(gettext_noop("yes")) if value else tr(gettext_noop("no"))
     if isinstance(value, tuple | list):
-        return ", ".join(_input_text(v, tr) for v in value) or tr(gettext_noop("not set"))
+        items = [_input_text(v, tr) for v in value]
+        return listing(items).render(tr) if items else tr(gettext_noop("not set"))
     return str(value)
 
 

@@ -1,9 +1,15 @@
-"""python manage.py fabric_design --gpus 256 [--json]: the API's design, from the shell."""
+"""python manage.py fabric_design --gpus 256 [--json]: the API's design, from the shell.
+--language zh-hans words what a person reads (the summary, warnings, errors) in Chinese; the
+pack follows it unless --pack-language says otherwise, and the summary follows --pack-language
+when --language is not given."""
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from quoting.designs.services.designs import (
     design_compute,
@@ -17,8 +23,10 @@ from quoting.designs.svg.fabric import fabric_svg
 from quoting.engine.contract import Spec, number_text, specs
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, cable_schedule_csv_lines
+from quoting.engine.fabric.bom import bom_role_label
 from quoting.engine.install import SiteInputs
 from quoting.engine.install.pack import pack_write_dir
+from quoting.engine.messages import Message
 
 # option → request field; options left unset take the API's defaults.
 OPTIONS = {
@@ -94,8 +102,14 @@ class Command(BaseCommand):
         parser.add_argument(
             "--pack-language",
             choices=PACK_LANGUAGES,
-            default="en",
-            help="the words of the pack's README, elevations and labels (default: en)",
+            help="the words of the pack's README, elevations and labels (default: --language, "
+            "else en)",
+        )
+        parser.add_argument(  # named and valued as the tco command's
+            "--language",
+            choices=PACK_LANGUAGES,
+            help="the words of the summary, its warnings and the errors (default: "
+            "--pack-language, else en)",
         )
         for name, spec in SITE_SPECS.items():  # the site of the design and pack, as in the API
             parser.add_argument(
@@ -103,6 +117,12 @@ class Command(BaseCommand):
             )
 
     def handle(self, *args, **options):
+        language = options.get("language") or options.get("pack_language") or "en"
+        options["pack_language"] = options.get("pack_language") or language
+        with translation.override(language):
+            self._design(options)
+
+    def _design(self, options):
         data = {
             field: options[opt] for opt, field in OPTIONS.items() if options.get(opt) is not None
         }
@@ -119,7 +139,7 @@ class Command(BaseCommand):
                 requirements=requirements_from_request(data), site=site_from_json(site)
             )
         except InvalidInput as error:
-            raise CommandError(_errors_text(error.errors)) from error
+            raise CommandError(_errors_text(error.messages)) from error
         if options["cable_schedule"]:
             with options["cable_schedule"].open("w", encoding="utf-8") as out:
                 out.writelines(cable_schedule_csv_lines(design))
@@ -129,74 +149,157 @@ class Command(BaseCommand):
             try:
                 layout = design_install_layout(design=design, site=site_from_json(site))
             except InvalidInput as error:
-                raise CommandError(_errors_text(error.errors)) from error
+                raise CommandError(_errors_text(error.messages)) from error
             written = pack_write_dir(
                 layout, options["pack"], translate=pack_translate(options["pack_language"])
             )
             # Progress on stderr: with --json, stdout is the JSON alone (`| jq` reads it).
             self.stderr.write(
-                f"Installation pack: {len(written)} files in {options['pack']} "
-                f"({len(layout.racks)} racks, {len(layout.cables)} cable legs)."
+                gettext(
+                    "Installation pack: %(files)s files in %(path)s (%(racks)s racks, "
+                    "%(legs)s cable legs)."
+                )
+                % {
+                    "files": len(written),
+                    "path": options["pack"],
+                    "racks": len(layout.racks),
+                    "legs": len(layout.cables),
+                }
             )
-            for warning in layout.warnings:
-                self.stderr.write(f"  ! {warning}")
+            for warning in layout.warning_messages:
+                self.stderr.write(f"  ! {warning.render(gettext)}")
         summary = design_worded(design)  # the API's answer, the messages of its words too
         if options["json"]:
             self.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False))
             return
-        self.stdout.write(
-            f"{summary['gpu_count']} GPUs on {summary['switch_sku']}: {summary['tiers']} tier(s), "
-            f"{summary['leaf_count']} leaves, {summary['spine_count']} spines, "
-            f"{summary['core_count']} core; {summary['links_per_leaf_per_spine']} links per "
-            f"leaf per spine; ports {summary['ports']['used']} used / {summary['ports']['free']} "
-            f"free; {summary['power_w']['typical']} W typical."
-        )
-        if summary["server_sku"]:
-            self.stdout.write(f"Servers: {summary['node_count']} × {summary['server_sku']}.")
-        ufm = summary["ufm_appliances"]
-        if ufm:
-            what = "appliances"
-            if ufm["host_nic"]:
-                what = f"hosts ({ufm['device']} with {ufm['host_nic']})"
-            self.stdout.write(
-                f"UFM: {ufm['appliances']} {what}, {ufm['links']} leaf links "
-                f"({ufm['media']}, {ufm['cable']})."
-            )
-        storage = summary["storage"]
-        if storage:
-            self.stdout.write(
-                f"Storage fabric: {storage['endpoint_ports']} ports on {storage['switch_sku']}: "
-                f"{storage['tiers']} tier(s), {storage['leaf_count']} leaves, "
-                f"{storage['spine_count']} spines, {storage['core_count']} core."
-            )
-        if summary["storage_sizing"]:
-            self.stdout.write(_sizing_text(summary["storage_sizing"]))
-        for line in summary["bom"]:
-            self.stdout.write(f"  {line['quantity']:>7} × {line['sku']:<22} {line['role']}")
-        for warning in summary["warnings"]:
-            self.stdout.write(f"  ! {warning}")
+        for line in _summary_lines(summary):
+            self.stdout.write(line)
 
 
 def _errors_text(errors: dict) -> str:
     return "; ".join(
-        f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in errors.items()
+        f"{field}: {' '.join(_worded(m) for m in messages)}" for field, messages in errors.items()
     )
 
 
-def _sizing_text(z: dict) -> str:
-    """The storage sized from the workload, each figure against its ask."""
-    figures = []
-    for key, name, unit in (
-        ("capacity_tb", "capacity", "TB"),
-        ("read_gb_per_s", "read", "GB/s"),
-        ("write_gb_per_s", "write", "GB/s"),
-    ):
+def _worded(reason) -> str:
+    # The engine's reasons are messages where it words them; a serializer's are plain English.
+    return reason.render(gettext) if isinstance(reason, Message) else str(reason)
+
+
+# A UFM host's leaf links: a cable kind is a code (DAC, ACC, AOC), a fibre kind a word.
+FIBRE_KINDS = {"multimode": gettext_noop("multimode"), "singlemode": gettext_noop("single-mode")}
+
+
+def _media(kind: str) -> str:
+    return gettext(FIBRE_KINDS[kind]) if kind in FIBRE_KINDS else kind.upper()
+
+
+def _summary_lines(summary: dict) -> Iterator[str]:
+    """The design as a person reads it, in the active language: the fabric, its servers, UFM
+    and storage, the bill of materials by role, the warnings."""
+    yield gettext(
+        "%(gpus)s GPUs on %(switch)s: %(tiers)s tier(s), %(leaves)s leaves, %(spines)s spines, "
+        "%(cores)s core; %(links)s links per leaf per spine; ports %(used)s used / %(free)s "
+        "free; %(watts)s W typical."
+    ) % {
+        "gpus": summary["gpu_count"],
+        "switch": summary["switch_sku"],
+        "tiers": summary["tiers"],
+        "leaves": summary["leaf_count"],
+        "spines": summary["spine_count"],
+        "cores": summary["core_count"],
+        "links": summary["links_per_leaf_per_spine"],
+        "used": summary["ports"]["used"],
+        "free": summary["ports"]["free"],
+        "watts": summary["power_w"]["typical"],
+    }
+    if summary["server_sku"]:
+        yield gettext("Servers: %(count)s × %(sku)s.") % {
+            "count": summary["node_count"],
+            "sku": summary["server_sku"],
+        }
+    ufm = summary["ufm_appliances"]
+    if ufm:
+        values = {
+            "count": ufm["appliances"],
+            "device": ufm["device"],
+            "nic": ufm["host_nic"],
+            "links": ufm["links"],
+            "media": _media(ufm["media"]),
+            "cable": ufm["cable"],
+        }
+        if ufm["host_nic"]:
+            yield (
+                gettext(
+                    "UFM: %(count)s hosts (%(device)s with %(nic)s), %(links)s leaf links "
+                    "(%(media)s, %(cable)s)."
+                )
+                % values
+            )
+        else:
+            yield (
+                gettext("UFM: %(count)s appliances, %(links)s leaf links (%(media)s, %(cable)s).")
+                % values
+            )
+    storage = summary["storage"]
+    if storage:
+        yield gettext(
+            "Storage fabric: %(ports)s ports on %(switch)s: %(tiers)s tier(s), %(leaves)s "
+            "leaves, %(spines)s spines, %(cores)s core."
+        ) % {
+            "ports": storage["endpoint_ports"],
+            "switch": storage["switch_sku"],
+            "tiers": storage["tiers"],
+            "leaves": storage["leaf_count"],
+            "spines": storage["spine_count"],
+            "cores": storage["core_count"],
+        }
+    if summary["storage_sizing"]:
+        yield from _sizing_lines(summary["storage_sizing"])
+    for line in summary["bom"]:
+        role = bom_role_label(line["role"] or "").render(gettext)
+        yield f"  {line['quantity']:>7} × {line['sku']:<22} {role}"
+    for warning in summary["warnings"]:  # worded in the active language by design_worded
+        yield f"  ! {warning}"
+
+
+# Each figure of a sized storage, as the design page words it (templates/quoting/_storage_sizing):
+# alone, and against its ask.
+SIZING_FIGURES = (
+    (
+        "capacity_tb",
+        gettext_noop("Capacity %(delivered)s TB"),
+        gettext_noop("Capacity %(delivered)s TB for %(asked)s TB asked (+%(headroom)s %%)"),
+    ),
+    (
+        "read_gb_per_s",
+        gettext_noop("Read %(delivered)s GB/s"),
+        gettext_noop("Read %(delivered)s GB/s for %(asked)s GB/s asked (+%(headroom)s %%)"),
+    ),
+    (
+        "write_gb_per_s",
+        gettext_noop("Write %(delivered)s GB/s"),
+        gettext_noop("Write %(delivered)s GB/s for %(asked)s GB/s asked (+%(headroom)s %%)"),
+    ),
+)
+
+
+def _sizing_lines(z: dict) -> Iterator[str]:
+    """The storage sized from the workload (the input that sized it), each figure against its
+    ask, in the design page's words."""
+    yield gettext("Storage sized by %(input)s:") % {"input": z["sized_by"]}
+    servers = z["storage_servers"]
+    yield "  " + ngettext(
+        "%(servers)s storage server, %(ports)s ports each",
+        "%(servers)s storage servers, %(ports)s ports each",
+        servers,
+    ) % {"servers": servers, "ports": z["ports_per_storage_server"]}
+    for key, alone, against in SIZING_FIGURES:
         f = z[key]
-        text = f"{name} {f['delivered']:,g} {unit}"
-        if f["asked"] is not None:
-            text += f" for {f['asked']:,g} {unit} asked (+{f['headroom_percent']} %)"
-        figures.append(text)
-    return (
-        f"Storage sized by {z['sized_by']}: {z['storage_servers']} storage servers, "
-        f"{z['ports_per_storage_server']} ports each; {'; '.join(figures)}."
-    )
+        values = {"delivered": f"{f['delivered']:,g}"}
+        if f["asked"] is None:
+            yield "  " + gettext(alone) % values
+        else:
+            values |= {"asked": f"{f['asked']:,g}", "headroom": f["headroom_percent"]}
+            yield "  " + gettext(against) % values

@@ -45,3 +45,32 @@ def test_the_command_summarises_and_writes_the_schedule_and_drawing(seeded, caps
 def test_bad_options_are_a_clear_error_not_a_traceback(seeded, args, message):
     with pytest.raises(CommandError, match=message):
         call_command("fabric_design", *args)
+
+
+def test_the_summary_reads_in_the_language_asked(seeded, capsys, tmp_path):
+    from tests.portal.test_chinese_complete import english_words
+
+    # UFM appliances (a slot per leaf kept for them), storage sized from a capacity, a pack
+    args = ["--servers", "31", "--storage-capacity-tb", "1000", "--storage-server-tb", "300"]
+    args += ["--subnet-manager", "ufm-appliance"]
+    call_command("fabric_design", *args, "--pack", str(tmp_path / "zh"), "--language", "zh-hans")
+    chinese = capsys.readouterr()
+    call_command("fabric_design", *args, "--pack", str(tmp_path / "en"))
+    english = capsys.readouterr()
+
+    assert "块 GPU，采用" in chinese.out and "存储按 storage_capacity_tb 规划：" in chinese.out
+    assert "UFM：" in chinese.out and "安装包：" in chinese.err
+    assert "GPUs on" in english.out and "Installation pack:" in english.err
+    # Part numbers, the input that sized the storage and the pack's path are data; TB and GB
+    # are units.
+    data = ("storage_capacity_tb", str(tmp_path / "zh"), "TB", "GB")
+    words = english_words(chinese.out + chinese.err, user_data=data)
+    assert not words, words
+    # The pack follows the summary's language unless --pack-language says otherwise.
+    assert (tmp_path / "zh" / "README.txt").read_text().startswith("FabricQuote 安装包")
+    assert (tmp_path / "en" / "README.txt").read_text().startswith("FabricQuote installation")
+
+
+def test_the_pack_language_words_the_summary_when_no_language_is_given(seeded, capsys):
+    call_command("fabric_design", "--gpus", "64", "--pack-language", "zh-hans")
+    assert "块 GPU，采用" in capsys.readouterr().out

@@ -135,7 +135,7 @@ def test_the_command_sizes_the_storage_as_the_api_does(api, capsys):
     printed = json.loads(capsys.readouterr().out)
     assert printed == post(api, server_count=32, **WORKLOAD).json()
     call_command("fabric_design", *args)
-    assert (
-        "Storage sized by storage_capacity_tb: 4 storage servers, 2 ports each; capacity "
-        "1,200 TB for 1,000 TB asked (+20 %); read 160 GB/s; write 80 GB/s."
+    assert (  # in the design page's words, a figure a line
+        "Storage sized by storage_capacity_tb:\n  4 storage servers, 2 ports each\n  Capacity "
+        "1,200 TB for 1,000 TB asked (+20 %)\n  Read 160 GB/s\n  Write 80 GB/s\n"
     ) in capsys.readouterr().out

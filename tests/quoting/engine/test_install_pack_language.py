@@ -191,3 +191,12 @@ def test_without_the_font_a_chinese_pdf_fails_naming_the_font(catalog, monkeypat
         assert b"".join(labels_pdf(layout)).startswith(b"%PDF")  # English needs no such font
     finally:
         cjk._face.cache_clear()
+
+
+def test_a_chinese_readme_lists_with_the_enumeration_comma(packs):
+    # "a、b" in Chinese, as the elevations and the portal list; the English pack keeps "a, b".
+    english, chinese = packs
+    readme = chinese.read("README.txt").decode()
+    assert ", " not in readme, [line for line in readme.splitlines() if ", " in line]
+    assert "、" in readme
+    assert "、" not in english.read("README.txt").decode()

@@ -138,7 +138,7 @@ NOTE = {
         "design 255 servers (2040 GPUs) to have them cabled",
     ),
     "zh-hans": (
-        "ufm-01, ufm-02（UFM-HOST-1U）与其他 UFM 主机一样上架并供电，但其 2 个 InfiniBand 端口"
+        "ufm-01、ufm-02（UFM-HOST-1U）与其他 UFM 主机一样上架并供电，但其 2 个 InfiniBand 端口"
         "（每台一块 MCX75310AAS-NEAT）仍需叶交换机端口",
         "请设计 255 台服务器（2040 个 GPU），主机即可接线",
     ),

@@ -112,3 +112,21 @@ def test_a_swaps_details_read_in_the_readers_language(sales, qw, plan):
     table = chinese.split('id="as-built-miswired"', 1)[1]
     assert f"与 {plan[second].cable_id} 互换" in table and "层级：服务器到 Leaf" in table
     assert "端口 1 至" in table and "swapped with" not in table and " port " not in table
+
+
+def test_the_cables_a_cable_looks_swapped_with_are_listed_in_the_readers_language(sales, qw, plan):
+    # A cable of a three-way swap names two: the report keeps them as the API's text, "a, b"
+    # (old checks too), and a Chinese page lists them with the enumeration comma.
+    first, second = _swapped(plan)
+    response = post(sales, qw, ibnetdiscover_text(swap_far_ends(links_of(plan), first, second)))
+    check = AsBuiltCheck.objects.get()
+    third = plan[next(i for i in range(len(plan)) if i not in (first, second))].cable_id
+    both = f"{plan[second].cable_id}, {third}"
+    check.result["miswired"][0]["swapped_with"] = both
+    AsBuiltCheck.objects.filter(pk=check.pk).update(result=check.result)
+    english = sales.get(response["Location"]).content.decode()
+    assert f"swapped with {both}" in english.split('id="as-built-miswired"', 1)[1]
+    sales.cookies["django_language"] = "zh-hans"
+    chinese = sales.get(response["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    table = chinese.split('id="as-built-miswired"', 1)[1]
+    assert f"与 {plan[second].cable_id}、{third} 互换" in table and both not in table
