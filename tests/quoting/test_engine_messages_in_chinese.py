@@ -182,3 +182,41 @@ def test_the_hdr_fibre_gap_reads_in_chinese_naming_the_run_the_longest_cable_and
         "因此无法为这些链路报价。目录管理员可以添加该光纤（长度至少 45 m）或更长的 HDR 线缆"
         "（至少 45 m）；否则请将链路长度规划在 30 m 以内。"
     )
+
+
+def _field_errors_given_as_plain_text(root):
+    """(file, line) of each InvalidInput.field(...) in the fabric engine whose message is a plain
+    or formatted string rather than an engine Message."""
+    import ast
+    import pathlib
+
+    found = []
+    for path in sorted(pathlib.Path(root).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (
+                isinstance(node, ast.Call)
+                and ast.unparse(node.func).endswith("InvalidInput.field")
+                and len(node.args) > 1
+                and isinstance(node.args[1], (ast.Constant, ast.JoinedStr, ast.BinOp))
+            ):
+                found.append(f"{path}:{node.lineno}")
+    return found
+
+
+def test_every_fabric_field_error_is_a_message_a_chinese_reader_gets_in_chinese():
+    # A plain f-string reaches the design form and the API's Chinese readers in English: each
+    # refusal is an engine Message, translated at the edge (quoting/engine/messages.py).
+    assert _field_errors_given_as_plain_text("quoting/engine/fabric") == []
+
+
+def test_a_fabric_beyond_three_tiers_is_refused_in_chinese_and_in_english_for_the_api():
+    with pytest.raises(InvalidInput) as caught:
+        design_fabric(FabricRequirements(gpu_count=800_000, nic_generation="NDR"), load_catalog())
+    [field] = caught.value.messages
+    [kept] = caught.value.messages[field]
+    with translation.override("zh-hans"):
+        text = engine_error_text(kept)
+
+    assert caught.value.errors[field][0].startswith("beyond three tiers of 64-port switches")
+    assert text.startswith("超出 64 端口交换机三层网络的容量"), text
+    assert "beyond" not in text

@@ -712,7 +712,13 @@ def _parts_chosen(req: FabricRequirements, catalog: list[ProductSpec]) -> _Chose
     """The switch, NIC and server of the request, checked against each other."""
     nic_speed = parts.generation_speed(catalog, req.nic_generation)
     if nic_speed is None:
-        raise InvalidInput.field("nic_generation", f"no catalog product runs {req.nic_generation}.")
+        raise InvalidInput.field(
+            "nic_generation",
+            message(
+                gettext_noop("no catalog product runs {generation}."),
+                generation=req.nic_generation,
+            ),
+        )
     server = None
     if req.server_part_number:
         server = hosts.pick_server(catalog, req.server_part_number)
@@ -1496,8 +1502,13 @@ def _subnet_manager(
         if sm_switch is None:
             raise InvalidInput.field(
                 "subnet_manager",
-                f"{switch.part_number} is unmanaged and the catalog has no "
-                "managed model of it: choose UFM or an OpenSM host.",
+                message(
+                    gettext_noop(
+                        "{sku} is unmanaged and the catalog has no managed model of it: "
+                        "choose UFM or an OpenSM host."
+                    ),
+                    sku=switch.part_number,
+                ),
             )
         top = t.core_count or t.spine_count or t.leaf_count
         sm_switch_count = min(HA_PAIR, top)
@@ -1518,7 +1529,14 @@ def _subnet_manager(
         else:
             quantity, item = HA_PAIR, _ufm_appliance(catalog, switch)
         if item is None:
-            raise InvalidInput.field("subnet_manager", f"the catalog has no {choice}.")
+            raise InvalidInput.field(
+                "subnet_manager",
+                message(
+                    gettext_noop("the catalog has no UFM licence per endpoint.")
+                    if choice == "ufm-licence"
+                    else gettext_noop("the catalog has no UFM appliance.")
+                ),
+            )
         tally.add(item, quantity, "subnet manager")
         if not switch.managed:
             warnings.append(
@@ -2177,7 +2195,10 @@ def _management(
     if req.outofband_management:
         part = parts.pick_management_switch(catalog, "1GbE")
         if part is None:
-            raise InvalidInput.field("outofband_management", "the catalog has no 1GbE switch.")
+            raise InvalidInput.field(
+                "outofband_management",
+                message(gettext_noop("the catalog has no 1GbE switch.")),
+            )
         fabric_switches = (t.leaf_count + t.spine_count + t.core_count) * req.planes
         endpoints = servers + fabric_switches + storage_switches + inband_switches + ufm_appliances
         # The management switches' own management ports take ports too.

@@ -110,8 +110,13 @@ def nic_for_server(
     if chosen:
         raise InvalidInput.field(
             "nic_part_number",
-            f"{nic.part_number} has {nic.cage_type} cages; {server.part_number} has "
-            f"{server.cage_type}.",
+            message(
+                gettext_noop("{nic} has {nic_cage} cages; {server} has {server_cage}."),
+                nic=nic.part_number,
+                nic_cage=nic.cage_type,
+                server=server.part_number,
+                server_cage=server.cage_type,
+            ),
         )
     return (
         parts._best(
@@ -166,9 +171,17 @@ def server_host_media(
                 return Media(kind, fibre, split, switch_module, host_module)
     raise InvalidInput.field(
         field,
-        f"no catalog flat-top {per_cage}-port {server.cage_type} module with its fibre reaches "
-        f"{distance:g} m for the {server.part_number} cages; shorten the run or add the part to "
-        "the catalog.",
+        message(
+            gettext_noop(
+                "no catalog flat-top {ports}-port {cage} module with its fibre reaches "
+                "{distance:g} m for the {server} cages; shorten the run or add the part to the "
+                "catalog."
+            ),
+            ports=per_cage,
+            cage=server.cage_type,
+            distance=distance,
+            server=server.part_number,
+        ),
     )
 
 
@@ -266,9 +279,17 @@ def place_ufm(
     if room < wanted:
         raise InvalidInput.field(
             "subnet_manager",
-            f"the {appliances} UFM appliances need {wanted} free leaf ports and the leaves have "
-            f"{room}: NVIDIA's SuperPOD keeps one node slot per leaf for UFM (31 nodes in a "
-            "32-node scalable unit). Design fewer servers, or use UFM licences.",
+            message(
+                gettext_noop(
+                    "the {appliances} UFM appliances need {wanted} free leaf ports and the "
+                    "leaves have {room}: NVIDIA's SuperPOD keeps one node slot per leaf for UFM "
+                    "(31 nodes in a 32-node scalable unit). Design fewer servers, or use UFM "
+                    "licences."
+                ),
+                appliances=appliances,
+                wanted=wanted,
+                room=room,
+            ),
         )
     links: list[tuple[int, int]] = []
     depth = 0

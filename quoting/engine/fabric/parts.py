@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from quoting.engine.catalog import ProductSpec
 from quoting.engine.errors import InvalidInput
-from quoting.engine.messages import gettext_noop, message
+from quoting.engine.messages import Message, gettext_noop, message
 
 # Cheapest and coolest first: copper, then cables with optics built in, then pluggable optics.
 CABLE_MEDIA = ("dac", "acc", "aoc")
@@ -250,15 +250,24 @@ def pick_nic(
         ),
     )
     if nic is None:
-        raise InvalidInput.field("nic_generation", f"the catalog has no {nic_generation} NIC.")
+        raise InvalidInput.field(
+            "nic_generation",
+            message(gettext_noop("the catalog has no {nics} NIC."), nics=nic_generation),
+        )
     return nic
 
 
-def _no_media(field: str, distance: float, what: str) -> InvalidInput:
+def _no_media(field: str, distance: float, what: Message) -> InvalidInput:
     return InvalidInput.field(
         field,
-        f"no catalog cable or optic reaches {distance:g} m for {what}; shorten the run or "
-        "add the part to the catalog.",
+        message(
+            gettext_noop(
+                "no catalog cable or optic reaches {distance:g} m for {what}; shorten the run "
+                "or add the part to the catalog."
+            ),
+            distance=distance,
+            what=what,
+        ),
     )
 
 
@@ -499,7 +508,15 @@ def pick_host_media(
         cabled = per_cage > 1 or nic.cage_type == switch.cage_type
         longest = _longest_cable(catalog, nic.cage_type, nic_speed, per_cage) if cabled else None
         raise _no_fibre(field, distance, "host", nic_generation, unserved, longest)
-    raise _no_media(field, distance, f"{nic_generation} {nic.cage_type} NIC ports")
+    raise _no_media(
+        field,
+        distance,
+        message(
+            gettext_noop("{generation} {cage} NIC ports"),
+            generation=nic_generation,
+            cage=nic.cage_type,
+        ),
+    )
 
 
 def _switch_optics(
@@ -545,7 +562,11 @@ def pick_trunk_media(
             else None
         )
         raise _no_fibre(field, distance, "trunk", switch.generation, unserved, longest)
-    raise _no_media(field, distance, f"{switch.generation} switch-to-switch links")
+    raise _no_media(
+        field,
+        distance,
+        message(gettext_noop("{generation} switch-to-switch links"), generation=switch.generation),
+    )
 
 
 def trunk_module_for(

@@ -348,7 +348,9 @@ def requirements_from_json(data: dict, *, stored: bool = False) -> FabricRequire
     request's); unknown keys are refused, not ignored. `stored`: saved earlier, so a field
     added since reads as what the engine did before it (STORED_BEFORE_FIELDS)."""
     if not isinstance(data, dict):
-        raise InvalidInput.field("requirements", "must be an object of requirement fields.")
+        raise InvalidInput.field(
+            "requirements", message(_("must be an object of requirement fields."))
+        )
     if stored:
         data = STORED_BEFORE_FIELDS | data
     unknown = sorted(set(data) - REQUIREMENT_FIELDS)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import gettext_noop, message
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -545,8 +546,14 @@ def _beyond_three_tiers(ask: _Ask) -> InvalidInput:
     if ask.rail_optimized and rails > radix // 2:
         return InvalidInput.field(
             "nics_per_server",
-            f"a rail group of {rails} leaves does not fit in a pod of {radix // 2} leaves: "
-            "use fewer rails or turn rail optimization off.",
+            message(
+                gettext_noop(
+                    "a rail group of {rails} leaves does not fit in a pod of {pod} leaves: use "
+                    "fewer rails or turn rail optimization off."
+                ),
+                rails=rails,
+                pod=radix // 2,
+            ),
         )
     slots = radix // 2 // rails * rails if ask.rail_optimized else radix // 2
     capacity = ask.asked_down * ask.split
@@ -555,7 +562,14 @@ def _beyond_three_tiers(ask: _Ask) -> InvalidInput:
     too_big_field = "growth_gpus" if ask.target_servers > ask.servers else "gpu_count"
     return InvalidInput.field(
         too_big_field,
-        f"beyond three tiers of {radix}-port switches: at most {limit} servers "
-        f"({limit * rails} endpoint ports) at {ask.ratio}:1; use a larger switch or more "
-        "oversubscription.",
+        message(
+            gettext_noop(
+                "beyond three tiers of {radix}-port switches: at most {limit} servers ({ports} "
+                "endpoint ports) at {ratio}:1; use a larger switch or more oversubscription."
+            ),
+            radix=radix,
+            limit=limit,
+            ports=limit * rails,
+            ratio=ask.ratio,
+        ),
     )
