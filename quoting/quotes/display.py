@@ -19,6 +19,7 @@ from quoting.designs.display import (
     percent_text,
     plain_text,
 )
+from quoting.engine.messages import listing
 from quoting.kept_messages import kept_words
 from quoting.kept_texts import kept_text
 from quoting.quotes.models import LineKind, QuoteStatus, Section, schedule_text_shown
@@ -120,6 +121,10 @@ def detail_value(key: str, value: Any) -> str:
         return gettext("%(days)s days") % {"days": value}
     if key == "payment_schedule" and isinstance(value, str) and value:
         return schedule_text_shown(value)  # its standard milestones in the reader's language
+    if key == "spares_kit_unpriced" and isinstance(value, str) and value:
+        # Kept as part numbers joined with ", " (a part number has none): listed again in the
+        # reader's language ("a、b" in Chinese).
+        return listing(value.split(", ")).render(gettext)
     if key == "fx_rate":
         number = _decimal(value)
         return number_text(number) if number is not None else _plain(value)
