@@ -2,17 +2,7 @@
 a share of the hardware for its hardware (content version 7), as support per switch already
 followed it: choosing the larger alternative books its extra nodes' services and its extra
 hardware's support. A revision sent before keeps both as quoted with every option, and its
-totals.
-
-servers_world's quote (2 servers, 2 compute nodes; "Larger": 3 servers, 3 nodes), with:
-
-- NCCL tuning per node at 1,800.00, sold (moved out of the optional section): 2 x 1,800.00 =
-  3,600.00 as quoted, 3 x 1,800.00 = 5,400.00 with "Larger";
-- support at 10 % of the hardware (least 100.00): 204,000.00 of 2,040,000.00 as quoted,
-  306,000.00 of "Larger"'s 3,060,000.00.
-
-Services and support are taxed at 6 %, goods and software at 13 %; no discount.
-"""
+totals. The figures: tests/quoting/option_services_world.py."""
 
 from __future__ import annotations
 
@@ -20,8 +10,8 @@ from decimal import Decimal
 
 import pytest
 
-from catalog.models import Category, PricingBasis, Product, Unit
-from quoting.quotes.models import LineOrigin, QuoteRevision
+from catalog.models import Product
+from quoting.quotes.models import QuoteRevision
 from quoting.quotes.selectors import (
     alternatives_rule,
     booked_choice,
@@ -31,54 +21,19 @@ from quoting.quotes.selectors import (
     revision_totals,
     services_follow_the_option,
 )
-from quoting.quotes.services.quotes import (
-    quote_add_product,
-    quote_mark_accepted,
-    quote_send,
-    quote_update_line,
+from quoting.quotes.services.quotes import quote_mark_accepted, quote_update_line
+from tests.quoting.option_services_world import (
+    AS_QUOTED_TOTAL,
+    LARGER_AS_QUOTED_SERVICES_TOTAL,
+    LARGER_TOTAL,
+    SHARE,
+    TUNING,
+    quote_with_option_services,
+    sent,
+    sent_under_version_6,
 )
-from tests.quoting.factories import ProductFactory, price_set
-from tests.quoting.servers_world import quote_with_a_larger_alternative
 
 pytestmark = pytest.mark.django_db
-
-TUNING = "SVC-TUNE-1N"
-SHARE = "SUP-PCT"
-# 2,050,600.00 of goods at 13 % (266,578.00); 5,000.00 + 3,600.00 + 204,000.00 of services
-# and support at 6 % (12,756.00).
-AS_QUOTED_TOTAL = Decimal("2542534.00")
-# "Larger" with the services and support as quoted (content version 6 and before):
-# 3,075,400.00 of goods at 13 % (399,802.00); 212,600.00 at 6 % (12,756.00).
-LARGER_AS_QUOTED_SERVICES_TOTAL = Decimal("3700558.00")
-# "Larger" carrying its own: 3,075,400.00 at 13 % (399,802.00); 5,000.00 + 5,400.00 +
-# 306,000.00 = 316,400.00 at 6 % (18,984.00).
-LARGER_TOTAL = Decimal("3810586.00")
-
-
-def _quote(world, *, sold: bool = True):
-    tuning = ProductFactory(part_number=TUNING, category=Category.SERVICE, unit=Unit.NODE)
-    price_set(tuning, "CNY", "1800.00")
-    share = ProductFactory(
-        part_number=SHARE,
-        category=Category.SUPPORT,
-        unit=Unit.YEAR,
-        pricing_basis=PricingBasis.PERCENT_OF_HARDWARE,
-        hardware_percent=Decimal("10.00"),
-    )
-    price_set(share, "CNY", "100.00")
-    quote = quote_with_a_larger_alternative(world, nodes=True)
-    quote_add_product(
-        quote=quote, sku=SHARE, quantity=1, user=world.sales, expected_version=quote.version
-    )
-    quote.refresh_from_db()
-    line = quote.current_revision.lines.get(sku=TUNING)
-    assert (line.origin, line.quantity) == (LineOrigin.NODE_SERVICES, 2)
-    if sold:
-        quote_update_line(
-            quote=quote, line=line, user=world.sales, expected_version=quote.version, optional=False
-        )
-        quote.refresh_from_db()
-    return quote
 
 
 def _followed(choice) -> dict[str, tuple[int, Decimal]]:
@@ -87,13 +42,8 @@ def _followed(choice) -> dict[str, tuple[int, Decimal]]:
     }
 
 
-def _sent(quote, world) -> QuoteRevision:
-    quote.refresh_from_db()
-    return quote_send(quote=quote, user=world.sales, expected_version=quote.version)
-
-
 def test_choosing_the_larger_option_adds_its_extra_nodes_services_and_hardware_s_support(world):
-    revision = _quote(world).current_revision
+    revision = quote_with_option_services(world).current_revision
     assert revision_totals(revision=revision).total == AS_QUOTED_TOTAL
     assert "services priced per compute node, follow the option" in alternatives_rule(revision)
 
@@ -121,7 +71,7 @@ def test_choosing_the_larger_option_adds_its_extra_nodes_services_and_hardware_s
 
 
 def test_services_per_node_offered_as_optional_are_sized_for_the_option_chosen(world):
-    revision = _quote(world, sold=False).current_revision
+    revision = quote_with_option_services(world, sold=False).current_revision
     key = str(revision.lines.get(sku=TUNING).key)
     as_quoted = offer_choice(revision=revision, optional_keys=[key])
     assert _followed(as_quoted)[TUNING] == (2, Decimal("1800.00"))
@@ -134,7 +84,7 @@ def test_services_per_node_offered_as_optional_are_sized_for_the_option_chosen(w
 
 
 def test_a_quantity_changed_by_hand_is_kept_with_the_option(world):
-    quote = _quote(world)
+    quote = quote_with_option_services(world)
     line = quote.current_revision.lines.get(sku=TUNING)
     quote_update_line(
         quote=quote, line=line, user=world.sales, expected_version=quote.version, quantity=1
@@ -144,8 +94,8 @@ def test_a_quantity_changed_by_hand_is_kept_with_the_option(world):
 
 
 def test_the_sent_revision_keeps_what_its_options_were_priced_on(world):
-    quote = _quote(world)
-    revision = _sent(quote, world)
+    quote = quote_with_option_services(world)
+    revision = sent(quote, world)
     assert revision.content_sha256.startswith("7:") and services_follow_the_option(revision)
     assert revision.option_basis == {
         "nodes": {"": 2, "Larger": 3},
@@ -164,7 +114,7 @@ def test_the_sent_revision_keeps_what_its_options_were_priced_on(world):
 
 
 def test_the_customer_who_chooses_the_larger_option_is_booked_at_its_total(world):
-    quote = _sent(_quote(world), world).quote
+    quote = sent(quote_with_option_services(world), world).quote
     quote.refresh_from_db()
     quote_mark_accepted(
         quote=quote, actor=world.sales, expected_version=quote.version, alternative="Larger"
@@ -174,21 +124,9 @@ def test_the_customer_who_chooses_the_larger_option_is_booked_at_its_total(world
     assert _followed(booked_choice(quote=quote))[TUNING] == (3, Decimal("1800.00"))
 
 
-def _sent_under_version_6(quote, world) -> QuoteRevision:
-    """The quote sent as it was before this rule: fingerprinted under version 6, with nothing
-    of what options are priced on kept."""
-    revision = _sent(quote, world)
-    QuoteRevision.objects.filter(pk=revision.pk).update(option_basis=None)
-    revision.refresh_from_db()
-    QuoteRevision.objects.filter(pk=revision.pk).update(
-        content_sha256=revision_content_fingerprint(revision=revision, version=6)
-    )
-    return QuoteRevision.objects.get(pk=revision.pk)
-
-
 def test_a_revision_sent_under_version_6_keeps_its_options_services_and_support_as_quoted(world):
-    quote = _quote(world)
-    revision = _sent_under_version_6(quote, world)
+    quote = quote_with_option_services(world)
+    revision = sent_under_version_6(quote, world)
     assert not services_follow_the_option(revision)
     assert revision_totals(revision=revision).total == AS_QUOTED_TOTAL
     choice = offer_choice(revision=revision, alternative="Larger")
@@ -202,3 +140,22 @@ def test_a_revision_sent_under_version_6_keeps_its_options_services_and_support_
     # Its fingerprint is still the one it was sent with, and its note the rule it printed.
     assert revision_content_fingerprint(revision=revision, version=6) == revision.content_sha256
     assert "stays as quoted" in alternatives_rule(revision)
+
+
+def test_the_api_shows_each_option_s_total_as_sent_and_as_sent_before(world):
+    from tests.quoting.api_world import token_client
+
+    quote = quote_with_option_services(world)
+    api = token_client(world.sales, scope="read")
+    url = f"/api/v1/quotes/{quote.pk}/revisions/1/"
+    assert api.get(url).json()["alternatives"] == [
+        {
+            "label": "Larger",
+            "subtotal": "3074400.00",
+            "total_if_chosen": "3810586.00",
+            "delta_total": "1268052.00",  # 3,810,586.00 - 2,542,534.00
+        }
+    ]
+    sent_under_version_6(quote, world)
+    [larger] = api.get(url).json()["alternatives"]
+    assert larger["total_if_chosen"] == "3700558.00"
