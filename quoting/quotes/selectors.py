@@ -1209,6 +1209,34 @@ class OptionalView:
     # The configuration whose spares kit the line is ("" the proposed design's, else an
     # alternative's group), offered only with it; None: offered with any configuration.
     kit_of: str | None = None
+    # A service priced per node that follows the option (_support_for): its quantity and amount
+    # in each configuration, as quoted ("") first; () for a line priced the same in every one.
+    priced_each: tuple[tuple[str, int, Decimal], ...] = ()
+
+
+def _priced_each(
+    line: QuoteLine, *, groups: list[str], basis: OptionBasis
+) -> tuple[tuple[str, int, Decimal], ...]:
+    if not groups or not _follows_the_nodes(line, basis):
+        return ()
+    quantities = {group: basis.nodes.get(group) or line.quantity for group in groups}
+    if set(quantities.values()) == {line.quantity}:
+        return ()
+    return (
+        ("", line.quantity, _amount(line)),
+        *(
+            (
+                group,
+                quantity,
+                line_amount(
+                    quantity=quantity,
+                    unit_price=line.unit_price,
+                    discount_percent=line.discount_percent,
+                ),
+            )
+            for group, quantity in quantities.items()
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1234,12 +1262,22 @@ def offer_options(
 ) -> OfferOptions:
     lines = _revision_lines(revision) if lines is None else list(lines)
     per_option = kits_follow_the_option(revision)
+    groups = list(
+        dict.fromkeys(ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES)
+    )
+    optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
+    following = groups and any(ln.origin == LineOrigin.NODE_SERVICES for ln in optional)
+    basis = option_basis(revision, lines) if following else NO_BASIS
     return OfferOptions(
         alternatives=revision_alternatives(revision=revision, lines=lines),
         optional=[
-            OptionalView(ln, _amount(ln), kit_of_configuration(ln) if per_option else None)
-            for ln in lines
-            if ln.section == Section.OPTIONAL
+            OptionalView(
+                ln,
+                _amount(ln),
+                kit_of_configuration(ln) if per_option else None,
+                _priced_each(ln, groups=groups, basis=basis),
+            )
+            for ln in optional
         ],
         lines=lines,
     )

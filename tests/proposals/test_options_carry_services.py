@@ -49,3 +49,18 @@ def test_a_revision_sent_before_prints_and_prices_its_option_as_it_did(client, w
     assert "share of the hardware stays as quoted" in html
     assert f"total if chosen {LARGER_AS_QUOTED_SERVICES_TOTAL:,.2f} CNY" in page
     assert price["amounts"]["total"] == f"{LARGER_AS_QUOTED_SERVICES_TOTAL:.2f}"
+
+
+def test_an_optional_service_per_node_shows_its_quantity_and_amount_in_each_configuration(
+    client, world
+):
+    """Offered, not sold: as quoted 2 x 1,800.00 shows, "Larger"'s 3 x 1,800.00 is there for
+    the page's script to show when the customer picks it."""
+    quote = quote_with_option_services(world, sold=False)
+    sent(quote, world)
+    token = share_link_create(quote=quote, user=world.sales)[1]
+    page = client.get(f"/p/{token}?lang=en").content.decode()
+    assert '<span data-priced-with=""> × 2</span>' in page
+    assert '<span data-priced-with="Larger" hidden> × 3</span>' in page
+    assert '<span data-priced-with="">3,600.00</span>' in page
+    assert '<span data-priced-with="Larger" hidden>5,400.00</span>' in page
