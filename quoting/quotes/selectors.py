@@ -667,7 +667,10 @@ def _optional_orders(
 
 
 def revision_offered_measures(
-    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+    *,
+    revision: QuoteRevision,
+    lines: Iterable[QuoteLine] | None = None,
+    basis: OptionBasis | None = None,
 ) -> list[ChoiceMeasure]:
     """Every configuration the link offers that could be the worst one, each priced with the
     link's own function (offer_choice) and measured: the offer as quoted and each alternative,
@@ -679,7 +682,8 @@ def revision_offered_measures(
     optional_list = {
         ln.pk: ln.quantity * _list_unit_price(ln) for ln in lines if ln.section == Section.OPTIONAL
     }
-    basis = option_basis(revision, lines) if alternatives else NO_BASIS
+    if basis is None:
+        basis = option_basis(revision, lines) if alternatives else NO_BASIS
     measures = []
     for alternative in ["", *alternatives]:
         optional = optional_offered(revision, lines, alternative=alternative)
@@ -1002,8 +1006,15 @@ def _replaced_and_kept(
     return replaced, kept
 
 
+def _has_alternatives(lines: Iterable[QuoteLine]) -> bool:
+    return any(ln.section == Section.ALTERNATIVES for ln in lines)
+
+
 def revision_alternatives(
-    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+    *,
+    revision: QuoteRevision,
+    lines: Iterable[QuoteLine] | None = None,
+    basis: OptionBasis | None = None,
 ) -> list[AlternativeDelta]:
     """Each good / better / best option priced as a delta against the lines it replaces (the
     chosen design's: replaced_by_alternatives), the other lines of the totals kept; offer_choice
@@ -1016,7 +1027,8 @@ def revision_alternatives(
         if line.section == Section.ALTERNATIVES:
             groups[line.alternative_group].append(line)
     current = lines_totals([*replaced, *kept], revision=revision)
-    basis = option_basis(revision, lines) if groups else NO_BASIS
+    if basis is None:
+        basis = option_basis(revision, lines) if groups else NO_BASIS
     result = []
     for group, group_lines in groups.items():
         subtotal = sum((_amount(ln) for ln in group_lines), Decimal("0.00"))
@@ -1101,9 +1113,11 @@ def revision_for_display(
     lines = measures = None
     if figures is None:
         lines = _revision_lines(revision)
-        measures = revision_offered_measures(revision=revision, lines=lines)
+        # Read once for both (a draft's: the designs' node counts, the catalog's support prices).
+        basis = option_basis(revision, lines) if _has_alternatives(lines) else NO_BASIS
+        measures = revision_offered_measures(revision=revision, lines=lines, basis=basis)
         figures = FrozenFigures(
-            alternatives=revision_alternatives(revision=revision, lines=lines),
+            alternatives=revision_alternatives(revision=revision, lines=lines, basis=basis),
             largest_discount=_as_percent(max(m.below_list for m in measures)),
             margins=revision_margins(lines, discount_percent=revision.discount_percent),
         )
@@ -1266,10 +1280,9 @@ def offer_options(
         dict.fromkeys(ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES)
     )
     optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
-    following = groups and any(ln.origin == LineOrigin.NODE_SERVICES for ln in optional)
-    basis = option_basis(revision, lines) if following else NO_BASIS
+    basis = option_basis(revision, lines) if groups else NO_BASIS
     return OfferOptions(
-        alternatives=revision_alternatives(revision=revision, lines=lines),
+        alternatives=revision_alternatives(revision=revision, lines=lines, basis=basis),
         optional=[
             OptionalView(
                 ln,
