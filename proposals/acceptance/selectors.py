@@ -86,8 +86,11 @@ def revision_shared(*, link: ShareLink) -> QuoteRevision | None:
     revision = (
         QuoteRevision.objects.filter(quote_id=link.quote_id, sent_at__isnull=False)
         # What a share route reads; the snapshots (large) are read only when the proposal is
-        # rendered, once per sent revision and language.
-        .only("quote_id", "number", "total", "sent_at", "frozen_at", "content_sha256")
+        # rendered, once per sent revision and language. What its options are priced on
+        # (option_basis, small) is read by every price of a choice with an option.
+        .only(
+            "quote_id", "number", "total", "sent_at", "frozen_at", "content_sha256", "option_basis"
+        )
         .order_by("-number")
         .first()
     )

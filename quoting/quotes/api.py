@@ -76,6 +76,7 @@ from quoting.quotes.selectors import (
     quote_audit_trail,
     quote_completeness,
     quotes_visible_to,
+    revision_alternatives,
     revision_diff,
     revision_lead_time,
     revision_totals,
@@ -614,13 +615,33 @@ class RevisionMarginSerializer(serializers.Serializer):
     )
 
 
+class AlternativeTotalsSerializer(serializers.Serializer):
+    """One option of the revision, priced as the proposal, the share page and the accept price
+    it (selectors.revision_alternatives)."""
+
+    label = serializers.CharField(source="group", help_text="The option's name on the quote.")
+    subtotal = _amount(help_text="Its own lines (its bill of materials), each rounded.")
+    total_if_chosen = _amount(
+        help_text="The quote's total with this option and no optional item: it takes the place "
+        "of the chosen design's lines; support priced per switch or as a share of the hardware "
+        "and the services priced per node follow it (on a revision sent before content version "
+        "7, the last two stay as quoted, as its proposal printed them)."
+    )
+    delta_total = _amount(help_text="`total_if_chosen` less the total as quoted.")
+
+
 class RevisionDetailSerializer(RevisionSerializer):
     lines = LineSerializer(many=True)
     margin = serializers.SerializerMethodField()
+    alternatives = serializers.SerializerMethodField()
 
     class Meta(RevisionSerializer.Meta):
-        fields = [*RevisionSerializer.Meta.fields, "lines", "margin"]
+        fields = [*RevisionSerializer.Meta.fields, "lines", "margin", "alternatives"]
         read_only_fields = fields
+
+    @extend_schema_field(AlternativeTotalsSerializer(many=True))
+    def get_alternatives(self, revision):
+        return AlternativeTotalsSerializer(revision_alternatives(revision=revision), many=True).data
 
     @extend_schema_field(RevisionMarginSerializer(allow_null=True))
     def get_margin(self, revision):

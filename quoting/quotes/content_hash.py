@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from decimal import Decimal
 
-CURRENT_VERSION = 6
+CURRENT_VERSION = 7
 
 # version -> (revision fields, line fields). The quote's own number and currency are part of
 # every version.
@@ -92,6 +92,16 @@ FIELDS[5] = (
 FIELDS[6] = (
     (*FIELDS[5][0], "lead_time_weeks"),
     FIELDS[5][1],
+)
+# 7: what the lines that follow the option chosen are priced on (QuoteRevision.option_basis,
+# frozen at the send): each configuration's compute nodes, for the services priced per node, and
+# each share-of-hardware support product's percent and least price; and the rule that both
+# follow the option (selectors.services_follow_the_option), as support per switch already did.
+# A revision sent before keeps version 6, its fingerprint, and its services and share-of-hardware
+# support as quoted with every option.
+FIELDS[7] = (
+    (*FIELDS[6][0], "option_basis"),
+    FIELDS[6][1],
 )
 
 # Kept out of every version, and why: bookkeeping, or renderings made again from the snapshots

@@ -38,6 +38,7 @@ from portal.models import User
 from quoting.conf import quoting_setting
 from quoting.customers.models import PLAN_PARTS, ExportDestination, Project
 from quoting.customers.selectors import customer_country, customers_visible_to
+from quoting.designs.models import SavedDesign
 from quoting.designs.selectors import FxLock, bom_priced
 from quoting.engine.messages import Message, message
 from quoting.engine.money import TaxRow, Totals, line_amount, round_money, totals_compute
@@ -104,6 +105,16 @@ ALTERNATIVES_RULE = gettext_noop(
     "section; the other items stay, and support priced per switch follows the option (support "
     "priced as a share of the hardware stays as quoted). Optional items are sized for the "
     "proposed design."
+)
+# The same, from content version 7 (services_follow_the_option): services priced per node and
+# support priced as a share of the hardware follow the option too. A revision sent before
+# printed one of the rules below and keeps it (alternatives_rule).
+ALTERNATIVES_RULE_FOLLOWS = gettext_noop(
+    "An option takes the place of the proposed design's equipment and licences, whatever their "
+    "section; the other items stay, and support priced per switch or as a share of the "
+    "hardware, and services priced per compute node, follow the option. Each configuration has "
+    "its own spares kit, sized from its equipment and offered with it only; the other optional "
+    "items are offered with any."
 )
 # The same, from content version 6 (kits_follow_the_option): each configuration carries its own
 # spares kit. A revision sent before printed the rule above and keeps it (alternatives_rule).
@@ -256,34 +267,133 @@ def support_followed(
     return FollowedPrice(line.quantity, price, price, note)
 
 
-def _support_for(revision: QuoteRevision, lines: list[QuoteLine]) -> list[QuoteLine]:
-    """`lines` (a configuration's totalled lines) with their support priced per device priced
-    for them, as services.support prices it for the offer as quoted: an alternative with more
-    switches carries the support it would be sold with. Support priced as a share of the
-    hardware stays as quoted: its percent and least price are the live catalog's, and an
-    offer's figures must not move once its PDF has printed them. Changed lines are unsaved
-    copies (same key and pk). None follows on a revision sent before the rule
-    (whole_design_replaced)."""
-    if not whole_design_replaced(revision):
-        return lines
-    following = [
+@dataclass(frozen=True, slots=True)
+class OptionBasis:
+    """What the lines that follow the option chosen are priced on (option_basis): each
+    configuration's compute nodes ("" as quoted, else the alternative's group), for the services
+    priced per node, and each share-of-hardware support product's (percent, least price)."""
+
+    nodes: dict[str, int]
+    support: dict[str, tuple[Decimal, Decimal]]
+
+    def as_json(self) -> dict:
+        return {
+            "nodes": dict(self.nodes),
+            "support": {
+                sku: {"percent": str(percent), "least": str(least)}
+                for sku, (percent, least) in self.support.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, value) -> OptionBasis:
+        value = value or {}
+        return cls(
+            nodes={str(group): int(n) for group, n in (value.get("nodes") or {}).items()},
+            support={
+                sku: (Decimal(row["percent"]), Decimal(row["least"]))
+                for sku, row in (value.get("support") or {}).items()
+            },
+        )
+
+
+NO_BASIS = OptionBasis({}, {})
+
+
+def _follows_the_nodes(line: QuoteLine, basis: OptionBasis) -> bool:
+    """Whether the line is one of the proposed design's services priced per node, still one per
+    compute node of it (a quantity changed by hand is a decision the option keeps)."""
+    return (
+        line.origin == LineOrigin.NODE_SERVICES
+        and line.section != Section.ALTERNATIVES
+        and not line.alternative_group
+        and basis.nodes.get("") is not None
+        and line.quantity == basis.nodes[""]
+    )
+
+
+def option_basis(revision: QuoteRevision, lines: list[QuoteLine]) -> OptionBasis:
+    """What `revision`'s options price their following lines on: as frozen at the send
+    (QuoteRevision.option_basis); on a draft, the design snapshot's and each alternative's
+    design's node counts and the catalog's percent and least price now, as the draft's own
+    support lines are priced (services.support). NO_BASIS on a revision sent before the rule
+    (services_follow_the_option). A query or two, only for lines that need them."""
+    if not services_follow_the_option(revision):
+        return NO_BASIS
+    if revision.is_frozen:
+        return OptionBasis.from_json(revision.option_basis)
+    nodes: dict[str, int] = {}
+    if any(ln.origin == LineOrigin.NODE_SERVICES for ln in lines):
+        chosen = (revision.design_snapshot or {}).get("node_count")
+        if chosen:
+            nodes[""] = int(chosen)
+        designs = {
+            ln.alternative_group: ln.design_id
+            for ln in lines
+            if ln.section == Section.ALTERNATIVES and ln.design_id
+        }
+        counted = dict(
+            SavedDesign.objects.filter(pk__in=set(designs.values())).values_list(
+                "pk", "result__node_count"
+            )
+        )
+        nodes.update({group: int(counted[pk]) for group, pk in designs.items() if counted.get(pk)})
+    shares = [
         ln
         for ln in lines
-        if follows_the_offer(ln) and ln.product.pricing_basis == PricingBasis.PER_DEVICE
+        if ln.section in TOTALLED_SECTIONS
+        and follows_the_offer(ln)
+        and ln.product.pricing_basis == PricingBasis.PERCENT_OF_HARDWARE
     ]
-    if not following:
-        return lines
-    devices = offer_devices(lines)
+    least = support_least_prices(revision, shares)
+    support = {
+        ln.sku: (ln.product.hardware_percent or Decimal(0), least.get(ln.sku, Decimal("0.00")))
+        for ln in shares
+    }
+    return OptionBasis(nodes, support)
+
+
+def _support_for(
+    revision: QuoteRevision,
+    lines: list[QuoteLine],
+    *,
+    alternative: str = "",
+    basis: OptionBasis = NO_BASIS,
+    optional: Iterable[QuoteLine] = (),
+) -> list[QuoteLine]:
+    """`lines` (configuration `alternative`'s totalled lines), then the `optional` lines chosen
+    with it, those that follow the configuration priced for it: support per device for its
+    switches, as services.support prices it for the offer as quoted (an alternative with more
+    switches carries the support it would be sold with); and on a revision priced by the rule
+    of content version 7 (services_follow_the_option), on what `basis` (option_basis) says,
+    support priced as a share of the hardware for its hardware and the proposed design's
+    services priced per node for its compute nodes, sold or optional. Changed lines are unsaved
+    copies (same key and pk). None follows on a revision sent before the rule
+    (whole_design_replaced)."""
+    optional = list(optional)
+    if not whole_design_replaced(revision):
+        return [*lines, *optional]
+    devices, hardware = offer_devices(lines), offer_hardware(lines)
+    nodes = basis.nodes.get(alternative) if alternative else None
     priced = {}
-    for line in following:
-        followed = support_followed(line, devices=devices, hardware=Decimal(0), least={})
-        if (followed.quantity, followed.unit_price) != (line.quantity, line.unit_price):
+    for line in [*lines, *optional]:
+        quantity, unit_price, list_price = line.quantity, line.unit_price, line.list_price
+        if line.section != Section.OPTIONAL and follows_the_offer(line):
+            if line.product.pricing_basis == PricingBasis.PER_DEVICE:
+                quantity = devices
+            elif line.sku in basis.support:
+                percent, least = basis.support[line.sku]
+                unit_price = list_price = share_of_hardware(
+                    hardware=hardware, percent=percent, least=least
+                )
+        elif nodes and _follows_the_nodes(line, basis):
+            quantity = nodes
+        if (quantity, unit_price) != (line.quantity, line.unit_price):
             copy = QuoteLine(**{f.attname: getattr(line, f.attname) for f in line._meta.fields})
             copy.product = line.product
-            copy.quantity, copy.unit_price = followed.quantity, followed.unit_price
-            copy.list_price = followed.list_price
+            copy.quantity, copy.unit_price, copy.list_price = quantity, unit_price, list_price
             priced[line.pk] = copy
-    return [priced.get(ln.pk, ln) for ln in lines]
+    return [priced.get(ln.pk, ln) for ln in [*lines, *optional]]
 
 
 def revision_totals(*, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None) -> Totals:
@@ -557,7 +667,10 @@ def _optional_orders(
 
 
 def revision_offered_measures(
-    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+    *,
+    revision: QuoteRevision,
+    lines: Iterable[QuoteLine] | None = None,
+    basis: OptionBasis | None = None,
 ) -> list[ChoiceMeasure]:
     """Every configuration the link offers that could be the worst one, each priced with the
     link's own function (offer_choice) and measured: the offer as quoted and each alternative,
@@ -569,6 +682,8 @@ def revision_offered_measures(
     optional_list = {
         ln.pk: ln.quantity * _list_unit_price(ln) for ln in lines if ln.section == Section.OPTIONAL
     }
+    if basis is None:
+        basis = option_basis(revision, lines) if alternatives else NO_BASIS
     measures = []
     for alternative in ["", *alternatives]:
         optional = optional_offered(revision, lines, alternative=alternative)
@@ -578,6 +693,7 @@ def revision_offered_measures(
                 alternative=alternative,
                 optional_keys=[str(ln.key) for ln in chosen],
                 lines=lines,
+                basis=basis,
             )
             floor = None
             if not alternative and revision.design_list_value is not None:
@@ -804,6 +920,24 @@ def kits_follow_the_option(revision: QuoteRevision) -> bool:
     return head.isdigit() and int(head) >= KIT_PER_OPTION_VERSION
 
 
+# The content fingerprint version from which support priced as a share of the hardware and the
+# services priced per node follow the option chosen, as support per switch already did: on what
+# QuoteRevision.option_basis froze at the send (each configuration's compute nodes, the
+# support's percent and least price), never on a later catalog. A revision sent before printed,
+# and may have booked, both as quoted with every option: it keeps that rule.
+FOLLOW_THE_OPTION_VERSION = 7
+
+
+def services_follow_the_option(revision: QuoteRevision) -> bool:
+    """Whether `revision`'s options carry the services per node for their compute nodes and the
+    share-of-hardware support for their hardware (a draft, or a revision sent under version 7
+    or later), or both as quoted (sent before)."""
+    if not revision.is_frozen:
+        return True
+    head = (revision.content_sha256 or "").partition(":")[0]
+    return head.isdigit() and int(head) >= FOLLOW_THE_OPTION_VERSION
+
+
 def kit_of_configuration(line: QuoteLine) -> str | None:
     """The configuration whose spares kit this optional line is ("" the proposed design's, else
     the alternative's group), or None for an optional item offered with any configuration."""
@@ -827,6 +961,8 @@ def optional_offered(
 def alternatives_rule(revision: QuoteRevision) -> str:
     """The note said under `revision`'s options, untranslated: the rule it is priced and offered
     by; "" for one sent before any was printed."""
+    if services_follow_the_option(revision):
+        return ALTERNATIVES_RULE_FOLLOWS
     if kits_follow_the_option(revision):
         return ALTERNATIVES_RULE_KITS
     return ALTERNATIVES_RULE if whole_design_replaced(revision) else ""
@@ -870,8 +1006,15 @@ def _replaced_and_kept(
     return replaced, kept
 
 
+def _has_alternatives(lines: Iterable[QuoteLine]) -> bool:
+    return any(ln.section == Section.ALTERNATIVES for ln in lines)
+
+
 def revision_alternatives(
-    *, revision: QuoteRevision, lines: Iterable[QuoteLine] | None = None
+    *,
+    revision: QuoteRevision,
+    lines: Iterable[QuoteLine] | None = None,
+    basis: OptionBasis | None = None,
 ) -> list[AlternativeDelta]:
     """Each good / better / best option priced as a delta against the lines it replaces (the
     chosen design's: replaced_by_alternatives), the other lines of the totals kept; offer_choice
@@ -884,10 +1027,15 @@ def revision_alternatives(
         if line.section == Section.ALTERNATIVES:
             groups[line.alternative_group].append(line)
     current = lines_totals([*replaced, *kept], revision=revision)
+    if basis is None:
+        basis = option_basis(revision, lines) if groups else NO_BASIS
     result = []
     for group, group_lines in groups.items():
         subtotal = sum((_amount(ln) for ln in group_lines), Decimal("0.00"))
-        chosen = lines_totals(_support_for(revision, [*kept, *group_lines]), revision=revision)
+        chosen = lines_totals(
+            _support_for(revision, [*kept, *group_lines], alternative=group, basis=basis),
+            revision=revision,
+        )
         kit = [ln for ln in lines if group and kit_of_configuration(ln) == group]
         result.append(
             AlternativeDelta(
@@ -965,9 +1113,11 @@ def revision_for_display(
     lines = measures = None
     if figures is None:
         lines = _revision_lines(revision)
-        measures = revision_offered_measures(revision=revision, lines=lines)
+        # Read once for both (a draft's: the designs' node counts, the catalog's support prices).
+        basis = option_basis(revision, lines) if _has_alternatives(lines) else NO_BASIS
+        measures = revision_offered_measures(revision=revision, lines=lines, basis=basis)
         figures = FrozenFigures(
-            alternatives=revision_alternatives(revision=revision, lines=lines),
+            alternatives=revision_alternatives(revision=revision, lines=lines, basis=basis),
             largest_discount=_as_percent(max(m.below_list for m in measures)),
             margins=revision_margins(lines, discount_percent=revision.discount_percent),
         )
@@ -1073,6 +1223,34 @@ class OptionalView:
     # The configuration whose spares kit the line is ("" the proposed design's, else an
     # alternative's group), offered only with it; None: offered with any configuration.
     kit_of: str | None = None
+    # A service priced per node that follows the option (_support_for): its quantity and amount
+    # in each configuration, as quoted ("") first; () for a line priced the same in every one.
+    priced_each: tuple[tuple[str, int, Decimal], ...] = ()
+
+
+def _priced_each(
+    line: QuoteLine, *, groups: list[str], basis: OptionBasis
+) -> tuple[tuple[str, int, Decimal], ...]:
+    if not groups or not _follows_the_nodes(line, basis):
+        return ()
+    quantities = {group: basis.nodes.get(group) or line.quantity for group in groups}
+    if set(quantities.values()) == {line.quantity}:
+        return ()
+    return (
+        ("", line.quantity, _amount(line)),
+        *(
+            (
+                group,
+                quantity,
+                line_amount(
+                    quantity=quantity,
+                    unit_price=line.unit_price,
+                    discount_percent=line.discount_percent,
+                ),
+            )
+            for group, quantity in quantities.items()
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -1098,12 +1276,21 @@ def offer_options(
 ) -> OfferOptions:
     lines = _revision_lines(revision) if lines is None else list(lines)
     per_option = kits_follow_the_option(revision)
+    groups = list(
+        dict.fromkeys(ln.alternative_group for ln in lines if ln.section == Section.ALTERNATIVES)
+    )
+    optional = [ln for ln in lines if ln.section == Section.OPTIONAL]
+    basis = option_basis(revision, lines) if groups else NO_BASIS
     return OfferOptions(
-        alternatives=revision_alternatives(revision=revision, lines=lines),
+        alternatives=revision_alternatives(revision=revision, lines=lines, basis=basis),
         optional=[
-            OptionalView(ln, _amount(ln), kit_of_configuration(ln) if per_option else None)
-            for ln in lines
-            if ln.section == Section.OPTIONAL
+            OptionalView(
+                ln,
+                _amount(ln),
+                kit_of_configuration(ln) if per_option else None,
+                _priced_each(ln, groups=groups, basis=basis),
+            )
+            for ln in optional
         ],
         lines=lines,
     )
@@ -1115,6 +1302,7 @@ def offer_choice(
     alternative: str = "",
     optional_keys: Iterable[str] = (),
     lines: Iterable[QuoteLine] | None = None,
+    basis: OptionBasis | None = None,
 ) -> OfferChoice:
     """The one pricing of a customer's choice (the share page's figures, the accept, the
     acceptance's totals). Only what the revision offers can be chosen; anything else raises
@@ -1122,6 +1310,7 @@ def offer_choice(
 
     As quoted (no alternative, no optional line) the totals are the revision's own
     (revision_totals: stored once it is sent), so the page never shows a second figure for it.
+    `basis`: option_basis(revision, lines), when the caller prices many choices.
     """
     lines = _revision_lines(revision) if lines is None else sorted(lines, key=_position)
     alternative = alternative or ""
@@ -1158,7 +1347,13 @@ def offer_choice(
             for ln in lines
             if ln.section == Section.ALTERNATIVES and ln.alternative_group == alternative
         ]
-        totalled = (*_support_for(revision, [*kept, *option]), *chosen)
+        if basis is None:
+            basis = option_basis(revision, lines)
+        totalled = tuple(
+            _support_for(
+                revision, [*kept, *option], alternative=alternative, basis=basis, optional=chosen
+            )
+        )
     else:
         totalled = (*(ln for ln in lines if ln.section in TOTALLED_SECTIONS), *chosen)
     if not alternative and not chosen:

@@ -13,7 +13,11 @@ from quoting.designs.display import (
     requirement_rows,
 )
 from quoting.quotes.display import event_detail_rows
-from quoting.quotes.selectors import kits_follow_the_option, whole_design_replaced
+from quoting.quotes.selectors import (
+    kits_follow_the_option,
+    services_follow_the_option,
+    whole_design_replaced,
+)
 
 register = template.Library()
 
@@ -43,6 +47,14 @@ def whole_design_replaced_filter(revision) -> bool:
     """Whether the revision's options are priced by today's rule (the note under a list of
     options says it); a revision sent before was printed without it."""
     return whole_design_replaced(revision)
+
+
+@register.filter(name="services_follow_the_option")
+def services_follow_the_option_filter(revision) -> bool:
+    """Whether the revision's options carry the services per node and the share-of-hardware
+    support of their own (the note under a list of options says it); a revision sent before
+    content version 7 does not."""
+    return services_follow_the_option(revision)
 
 
 @register.filter(name="kits_follow_the_option")

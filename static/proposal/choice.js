@@ -57,6 +57,11 @@
   function kitsFollow(event) {
     if (!event.target || event.target.name !== "alternative") return;
     var chosen = event.target.value;
+    // A service priced per node is sized for the option picked: its quantity and amount in
+    // that configuration show, the others' hide.
+    box.querySelectorAll("[data-priced-with]").forEach(function (figure) {
+      figure.hidden = figure.getAttribute("data-priced-with") !== chosen;
+    });
     box.querySelectorAll("label[data-kit-of]").forEach(function (label) {
       var other = label.getAttribute("data-kit-of") !== chosen;
       var input = label.querySelector("input");

@@ -57,17 +57,22 @@ def _bom(switches: int, servers: int) -> list[dict]:
     ]
 
 
-def _design(project, name: str, *, switches: int, servers: int) -> SavedDesign:
+def _design(project, name: str, *, switches: int, servers: int, nodes: bool) -> SavedDesign:
+    result = {"bom": _bom(switches, servers)}
+    if nodes:  # one compute node per server, as the fabric designer counts them
+        result["node_count"] = servers
     return SavedDesign.objects.create(
         project=project,
         name=name,
         requirements={"gpu_count": servers * 8},
-        result={"bom": _bom(switches, servers)},
+        result=result,
         created_by=project.owner,
     )
 
 
-def quote_with_a_larger_alternative(world):
+def quote_with_a_larger_alternative(world, *, nodes: bool = False):
+    """`nodes`: the designs count their compute nodes (2 and 3), so the catalog's services
+    priced per node, if any, come with the quote."""
     price_set(ProductFactory(part_number="SW-A", category=Category.SWITCH), "CNY", "10000.00")
     server = ProductFactory(part_number="SRV-8", category=Category.SERVER, gpu_count=8)
     price_set(server, "CNY", "1000000.00")
@@ -76,8 +81,8 @@ def quote_with_a_larger_alternative(world):
     ufm = ProductFactory(part_number="UFM-EP", category=Category.SOFTWARE, unit=Unit.ENDPOINT)
     price_set(ufm, "CNY", "100.00")
     SparesRatio.objects.update(percent=0)  # no spares kit: the figures are the lines' own
-    chosen = _design(world.project, "2 servers", switches=4, servers=2)
-    larger = _design(world.project, "3 servers", switches=6, servers=3)
+    chosen = _design(world.project, "2 servers", switches=4, servers=2, nodes=nodes)
+    larger = _design(world.project, "3 servers", switches=6, servers=3, nodes=nodes)
     quote = quote_create_from_design(
         project=world.project, design=chosen, user=world.sales, currency="CNY"
     )

@@ -393,6 +393,15 @@ class QuoteRevision(models.Model):
     lead_time_unknown = models.JSONField(
         _("lead time unknown for"), null=True, blank=True, editable=False
     )
+    # Frozen at the send (selectors.option_basis): what the lines that follow the option chosen
+    # are priced on, so an option's figures never follow a later catalog or a design stored
+    # again. `{"nodes": {"": 32, "Larger": 48}, "support": {"<sku>": {"percent": "10.00",
+    # "least": "100.00"}}}`: each configuration's compute nodes ("" as quoted) and each
+    # share-of-hardware support product's percent and least price. Null on a draft (priced on
+    # the live catalog and designs) and on a revision sent before content version 7.
+    option_basis = models.JSONField(
+        _("what options are priced on"), null=True, blank=True, editable=False
+    )
 
     class Meta:
         ordering = ["quote", "number"]

@@ -92,6 +92,7 @@ from quoting.quotes.selectors import (
     kits_follow_the_option,
     line_amount,
     offer_choice,
+    option_basis,
     revision_content_fingerprint,
     revision_export_note,
     revision_gate,
@@ -1688,6 +1689,12 @@ def quote_send(*, quote: Quote, user: User, expected_version: int) -> QuoteRevis
     lead_time = revision_lead_time(revision=revision)
     revision.lead_time_weeks = lead_time.weeks
     revision.lead_time_unknown = list(lead_time.totals.unknown)
+    # What its options' services per node and share-of-hardware support are priced on, as the
+    # draft priced them: frozen with the rest, so a later catalog or a design stored again never
+    # moves an option's figures from those the PDF prints.
+    revision.option_basis = option_basis(
+        revision, list(revision.lines.select_related("product"))
+    ).as_json()
     revision.frozen_at = revision.sent_at = now
     revision.save()
     # The fingerprint of what the database now holds (not of the values computed above): every

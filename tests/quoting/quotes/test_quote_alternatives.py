@@ -82,11 +82,11 @@ def test_the_customer_s_choice_keeps_the_lines_added_by_hand_and_drops_the_chose
     assert offer_choice(revision=quote.current_revision).totals.total == AS_QUOTED_TOTAL
 
 
-def test_support_per_switch_follows_the_alternative_and_a_share_of_hardware_stays(quote, world):
+def test_support_per_switch_and_a_share_of_hardware_follow_the_alternative(quote, world):
     """Per switch: 4 on the offer, 6 on the alternative, at 1,000.00. A share of 10 % of the
-    hardware (switches and servers): 204,000.00 of 2,040,000.00 as quoted, and with the
-    alternative too (its percent and least price are the live catalog's: an offer's figures do
-    not follow a later catalog). Support is taxed as a service (6 %)."""
+    hardware (switches and servers): 204,000.00 of 2,040,000.00 as quoted, 306,000.00 of the
+    alternative's 3,060,000.00 (content version 7; the percent and least price a sent offer
+    prices it at are frozen at the send). Support is taxed as a service (6 %)."""
     per_device = ProductFactory(
         part_number="SUP-DEV",
         category=Category.SUPPORT,
@@ -117,10 +117,10 @@ def test_support_per_switch_follows_the_alternative_and_a_share_of_hardware_stay
     support = {
         ln.sku: (ln.quantity, ln.unit_price) for ln in choice.lines if ln.sku.startswith("SUP")
     }
-    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("204000.00"))}
-    assert choice.totals.subtotal == LARGER_SUBTOTAL + Decimal("210000.00")
-    # 210,000.00 of support at 6 %: 12,600.00 of VAT.
-    assert choice.totals.total == LARGER_TOTAL + Decimal("210000.00") + Decimal("12600.00")
+    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("306000.00"))}
+    assert choice.totals.subtotal == LARGER_SUBTOTAL + Decimal("312000.00")
+    # 312,000.00 of support at 6 %: 18,720.00 of VAT.
+    assert choice.totals.total == LARGER_TOTAL + Decimal("312000.00") + Decimal("18720.00")
     [larger] = revision_alternatives(revision=revision)
     assert larger.total_if_chosen == choice.totals.total
     # Reading a choice writes nothing: the offer as quoted keeps its own support.
@@ -272,7 +272,9 @@ def test_a_sent_offer_s_figures_do_not_follow_a_later_catalog(quote, world):
     support = {
         ln.sku: (ln.quantity, ln.unit_price) for ln in sent.lines if ln.sku.startswith("SUP")
     }
-    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("204000.00"))}
+    # 10 % of the alternative's 3,060,000.00 of hardware, at the percent frozen at the send.
+    assert support == {"SUP-DEV": (6, Decimal("1000.00")), "SUP-PCT": (1, Decimal("306000.00"))}
+    assert revision.option_basis["support"] == {"SUP-PCT": {"percent": "10.00", "least": "100.00"}}
 
     share.hardware_percent = Decimal("20.00")
     share.save()

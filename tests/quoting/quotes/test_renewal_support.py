@@ -242,8 +242,8 @@ def test_with_an_alternative_booked_support_is_renewed_for_the_alternatives_equi
         "BCM-GPU": (24, Decimal("500.00")),
         "UFM-EP": (24, Decimal("100.00")),
         PER_DEVICE: (6, Decimal("1000.00")),
-        # 10 % of the 6 switches and 3 servers installed, 3,060,000.00 (the booked line stays
-        # as quoted, 10 % of 2,040,000.00: docs ALTERNATIVES_RULE).
+        # 10 % of the 6 switches and 3 servers installed, 3,060,000.00 (as the booked option
+        # carried it, from content version 7: docs ALTERNATIVES_RULE_FOLLOWS).
         SHARE: (1, Decimal("306000.00")),
     }
     totals = revision_totals(revision=quote_reload(renewal).current_revision)
