@@ -185,28 +185,40 @@ def test_the_hdr_fibre_gap_reads_in_chinese_naming_the_run_the_longest_cable_and
 
 
 def _field_errors_given_as_plain_text(root):
-    """(file, line) of each InvalidInput.field(...) in the fabric engine whose message is a plain
-    or formatted string rather than an engine Message."""
+    """(file, line) of each InvalidInput.field(field, text) or InvalidInput({field: [text]}) in
+    the fabric engine whose text is a plain or formatted string rather than an engine Message;
+    and how many files were read (a wrong root reads none and would find nothing)."""
     import ast
-    import pathlib
 
-    found = []
-    for path in sorted(pathlib.Path(root).rglob("*.py")):
+    plain = (ast.Constant, ast.JoinedStr, ast.BinOp)
+    found, files = [], sorted(root.rglob("*.py"))
+    for path in files:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (
-                isinstance(node, ast.Call)
-                and ast.unparse(node.func).endswith("InvalidInput.field")
-                and len(node.args) > 1
-                and isinstance(node.args[1], (ast.Constant, ast.JoinedStr, ast.BinOp))
-            ):
-                found.append(f"{path}:{node.lineno}")
-    return found
+            if not isinstance(node, ast.Call):
+                continue
+            name = ast.unparse(node.func)
+            texts = []
+            if name.endswith("InvalidInput.field") and len(node.args) > 1:
+                texts = [node.args[1]]
+            elif name == "InvalidInput" and node.args and isinstance(node.args[0], ast.DictComp):
+                value = node.args[0].value
+                texts = value.elts if isinstance(value, ast.List) else []
+            elif name == "InvalidInput" and node.args and isinstance(node.args[0], ast.Dict):
+                for value in node.args[0].values:
+                    texts += value.elts if isinstance(value, ast.List) else []
+            if any(isinstance(text, plain) for text in texts):
+                found.append(f"{path.name}:{node.lineno}")
+    return found, len(files)
 
 
 def test_every_fabric_field_error_is_a_message_a_chinese_reader_gets_in_chinese():
     # A plain f-string reaches the design form and the API's Chinese readers in English: each
     # refusal is an engine Message, translated at the edge (quoting/engine/messages.py).
-    assert _field_errors_given_as_plain_text("quoting/engine/fabric") == []
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[2] / "quoting" / "engine" / "fabric"
+    found, files = _field_errors_given_as_plain_text(root)
+    assert files > 10 and found == []
 
 
 def test_a_fabric_beyond_three_tiers_is_refused_in_chinese_and_in_english_for_the_api():

@@ -355,7 +355,8 @@ def requirements_from_json(data: dict, *, stored: bool = False) -> FabricRequire
         data = STORED_BEFORE_FIELDS | data
     unknown = sorted(set(data) - REQUIREMENT_FIELDS)
     if unknown:
-        raise InvalidInput({key: ["is not a cluster requirement."] for key in unknown})
+        unknown_field = message(_("is not a cluster requirement."))
+        raise InvalidInput({key: [unknown_field] for key in unknown})
     return FabricRequirements(**data)
 
 

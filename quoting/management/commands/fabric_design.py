@@ -1,7 +1,7 @@
 """python manage.py fabric_design --gpus 256 [--json]: the API's design, from the shell.
 --language zh-hans words what a person reads (the summary, warnings, errors) in Chinese; the
-pack follows it unless --pack-language says otherwise, and the summary follows --pack-language
-when --language is not given."""
+pack follows it unless --pack-language says otherwise; --pack-language alone words the pack
+only."""
 
 import json
 from collections.abc import Iterator
@@ -59,6 +59,7 @@ OPTIONS = {
     "storage_server_write": "storage_server_write_gb_per_s",
 }
 
+FLAG_OF = {field: f"--{option.replace('_', '-')}" for option, field in OPTIONS.items()}
 
 REQUIREMENT_SPECS = specs(FabricRequirements)
 SITE_SPECS = specs(SiteInputs)
@@ -108,8 +109,7 @@ class Command(BaseCommand):
         parser.add_argument(  # named and valued as the tco command's
             "--language",
             choices=PACK_LANGUAGES,
-            help="the words of the summary, its warnings and the errors (default: "
-            "--pack-language, else en)",
+            help="the words of the summary, its warnings and the errors (default: en)",
         )
         for name, spec in SITE_SPECS.items():  # the site of the design and pack, as in the API
             parser.add_argument(
@@ -117,7 +117,9 @@ class Command(BaseCommand):
             )
 
     def handle(self, *args, **options):
-        language = options.get("language") or options.get("pack_language") or "en"
+        # --pack-language alone words the pack only: the summary and the --json warnings that
+        # scripts read stay as they were (English) unless --language asks.
+        language = options.get("language") or "en"
         options["pack_language"] = options.get("pack_language") or language
         with translation.override(language):
             self._design(options)
@@ -288,7 +290,9 @@ SIZING_FIGURES = (
 def _sizing_lines(z: dict) -> Iterator[str]:
     """The storage sized from the workload (the input that sized it), each figure against its
     ask, in the design page's words."""
-    yield gettext("Storage sized by %(input)s:") % {"input": z["sized_by"]}
+    # The input named as the option typed here (--storage-read), not the API's field.
+    flag = FLAG_OF.get(z["sized_by"], z["sized_by"])
+    yield gettext("Storage sized by %(input)s:") % {"input": flag}
     servers = z["storage_servers"]
     yield "  " + ngettext(
         "%(servers)s storage server, %(ports)s ports each",

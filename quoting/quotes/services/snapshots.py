@@ -354,7 +354,10 @@ def _brought_up_to_date(revision: QuoteRevision) -> list[str] | None:
         revision.design_drawing, revision.tco_charts = drawing, charts
         revision.design_drawings = drawings
         fields += ["design_drawing", "design_drawings", "tco_charts"]
-    if saved is not None and figures:
+    # Racks kept are the revision's own, made from its figures: a later engine (a part added
+    # to the catalog, runs quoted differently) makes today's design differ from them, which
+    # would drop them, so only racks never made are filled in.
+    if revision.design_racks is None and saved is not None and figures:
         saved = design_snapshot_current(design=saved)
         revision.design_racks = _racks_matching(saved, figures)
     revision.snapshot_version = SNAPSHOT_VERSION

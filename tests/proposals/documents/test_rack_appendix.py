@@ -170,6 +170,27 @@ def test_a_revision_whose_saved_design_changed_gets_no_appendix(world, seeded):
     assert QuoteRevision.objects.get(pk=revision.pk).design_racks is None
 
 
+def test_a_revision_keeps_its_racks_when_a_later_engine_designs_its_fabric_otherwise(world, seeded):
+    # A new SNAPSHOT_VERSION (saved designs keeping more) must not take away racks a revision
+    # already has: today's design of its requirements may differ from the figures it was sent
+    # with (a part added to the catalog since), and matching would then drop them.
+    quote = quote_from_design(world)
+    revision = quote.current_revision
+    kept = revision.design_racks
+    design = revision.design
+    design.requirements, design.snapshot_version = REQUIREMENTS | {"server_count": 32}, 0
+    design.save(update_fields=["requirements", "snapshot_version"])
+    QuoteRevision.objects.filter(pk=revision.pk).update(
+        snapshot_version=snapshots.SNAPSHOT_VERSION - 1
+    )
+
+    assert snapshots.revisions_snapshot_refresh() == 1
+    stored = QuoteRevision.objects.get(pk=revision.pk)
+    assert stored.snapshot_version == snapshots.SNAPSHOT_VERSION
+    assert stored.design_racks == kept and kept["rack_count"] == 8
+    assert "Appendix: racks and power" in proposal_html(revision=stored, language="en")
+
+
 def test_a_quote_without_a_design_has_no_appendix(world):
     from tests.proposals.conftest import quote_sent
 

@@ -58,12 +58,12 @@ def test_the_summary_reads_in_the_language_asked(seeded, capsys, tmp_path):
     call_command("fabric_design", *args, "--pack", str(tmp_path / "en"))
     english = capsys.readouterr()
 
-    assert "块 GPU，采用" in chinese.out and "存储按 storage_capacity_tb 规划：" in chinese.out
+    assert "块 GPU，采用" in chinese.out and "存储按 --storage-capacity-tb 规划：" in chinese.out
     assert "UFM：" in chinese.out and "安装包：" in chinese.err
     assert "GPUs on" in english.out and "Installation pack:" in english.err
     # Part numbers, the input that sized the storage and the pack's path are data; TB and GB
     # are units.
-    data = ("storage_capacity_tb", str(tmp_path / "zh"), "TB", "GB")
+    data = ("--storage-capacity-tb", str(tmp_path / "zh"), "TB", "GB")
     words = english_words(chinese.out + chinese.err, user_data=data)
     assert not words, words
     # The pack follows the summary's language unless --pack-language says otherwise.
@@ -71,6 +71,7 @@ def test_the_summary_reads_in_the_language_asked(seeded, capsys, tmp_path):
     assert (tmp_path / "en" / "README.txt").read_text().startswith("FabricQuote installation")
 
 
-def test_the_pack_language_words_the_summary_when_no_language_is_given(seeded, capsys):
+def test_the_pack_language_alone_words_the_pack_not_the_summary_scripts_read(seeded, capsys):
     call_command("fabric_design", "--gpus", "64", "--pack-language", "zh-hans")
-    assert "块 GPU，采用" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "GPUs on" in out and "块 GPU，采用" not in out

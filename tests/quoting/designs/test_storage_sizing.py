@@ -136,6 +136,6 @@ def test_the_command_sizes_the_storage_as_the_api_does(api, capsys):
     assert printed == post(api, server_count=32, **WORKLOAD).json()
     call_command("fabric_design", *args)
     assert (  # in the design page's words, a figure a line
-        "Storage sized by storage_capacity_tb:\n  4 storage servers, 2 ports each\n  Capacity "
+        "Storage sized by --storage-capacity-tb:\n  4 storage servers, 2 ports each\n  Capacity "
         "1,200 TB for 1,000 TB asked (+20 %)\n  Read 160 GB/s\n  Write 80 GB/s\n"
     ) in capsys.readouterr().out
