@@ -386,12 +386,25 @@ def module_world(django_db_setup, django_db_blocker, catalog_snapshot):
 
     Not for modules with transactional tests or a live server (they commit, and would commit
     these rows too)."""
+    yield from _world_for_the_module(django_db_blocker, catalog_snapshot, seed=True)
+
+
+@pytest.fixture(scope="module")
+def module_world_uncatalogued(django_db_setup, django_db_blocker):
+    """`module_world` without the shipped catalog, for a module whose tests took `world` and not
+    `seeded` (their products are the factories' own, e.g. tests/proposals/choice_world.py). A
+    test that changes one of its objects in memory takes `world_fresh` of it."""
+    yield from _world_for_the_module(django_db_blocker, None, seed=False)
+
+
+def _world_for_the_module(django_db_blocker, snapshot, *, seed: bool):
     from django.db import transaction
     from django.utils import translation
 
     from tests.quoting.factories import world_make
 
     with django_db_blocker.unblock(), translation.override("en"), transaction.atomic():
-        catalog_seed(catalog_snapshot)
+        if seed:
+            catalog_seed(snapshot)
         yield world_make(user_make)
         transaction.set_rollback(True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 
 import factory
@@ -95,6 +95,13 @@ def world_make(make_user) -> World:
         customer,
         ProjectFactory(customer=customer, name="GPU cluster"),
     )
+
+
+def world_fresh(world: World) -> World:
+    """The same rows read again: for a test of a module that shares one world (`module_world`),
+    whose objects an earlier test may have changed in memory (a language, a project)."""
+    rows = {f.name: getattr(world, f.name) for f in fields(world)}
+    return World(**{name: type(row).objects.get(pk=row.pk) for name, row in rows.items()})
 
 
 def quote_reload(quote: Quote) -> Quote:

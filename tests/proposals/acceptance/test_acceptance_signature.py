@@ -33,12 +33,12 @@ from proposals.documents.signed_copy import STAMP_HEAD, STAMP_TAIL
 from proposals.models import Acceptance, DocumentStatus, ProposalDocument
 from proposals.share.services import share_link_create
 from quoting.errors import InvalidValue
-from quoting.quotes.models import QuoteStatus
+from quoting.quotes.models import Quote, QuoteStatus
 from tests.api_schema import assert_matches_schema
-from tests.proposals.conftest import pdf_reader, sent_pdf
+from tests.proposals.conftest import pdf_reader, quote_sent, sent_pdf
 from tests.proposals.signer_codes import code_emailed
 from tests.quoting.api_world import token_client
-from tests.quoting.factories import quote_reload
+from tests.quoting.factories import quote_reload, world_fresh
 
 CREDIT_CODE = "91110000600037341L"  # python-stdnum's own example of a valid code
 
@@ -56,6 +56,23 @@ def drawn_png(width=600, height=200, *, ink=True, background=(255, 255, 255, 0))
 
 def data_url(png: bytes) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+@pytest.fixture(scope="module")
+def sent_once(module_world_uncatalogued) -> int:
+    """The sent quote (`sent_quote`'s), made once for the module; each test reads it afresh and
+    renders, accepts and signs in its own rolled-back transaction."""
+    return quote_sent(module_world_uncatalogued).pk
+
+
+@pytest.fixture
+def world(module_world_uncatalogued, db):
+    return world_fresh(module_world_uncatalogued)
+
+
+@pytest.fixture
+def sent_quote(sent_once, db):
+    return Quote.objects.get(pk=sent_once)
 
 
 @pytest.fixture

@@ -17,17 +17,29 @@ from proposals.acceptance.services import share_accept
 from proposals.models import Acceptance
 from proposals.share.services import share_link_create
 from quoting.errors import InvalidValue
-from quoting.quotes.models import QuoteEvent, QuoteStatus
+from quoting.quotes.models import Quote, QuoteEvent, QuoteStatus
 from quoting.quotes.selectors import offer_choice, revision_alternatives
 from tests.proposals.choice_world import optional_line, quote_with_choices
-from tests.quoting.factories import ProjectFactory, quote_reload
+from tests.quoting.factories import ProjectFactory, quote_reload, world_fresh
 
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(scope="module")
+def offer(module_world_uncatalogued) -> int:
+    """The quote with choices, sent, made once for the module (its send asks a manager's
+    approval first): every test reads it afresh, and what a test writes is rolled back."""
+    return quote_with_choices(module_world_uncatalogued).pk
+
+
 @pytest.fixture
-def quote(world):
-    return quote_with_choices(world)
+def world(module_world_uncatalogued, db):
+    return world_fresh(module_world_uncatalogued)
+
+
+@pytest.fixture
+def quote(offer, db):
+    return Quote.objects.get(pk=offer)
 
 
 @pytest.fixture

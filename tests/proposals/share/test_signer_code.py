@@ -26,11 +26,13 @@ from proposals.acceptance.signer_codes import (
 from proposals.models import Acceptance, ShareLink, SignerCode
 from proposals.share.services import share_link_create
 from quoting.errors import InvalidValue
+from quoting.quotes.models import Quote
 from quoting.quotes.selectors import offer_choice
 from tests.proposals.acceptance.test_acceptance_signature import data_url, drawn_png
 from tests.proposals.choice_world import optional_line, quote_with_choices
 from tests.proposals.share.test_share_form_faults import inputs
 from tests.proposals.signer_codes import code_asked_on_page, code_emailed, code_in
+from tests.quoting.factories import world_fresh
 
 pytestmark = pytest.mark.django_db
 
@@ -45,9 +47,21 @@ def seller(world):
     return world.sales
 
 
+@pytest.fixture(scope="module")
+def offer(module_world_uncatalogued) -> int:
+    """The quote with choices, sent, made once for the module (its send asks a manager's
+    approval first): every test reads it afresh, and what a test writes is rolled back."""
+    return quote_with_choices(module_world_uncatalogued).pk
+
+
 @pytest.fixture
-def quote(world):
-    return quote_with_choices(world)
+def world(module_world_uncatalogued, db):
+    return world_fresh(module_world_uncatalogued)
+
+
+@pytest.fixture
+def quote(offer, db):
+    return Quote.objects.get(pk=offer)
 
 
 @pytest.fixture
