@@ -18,7 +18,11 @@ from django.core.serializers.json import DjangoJSONEncoder
 from catalog.models import Category, paid_yearly
 from quoting.designs.models import SavedDesign, TcoScenario
 from quoting.designs.selectors import PricedBom
-from quoting.designs.services.designs import design_compute, site_from_json
+from quoting.designs.services.designs import (
+    RACK_SCALE_OTHER_BOM,
+    design_compute,
+    site_from_json,
+)
 from quoting.designs.services.snapshots import (
     DRAWING_MUST_MATCH,
     SNAPSHOT_VERSION,
@@ -260,7 +264,15 @@ def revision_snapshot_from_design(
     for `workload` (default: the design's). A given `tco` scenario is kept as it is, charted
     once from its request."""
     revision.design = design
-    revision.design_snapshot = design.result
+    # The figures priced, without the other build's BOM rows a saved design keeps to price
+    # that build on its own page: the proposal does not show it, and the fingerprint need not
+    # carry it.
+    result = design.result
+    revision.design_snapshot = (
+        {key: value for key, value in result.items() if key != RACK_SCALE_OTHER_BOM}
+        if isinstance(result, dict)
+        else result
+    )
     revision.design_drawing = design.drawing or ""
     revision.design_drawings = design.drawings
     revision.design_racks = design.racks

@@ -214,3 +214,15 @@ def test_the_api_gives_null_without_a_price(world, saved, monkeypatch):
     (listed,) = token_client(world.sales, scope="read").get(path).json()
     assert listed["rack_scale_other_priced"] is None
     assert listed["result"]["rack_scale_other"]["racks"] == RACKS
+
+
+def test_a_quote_of_the_design_freezes_its_figures_without_the_other_builds_rows(world, saved):
+    # The proposal does not show the other build: its rows stay with the saved design.
+    from quoting.quotes.services.quotes import quote_create_from_design
+
+    assert saved.result[RACK_SCALE_OTHER_BOM]
+    quote = quote_create_from_design(project=world.project, design=saved, user=world.sales)
+    frozen = quote.current_revision.design_snapshot
+
+    assert RACK_SCALE_OTHER_BOM not in frozen
+    assert frozen["rack_scale_other"] == saved.result["rack_scale_other"]
