@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from quoting.engine.errors import InvalidInput
+from quoting.engine.messages import Message, gettext_noop, listing, message
 
 
 @dataclass(frozen=True)
@@ -162,22 +163,44 @@ def plan_from_pack(directory: pathlib.Path) -> list[PlannedLink]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidInput.field("pack", f"cannot read {path}: {exc}") from None
+        raise InvalidInput.field(
+            "pack", message(gettext_noop("cannot read {path}: {error}"), path=str(path), error=exc)
+        ) from None
     rows = csv.DictReader(io.StringIO(text))
     missing = [c for c in PACK_COLUMNS if c not in (rows.fieldnames or [])]
     if missing:
         raise InvalidInput.field(
-            "pack", f"{path.name} is not a cable schedule: no column {', '.join(missing)}"
+            "pack",
+            message(
+                gettext_noop("{file} is not a cable schedule: no column {columns}"),
+                file=path.name,
+                columns=listing(missing),
+            ),
         )
     plan = []
     for number, row in enumerate(rows, start=2):
         if any(not row.get(c) for c in PACK_COLUMNS):
-            raise InvalidInput.field("pack", f"{path.name} line {number}: a cable without ends")
+            raise InvalidInput.field(
+                "pack",
+                message(
+                    gettext_noop("{file} line {number}: a cable without ends"),
+                    file=path.name,
+                    number=number,
+                ),
+            )
         if row["tier"] in NOT_FABRIC_TIERS:
             continue
         speed = (row.get("speed_gbps") or "").strip()
         if speed and not speed.isdigit():
-            raise InvalidInput.field("pack", f"{path.name} line {number}: speed {speed!r}")
+            raise InvalidInput.field(
+                "pack",
+                message(
+                    gettext_noop("{file} line {number}: speed {speed}"),
+                    file=path.name,
+                    number=number,
+                    speed=repr(speed),
+                ),
+            )
         plan.append(
             _planned(
                 row["cable_id"],
@@ -207,10 +230,15 @@ _SETTING = re.compile(r"^[A-Za-z_]+=\S")
 def parse_discovered(text: str, filename: str = "") -> Discovered:
     """Nodes by node description and their links by port number, from ibnetdiscover's output
     (GUIDs only tie the two ends together). Each link is printed from both ends: kept once."""
-    where = f"{filename}: " if filename else ""
 
-    def bad(number: int, why: str) -> InvalidInput:
-        return InvalidInput.field("discovered", f"{where}line {number}: {why}")
+    def bad(number: int, why: Message) -> InvalidInput:
+        if filename:
+            where = message(
+                gettext_noop("{file}: line {number}: {why}"), file=filename, number=number, why=why
+            )
+        else:
+            where = message(gettext_noop("line {number}: {why}"), number=number, why=why)
+        return InvalidInput.field("discovered", where)
 
     names: dict[str, str] = {}
     ports: list[tuple[int, str, int, str, int, str]] = []  # line, node, port, guid, port, comment
@@ -226,9 +254,12 @@ def parse_discovered(text: str, filename: str = "") -> Discovered:
             continue
         m = _PORT.match(line)
         if m is None:
-            raise bad(number, f"not ibnetdiscover output: {line[:60]!r}")
+            raise bad(
+                number,
+                message(gettext_noop("not ibnetdiscover output: {text}"), text=repr(line[:60])),
+            )
         if node is None:
-            raise bad(number, "a port line before any Switch or Ca line")
+            raise bad(number, message(gettext_noop("a port line before any Switch or Ca line")))
         port, peer_guid, peer_port, comment = m.groups()
         ports.append((number, node[0], int(port), peer_guid, int(peer_port), comment or ""))
 

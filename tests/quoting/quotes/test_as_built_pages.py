@@ -81,6 +81,17 @@ def test_a_bad_file_comes_back_with_its_line_at_the_field(sales, qw, plan):
     assert not AsBuiltCheck.objects.exists()
 
 
+def test_a_bad_file_is_refused_in_chinese_naming_its_file_and_line(sales, qw, plan):
+    sales.cookies["django_language"] = "zh-hans"
+    lines = ibnetdiscover_text(links_of(plan)).splitlines()
+    response = post(sales, qw, "\n".join([*lines[:9], "[x]\tnot a port line", *lines[9:]]))
+
+    assert response.status_code == 400
+    error = response.content.decode().split('id="err-discovered"', 1)[1].split("</div>", 1)[0]
+    assert "第 10 行：不是 ibnetdiscover 的输出：" in error, error
+    assert "line 10" not in error and "not ibnetdiscover output" not in error
+
+
 def test_another_teams_user_gets_404_everywhere(client, qw, plan):
     check_url = reverse("quoting:quote-as-built-result", args=[qw.quote.pk, 1, 1])
     client.force_login(qw.world.other_sales)
