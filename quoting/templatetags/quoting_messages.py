@@ -119,33 +119,6 @@ def subnet_manager_label(value: str) -> str:
     return gettext(dict(SUBNET_MANAGER_LABELS).get(value, value)) if value else ""
 
 
-@register.filter
-def audit_details(details) -> list[tuple[str, str]]:
-    """An event's details as (label, value) in the active language: known keys get their label,
-    statuses and sections theirs; a nested change ({"quantity": 2}) reads the same way."""
-    from quoting.quotes.models.audit import DETAIL_LABELS, DETAIL_VALUES
-    from quoting.quotes.models.quotes import QuoteStatus, Section
-
-    values = {**dict(QuoteStatus.choices), **dict(Section.choices), **DETAIL_VALUES}
-
-    def shown(value) -> str:
-        if isinstance(value, dict):
-            return ", ".join(f"{label}: {text}" for label, text in audit_details(value))
-        if isinstance(value, bool):
-            return gettext("yes") if value else gettext("no")
-        if isinstance(value, str) and value in values:
-            return str(values[value])
-        return str(value)
-
-    if not isinstance(details, dict):
-        return []
-    return [
-        (str(DETAIL_LABELS.get(key, key)), shown(value))
-        for key, value in details.items()
-        if value != "" and value is not None
-    ]
-
-
 # Assumptions a result keeps as a share (0.85) and a reader reads as a percentage (85 %).
 _SHARE_KEYS = (
     "workload.mfu",

@@ -9,7 +9,9 @@ from quoting.designs.forms.contract import engine_error_text
 from quoting.engine.errors import InvalidInput
 from quoting.engine.fabric import FabricRequirements, design_fabric
 from quoting.engine.messages import Message, message
-from quoting.templatetags.quoting_messages import audit_details, bom_role, option_name
+from quoting.quotes.display import event_detail_rows
+from quoting.quotes.models.audit import QuoteEventVerb
+from quoting.templatetags.quoting_messages import bom_role, option_name
 from tests.quoting.engine.conftest import load_catalog
 
 GROWTH_BELOW = (
@@ -89,15 +91,25 @@ def test_bom_roles_and_option_names_read_in_chinese():
 
 
 def test_audit_details_read_as_labels_not_field_names():
+    # The audit trail's words (quoting/quotes/display.py), as the quote page and the admin
+    # show them.
     with translation.override("zh-hans"):
         shown = dict(
-            audit_details(
-                {"before": "draft", "after": "sent", "total": "10.00", "unknown_key": 1, "note": ""}
+            event_detail_rows(
+                QuoteEventVerb.STATUS_CHANGED,
+                {
+                    "before": "draft",
+                    "after": "sent",
+                    "total": "10.00",
+                    "unknown_key": 1,
+                    "note": "",
+                },
             )
         )
 
-    assert shown["变更前"] == "草稿" and shown["变更后"] == "已发送" and shown["总计"] == "10.00"
-    assert shown["unknown_key"] == "1" and "备注" not in shown  # empty details are left out
+    assert shown["状态"] == "草稿 → 已发送", shown
+    # A key without a label reads as words, not as a field name; empty details are left out.
+    assert "unknown_key" not in shown and "备注" not in shown, shown
 
 
 def test_a_kept_assumption_prints_microseconds_and_the_shardings_proper_name():

@@ -3,8 +3,6 @@ installation packs (one per sent revision); import them from here."""
 
 from quoting.quotes.models.as_built import AsBuiltCheck
 from quoting.quotes.models.audit import (
-    DETAIL_LABELS,
-    DETAIL_VALUES,
     QuoteEvent,
     QuoteEventVerb,
 )
@@ -54,8 +52,6 @@ __all__ = [
     "ApprovalDecision",
     "ApprovalRule",
     "ROLE_CHOICES",
-    "DETAIL_LABELS",
-    "DETAIL_VALUES",
     "InstallPack",
     "InstallPackStatus",
     "LineKind",

@@ -46,54 +46,6 @@ class QuoteEventVerb(models.TextChoices):
     COUNTERSIGNED = "countersigned", _("Countersigned by the seller")
 
 
-# What each key of an event's details means, for the audit trail (the keys are stable data).
-DETAIL_LABELS = {
-    "number": _("quote number"),
-    "currency": _("currency"),
-    "valid_until": _("valid until"),
-    "tax_percent": _("VAT %"),
-    "design": _("design"),
-    "lines": _("lines"),
-    "spares_kit_lines": _("spares kit lines"),
-    "spares_kit_unpriced": _("spares kit parts without a price"),
-    "spares_kit_left_out": _("spares kit lines left out (over a quote's line limit)"),
-    "service_lines": _("service lines"),
-    "fx_rate": _("exchange rate"),
-    "fx_source_currency": _("exchange from"),
-    "sku": _("SKU"),
-    "description": _("description"),
-    "quantity": _("quantity"),
-    "unit_price": _("unit price"),
-    "discount_percent": _("discount %"),
-    "section": _("section"),
-    "line": _("line"),
-    "before": _("before"),
-    "after": _("after"),
-    "source": _("from"),
-    "created": _("created"),
-    "label": _("label"),
-    "note": _("note"),
-    "reason": _("reason"),
-    "revision_label": _("revision"),
-    "total": _("total"),
-    "link": _("share link"),
-    "recipient": _("recipient"),
-    "days": _("days"),
-    "name": _("name"),
-    "title": _("title"),
-    "via": _("via"),
-    "decision": _("decision"),
-    "request_note": _("request note"),
-    "document": _("document"),
-    "sha256": _("SHA-256"),
-    "destination": _("destination"),
-    "classified": _("classified lines"),
-    "fingerprint": _("content fingerprint"),
-    "replaced_sha256": _("signed copy replaced (SHA-256)"),
-}
-DETAIL_VALUES = {"share link": _("share link")}  # fixed texts some details carry
-
-
 class QuoteEvent(models.Model):
     quote = models.ForeignKey(Quote, on_delete=models.CASCADE, related_name="events")
     revision = models.ForeignKey(
